@@ -1,0 +1,132 @@
+# profil - GNU make, non-recursive.  Objects go to $(BUILD).
+#   make                  libprofil.so/.a and the example
+#   make demo             build, profile the bundled example, show the result
+#   make check            every test (SANITIZE=address,undefined or thread)
+#   make bench            overhead table (bench/README.md)
+#   make install PREFIX=/usr/local DESTDIR=
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+ARCH      := $(shell uname -m)
+comma     := ,
+SANITIZE  ?=
+BUILD     ?= build$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+MANDIR    ?= $(PREFIX)/share/man
+
+VERSION   := 0.1.0
+SOMAJOR   := 0
+
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
+LIBCFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+             -Iinclude -Ilib -Ilib/arch/$(ARCH) $(WARN) $(SANFLAGS) $(CFLAGS)
+LIBLDLIBS := -ldl -lpthread
+
+ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
+$(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
+endif
+
+LIB_SRC   := lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c \
+             lib/profil.c lib/session.c lib/sprofil.c lib/thread_clock.c \
+             lib/thread_hook.c lib/threads.c
+LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
+SONAME    := libprofil.so.$(SOMAJOR)
+SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
+STLIB     := $(BUILD)/libprofil.a
+
+all: $(SHLIB) $(STLIB) $(BUILD)/examples/hotspots $(BUILD)/profil.pc
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(LIBCFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(LIBCFLAGS) -c -o $@ $<
+
+$(SHLIB): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,-z,defs $(SANFLAGS) $(LDFLAGS) \
+	    -o $@ $^ $(LIBLDLIBS)
+	ln -sf libprofil.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libprofil.so
+
+$(STLIB): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/profil.pc: profil.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# ---- programs linked against the shared library ---------------------------
+PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
+PROGLDLIBS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -ldl -lpthread -lm
+
+$(BUILD)/examples/%: examples/%.c $(SHLIB)
+	@mkdir -p $(@D)
+	$(CC) $(PROGCFLAGS) -rdynamic -o $@ $< $(PROGLDLIBS)
+
+demo: deps-demo all
+	$(BUILD)/examples/hotspots
+
+# ---- tests -----------------------------------------------------------------
+TEST_SRC   := $(wildcard tests/test-*.c)
+TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_HELP  := $(wildcard tests/helper-*.c)
+TEST_HBIN  := $(TEST_HELP:tests/%.c=$(BUILD)/tests/%)
+HARNESS    := tests/harness.c
+# Unit tests reach internal functions through the static library.
+TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
+
+$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h $(SHLIB) $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
+	    $(if $(filter test-bins test-plan,$*),$(STLIB)) \
+	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
+
+$(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)
+	@mkdir -p $(@D)
+	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
+
+check: deps-check all $(TEST_BIN) $(TEST_HBIN)
+	BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN)
+
+# ---- bench -----------------------------------------------------------------
+$(BUILD)/bench/%: bench/%.c $(SHLIB)
+	@mkdir -p $(@D)
+	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
+
+bench: all $(BUILD)/bench/overhead
+	$(BUILD)/bench/overhead
+
+# ---- dependencies on a fresh machine -----------------------------------------
+deps-demo:
+	@sh scripts/deps.sh build
+deps-check:
+	@sh scripts/deps.sh check
+
+# ---- install -----------------------------------------------------------------
+install: $(SHLIB) $(STLIB) $(BUILD)/profil.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
+	    $(DESTDIR)$(MANDIR)/man3
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libprofil.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
+	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 include/profil.h $(DESTDIR)$(INCDIR)/
+	install -m 644 $(BUILD)/profil.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 man/profil.3 $(DESTDIR)$(MANDIR)/man3/
+
+clean:
+	rm -rf build
+
+.PHONY: all demo check bench install clean deps-demo deps-check
+-include $(LIB_OBJ:.o=.d)

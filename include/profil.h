@@ -1,0 +1,140 @@
+/*
+ * profil.h - execution-time profiling by program-counter sampling.
+ *
+ * The classic profil(2) call with its exact historical semantics, the
+ * Tru64 extended form for up to 64 address ranges, glibc's sprofil(),
+ * and a small modern API (profil_start/profil_stop/profil_get_status).
+ * Link with -lprofil; see profil(3).
+ */
+#ifndef PROFIL_PUBLIC_H
+#define PROFIL_PUBLIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <unistd.h>	/* glibc declares profil() there; ours matches it */
+
+/*
+ * glibc's <sys/profil.h> declares struct prof and sprofil(); use it when
+ * it exists so that both headers can be included together.
+ */
+#if defined(__has_include)
+#if __has_include(<sys/profil.h>)
+#include <sys/profil.h>
+#define PROFIL_HAVE_SYS_PROFIL_H 1
+#endif
+#endif
+#ifndef PROFIL_HAVE_SYS_PROFIL_H
+struct prof {
+	void *pr_base;			/* buffer base */
+	size_t pr_size;			/* buffer size in bytes */
+	size_t pr_off;			/* pc offset */
+	unsigned long int pr_scale;	/* pc scaling (16.16 fixed point) */
+};
+enum { PROF_USHORT = 0, PROF_UINT = 1 << 0, PROF_FAST = 1 << 1 };
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The classic call.  Counter index for a sampled pc:
+ *     ((pc - offset) / 2) * scale / 65536
+ * counted when pc >= offset and the index is below bufsiz / 2.
+ * scale 0 or 1, or bufsiz 0, stops; profil(0, 0, 0, 0) stops either form.
+ * Returns 0, or -1 with errno EFAULT (buffer not writable) or EINVAL.
+ */
+int profil(unsigned short *buf, size_t bufsiz, size_t offset,
+    unsigned int scale);
+
+/*
+ * The Tru64 extended form:
+ *     profil((unsigned short *)args, n, PROFIL_EXTENDED, 0);
+ * args[0..n-1] are non-overlapping ranges [lowpc, highpc) given in
+ * decreasing lowpc order, n <= PROFIL_MAX_RANGES.  Each range counts into
+ * unsigned int counters at index ((pc - offset) / 2) * scale / 65536.
+ */
+struct profil_args {
+	unsigned int *buffer;
+	void *highpc;
+	void *lowpc;
+	void *offset;
+	unsigned int scale;
+};
+#define PROFIL_EXTENDED		((size_t)-1)
+#define PROFIL_MAX_RANGES	64
+
+/* glibc's multi-range form; see sprofil(3) and profil(3) for differences. */
+int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
+    unsigned int flags);
+
+/* ---- The modern API ---------------------------------------------------- */
+
+/* How samples are taken. */
+enum profil_mechanism {
+	PROFIL_MECH_AUTO = 0,	/* choose at start: see profil(3) */
+	PROFIL_MECH_TIMER = 1,	/* per-thread CPU-time POSIX timers */
+	PROFIL_MECH_PERF = 2	/* per-thread perf_event task clock */
+};
+
+#define PROFIL_MAX_HZ	10000	/* above this, signal-per-sample livelocks */
+
+/* One address range counted into its own buffer. */
+struct profil_range {
+	uintptr_t lowpc;		/* first address counted */
+	uintptr_t highpc;		/* first address past the range */
+	void *counters;			/* ceil((highpc - lowpc) / bucket_bytes) */
+	unsigned int bucket_bytes;	/* code bytes per counter: power of 2 */
+	unsigned int counter_bytes;	/* 2 (uint16_t) or 4 (uint32_t) */
+};
+
+struct profil_config {
+	unsigned int rate_hz;		/* samples per CPU-second; 0: default */
+	int mechanism;			/* enum profil_mechanism */
+	const struct profil_range *ranges;	/* any order, no overlaps */
+	size_t nranges;			/* 0 counts totals only */
+	unsigned int flags;		/* reserved, must be 0 */
+};
+
+struct profil_status {
+	int active;			/* a profiling session is running */
+	int mechanism;			/* PROFIL_MECH_TIMER or _PERF */
+	unsigned int rate_hz;		/* asked rate: one count = 1/rate_hz s */
+	unsigned int resolution_hz;	/* distinct pcs per CPU-second, at most */
+	unsigned int tick_hz;		/* the kernel's scheduler tick rate */
+	unsigned int threads;		/* threads being sampled now */
+	uint64_t signals;		/* sampling signals handled */
+	uint64_t samples;		/* counts taken (signals weighted by
+					   timer overruns) */
+	uint64_t outside;		/* samples in no range */
+	uint64_t saturated;		/* increments lost to full counters */
+	uint64_t faulted;		/* samples lost to unwritable buffers */
+	unsigned int ranges_off;	/* ranges turned off by a fault */
+	double cpu_seconds;		/* process CPU time since start */
+};
+
+/*
+ * Start profiling with cfg (NULL: defaults, no ranges), replacing any
+ * session of any form.  Returns 0, or -1 with errno: EINVAL (bad config),
+ * EFAULT (a buffer not writable), ENOTSUP (mechanism not available),
+ * or the error of the failing system call.
+ */
+int profil_start(const struct profil_config *cfg);
+
+/* Stop profiling.  Returns 0 (also when nothing was running). */
+int profil_stop(void);
+
+/*
+ * Fill *st with the current (or last) session's figures.  Counters run
+ * from the last start.  Returns 0, or -1 with EINVAL if st is NULL.
+ */
+int profil_get_status(struct profil_status *st);
+
+/* "auto", "timer", "perf", or NULL for an unknown value. */
+const char *profil_mechanism_name(int mechanism);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROFIL_PUBLIC_H */

@@ -1,0 +1,55 @@
+/*
+ * arch.h (x86-64) - what the sampler needs from the machine: the
+ * interrupted pc in a signal context, and the fault-safe counter updates
+ * of counter.S with the fixup that makes a faulting update return -1.
+ */
+#ifndef PROFIL_ARCH_H
+#define PROFIL_ARCH_H
+
+#include <stdint.h>
+#include <ucontext.h>
+
+/* The pc at which the thread was interrupted. */
+static inline uintptr_t
+arch_context_pc(const void *ucontext)
+{
+	const ucontext_t *uc = ucontext;
+
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+
+/*
+ * Counter updates (counter.S).  Each adds weight to *counter, atomically,
+ * saturating at the counter's maximum, and returns the increments lost to
+ * saturation, or -1 if the counter is not writable memory.  They may only
+ * be called while fault_install() is in force (see fault.h).
+ */
+long profil_arch_add_u16(uint16_t *counter, unsigned long weight);
+long profil_arch_add_u32(uint32_t *counter, unsigned long weight);
+
+/* 0 if the byte at p can be written (it is left unchanged), -1 if not. */
+long profil_arch_probe_write(void *p);
+/* 0 if the byte at p can be read, -1 if not. */
+long profil_arch_probe_read(const void *p);
+
+extern const char profil_arch_fault_begin[], profil_arch_fault_end[];
+extern const char profil_arch_fault_fixup[];
+
+/*
+ * If the fault in ucontext happened inside one of the functions above,
+ * redirect it to return -1 and return 1; otherwise return 0.
+ */
+static inline int
+arch_fault_fixup(void *ucontext)
+{
+	ucontext_t *uc = ucontext;
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	if (pc < (uintptr_t)profil_arch_fault_begin ||
+	    pc >= (uintptr_t)profil_arch_fault_end)
+		return 0;
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)profil_arch_fault_fixup;
+	return 1;
+}
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * handler.c - the sampling signal handler and the choice of its signal.
+ *
+ * Async-signal-safety rules for sample_handler(): no malloc, no locks, no
+ * stdio, no errno left changed; only atomics and the fault-safe counter
+ * functions.  It runs with every signal blocked except the synchronous
+ * ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP): a fault in a counter
+ * update must reach fault.c, and no program handler may run on top of it
+ * and call profil() (which waits for handlers to finish).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "handler.h"
+#include "session.h"
+
+static int chosen_signo = -1;
+static pthread_mutex_t choose_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+sample_handler(int sig, siginfo_t *info, void *ucontext)
+{
+	int saved_errno = errno;
+	unsigned long weight;
+
+	(void)sig;
+	if (info->si_code == SI_TIMER) {
+		if (info->si_value.sival_int != HANDLER_TIMER_COOKIE)
+			goto out;
+		weight = 1 + (info->si_overrun > 0 ? (unsigned long)info->si_overrun : 0);
+	} else if (info->si_code == POLL_IN) {
+		weight = 1;
+	} else {
+		goto out;	/* sent by someone else: not a sample */
+	}
+	session_sample(arch_context_pc(ucontext), weight, ucontext);
+out:
+	errno = saved_errno;
+}
+
+static int
+is_ours(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == sample_handler;
+}
+
+static int
+signal_is_free(int signo)
+{
+	struct sigaction sa;
+
+	if (sigaction(signo, NULL, &sa) < 0)
+		return 0;
+	return is_ours(&sa) ||
+	    (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL);
+}
+
+static int
+choose_signal(void)
+{
+	const char *env = secure_getenv("PROFIL_SIGNAL");
+	int signo;
+
+	if (env != NULL && *env != '\0') {
+		char *end;
+		long v = strtol(env, &end, 10);
+
+		if (*end == '\0' && v >= SIGRTMIN && v <= SIGRTMAX)
+			return (int)v;
+	}
+	/* Programs that use real-time signals mostly count up from SIGRTMIN. */
+	for (signo = SIGRTMAX - 1; signo > SIGRTMIN + 2; signo--)
+		if (signal_is_free(signo))
+			return signo;
+	errno = EBUSY;
+	return -1;
+}
+
+int
+handler_install(void)
+{
+	struct sigaction sa;
+	int signo;
+
+	pthread_mutex_lock(&choose_lock);
+	if (chosen_signo < 0)
+		chosen_signo = choose_signal();
+	signo = chosen_signo;
+	if (signo < 0) {
+		pthread_mutex_unlock(&choose_lock);
+		return -1;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = sample_handler;
+	/* SA_RESTART: a sample never makes a system call fail with EINTR. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	sigdelset(&sa.sa_mask, SIGFPE);
+	sigdelset(&sa.sa_mask, SIGILL);
+	sigdelset(&sa.sa_mask, SIGTRAP);
+	if (sigaction(signo, &sa, NULL) < 0)
+		signo = -1;
+	pthread_mutex_unlock(&choose_lock);
+	return signo;
+}
+
+/* After fork the child keeps the choice; reset the lock a thread may hold. */
+void
+handler_fork_child(void)
+{
+	pthread_mutex_init(&choose_lock, NULL);
+}

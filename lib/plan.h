@@ -1,0 +1,79 @@
+/*
+ * plan.h - the ranges a profiling session counts into, as the signal
+ * handler sees them: sorted by address, disjoint, never changed after
+ * plan_seal() except for the per-range "off" flags a fault sets.
+ */
+#ifndef PROFIL_PLAN_H
+#define PROFIL_PLAN_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct plan_range {
+	uintptr_t lowpc, lastpc;	/* counted: lowpc <= pc <= lastpc */
+	uintptr_t offset;		/* index arithmetic: see bins.h */
+	uint64_t scale;
+	unsigned granule_shift;
+	unsigned counter_bytes;		/* 2 or 4 */
+	void *counters;			/* index 0 is counters[0] */
+	atomic_int off;			/* set once its buffer faulted */
+};
+
+struct plan {
+	size_t nranges, capacity;
+	struct plan_range *ranges;
+	void *overflow;			/* sprofil's overflow counter, or NULL */
+	unsigned overflow_bytes;
+	atomic_int overflow_off;
+};
+
+/* An empty plan for up to capacity ranges; NULL and ENOMEM on failure. */
+struct plan *plan_new(size_t capacity);
+void plan_free(struct plan *plan);
+
+/*
+ * Append a range counting [lowpc, lastpc] (copied; off is cleared).
+ * -1 and ENOMEM if the plan is full.
+ */
+int plan_add(struct plan *plan, const struct plan_range *range);
+
+/*
+ * Sort the ranges by address.  -1 and EINVAL if two overlap or one has
+ * lowpc > lastpc.
+ */
+int plan_seal(struct plan *plan);
+
+/*
+ * 0 if every counter a range can touch (and the overflow counter) is
+ * writable memory, else -1 and EFAULT.  Needs fault_install().
+ */
+int plan_check_writable(const struct plan *plan);
+
+/*
+ * The bytes of counters range r can touch.  -1 if they would not fit in
+ * memory (the range is then unusable).
+ */
+int plan_range_span(const struct plan_range *r, void **first, size_t *bytes);
+
+/* The range holding pc, or NULL.  Async-signal-safe. */
+static inline struct plan_range *
+plan_find(const struct plan *plan, uintptr_t pc)
+{
+	size_t lo = 0, hi = plan->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct plan_range *r = &plan->ranges[mid];
+
+		if (pc < r->lowpc)
+			hi = mid;
+		else if (pc > r->lastpc)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
+
+#endif

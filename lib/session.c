@@ -1,0 +1,357 @@
+/*
+ * session.c - the process's one profiling session: the plan the signal
+ * handler reads, the sampling clocks, and the totals.
+ *
+ * Invariant: a plan is freed only after it has been unpublished and no
+ * handler that may have read it is still running.  Handlers announce
+ * themselves in `readers` before they load the plan pointer, so a writer
+ * that swaps the pointer and then sees readers == 0 knows no handler holds
+ * the old plan (all accesses are sequentially consistent).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "arch.h"
+#include "bins.h"
+#include "fault.h"
+#include "handler.h"
+#include "profil.h"
+#include "session.h"
+#include "threads.h"
+
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct plan *_Atomic live_plan;
+static atomic_ulong readers;
+
+static struct {
+	atomic_ullong signals, samples, outside, saturated, faulted;
+	atomic_uint ranges_off;
+} stats;
+
+static struct {
+	int active;
+	int mechanism;
+	unsigned rate_hz, resolution_hz;
+	uint64_t period_ns;
+	struct timespec cpu_start, cpu_stop;
+} running;
+
+/* ---- the signal handler's side ----------------------------------------- */
+
+static void
+count_into(struct plan_range *r, uintptr_t pc, unsigned long weight)
+{
+	uint64_t index = bins_index(pc, r->offset, r->granule_shift, r->scale);
+	char *counter = (char *)r->counters + index * r->counter_bytes;
+	long lost;
+
+	lost = r->counter_bytes == 2
+	    ? profil_arch_add_u16((uint16_t *)counter, weight)
+	    : profil_arch_add_u32((uint32_t *)counter, weight);
+	if (lost < 0) {
+		/* The buffer went away: this range stops, the program goes on. */
+		if (atomic_exchange(&r->off, 1) == 0)
+			atomic_fetch_add(&stats.ranges_off, 1);
+		atomic_fetch_add(&stats.faulted, weight);
+	} else if (lost > 0) {
+		atomic_fetch_add(&stats.saturated, (unsigned long)lost);
+	}
+}
+
+static void
+count_overflow(struct plan *plan, unsigned long weight)
+{
+	long lost;
+
+	if (plan->overflow == NULL || atomic_load(&plan->overflow_off))
+		return;
+	lost = plan->overflow_bytes == 2
+	    ? profil_arch_add_u16(plan->overflow, weight)
+	    : profil_arch_add_u32(plan->overflow, weight);
+	if (lost < 0)
+		atomic_store(&plan->overflow_off, 1);
+	else if (lost > 0)
+		atomic_fetch_add(&stats.saturated, (unsigned long)lost);
+}
+
+void
+session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
+{
+	const ucontext_t *uc = ucontext;
+	struct plan *plan;
+	struct plan_range *r;
+
+	atomic_fetch_add(&readers, 1);
+	plan = atomic_load(&live_plan);
+	if (plan == NULL)
+		goto out;
+	atomic_fetch_add(&stats.signals, 1);
+	atomic_fetch_add(&stats.samples, weight);
+	/*
+	 * If the interrupted code blocks SIGSEGV, a fault here would kill
+	 * the process instead of reaching fault.c: don't touch buffers.
+	 */
+	if (sigismember(&uc->uc_sigmask, SIGSEGV) == 1 ||
+	    sigismember(&uc->uc_sigmask, SIGBUS) == 1) {
+		atomic_fetch_add(&stats.faulted, weight);
+		goto out;
+	}
+	r = plan_find(plan, pc);
+	if (r == NULL) {
+		atomic_fetch_add(&stats.outside, weight);
+		count_overflow(plan, weight);
+	} else if (atomic_load(&r->off)) {
+		atomic_fetch_add(&stats.faulted, weight);
+	} else {
+		count_into(r, pc, weight);
+	}
+out:
+	atomic_fetch_sub(&readers, 1);
+}
+
+/* ---- the caller's side ------------------------------------------------- */
+
+/* Wait until no handler can still be using a plan unpublished before. */
+static void
+wait_for_handlers(void)
+{
+	while (atomic_load(&readers) != 0)
+		sched_yield();
+}
+
+static void
+reset_stats(void)
+{
+	atomic_store(&stats.signals, 0);
+	atomic_store(&stats.samples, 0);
+	atomic_store(&stats.outside, 0);
+	atomic_store(&stats.saturated, 0);
+	atomic_store(&stats.faulted, 0);
+	atomic_store(&stats.ranges_off, 0);
+}
+
+static int
+parse_mechanism(const char *name)
+{
+	if (strcmp(name, "auto") == 0)
+		return PROFIL_MECH_AUTO;
+	if (strcmp(name, "timer") == 0)
+		return PROFIL_MECH_TIMER;
+	if (strcmp(name, "perf") == 0)
+		return PROFIL_MECH_PERF;
+	return -1;
+}
+
+void
+session_defaults(unsigned *rate_hz, int *mechanism)
+{
+	const char *env;
+
+	if (*rate_hz == 0) {
+		env = secure_getenv("PROFIL_HZ");
+		if (env != NULL && *env != '\0') {
+			char *end;
+			unsigned long v = strtoul(env, &end, 10);
+
+			if (*end == '\0' && v >= 1 && v <= PROFIL_MAX_HZ)
+				*rate_hz = (unsigned)v;
+		}
+		/* One sample per scheduler tick: what CPU timers give for free. */
+		if (*rate_hz == 0)
+			*rate_hz = thread_clock_tick_hz();
+	}
+	if (*mechanism == PROFIL_MECH_AUTO) {
+		env = secure_getenv("PROFIL_MECHANISM");
+		if (env != NULL && parse_mechanism(env) >= 0)
+			*mechanism = parse_mechanism(env);
+	}
+}
+
+/*
+ * AUTO: CPU timers when they can deliver the rate (they are nearly free),
+ * perf events above the tick rate when permitted, else timers whose
+ * overruns keep the magnitudes right at tick resolution.
+ */
+static int
+choose_mechanism(int requested)
+{
+	if (requested == PROFIL_MECH_TIMER)
+		return PROFIL_MECH_TIMER;
+	if (thread_clock_perf_probe() == 0)
+		return PROFIL_MECH_PERF;
+	if (requested == PROFIL_MECH_PERF) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return PROFIL_MECH_TIMER;
+}
+
+static void
+retire(struct plan *old)
+{
+	wait_for_handlers();
+	plan_free(old);
+}
+
+int
+session_start(struct plan *plan, unsigned rate_hz, int mechanism)
+{
+	struct clock_spec spec;
+	struct plan *old;
+	int chosen, signo, saved;
+
+	session_defaults(&rate_hz, &mechanism);
+	if (rate_hz > PROFIL_MAX_HZ || mechanism < PROFIL_MECH_AUTO ||
+	    mechanism > PROFIL_MECH_PERF) {
+		plan_free(plan);
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&session_lock);
+	if (mechanism == PROFIL_MECH_AUTO && rate_hz <= thread_clock_tick_hz())
+		chosen = PROFIL_MECH_TIMER;
+	else
+		chosen = choose_mechanism(mechanism);
+	signo = chosen < 0 ? -1 : handler_install();
+	if (signo < 0)
+		goto fail;
+	spec.mechanism = chosen;
+	spec.period_ns = 1000000000u / rate_hz;
+	spec.signo = signo;
+
+	if (running.active && running.mechanism == chosen &&
+	    running.period_ns == spec.period_ns) {
+		/* Same clocks: only the plan changes. */
+		old = atomic_exchange(&live_plan, plan);
+		reset_stats();
+		retire(old);
+	} else {
+		if (running.active)
+			threads_disarm_all();
+		running.active = 0;
+		old = atomic_exchange(&live_plan, plan);
+		reset_stats();
+		if (threads_arm_all(&spec) < 0) {
+			saved = errno;
+			retire(atomic_exchange(&live_plan, NULL));
+			plan_free(old);
+			errno = saved;
+			pthread_mutex_unlock(&session_lock);
+			return -1;
+		}
+		retire(old);
+	}
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &running.cpu_start);
+	running.active = 1;
+	running.mechanism = chosen;
+	running.rate_hz = rate_hz;
+	running.period_ns = spec.period_ns;
+	running.resolution_hz = chosen == PROFIL_MECH_PERF ||
+	    rate_hz < thread_clock_tick_hz() ? rate_hz : thread_clock_tick_hz();
+	pthread_mutex_unlock(&session_lock);
+	return 0;
+fail:
+	saved = errno;
+	pthread_mutex_unlock(&session_lock);
+	plan_free(plan);
+	errno = saved;
+	return -1;
+}
+
+void
+session_stop(void)
+{
+	pthread_mutex_lock(&session_lock);
+	if (running.active) {
+		threads_disarm_all();
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &running.cpu_stop);
+		running.active = 0;
+	}
+	retire(atomic_exchange(&live_plan, NULL));
+	pthread_mutex_unlock(&session_lock);
+}
+
+static double
+seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void
+session_fill_status(struct profil_status *st)
+{
+	struct timespec now;
+
+	memset(st, 0, sizeof *st);
+	pthread_mutex_lock(&session_lock);
+	st->active = running.active;
+	st->mechanism = running.mechanism;
+	st->rate_hz = running.rate_hz;
+	st->resolution_hz = running.resolution_hz;
+	if (running.active)
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+	else
+		now = running.cpu_stop;
+	if (running.rate_hz != 0)
+		st->cpu_seconds = seconds_between(&running.cpu_start, &now);
+	pthread_mutex_unlock(&session_lock);
+	st->tick_hz = thread_clock_tick_hz();
+	st->threads = threads_armed();
+	st->signals = atomic_load(&stats.signals);
+	st->samples = atomic_load(&stats.samples);
+	st->outside = atomic_load(&stats.outside);
+	st->saturated = atomic_load(&stats.saturated);
+	st->faulted = atomic_load(&stats.faulted);
+	st->ranges_off = atomic_load(&stats.ranges_off);
+}
+
+uint64_t
+session_period_ns(unsigned rate_hz, int mechanism)
+{
+	session_defaults(&rate_hz, &mechanism);
+	if (rate_hz == 0 || rate_hz > PROFIL_MAX_HZ)
+		rate_hz = thread_clock_tick_hz();
+	return 1000000000u / rate_hz;
+}
+
+/* ---- fork --------------------------------------------------------------- */
+
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&session_lock);
+	threads_fork_prepare();
+}
+
+static void
+fork_parent(void)
+{
+	threads_fork_parent();
+	pthread_mutex_unlock(&session_lock);
+}
+
+/* The child goes on profiling, into its own copy of the buffers. */
+static void
+fork_child(void)
+{
+	pthread_mutex_init(&session_lock, NULL);
+	atomic_store(&readers, 0);	/* handlers of other threads are gone */
+	handler_fork_child();
+	fault_fork_child();
+	memset(&running.cpu_start, 0, sizeof running.cpu_start);
+	threads_fork_child();
+}
+
+__attribute__((constructor)) static void
+session_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

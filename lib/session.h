@@ -1,0 +1,42 @@
+/*
+ * session.h - the one profiling session of a process: which plan the
+ * signal handler counts into, how samples are taken, and the totals.
+ * Every front end (profil, the extended form, sprofil, profil_start)
+ * builds a plan and hands it to session_start(); a new start replaces
+ * the running session.
+ */
+#ifndef PROFIL_SESSION_H
+#define PROFIL_SESSION_H
+
+#include <stdint.h>
+
+#include "plan.h"
+
+struct profil_status;
+
+/*
+ * Start counting into plan (ownership passes to the session, also on
+ * failure) sampling at rate_hz (0: default) with mechanism (enum
+ * profil_mechanism; AUTO: default).  Returns 0, or -1 with errno.
+ */
+int session_start(struct plan *plan, unsigned rate_hz, int mechanism);
+
+/* Stop sampling and release the plan.  Always succeeds. */
+void session_stop(void);
+
+/* The running (or last) session's figures. */
+void session_fill_status(struct profil_status *st);
+
+/* The sampling period the next (or running) session uses, in ns. */
+uint64_t session_period_ns(unsigned rate_hz, int mechanism);
+
+/*
+ * Count one sample at pc with the given weight.  Called from the signal
+ * handler only; async-signal-safe.
+ */
+void session_sample(uintptr_t pc, unsigned long weight, const void *ucontext);
+
+/* Environment defaults: PROFIL_HZ and PROFIL_MECHANISM (secure_getenv). */
+void session_defaults(unsigned *rate_hz, int *mechanism);
+
+#endif

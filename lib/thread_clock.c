@@ -1,0 +1,178 @@
+/*
+ * thread_clock.c - arming a sampling clock on one thread: a POSIX timer
+ * on the thread's CPU clock, or a perf_event task clock whose overflow
+ * raises the sampling signal on that thread (F_SETOWN_EX, F_SETSIG).
+ * Invariant: every fd opened here is close-on-exec, so exec ends sampling.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "handler.h"
+#include "profil.h"
+#include "thread_clock.h"
+
+/* The CPU-time clock of thread tid: the kernel's MAKE_THREAD_CPUCLOCK. */
+static clockid_t
+thread_cpu_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6u);
+}
+
+static int
+arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
+{
+	struct sigevent ev;
+	struct itimerspec its;
+	timer_t timer;
+
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = spec->signo;
+	ev.sigev_value.sival_int = HANDLER_TIMER_COOKIE;
+	ev._sigev_un._tid = tid;
+	if (timer_create(thread_cpu_clock(tid), &ev, &timer) < 0)
+		return -1;
+	its.it_interval.tv_sec = (time_t)(spec->period_ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(spec->period_ns % 1000000000u);
+	its.it_value = its.it_interval;
+	if (timer_settime(timer, 0, &its, NULL) < 0) {
+		int saved = errno;
+		timer_delete(timer);
+		errno = saved;
+		return -1;
+	}
+	clock->mechanism = PROFIL_MECH_TIMER;
+	clock->timer = timer;
+	clock->fd = -1;
+	clock->tid = tid;
+	return 0;
+}
+
+static int
+perf_open(pid_t tid, uint64_t period_ns)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = period_ns;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;	/* allowed at perf_event_paranoid 2 */
+	attr.exclude_hv = 1;
+	attr.wakeup_events = 1;
+	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+static int
+arm_perf(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
+{
+	struct f_owner_ex owner = { F_OWNER_TID, tid };
+	int fd = perf_open(tid, spec->period_ns);
+	int saved;
+
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETSIG, spec->signo) < 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
+	    fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		goto fail;
+	clock->mechanism = PROFIL_MECH_PERF;
+	clock->fd = fd;
+	clock->tid = tid;
+	return 0;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int
+thread_clock_arm(const struct clock_spec *spec, pid_t tid,
+    struct thread_clock *clock)
+{
+	memset(clock, 0, sizeof *clock);
+	clock->fd = -1;
+	if (spec->mechanism == PROFIL_MECH_PERF) {
+		if (arm_perf(spec, tid, clock) == 0)
+			return 0;
+		if (errno == ESRCH)
+			return -1;
+		/* fd limit or memory: this thread gets the cheaper clock */
+	}
+	return arm_timer(spec, tid, clock);
+}
+
+/*
+ * True if fd is still the perf event we opened for this thread: a program
+ * that closed it may have reused the number, and that one is not ours.
+ */
+static int
+still_ours(const struct thread_clock *clock)
+{
+	struct f_owner_ex owner;
+
+	if (fcntl(clock->fd, F_GETOWN_EX, &owner) < 0)
+		return 0;
+	return owner.type == F_OWNER_TID && owner.pid == clock->tid &&
+	    (fcntl(clock->fd, F_GETFL) & O_ASYNC);
+}
+
+void
+thread_clock_disarm(struct thread_clock *clock)
+{
+	if (clock->mechanism == PROFIL_MECH_TIMER)
+		timer_delete(clock->timer);
+	else if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock))
+		close(clock->fd);
+	clock->mechanism = 0;
+	clock->fd = -1;
+}
+
+void
+thread_clock_forget(struct thread_clock *clock)
+{
+	if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock))
+		close(clock->fd);
+	clock->mechanism = 0;
+	clock->fd = -1;
+}
+
+int
+thread_clock_perf_probe(void)
+{
+	int fd = perf_open((pid_t)syscall(SYS_gettid), 1000000);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+unsigned
+thread_clock_tick_hz(void)
+{
+	static _Atomic unsigned tick_hz;
+	struct timespec res;
+
+	if (tick_hz == 0) {
+		/* The coarse clocks advance once per tick: their resolution is 1/HZ. */
+		if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 &&
+		    res.tv_sec == 0 && res.tv_nsec > 0)
+			tick_hz = (unsigned)((1000000000L + res.tv_nsec / 2) / res.tv_nsec);
+		else
+			tick_hz = 100;
+	}
+	return tick_hz;
+}

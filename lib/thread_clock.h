@@ -1,0 +1,50 @@
+/*
+ * thread_clock.h - a sampling clock on one thread's CPU time, raising the
+ * sampling signal on that thread.  Two kinds: a POSIX timer on the
+ * thread's CPU clock (fires on scheduler ticks only, nearly free), and a
+ * perf_event task clock (high-resolution, costs an interrupt per sample).
+ */
+#ifndef PROFIL_THREAD_CLOCK_H
+#define PROFIL_THREAD_CLOCK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct clock_spec {
+	int mechanism;		/* PROFIL_MECH_TIMER or PROFIL_MECH_PERF */
+	uint64_t period_ns;	/* CPU time between samples */
+	int signo;		/* the sampling signal */
+};
+
+struct thread_clock {
+	int mechanism;		/* 0 when not armed */
+	timer_t timer;
+	int fd;
+	pid_t tid;
+};
+
+/*
+ * Arm a clock of spec's kind on thread tid of this process.  A perf clock
+ * that cannot be had (fd limit, say) falls back to a timer.  Returns 0,
+ * or -1 with errno (ESRCH/EINVAL: the thread is gone).
+ */
+int thread_clock_arm(const struct clock_spec *spec, pid_t tid,
+    struct thread_clock *clock);
+
+/* Stop and release an armed clock. */
+void thread_clock_disarm(struct thread_clock *clock);
+
+/*
+ * In a forked child: release what the child inherited of a parent
+ * thread's clock (perf fds are inherited, timers are not).
+ */
+void thread_clock_forget(struct thread_clock *clock);
+
+/* 0 if perf task-clock sampling can be opened here, else -1 and errno. */
+int thread_clock_perf_probe(void);
+
+/* The kernel's scheduler tick rate (HZ), the resolution of CPU timers. */
+unsigned thread_clock_tick_hz(void);
+
+#endif
