@@ -89,7 +89,7 @@ TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
 $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h $(SHLIB) $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
-	    $(if $(filter test-bins test-plan,$*),$(STLIB)) \
+	    $(if $(filter bins plan,$*),$(STLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
 
 $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)

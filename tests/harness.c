@@ -1,0 +1,211 @@
+/*
+ * harness.c - forked test bodies with timeouts, and the helpers the tests
+ * share (see harness.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+void
+harness_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d: check failed: %s: ", file, line, cond);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	_exit(1);
+}
+
+void
+harness_skip(const char *why)
+{
+	fprintf(stderr, "skipped: %s\n", why);
+	_exit(77);
+}
+
+void
+harness_forked(void (*body)(void), unsigned timeout_s, const char *file,
+    int line)
+{
+	struct timespec step = { 0, 5000000 };
+	unsigned long waited_ms = 0;
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		fail_msg("%s:%d: fork: %s", file, line, strerror(errno));
+	if (pid == 0) {
+		body();
+		fflush(NULL);
+		_exit(0);
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			fail_msg("%s:%d: waitpid: %s", file, line, strerror(errno));
+		if (waited_ms >= timeout_s * 1000ul) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fail_msg("%s:%d: test body timed out after %u s", file,
+			    line, timeout_s);
+		}
+		nanosleep(&step, NULL);
+		waited_ms += 5;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		skip();
+	if (WIFSIGNALED(status))
+		fail_msg("%s:%d: test body died of signal %d (%s)", file, line,
+		    WTERMSIG(status), strsignal(WTERMSIG(status)));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("%s:%d: test body failed (exit %d)", file, line,
+		    WEXITSTATUS(status));
+}
+
+static double
+cpu_of(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+harness_thread_cpu(void)
+{
+	return cpu_of(CLOCK_THREAD_CPUTIME_ID);
+}
+
+double
+harness_process_cpu(void)
+{
+	return cpu_of(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+struct text_query {
+	const char *name;
+	uintptr_t lo, hi;
+	int found;
+};
+
+static int
+find_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct text_query *q = data;
+	int i;
+
+	(void)size;
+	if (q->name != NULL && strstr(info->dlpi_name, q->name) == NULL)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			q->lo = info->dlpi_addr + ph->p_vaddr;
+			q->hi = q->lo + ph->p_memsz;
+			q->found = 1;
+			return 1;
+		}
+	}
+	return q->name == NULL;	/* the executable comes first */
+}
+
+int
+harness_text_of(const char *name, uintptr_t *lo, uintptr_t *hi)
+{
+	struct text_query q = { name, 0, 0, 0 };
+
+	dl_iterate_phdr(find_text, &q);
+	if (!q.found)
+		return -1;
+	*lo = q.lo;
+	*hi = q.hi;
+	return 0;
+}
+
+static int
+count_entries(const char *dir_path)
+{
+	DIR *dir = opendir(dir_path);
+	struct dirent *e;
+	int n = 0;
+
+	if (dir == NULL)
+		return -1;
+	while ((e = readdir(dir)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1;	/* the directory's own fd */
+}
+
+int
+harness_open_fds(void)
+{
+	return count_entries("/proc/self/fd");
+}
+
+int
+harness_posix_timers(void)
+{
+	FILE *f = fopen("/proc/self/timers", "r");
+	char line[256];
+	int n = 0;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "ID:", 3) == 0)
+			n++;
+	fclose(f);
+	return n;
+}
+
+int
+harness_perf_allowed(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof attr);
+	attr.size = sizeof attr;
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = 1000000;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+double
+harness_margin(double p, double n, double k, double floor)
+{
+	double m = n > 0 ? k * sqrt(p * (1 - p) / n) : 1.0;
+
+	return m < floor ? floor : m;
+}

@@ -1,0 +1,361 @@
+/*
+ * test-profil.c - the classic profil() call on real runs: where counts
+ * land, turning off, replacing, EFAULT, buffers that go away, saturation.
+ * Every body runs in a forked child with a timeout.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include <profil.h>
+
+HARNESS_SPIN_DECLARE(spin_a)
+HARNESS_SPIN_DECLARE(spin_b)
+
+static uintptr_t text_lo, text_hi;
+
+static unsigned short *
+text_buffer(size_t *bufsiz)
+{
+	unsigned short *buf;
+
+	CHECK(harness_text_of(NULL, &text_lo, &text_hi) == 0, "no text");
+	*bufsiz = ((text_hi - text_lo) / 2 + 1) * sizeof *buf;
+	buf = calloc(1, *bufsiz);
+	CHECK(buf != NULL, "calloc");
+	return buf;
+}
+
+/* Counts in the scale-0x10000 bins of [lo, hi) of a buffer at text_lo. */
+static unsigned long
+bins_sum(const unsigned short *buf, uintptr_t lo, uintptr_t hi)
+{
+	unsigned long sum = 0;
+
+	for (uintptr_t pc = lo & ~(uintptr_t)1; pc < hi; pc += 2)
+		sum += buf[(pc - text_lo) / 2];
+	return sum;
+}
+
+static unsigned long
+total(const unsigned short *buf, size_t bufsiz)
+{
+	unsigned long sum = 0;
+
+	for (size_t i = 0; i < bufsiz / 2; i++)
+		sum += buf[i];
+	return sum;
+}
+
+static void
+stop(void)
+{
+	static unsigned short dummy;
+
+	CHECK(profil(&dummy, 0, 0, 0) == 0, "stop");
+}
+
+static void
+spin_share(void)
+{
+	size_t bufsiz;
+	unsigned short *buf = text_buffer(&bufsiz);
+	unsigned long all, in;
+
+	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "profil: %s",
+	    strerror(errno));
+	spin_a_fn(1.2);
+	stop();
+	all = total(buf, bufsiz);
+	in = bins_sum(buf, (uintptr_t)__start_spin_a, (uintptr_t)__stop_spin_a);
+	fprintf(stderr, "%lu of %lu counts in spin_a\n", in, all);
+	CHECK(all >= 200, "too few samples: %lu", all);
+	CHECK(in >= 0.95 * all, "only %lu of %lu in the spinning function", in, all);
+}
+
+static void
+spin_share_timer(void)
+{
+	setenv("PROFIL_MECHANISM", "timer", 1);
+	spin_share();
+}
+
+static void
+spin_share_perf(void)
+{
+	if (!harness_perf_allowed())
+		harness_skip("perf events not permitted here");
+	setenv("PROFIL_MECHANISM", "perf", 1);
+	setenv("PROFIL_HZ", "1000", 1);
+	spin_share();
+}
+
+static void
+test_own_function_gets_its_counts_timer(void **state)
+{
+	(void)state;
+	FORKED(spin_share_timer, 30);
+}
+
+static void
+test_own_function_gets_its_counts_perf(void **state)
+{
+	(void)state;
+	FORKED(spin_share_perf, 30);
+}
+
+/* Each way of turning off: nothing is counted afterwards. */
+static void
+turning_off(void)
+{
+	size_t bufsiz;
+	unsigned short *buf = text_buffer(&bufsiz);
+	unsigned short *volatile null_buf = NULL;
+	struct profil_status st;
+	int way;
+
+	for (way = 0; way < 4; way++) {
+		unsigned long before;
+
+		CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "start");
+		spin_a_fn(0.15);
+		switch (way) {
+		case 0: CHECK(profil(buf, bufsiz, text_lo, 0) == 0, "scale 0"); break;
+		case 1: CHECK(profil(buf, bufsiz, text_lo, 1) == 0, "scale 1"); break;
+		case 2: CHECK(profil(buf, 0, text_lo, 0x10000) == 0, "bufsiz 0"); break;
+		case 3: CHECK(profil(null_buf, 0, 0, 0) == 0, "profil(0,0,0,0)"); break;
+		}
+		profil_get_status(&st);
+		CHECK(!st.active, "way %d: still active", way);
+		before = total(buf, bufsiz);
+		CHECK(before > 0, "way %d: nothing counted while on", way);
+		spin_a_fn(0.3);
+		CHECK(total(buf, bufsiz) == before, "way %d: counted after off", way);
+	}
+}
+
+static void
+test_turning_off(void **state)
+{
+	(void)state;
+	FORKED(turning_off, 30);
+}
+
+static void
+replacing(void)
+{
+	size_t bufsiz;
+	unsigned short *a = text_buffer(&bufsiz);
+	unsigned short *b = calloc(1, bufsiz);
+	unsigned long a_before;
+
+	CHECK(profil(a, bufsiz, text_lo, 0x10000) == 0, "first");
+	spin_a_fn(0.3);
+	CHECK(profil(b, bufsiz, text_lo, 0x10000) == 0, "second");
+	a_before = total(a, bufsiz);
+	spin_b_fn(0.4);
+	stop();
+	CHECK(a_before > 0, "first buffer got nothing");
+	CHECK(total(a, bufsiz) == a_before, "first buffer still counted");
+	CHECK(bins_sum(b, (uintptr_t)__start_spin_b, (uintptr_t)__stop_spin_b) > 0,
+	    "second buffer got nothing");
+	CHECK(bins_sum(b, (uintptr_t)__start_spin_a, (uintptr_t)__stop_spin_a) == 0,
+	    "second buffer counted spin_a, which ran before it");
+}
+
+static void
+test_new_call_replaces_previous(void **state)
+{
+	(void)state;
+	FORKED(replacing, 30);
+}
+
+static void
+efault(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned short *ro = mmap(NULL, (size_t)page, PROT_READ,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned short *gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned short *volatile null_buf = NULL;
+	size_t bufsiz;
+	unsigned short *good = text_buffer(&bufsiz);
+	struct profil_status st;
+
+	CHECK(ro != MAP_FAILED && gone != MAP_FAILED, "mmap");
+	munmap(gone, (size_t)page);
+
+	errno = 0;
+	CHECK(profil(null_buf, 64, 0, 0x10000) == -1 && errno == EFAULT,
+	    "NULL: errno %d", errno);
+	errno = 0;
+	CHECK(profil(ro, (size_t)page, text_lo, 0x10000) == -1 && errno == EFAULT,
+	    "read-only: errno %d", errno);
+	errno = 0;
+	CHECK(profil(gone, (size_t)page, text_lo, 0x10000) == -1 && errno == EFAULT,
+	    "unmapped: errno %d", errno);
+	/* a buffer whose tail is not writable is refused whole */
+	CHECK(profil(ro - 8, 64, text_lo, 0x10000) == -1 && errno == EFAULT,
+	    "tail read-only: errno %d", errno);
+	spin_a_fn(0.2);
+	profil_get_status(&st);
+	CHECK(!st.active, "profiling runs after EFAULT");
+
+	/* EFAULT terminates profiling that was running (BSD) */
+	CHECK(profil(good, bufsiz, text_lo, 0x10000) == 0, "good");
+	CHECK(profil(ro, (size_t)page, text_lo, 0x10000) == -1, "bad");
+	profil_get_status(&st);
+	CHECK(!st.active, "EFAULT left the previous profiling on");
+}
+
+static void
+test_unwritable_buffer_is_efault(void **state)
+{
+	(void)state;
+	FORKED(efault, 30);
+}
+
+/* The buffer goes read-only, then unmapped, while counting: range off. */
+static void
+buffer_goes_away(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t bufsiz;
+	unsigned short *probe = text_buffer(&bufsiz);
+	size_t len = (bufsiz + (size_t)page - 1) & ~((size_t)page - 1);
+	unsigned short *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct profil_status st;
+	unsigned long frozen;
+
+	free(probe);
+	CHECK(buf != MAP_FAILED, "mmap");
+	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "start");
+	spin_a_fn(0.3);
+	CHECK(mprotect(buf, len, PROT_READ) == 0, "mprotect");
+	spin_a_fn(0.3);		/* the program goes on */
+	profil_get_status(&st);
+	CHECK(st.faulted > 0 && st.ranges_off == 1,
+	    "faulted %llu, ranges off %u", (unsigned long long)st.faulted,
+	    st.ranges_off);
+	CHECK(mprotect(buf, len, PROT_READ | PROT_WRITE) == 0, "mprotect back");
+	frozen = total(buf, bufsiz);
+	spin_a_fn(0.3);
+	CHECK(total(buf, bufsiz) == frozen, "range counted again after its fault");
+	stop();
+
+	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "restart");
+	spin_a_fn(0.2);
+	CHECK(munmap(buf, len) == 0, "munmap");
+	spin_a_fn(0.3);
+	profil_get_status(&st);
+	CHECK(st.faulted > 0 && st.ranges_off == 1, "munmap not noticed");
+	stop();
+}
+
+static void
+test_buffer_that_goes_away_turns_off(void **state)
+{
+	(void)state;
+	FORKED(buffer_goes_away, 30);
+}
+
+/* 16-bit counters stop at 65535; every lost increment is counted. */
+static void
+saturation(void)
+{
+	size_t bufsiz;
+	unsigned short *buf = text_buffer(&bufsiz);
+	struct profil_status st;
+	unsigned long added = 0;
+	size_t n = bufsiz / 2, full = 0;
+
+	for (size_t i = 0; i < n; i++)
+		buf[i] = 65530;
+	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "start");
+	spin_a_fn(0.8);
+	stop();
+	profil_get_status(&st);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(buf[i] >= 65530, "counter %zu wrapped to %u", i, buf[i]);
+		added += buf[i] - 65530u;
+		full += buf[i] == 65535;
+	}
+	CHECK(full > 0, "no counter reached 65535");
+	CHECK(st.saturated > 0, "no lost increment counted");
+	CHECK(added + st.saturated == st.samples - st.outside - st.faulted,
+	    "added %lu + lost %llu != samples in range %llu", added,
+	    (unsigned long long)st.saturated,
+	    (unsigned long long)(st.samples - st.outside - st.faulted));
+}
+
+static void
+test_counters_saturate(void **state)
+{
+	(void)state;
+	FORKED(saturation, 30);
+}
+
+/* pc < offset is never counted; nor is an index at or past bufsiz / 2. */
+static void
+bounds(void)
+{
+	uintptr_t lo = (uintptr_t)__start_spin_a, hi = (uintptr_t)__stop_spin_a;
+	size_t n = 4096;
+	unsigned short *buf = calloc(n + 64, sizeof *buf);
+	struct profil_status st;
+	size_t i;
+
+	/* offset just past spin_a: all its pcs are below the offset */
+	CHECK(profil(buf, n * 2, hi, 0x10000) == 0, "start above");
+	spin_a_fn(0.4);
+	stop();
+	profil_get_status(&st);
+	CHECK(st.samples >= 50, "too few samples: %llu",
+	    (unsigned long long)st.samples);
+	CHECK(st.outside >= 0.95 * st.samples,
+	    "pcs below the offset were counted: %llu of %llu outside",
+	    (unsigned long long)st.outside, (unsigned long long)st.samples);
+
+	/* buffer ending just before spin_a, odd size: 1 byte is ignored */
+	memset(buf, 0, (n + 64) * sizeof *buf);
+	size_t counters = (lo - text_lo) / 2;
+	unsigned short *big = calloc(counters + 64, sizeof *big);
+	CHECK(big != NULL, "calloc");
+	CHECK(profil(big, counters * 2 + 1, text_lo, 0x10000) == 0, "start below");
+	spin_a_fn(0.4);
+	stop();
+	for (i = counters; i < counters + 64; i++)
+		CHECK(big[i] == 0, "counter %zu past bufsiz/2 was bumped", i);
+	free(big);
+	free(buf);
+}
+
+static void
+test_bounds_of_the_buffer(void **state)
+{
+	(void)state;
+	CHECK(harness_text_of(NULL, &text_lo, &text_hi) == 0, "text");
+	FORKED(bounds, 30);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_function_gets_its_counts_timer),
+		cmocka_unit_test(test_own_function_gets_its_counts_perf),
+		cmocka_unit_test(test_turning_off),
+		cmocka_unit_test(test_new_call_replaces_previous),
+		cmocka_unit_test(test_unwritable_buffer_is_efault),
+		cmocka_unit_test(test_buffer_that_goes_away_turns_off),
+		cmocka_unit_test(test_counters_saturate),
+		cmocka_unit_test(test_bounds_of_the_buffer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
