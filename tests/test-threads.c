@@ -1,0 +1,220 @@
+/*
+ * test-threads.c - every thread is sampled on its own CPU clock and the
+ * counts are summed: 4 busy threads get 4x the samples of one; threads
+ * that existed before profiling started are sampled too; thousands of
+ * threads that come and go leak no timers, fds or memory.
+ */
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include <profil.h>
+
+HARNESS_SPIN_DECLARE(spin_a)
+
+static void *
+burn_one_second(void *unused)
+{
+	(void)unused;
+	spin_a_fn(1.0);
+	return NULL;
+}
+
+static uint64_t
+samples_with_threads(int nthreads)
+{
+	struct profil_config cfg = { 0 };
+	struct profil_status st;
+	pthread_t t[8];
+	int i;
+
+	CHECK(profil_start(&cfg) == 0, "start");
+	for (i = 0; i < nthreads; i++)
+		CHECK(pthread_create(&t[i], NULL, burn_one_second, NULL) == 0,
+		    "pthread_create");
+	for (i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	profil_get_status(&st);
+	profil_stop();
+	return st.samples;
+}
+
+static void
+four_threads(void)
+{
+	uint64_t one = samples_with_threads(1);
+	uint64_t four = samples_with_threads(4);
+	double ratio = (double)four / (double)one;
+
+	fprintf(stderr, "1 thread: %llu samples, 4 threads: %llu (x%.2f)\n",
+	    (unsigned long long)one, (unsigned long long)four, ratio);
+	CHECK(one >= 80, "too few samples: %llu", (unsigned long long)one);
+	CHECK(ratio > 3.6 && ratio < 4.4, "4 threads got x%.2f the samples", ratio);
+}
+
+static void
+four_threads_timer(void)
+{
+	setenv("PROFIL_MECHANISM", "timer", 1);
+	four_threads();
+}
+
+static void
+four_threads_perf(void)
+{
+	if (!harness_perf_allowed())
+		harness_skip("perf events not permitted here");
+	setenv("PROFIL_MECHANISM", "perf", 1);
+	setenv("PROFIL_HZ", "1000", 1);
+	four_threads();
+}
+
+static void
+test_four_threads_four_times_the_samples_timer(void **state)
+{
+	(void)state;
+	FORKED(four_threads_timer, 60);
+}
+
+static void
+test_four_threads_four_times_the_samples_perf(void **state)
+{
+	(void)state;
+	FORKED(four_threads_perf, 60);
+}
+
+/* Threads created before profil() was called are sampled too. */
+static pthread_barrier_t go;
+
+static void *
+wait_then_burn(void *unused)
+{
+	(void)unused;
+	pthread_barrier_wait(&go);
+	spin_a_fn(0.5);
+	return NULL;
+}
+
+static void
+existing_threads(void)
+{
+	struct profil_status st;
+	pthread_t t[2];
+	double cpu_before;
+
+	pthread_barrier_init(&go, NULL, 3);
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&t[i], NULL, wait_then_burn, NULL) == 0, "create");
+	CHECK(profil_start(NULL) == 0, "start");
+	cpu_before = harness_process_cpu();
+	pthread_barrier_wait(&go);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	profil_get_status(&st);
+	profil_stop();
+	double cpu = harness_process_cpu() - cpu_before;
+	double expected = cpu * st.rate_hz;
+	fprintf(stderr, "%llu samples for %.2f CPU-s (expected ~%.0f)\n",
+	    (unsigned long long)st.samples, cpu, expected);
+	CHECK(st.samples >= 0.8 * expected, "threads that existed before "
+	    "the start were not all sampled");
+}
+
+static void
+test_threads_from_before_the_start_are_sampled(void **state)
+{
+	(void)state;
+	FORKED(existing_threads, 30);
+}
+
+/* Threads by the thousand: nothing leaks. */
+static void *
+tiny(void *unused)
+{
+	volatile unsigned long x = 0;
+
+	(void)unused;
+	for (int i = 0; i < 20000; i++)
+		x += (unsigned long)i;
+	return NULL;
+}
+
+static void
+churn(int n)
+{
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+
+		CHECK(pthread_create(&t, NULL, tiny, NULL) == 0, "create %d", i);
+		CHECK(pthread_join(t, NULL) == 0, "join");
+	}
+}
+
+static void
+thread_churn(void)
+{
+	int fds, timers;
+	size_t heap;
+
+	CHECK(profil_start(NULL) == 0, "start");
+	churn(200);		/* warm up: registry and malloc arenas */
+	fds = harness_open_fds();
+	timers = harness_posix_timers();
+	heap = mallinfo2().uordblks;
+	churn(3000);
+	fprintf(stderr, "fds %d -> %d, timers %d -> %d, heap %zu -> %zu\n",
+	    fds, harness_open_fds(), timers, harness_posix_timers(), heap,
+	    mallinfo2().uordblks);
+	CHECK(harness_open_fds() == fds, "fds leaked");
+	CHECK(harness_posix_timers() == timers, "timers leaked");
+	CHECK(mallinfo2().uordblks < heap + 64 * 1024, "memory leaked");
+	profil_stop();
+	CHECK(harness_posix_timers() <= 0, "timers left after stop");
+}
+
+static void
+thread_churn_timer(void)
+{
+	setenv("PROFIL_MECHANISM", "timer", 1);
+	thread_churn();
+}
+
+static void
+thread_churn_perf(void)
+{
+	if (!harness_perf_allowed())
+		harness_skip("perf events not permitted here");
+	setenv("PROFIL_MECHANISM", "perf", 1);
+	setenv("PROFIL_HZ", "1000", 1);
+	thread_churn();
+}
+
+static void
+test_thread_churn_leaks_nothing_timer(void **state)
+{
+	(void)state;
+	FORKED(thread_churn_timer, 120);
+}
+
+static void
+test_thread_churn_leaks_nothing_perf(void **state)
+{
+	(void)state;
+	FORKED(thread_churn_perf, 120);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_four_threads_four_times_the_samples_timer),
+		cmocka_unit_test(test_four_threads_four_times_the_samples_perf),
+		cmocka_unit_test(test_threads_from_before_the_start_are_sampled),
+		cmocka_unit_test(test_thread_churn_leaks_nothing_timer),
+		cmocka_unit_test(test_thread_churn_leaks_nothing_perf),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
