@@ -1,0 +1,217 @@
+/*
+ * test-api.c - the modern API: config validation, which mechanism runs
+ * and at what real rate, timer overrun weighting, the rate cap, and the
+ * totals adding up exactly.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include <profil.h>
+
+HARNESS_SPIN_DECLARE(spin_a)
+
+static void
+test_bad_configs(void **state)
+{
+	static uint32_t counters[1024];
+	struct profil_range r = { 0x10000, 0x11000, counters, 4, 4 };
+	struct profil_range two[2] = { r, r };
+	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_range bad;
+
+	(void)state;
+#define REFUSED(err) do { errno = 0; assert_int_equal(profil_start(&cfg), -1); \
+	assert_int_equal(errno, err); } while (0)
+	cfg.flags = 1; REFUSED(EINVAL); cfg.flags = 0;
+	cfg.rate_hz = PROFIL_MAX_HZ + 1; REFUSED(EINVAL); cfg.rate_hz = 0;
+	cfg.mechanism = 7; REFUSED(EINVAL); cfg.mechanism = 0;
+	bad = r; bad.bucket_bytes = 3; cfg.ranges = &bad; REFUSED(EINVAL);
+	bad = r; bad.bucket_bytes = 0; REFUSED(EINVAL);
+	bad = r; bad.counter_bytes = 8; REFUSED(EINVAL);
+	bad = r; bad.highpc = bad.lowpc; REFUSED(EINVAL);
+	cfg.ranges = two; cfg.nranges = 2; REFUSED(EINVAL);	/* overlap */
+	cfg.ranges = NULL; REFUSED(EINVAL);
+	bad = r; bad.counters = NULL; cfg.ranges = &bad; cfg.nranges = 1;
+	REFUSED(EFAULT);
+	/* counters too small for the range: the tail is not ours */
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	munmap(p + page, (size_t)page);
+	bad = r; bad.counters = p + page - 64; REFUSED(EFAULT);
+	munmap(p, (size_t)page);
+	assert_null(profil_mechanism_name(42));
+	assert_string_equal(profil_mechanism_name(PROFIL_MECH_PERF), "perf");
+	assert_int_equal(profil_get_status(NULL), -1);
+}
+
+/* The default: CPU timers at the tick rate, and the rate is real. */
+static void
+default_rate(void)
+{
+	struct profil_status st;
+
+	CHECK(profil_start(NULL) == 0, "start");
+	spin_a_fn(1.0);
+	profil_get_status(&st);
+	profil_stop();
+	double measured = (double)st.signals / st.cpu_seconds;
+	fprintf(stderr, "%s at %u Hz (tick %u): %.0f signals per CPU-second\n",
+	    profil_mechanism_name(st.mechanism), st.rate_hz, st.tick_hz, measured);
+	CHECK(st.mechanism == PROFIL_MECH_TIMER, "default is not the timer");
+	CHECK(st.rate_hz == st.tick_hz && st.resolution_hz == st.tick_hz,
+	    "rate %u resolution %u tick %u", st.rate_hz, st.resolution_hz, st.tick_hz);
+	CHECK(fabs(measured - st.rate_hz) < 0.15 * st.rate_hz, "measured %.0f Hz",
+	    measured);
+}
+
+static void
+test_default_is_timer_at_tick_rate(void **state)
+{
+	(void)state;
+	FORKED(default_rate, 30);
+}
+
+/* Above the tick rate, AUTO takes perf events and reaches the rate. */
+static void
+high_rate(void)
+{
+	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_status st;
+
+	if (!harness_perf_allowed())
+		harness_skip("perf events not permitted here");
+	CHECK(profil_start(&cfg) == 0, "start");
+	spin_a_fn(1.0);
+	profil_get_status(&st);
+	profil_stop();
+	double measured = (double)st.signals / st.cpu_seconds;
+	fprintf(stderr, "%s: %.0f signals per CPU-second for 2000 asked\n",
+	    profil_mechanism_name(st.mechanism), measured);
+	CHECK(st.mechanism == PROFIL_MECH_PERF, "auto at 2 kHz is not perf");
+	CHECK(st.resolution_hz == 2000, "resolution %u", st.resolution_hz);
+	CHECK(fabs(measured - 2000) < 0.15 * 2000, "measured %.0f Hz", measured);
+}
+
+static void
+test_auto_above_tick_rate_reaches_it(void **state)
+{
+	(void)state;
+	FORKED(high_rate, 30);
+}
+
+/* Timers asked for more than the tick: overruns keep the magnitude. */
+static void
+timer_overruns(void)
+{
+	struct profil_config cfg = { 1000, PROFIL_MECH_TIMER, NULL, 0, 0 };
+	struct profil_status st;
+
+	CHECK(profil_start(&cfg) == 0, "start");
+	spin_a_fn(1.0);
+	profil_get_status(&st);
+	profil_stop();
+	double per_s = (double)st.samples / st.cpu_seconds;
+	double signals = (double)st.signals / st.cpu_seconds;
+	fprintf(stderr, "timer at 1 kHz: %.0f samples, %.0f signals per CPU-s\n",
+	    per_s, signals);
+	CHECK(st.mechanism == PROFIL_MECH_TIMER, "not the timer");
+	CHECK(fabs(per_s - 1000) < 150, "weighted samples %.0f per CPU-s", per_s);
+	if (st.tick_hz < 1000)
+		CHECK(st.resolution_hz == st.tick_hz &&
+		    signals < 1.2 * st.tick_hz, "resolution %u, %.0f signals/s",
+		    st.resolution_hz, signals);
+}
+
+static void
+test_timer_overruns_keep_the_magnitude(void **state)
+{
+	(void)state;
+	FORKED(timer_overruns, 30);
+}
+
+/* At the cap the program still makes progress (no signal livelock). */
+static void
+at_the_cap(void)
+{
+	struct profil_config cfg = { PROFIL_MAX_HZ, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_status st;
+
+	CHECK(profil_start(&cfg) == 0, "start");
+	spin_a_fn(0.5);
+	profil_get_status(&st);
+	profil_stop();
+	fprintf(stderr, "%s at %u Hz: %llu signals in %.2f CPU-s\n",
+	    profil_mechanism_name(st.mechanism), st.rate_hz,
+	    (unsigned long long)st.signals, st.cpu_seconds);
+	CHECK(st.signals > 100, "nothing sampled");
+}
+
+static void
+test_highest_rate_makes_progress(void **state)
+{
+	(void)state;
+	FORKED(at_the_cap, 60);
+}
+
+/* Every sample is accounted for: counters + outside + lost == samples. */
+static void
+accounting(void)
+{
+	uintptr_t lo, hi;
+	CHECK(harness_text_of(NULL, &lo, &hi) == 0, "text");
+	size_t n = (hi - lo + 15) / 16;
+	uint32_t *counters = calloc(n, 4);
+	struct profil_range r = { lo, hi, counters, 16, 4 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_status st;
+	uint64_t in = 0;
+	uintptr_t a = (uintptr_t)__start_spin_a, ae = (uintptr_t)__stop_spin_a;
+	uint64_t in_spin = 0;
+
+	CHECK(profil_start(&cfg) == 0, "start");
+	spin_a_fn(0.8);
+	CHECK(profil_stop() == 0, "stop");
+	profil_get_status(&st);
+	for (size_t i = 0; i < n; i++)
+		in += counters[i];
+	for (uintptr_t pc = a & ~(uintptr_t)15; pc < ae; pc += 16)
+		in_spin += counters[(pc - lo) / 16];
+	fprintf(stderr, "samples %llu = in %llu + outside %llu + lost %llu\n",
+	    (unsigned long long)st.samples, (unsigned long long)in,
+	    (unsigned long long)st.outside,
+	    (unsigned long long)(st.saturated + st.faulted));
+	CHECK(!st.active, "still active");
+	CHECK(st.samples == in + st.outside + st.saturated + st.faulted,
+	    "totals do not add up");
+	CHECK(in_spin >= 0.95 * (double)in, "16-byte buckets misplaced counts");
+	CHECK(st.samples >= 100, "too few samples");
+}
+
+static void
+test_totals_add_up(void **state)
+{
+	(void)state;
+	FORKED(accounting, 30);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_default_is_timer_at_tick_rate),
+		cmocka_unit_test(test_auto_above_tick_rate_reaches_it),
+		cmocka_unit_test(test_timer_overruns_keep_the_magnitude),
+		cmocka_unit_test(test_highest_rate_makes_progress),
+		cmocka_unit_test(test_totals_add_up),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,255 @@
+/*
+ * test-extended.c - the Tru64 extended form of profil(): validation
+ * (EINVAL, EFAULT), unsigned int counters, two ranges (the program and
+ * libm) with known shares, and one range turning off alone on a fault.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include <profil.h>
+
+HARNESS_SPIN_DECLARE(spin_a)
+HARNESS_SPIN_DECLARE(spin_b)
+
+static int
+extended(struct profil_args *args, size_t n, unsigned flags)
+{
+	/* volatile: glibc's <unistd.h> marks buf non-null */
+	unsigned short *volatile buf = (unsigned short *)(void *)args;
+
+	return profil(buf, n, PROFIL_EXTENDED, flags);
+}
+
+static struct profil_args
+range_of(uintptr_t lo, uintptr_t hi, unsigned int *buffer)
+{
+	struct profil_args a;
+
+	a.buffer = buffer;
+	a.lowpc = (void *)lo;
+	a.highpc = (void *)hi;
+	a.offset = (void *)lo;
+	a.scale = 0x10000;
+	return a;
+}
+
+/* Two ranges in decreasing lowpc order. */
+static void
+two_ranges(struct profil_args a[2], uintptr_t lo1, uintptr_t hi1,
+    unsigned *b1, uintptr_t lo2, uintptr_t hi2, unsigned *b2)
+{
+	if (lo1 > lo2) {
+		a[0] = range_of(lo1, hi1, b1);
+		a[1] = range_of(lo2, hi2, b2);
+	} else {
+		a[0] = range_of(lo2, hi2, b2);
+		a[1] = range_of(lo1, hi1, b1);
+	}
+}
+
+static unsigned long
+sum32(const unsigned *b, size_t n)
+{
+	unsigned long s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += b[i];
+	return s;
+}
+
+static void
+test_invalid_arrays_are_einval(void **state)
+{
+	static unsigned buf1[4096], buf2[4096];
+	struct profil_args a[65], ok[2];
+	uintptr_t A = (uintptr_t)__start_spin_a, B = (uintptr_t)__start_spin_b;
+	struct profil_status st;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 65; i++)
+		a[i] = range_of(0x100000 - 0x100 * (uintptr_t)i,
+		    0x100000 - 0x100 * (uintptr_t)i + 0x80, buf1);
+	two_ranges(ok, A, A + 64, buf1, B, B + 64, buf2);
+	assert_int_equal(extended(ok, 2, 0), 0);
+
+#define EINVAL_CASE(call) do { errno = 0; assert_int_equal(call, -1); \
+	assert_int_equal(errno, EINVAL); } while (0)
+	EINVAL_CASE(extended(a, 65, 0));		/* more than 64 */
+	EINVAL_CASE(extended(ok, 2, 1));		/* flags not 0 */
+	struct profil_args up[2] = { ok[1], ok[0] };	/* increasing order */
+	EINVAL_CASE(extended(up, 2, 0));
+	struct profil_args overlap[2] = { ok[0], ok[1] };
+	overlap[1].highpc = (char *)overlap[0].lowpc + 1;
+	EINVAL_CASE(extended(overlap, 2, 0));
+	struct profil_args empty = range_of(A, A, buf1);	/* lowpc == highpc */
+	EINVAL_CASE(extended(&empty, 1, 0));
+	struct profil_args off = range_of(A, A + 64, buf1);
+	off.offset = (void *)(A + 2);			/* offset above lowpc */
+	EINVAL_CASE(extended(&off, 1, 0));
+	struct profil_args s1 = range_of(A, A + 64, buf1);
+	s1.scale = 1;
+	EINVAL_CASE(extended(&s1, 1, 0));
+	/* a refused call leaves the running profiling alone */
+	profil_get_status(&st);
+	assert_true(st.active);
+
+	errno = 0;
+	assert_int_equal(extended(NULL, 1, 0), -1);
+	assert_int_equal(errno, EFAULT);
+	struct profil_args nobuf = range_of(A, A + 64, NULL);
+	errno = 0;
+	assert_int_equal(extended(&nobuf, 1, 0), -1);
+	assert_int_equal(errno, EFAULT);
+
+	/* n == 0 and profil(0,0,0,0) stop the extended form */
+	assert_int_equal(extended(ok, 2, 0), 0);
+	assert_int_equal(extended(ok, 0, 0), 0);
+	profil_get_status(&st);
+	assert_false(st.active);
+	assert_int_equal(extended(ok, 2, 0), 0);
+	unsigned short *volatile null_buf = NULL;
+	assert_int_equal(profil(null_buf, 0, 0, 0), 0);
+	profil_get_status(&st);
+	assert_false(st.active);
+}
+
+/* The program's text and libm's: jn() recurses inside libm. */
+static volatile double jn_sink;
+
+static void
+libm_for(double seconds)
+{
+	double until = harness_thread_cpu() + seconds;
+
+	while (harness_thread_cpu() < until)
+		for (int i = 0; i < 200; i++)
+			jn_sink += jn(400, 1.0 + i * 1e-3);
+}
+
+static void
+program_and_libm(void)
+{
+	uintptr_t plo, phi, mlo, mhi;
+	unsigned *pbuf, *mbuf;
+	size_t pn, mn;
+	struct profil_args a[2];
+	struct profil_status st;
+
+	CHECK(harness_text_of(NULL, &plo, &phi) == 0, "program text");
+	CHECK(harness_text_of("libm.so", &mlo, &mhi) == 0, "libm text");
+	pn = (phi - plo) / 2 + 1;
+	mn = (mhi - mlo) / 2 + 1;
+	pbuf = calloc(pn, sizeof *pbuf);
+	mbuf = calloc(mn, sizeof *mbuf);
+	two_ranges(a, plo, phi, pbuf, mlo, mhi, mbuf);
+	CHECK(extended(a, 2, 0) == 0, "extended: %s", strerror(errno));
+	spin_a_fn(0.9);
+	libm_for(0.6);
+	profil_get_status(&st);
+	CHECK(extended(NULL, 0, 0) == 0, "stop");
+
+	double p = (double)sum32(pbuf, pn), m = (double)sum32(mbuf, mn);
+	double n = p + m, share = m / n;
+	double margin = harness_margin(0.4, n, 4, 0.03);
+	fprintf(stderr, "program %.0f, libm %.0f: libm share %.3f (expect 0.40 +- %.3f)\n",
+	    p, m, share, margin);
+	CHECK(n >= 200, "too few samples: %.0f", n);
+	CHECK(n >= 0.95 * (double)st.samples, "samples missed both ranges");
+	CHECK(fabs(share - 0.4) <= margin, "libm share %.3f", share);
+}
+
+static void
+test_program_and_libm_shares(void **state)
+{
+	(void)state;
+	FORKED(program_and_libm, 60);
+}
+
+/* One range's buffer becomes read-only: only that range turns off. */
+static void
+one_range_faults(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t A = (uintptr_t)__start_spin_a, AE = (uintptr_t)__stop_spin_a;
+	uintptr_t B = (uintptr_t)__start_spin_b, BE = (uintptr_t)__stop_spin_b;
+	size_t an = (AE - A) / 2 + 1, bn = (BE - B) / 2 + 1;
+	size_t blen = (bn * 4 + (size_t)page - 1) & ~((size_t)page - 1);
+	unsigned *abuf = calloc(an, sizeof *abuf);
+	unsigned *bbuf = mmap(NULL, blen, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct profil_args a[2];
+	struct profil_status st;
+	unsigned long a_mid, b_mid;
+
+	CHECK(bbuf != MAP_FAILED, "mmap");
+	two_ranges(a, A, AE, abuf, B, BE, bbuf);
+	CHECK(extended(a, 2, 0) == 0, "start");
+	spin_a_fn(0.2);
+	spin_b_fn(0.2);
+	CHECK(mprotect(bbuf, blen, PROT_READ) == 0, "mprotect");
+	spin_b_fn(0.2);
+	a_mid = sum32(abuf, an);
+	b_mid = sum32(bbuf, bn);
+	spin_a_fn(0.3);
+	spin_b_fn(0.3);
+	profil_get_status(&st);
+	CHECK(st.ranges_off == 1, "%u ranges off", st.ranges_off);
+	CHECK(sum32(abuf, an) > a_mid + 30, "the healthy range stopped counting");
+	CHECK(sum32(bbuf, bn) == b_mid, "the faulted range went on");
+	extended(a, 0, 0);
+}
+
+static void
+test_faulting_range_turns_off_alone(void **state)
+{
+	(void)state;
+	FORKED(one_range_faults, 30);
+}
+
+/* Counters are unsigned int: they go past 65535. */
+static void
+wide_counters(void)
+{
+	uintptr_t A = (uintptr_t)__start_spin_a, AE = (uintptr_t)__stop_spin_a;
+	size_t an = (AE - A) / 2 + 1;
+	unsigned *abuf = calloc(an, sizeof *abuf);
+	struct profil_args a;
+	unsigned long before = 0, after;
+
+	for (size_t i = 0; i < an; i++)
+		before += abuf[i] = 65530;
+	a = range_of(A, AE, abuf);
+	CHECK(extended(&a, 1, 0) == 0, "start");
+	spin_a_fn(0.4);
+	extended(&a, 0, 0);
+	after = sum32(abuf, an);
+	CHECK(after >= before + 50, "counted %lu", after - before);
+	for (size_t i = 0; i < an; i++)
+		CHECK(abuf[i] >= 65530, "counter wrapped");
+}
+
+static void
+test_counters_are_unsigned_int(void **state)
+{
+	(void)state;
+	FORKED(wide_counters, 30);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invalid_arrays_are_einval),
+		cmocka_unit_test(test_program_and_libm_shares),
+		cmocka_unit_test(test_faulting_range_turns_off_alone),
+		cmocka_unit_test(test_counters_are_unsigned_int),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,327 @@
+/*
+ * test-sprofil.c - glibc's sprofil() on our core: the overflow counter,
+ * overlapping regions (the higher pr_off wins), PROF_UINT indexing, the
+ * period in *tvp, restarting after turning off, and glibc 2.36's bugs
+ * (first sample after a region switch lost to the overflow counter; a pc
+ * below every region crashes) shown on glibc and absent in ours.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/profil.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+#include <profil.h>
+
+HARNESS_SPIN_DECLARE(spin_a)
+HARNESS_SPIN_DECLARE(spin_b)
+
+typedef int sprofil_fn(struct prof *, int, struct timeval *, unsigned int);
+
+static sprofil_fn *
+glibc_sprofil(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	sprofil_fn *fn = libc ? (sprofil_fn *)dlsym(libc, "sprofil") : NULL;
+
+	CHECK(fn != NULL && fn != sprofil, "glibc's sprofil not found");
+	return fn;
+}
+
+static unsigned long
+sum16(const unsigned short *b, size_t n)
+{
+	unsigned long s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += b[i];
+	return s;
+}
+
+static struct prof
+region(uintptr_t lo, uintptr_t hi, unsigned short *buf)
+{
+	struct prof p = { buf, ((hi - lo) / 2 + 1) * 2, lo, 0x10000 };
+
+	return p;
+}
+
+/*
+ * Regions for spin_a and spin_b plus an overflow counter; the pc switches
+ * between them every 20 ms.  Returns the counts.
+ */
+static void
+switching(sprofil_fn *fn, unsigned long *a, unsigned long *b,
+    unsigned long *overflow)
+{
+	uintptr_t A = (uintptr_t)__start_spin_a, AE = (uintptr_t)__stop_spin_a;
+	uintptr_t B = (uintptr_t)__start_spin_b, BE = (uintptr_t)__stop_spin_b;
+	size_t an = (AE - A) / 2 + 1, bn = (BE - B) / 2 + 1;
+	unsigned short *abuf = calloc(an, 2), *bbuf = calloc(bn, 2);
+	unsigned short over = 0;
+	struct prof p[3] = { region(A, AE, abuf), region(B, BE, bbuf),
+	    { &over, sizeof over, 0, 2 } };
+
+	CHECK(fn(p, 3, NULL, PROF_USHORT) == 0, "sprofil: %s", strerror(errno));
+	for (int i = 0; i < 40; i++) {
+		spin_a_fn(0.02);
+		spin_b_fn(0.02);
+	}
+	fn(NULL, 0, NULL, 0);
+	*a = sum16(abuf, an);
+	*b = sum16(bbuf, bn);
+	*overflow = over;
+}
+
+static void
+switching_ours(void)
+{
+	unsigned long a, b, over;
+
+	switching(sprofil, &a, &b, &over);
+	fprintf(stderr, "ours: a %lu, b %lu, overflow %lu\n", a, b, over);
+	CHECK(a + b >= 150, "too few samples");
+	/* only the loop between calls is outside both regions */
+	CHECK(over <= 0.05 * (a + b + over), "overflow got %lu of %lu", over,
+	    a + b + over);
+	double share = (double)a / (double)(a + b);
+	CHECK(share > 0.5 - harness_margin(0.5, (double)(a + b), 4, 0.05) &&
+	    share < 0.5 + harness_margin(0.5, (double)(a + b), 4, 0.05),
+	    "a's share %.3f", share);
+}
+
+static void
+test_region_switch_counts_in_the_region(void **state)
+{
+	(void)state;
+	FORKED(switching_ours, 30);
+}
+
+static void
+switching_glibc(void)
+{
+	unsigned long a, b, over;
+
+	switching(glibc_sprofil(), &a, &b, &over);
+	fprintf(stderr, "glibc: a %lu, b %lu, overflow %lu\n", a, b, over);
+	if (over <= 0.05 * (a + b + over))
+		harness_skip("this glibc counts region switches correctly");
+}
+
+static void
+test_glibc_loses_samples_at_region_switch(void **state)
+{
+	(void)state;
+	FORKED(switching_glibc, 30);
+}
+
+/*
+ * One region, above the code that runs: every sample is below it.  With
+ * no overflow entry glibc's binary search underflows and reads far out.
+ */
+static void
+below_lowest(sprofil_fn *fn, int with_overflow)
+{
+	uintptr_t lo, hi;
+	size_t n;
+	unsigned short *buf, over = 0;
+
+	CHECK(harness_text_of("libm.so", &lo, &hi) == 0 ||
+	    harness_text_of("libc.so", &lo, &hi) == 0, "a library's text");
+	n = (hi - lo) / 2 + 1;
+	buf = calloc(n, 2);
+	struct prof p[2] = { region(lo, hi, buf), { &over, sizeof over, 0, 2 } };
+	CHECK((uintptr_t)__start_spin_a < lo, "program text above the library");
+	struct profil_status st;
+
+	CHECK(fn(p, with_overflow ? 2 : 1, NULL, PROF_USHORT) == 0, "sprofil");
+	spin_a_fn(0.4);
+	profil_get_status(&st);
+	fn(NULL, 0, NULL, 0);
+	fprintf(stderr, "overflow %u, region %lu\n", over, sum16(buf, n));
+	if (with_overflow)
+		CHECK(over >= 50, "pcs below the region were not overflow");
+	else if (fn == sprofil)
+		CHECK(st.outside >= 50, "pcs below the region not seen");
+}
+
+static void
+below_ours(void)
+{
+	below_lowest(sprofil, 1);
+	below_lowest(sprofil, 0);
+}
+
+static void
+test_pc_below_every_region_is_overflow(void **state)
+{
+	(void)state;
+	FORKED(below_ours, 30);
+}
+
+static void
+below_glibc(void)
+{
+	below_lowest(glibc_sprofil(), 0);
+}
+
+static void
+test_glibc_crashes_below_every_region(void **state)
+{
+	pid_t pid;
+	int status;
+
+	(void)state;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);	/* cmocka's handler would hide it */
+		signal(SIGBUS, SIG_DFL);
+		below_glibc();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		skip();		/* this glibc is fixed */
+	assert_true(WIFSIGNALED(status));
+}
+
+/* Overlap: where two regions overlap, the one with the higher pr_off wins. */
+static void
+overlap(void)
+{
+	uintptr_t A = (uintptr_t)__start_spin_a, AE = (uintptr_t)__stop_spin_a;
+	uintptr_t B = (uintptr_t)__start_spin_b, BE = (uintptr_t)__stop_spin_b;
+	uintptr_t lo = A < B ? A : B, hi = AE > BE ? AE : BE;
+	uintptr_t inner = A < B ? B : A, inner_end = A < B ? BE : AE;
+	size_t wn = (hi - lo) / 2 + 1, in_n = (inner_end - inner) / 2 + 1;
+	unsigned short *wide = calloc(wn, 2), *narrow = calloc(in_n, 2);
+	/* given lowest first: the order of the array must not matter */
+	struct prof p[2] = { region(lo, hi, wide), region(inner, inner_end, narrow) };
+	unsigned long wide_in_inner = 0;
+
+	CHECK(sprofil(p, 2, NULL, PROF_USHORT) == 0, "sprofil");
+	spin_a_fn(0.3);
+	spin_b_fn(0.3);
+	sprofil(NULL, 0, NULL, 0);
+	for (uintptr_t pc = inner; pc < inner_end; pc += 2)
+		wide_in_inner += wide[(pc - lo) / 2];
+	fprintf(stderr, "wide %lu (inside the narrow one: %lu), narrow %lu\n",
+	    sum16(wide, wn), wide_in_inner, sum16(narrow, in_n));
+	CHECK(sum16(narrow, in_n) >= 40, "the higher region got too little");
+	CHECK(wide_in_inner == 0, "the lower region counted the overlap");
+	CHECK(sum16(wide, wn) >= 40, "the lower region lost its own part");
+}
+
+static void
+test_overlap_goes_to_the_higher_region(void **state)
+{
+	(void)state;
+	FORKED(overlap, 30);
+}
+
+/* PROF_UINT: 32-bit counters, index ((pc - off) / 4) * scale / 65536. */
+static void
+uint_counters(void)
+{
+	uintptr_t A = (uintptr_t)__start_spin_a, AE = (uintptr_t)__stop_spin_a;
+	size_t n = (AE - A) / 4 + 1;
+	unsigned *buf = calloc(n + 16, 4);
+	struct prof p = { buf, n * 4, A, 0x10000 };
+	struct timeval tv = { 99, 99 };
+	struct profil_status st;
+	unsigned long in = 0, past = 0;
+
+	CHECK(sprofil(&p, 1, &tv, PROF_UINT) == 0, "sprofil");
+	spin_a_fn(0.4);
+	profil_get_status(&st);
+	sprofil(NULL, 0, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		in += buf[i];
+	for (size_t i = n; i < n + 16; i++)
+		past += buf[i];
+	CHECK(in >= 60, "spin_a counted %lu", in);
+	CHECK(past == 0, "counted past the region's buffer");
+	CHECK(tv.tv_sec == 0 && tv.tv_usec == (long)(1000000 / st.rate_hz),
+	    "period %ld.%06ld s for %u Hz", (long)tv.tv_sec, (long)tv.tv_usec,
+	    st.rate_hz);
+}
+
+static void
+test_prof_uint_and_period(void **state)
+{
+	(void)state;
+	FORKED(uint_counters, 30);
+}
+
+/* glibc 2.36 aborts with a double free when started again after off. */
+static void
+restart(void)
+{
+	uintptr_t A = (uintptr_t)__start_spin_a, AE = (uintptr_t)__stop_spin_a;
+	size_t n = (AE - A) / 2 + 1;
+	unsigned short *buf = calloc(n, 2);
+	struct prof p = region(A, AE, buf);
+
+	for (int round = 0; round < 3; round++) {
+		unsigned long before = sum16(buf, n);
+
+		CHECK(sprofil(&p, 1, NULL, 0) == 0, "round %d", round);
+		spin_a_fn(0.2);
+		CHECK(sprofil(NULL, 0, NULL, 0) == 0, "off");
+		CHECK(sum16(buf, n) > before + 10, "round %d counted nothing", round);
+	}
+}
+
+static void
+test_restart_after_off(void **state)
+{
+	(void)state;
+	FORKED(restart, 30);
+}
+
+static void
+test_bad_arguments(void **state)
+{
+	unsigned short buf[64];
+	struct prof p = { buf, sizeof buf, (size_t)__start_spin_a, 0x10000 };
+	struct prof ignored = { buf, sizeof buf, (size_t)__start_spin_a, 1 };
+	struct profil_status st;
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(sprofil(&p, 1, NULL, 8), -1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(sprofil(&p, -1, NULL, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	p.pr_base = NULL;
+	errno = 0;
+	assert_int_equal(sprofil(&p, 1, NULL, 0), -1);
+	assert_int_equal(errno, EFAULT);
+	/* pr_scale < 2 is ignored; with nothing left, nothing runs */
+	assert_int_equal(sprofil(&ignored, 1, NULL, PROF_FAST), 0);
+	profil_get_status(&st);
+	assert_false(st.active);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_region_switch_counts_in_the_region),
+		cmocka_unit_test(test_glibc_loses_samples_at_region_switch),
+		cmocka_unit_test(test_pc_below_every_region_is_overflow),
+		cmocka_unit_test(test_glibc_crashes_below_every_region),
+		cmocka_unit_test(test_overlap_goes_to_the_higher_region),
+		cmocka_unit_test(test_prof_uint_and_period),
+		cmocka_unit_test(test_restart_after_off),
+		cmocka_unit_test(test_bad_arguments),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
