@@ -41,7 +41,7 @@ SONAME    := libprofil.so.$(SOMAJOR)
 SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
 STLIB     := $(BUILD)/libprofil.a
 
-all: $(SHLIB) $(STLIB) $(BUILD)/examples/hotspots $(BUILD)/profil.pc
+all: $(SHLIB) $(STLIB) $(BUILD)/examples/hotspots
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -61,10 +61,6 @@ $(STLIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/profil.pc: profil.pc.in Makefile
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
@@ -114,7 +110,7 @@ deps-check:
 	@sh scripts/deps.sh check
 
 # ---- install -----------------------------------------------------------------
-install: $(SHLIB) $(STLIB) $(BUILD)/profil.pc
+install: $(SHLIB) $(STLIB)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
 	    $(DESTDIR)$(MANDIR)/man3
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
@@ -122,7 +118,9 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil.pc
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/profil.h $(DESTDIR)$(INCDIR)/
-	install -m 644 $(BUILD)/profil.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    profil.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/profil.pc
 	install -m 644 man/profil.3 $(DESTDIR)$(MANDIR)/man3/
 
 clean:

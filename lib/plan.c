@@ -66,7 +66,8 @@ plan_seal(struct plan *plan)
 {
 	size_t i;
 
-	qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, by_lowpc);
+	if (plan->nranges > 1)
+		qsort(plan->ranges, plan->nranges, sizeof *plan->ranges, by_lowpc);
 	for (i = 0; i < plan->nranges; i++) {
 		if (plan->ranges[i].lowpc > plan->ranges[i].lastpc)
 			goto invalid;

@@ -85,6 +85,7 @@ arm_perf(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	if (fcntl(fd, F_SETSIG, spec->signo) < 0 ||
 	    fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
 	    fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &clock->perf_id) < 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		goto fail;
 	clock->mechanism = PROFIL_MECH_PERF;
@@ -121,12 +122,10 @@ thread_clock_arm(const struct clock_spec *spec, pid_t tid,
 static int
 still_ours(const struct thread_clock *clock)
 {
-	struct f_owner_ex owner;
+	uint64_t id;
 
-	if (fcntl(clock->fd, F_GETOWN_EX, &owner) < 0)
-		return 0;
-	return owner.type == F_OWNER_TID && owner.pid == clock->tid &&
-	    (fcntl(clock->fd, F_GETFL) & O_ASYNC);
+	return ioctl(clock->fd, PERF_EVENT_IOC_ID, &id) == 0 &&
+	    id == clock->perf_id;
 }
 
 void

@@ -21,6 +21,7 @@ struct thread_clock {
 	int mechanism;		/* 0 when not armed */
 	timer_t timer;
 	int fd;
+	uint64_t perf_id;	/* the event's unique id: is fd still ours? */
 	pid_t tid;
 };
 

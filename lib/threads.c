@@ -1,11 +1,13 @@
 /*
- * threads.c - the registry of threads and their sampling clocks.
- * Invariant: while sampling is on, every registered live thread has a
+ * threads.c - the registry of sampled threads and their clocks.
+ * Invariant: while sampling is on, every live thread known to us has a
  * clock armed, and only registry_lock holders change slots or clocks.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,25 +17,26 @@
 
 struct thread_slot {
 	pid_t tid;
-	int hooked;			/* created through the hook: its exit
-					   releases the slot */
-	struct thread_clock clock;	/* mechanism 0: not armed */
+	struct thread_clock clock;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_slot *slots;
 static size_t nslots, slot_capacity;
-static int sampling;			/* new threads get armed */
+static size_t reap_at = 16;		/* sweep dead threads past this many */
+static atomic_int sampling;
 static struct clock_spec sampling_spec;
-static pid_t forking_tid;
-
-static pthread_key_t exit_key;
-static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 static pid_t
 current_tid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+static int
+thread_alive(pid_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
 }
 
 static struct thread_slot *
@@ -47,150 +50,120 @@ find_slot(pid_t tid)
 	return NULL;
 }
 
-/* The slot for tid, added if new; NULL if memory ran out. */
-static struct thread_slot *
-add_slot(pid_t tid)
+static void
+drop_slot(struct thread_slot *slot)
+{
+	if (slot->clock.mechanism)
+		thread_clock_disarm(&slot->clock);
+	*slot = slots[--nslots];
+}
+
+/* Release the clocks of threads that have exited.  Amortized O(1). */
+static void
+reap_dead(void)
+{
+	size_t i;
+
+	for (i = 0; i < nslots;) {
+		if (!thread_alive(slots[i].tid))
+			drop_slot(&slots[i]);
+		else
+			i++;
+	}
+	reap_at = 2 * nslots + 16;
+}
+
+/* Arm a slot for tid (re-arming one left by a dead thread of that tid). */
+static int
+arm_slot(pid_t tid)
 {
 	struct thread_slot *slot = find_slot(tid);
 
-	if (slot != NULL)
-		return slot;
+	if (slot != NULL) {
+		/* a new thread with a recycled tid: the old clock is stale */
+		drop_slot(slot);
+	}
 	if (nslots == slot_capacity) {
 		size_t capacity = slot_capacity ? slot_capacity * 2 : 16;
 		struct thread_slot *grown = realloc(slots, capacity * sizeof *slots);
 
-		if (grown == NULL)
-			return NULL;
+		if (grown == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
 		slots = grown;
 		slot_capacity = capacity;
 	}
-	slot = &slots[nslots++];
-	memset(slot, 0, sizeof *slot);
+	slot = &slots[nslots];
 	slot->tid = tid;
-	slot->clock.fd = -1;
-	return slot;
+	if (thread_clock_arm(&sampling_spec, tid, &slot->clock) < 0)
+		return -1;
+	nslots++;
+	return 0;
 }
 
-static void
-remove_slot(struct thread_slot *slot)
+int
+threads_sampling(void)
 {
-	*slot = slots[--nslots];
-}
-
-static void
-thread_exit(void *unused)
-{
-	struct thread_slot *slot;
-
-	(void)unused;
-	pthread_mutex_lock(&registry_lock);
-	slot = find_slot(current_tid());
-	if (slot != NULL) {
-		if (slot->clock.mechanism)
-			thread_clock_disarm(&slot->clock);
-		remove_slot(slot);
-	}
-	pthread_mutex_unlock(&registry_lock);
-}
-
-static void
-make_exit_key(void)
-{
-	pthread_key_create(&exit_key, thread_exit);
+	return atomic_load(&sampling);
 }
 
 void
-threads_begin(void)
+threads_add(pid_t tid)
 {
-	struct thread_slot *slot;
-
-	pthread_once(&exit_key_once, make_exit_key);
 	pthread_mutex_lock(&registry_lock);
-	slot = add_slot(current_tid());
-	if (slot != NULL) {
-		slot->hooked = 1;
-		if (sampling && !slot->clock.mechanism)
-			thread_clock_arm(&sampling_spec, slot->tid, &slot->clock);
+	if (atomic_load(&sampling)) {
+		if (nslots >= reap_at)
+			reap_dead();
+		arm_slot(tid);
 	}
 	pthread_mutex_unlock(&registry_lock);
-	/* Any non-NULL value makes thread_exit() run when the thread ends. */
-	pthread_setspecific(exit_key, (void *)1);
-}
-
-/* Register the threads that exist now (created before us, or by clone). */
-static void
-discover_threads(void)
-{
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *entry;
-
-	if (dir == NULL)
-		return;
-	while ((entry = readdir(dir)) != NULL) {
-		char *end;
-		long tid = strtol(entry->d_name, &end, 10);
-
-		if (entry->d_name[0] != '.' && *end == '\0' && tid > 0)
-			add_slot((pid_t)tid);
-	}
-	closedir(dir);
 }
 
 int
 threads_arm_all(const struct clock_spec *spec)
 {
 	pid_t self = current_tid();
-	size_t i;
-	int rc = 0;
+	DIR *dir;
+	struct dirent *entry;
 
 	pthread_mutex_lock(&registry_lock);
-	discover_threads();
-	if (add_slot(self) == NULL) {
+	while (nslots > 0)
+		drop_slot(&slots[0]);
+	sampling_spec = *spec;
+	atomic_store(&sampling, 1);
+	if (arm_slot(self) < 0) {
+		int saved = errno;
+
+		atomic_store(&sampling, 0);
 		pthread_mutex_unlock(&registry_lock);
-		errno = ENOMEM;
+		errno = saved;
 		return -1;
 	}
-	sampling = 1;
-	sampling_spec = *spec;
-	for (i = 0; i < nslots;) {
-		struct thread_slot *slot = &slots[i];
+	/* every other thread that exists now (some may exit meanwhile) */
+	dir = opendir("/proc/self/task");
+	while (dir != NULL && (entry = readdir(dir)) != NULL) {
+		char *end;
+		long tid = strtol(entry->d_name, &end, 10);
 
-		if (slot->clock.mechanism)
-			thread_clock_disarm(&slot->clock);
-		if (thread_clock_arm(spec, slot->tid, &slot->clock) == 0) {
-			i++;
-		} else if (slot->tid == self) {
-			rc = -1;
-			break;
-		} else {
-			remove_slot(slot);	/* the thread has exited */
-		}
+		if (entry->d_name[0] != '.' && *end == '\0' && tid > 0 &&
+		    tid != self && find_slot((pid_t)tid) == NULL)
+			arm_slot((pid_t)tid);
 	}
+	if (dir != NULL)
+		closedir(dir);
+	reap_at = 2 * nslots + 16;
 	pthread_mutex_unlock(&registry_lock);
-	if (rc < 0) {
-		int saved = errno;
-		threads_disarm_all();
-		errno = saved;
-	}
-	return rc;
+	return 0;
 }
 
 void
 threads_disarm_all(void)
 {
-	size_t i;
-
 	pthread_mutex_lock(&registry_lock);
-	sampling = 0;
-	for (i = 0; i < nslots;) {
-		if (slots[i].clock.mechanism)
-			thread_clock_disarm(&slots[i].clock);
-		/* Threads we only discovered are found again at the next start. */
-		if (!slots[i].hooked)
-			remove_slot(&slots[i]);
-		else
-			i++;
-	}
+	atomic_store(&sampling, 0);
+	while (nslots > 0)
+		drop_slot(&slots[0]);
 	pthread_mutex_unlock(&registry_lock);
 }
 
@@ -202,7 +175,7 @@ threads_armed(void)
 
 	pthread_mutex_lock(&registry_lock);
 	for (i = 0; i < nslots; i++)
-		if (slots[i].clock.mechanism)
+		if (thread_alive(slots[i].tid))
 			armed++;
 	pthread_mutex_unlock(&registry_lock);
 	return armed;
@@ -212,7 +185,6 @@ void
 threads_fork_prepare(void)
 {
 	pthread_mutex_lock(&registry_lock);
-	forking_tid = current_tid();
 }
 
 void
@@ -223,25 +195,18 @@ threads_fork_parent(void)
 
 /*
  * The child has one thread, the one that forked, under a new tid.  It
- * inherited the parent's perf fds (not its timers): release those, keep
- * that one thread, and arm it if sampling is on.
+ * inherited the parent's perf fds (not its timers): release those, and
+ * arm the one thread if sampling is on.
  */
 void
 threads_fork_child(void)
 {
-	struct thread_slot *parent_slot = find_slot(forking_tid);
-	int hooked = parent_slot != NULL && parent_slot->hooked;
-	struct thread_slot *slot;
 	size_t i;
 
 	pthread_mutex_init(&registry_lock, NULL);
 	for (i = 0; i < nslots; i++)
 		thread_clock_forget(&slots[i].clock);
 	nslots = 0;
-	slot = add_slot(current_tid());
-	if (slot == NULL)
-		return;
-	slot->hooked = hooked;
-	if (sampling)
-		thread_clock_arm(&sampling_spec, slot->tid, &slot->clock);
+	if (atomic_load(&sampling))
+		arm_slot(current_tid());
 }

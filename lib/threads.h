@@ -1,13 +1,16 @@
 /*
- * threads.h - every thread of the process, and its sampling clock.
+ * threads.h - the threads being sampled, and their clocks.
  *
- * Threads are known from /proc/self/task when sampling starts and from the
- * pthread_create hook (thread_hook.c) afterwards, so threads created later
- * are sampled from their first instruction and their clock is released
- * when they exit.  Armed clocks all follow one clock_spec.
+ * When sampling starts, every thread of /proc/self/task gets a clock; while
+ * it runs, threads created through pthread_create (thread_hook.c) get one
+ * as soon as they exist.  Clocks of threads that have exited are reaped
+ * as new ones come, so their number stays within twice the live threads.
+ * Armed clocks all follow one clock_spec.
  */
 #ifndef PROFIL_THREADS_H
 #define PROFIL_THREADS_H
+
+#include <sys/types.h>
 
 #include "thread_clock.h"
 
@@ -21,11 +24,14 @@ int threads_arm_all(const struct clock_spec *spec);
 /* Disarm every clock; new threads are no longer armed. */
 void threads_disarm_all(void);
 
-/* How many threads have a clock armed now. */
-unsigned threads_armed(void);
+/* 1 while sampling is on (new threads must be added). */
+int threads_sampling(void);
 
-/* Called by the pthread_create hook in the new thread, before its code. */
-void threads_begin(void);
+/* Arm a clock on new thread tid of this process, if sampling is on. */
+void threads_add(pid_t tid);
+
+/* How many live threads have a clock armed now. */
+unsigned threads_armed(void);
 
 /* fork: registry lock held across it; the child keeps only itself. */
 void threads_fork_prepare(void);

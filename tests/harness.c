@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include <profil.h>
+
+int (*const profil_any)(unsigned short *, size_t, size_t, unsigned int) = profil;
 
 void
 harness_fail(const char *file, int line, const char *cond, const char *fmt, ...)

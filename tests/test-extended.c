@@ -20,10 +20,8 @@ HARNESS_SPIN_DECLARE(spin_b)
 static int
 extended(struct profil_args *args, size_t n, unsigned flags)
 {
-	/* volatile: glibc's <unistd.h> marks buf non-null */
-	unsigned short *volatile buf = (unsigned short *)(void *)args;
-
-	return profil(buf, n, PROFIL_EXTENDED, flags);
+	return profil_any((unsigned short *)(void *)args, n, PROFIL_EXTENDED,
+	    flags);
 }
 
 static struct profil_args
@@ -114,8 +112,7 @@ test_invalid_arrays_are_einval(void **state)
 	profil_get_status(&st);
 	assert_false(st.active);
 	assert_int_equal(extended(ok, 2, 0), 0);
-	unsigned short *volatile null_buf = NULL;
-	assert_int_equal(profil(null_buf, 0, 0, 0), 0);
+	assert_int_equal(profil_any(NULL, 0, 0, 0), 0);
 	profil_get_status(&st);
 	assert_false(st.active);
 }
@@ -187,6 +184,14 @@ one_range_faults(void)
 	struct profil_args a[2];
 	struct profil_status st;
 	unsigned long a_mid, b_mid;
+#ifdef __SANITIZE_THREAD__
+	/*
+	 * ThreadSanitizer defers asynchronous signals and runs the handler
+	 * later from its own runtime; a fault inside it is not recoverable
+	 * there (observed: the process dies).  Not a threading property.
+	 */
+	harness_skip("buffer faults inside a TSan-deferred handler");
+#endif
 
 	CHECK(bbuf != MAP_FAILED, "mmap");
 	two_ranges(a, A, AE, abuf, B, BE, bbuf);

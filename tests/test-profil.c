@@ -56,7 +56,7 @@ stop(void)
 {
 	static unsigned short dummy;
 
-	CHECK(profil(&dummy, 0, 0, 0) == 0, "stop");
+	CHECK(profil_any(&dummy, 0, 0, 0) == 0, "stop");
 }
 
 static void
@@ -114,7 +114,6 @@ turning_off(void)
 {
 	size_t bufsiz;
 	unsigned short *buf = text_buffer(&bufsiz);
-	unsigned short *volatile null_buf = NULL;
 	struct profil_status st;
 	int way;
 
@@ -127,7 +126,7 @@ turning_off(void)
 		case 0: CHECK(profil(buf, bufsiz, text_lo, 0) == 0, "scale 0"); break;
 		case 1: CHECK(profil(buf, bufsiz, text_lo, 1) == 0, "scale 1"); break;
 		case 2: CHECK(profil(buf, 0, text_lo, 0x10000) == 0, "bufsiz 0"); break;
-		case 3: CHECK(profil(null_buf, 0, 0, 0) == 0, "profil(0,0,0,0)"); break;
+		case 3: CHECK(profil_any(NULL, 0, 0, 0) == 0, "profil(0,0,0,0)"); break;
 		}
 		profil_get_status(&st);
 		CHECK(!st.active, "way %d: still active", way);
@@ -180,25 +179,24 @@ efault(void)
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned short *ro = mmap(NULL, (size_t)page, PROT_READ,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	unsigned short *gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+	/* inaccessible: PROT_NONE (an unmapped page could be reused by then) */
+	unsigned short *gone = mmap(NULL, (size_t)page, PROT_NONE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	unsigned short *volatile null_buf = NULL;
 	size_t bufsiz;
 	unsigned short *good = text_buffer(&bufsiz);
 	struct profil_status st;
 
 	CHECK(ro != MAP_FAILED && gone != MAP_FAILED, "mmap");
-	munmap(gone, (size_t)page);
 
 	errno = 0;
-	CHECK(profil(null_buf, 64, 0, 0x10000) == -1 && errno == EFAULT,
+	CHECK(profil_any(NULL, 64, 0, 0x10000) == -1 && errno == EFAULT,
 	    "NULL: errno %d", errno);
 	errno = 0;
 	CHECK(profil(ro, (size_t)page, text_lo, 0x10000) == -1 && errno == EFAULT,
 	    "read-only: errno %d", errno);
 	errno = 0;
 	CHECK(profil(gone, (size_t)page, text_lo, 0x10000) == -1 && errno == EFAULT,
-	    "unmapped: errno %d", errno);
+	    "no access: errno %d", errno);
 	/* a buffer whose tail is not writable is refused whole */
 	CHECK(profil(ro - 8, 64, text_lo, 0x10000) == -1 && errno == EFAULT,
 	    "tail read-only: errno %d", errno);
@@ -232,6 +230,14 @@ buffer_goes_away(void)
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct profil_status st;
 	unsigned long frozen;
+#ifdef __SANITIZE_THREAD__
+	/*
+	 * ThreadSanitizer defers asynchronous signals and runs the handler
+	 * later from its own runtime; a fault inside it is not recoverable
+	 * there (observed: the process dies).  Not a threading property.
+	 */
+	harness_skip("buffer faults inside a TSan-deferred handler");
+#endif
 
 	free(probe);
 	CHECK(buf != MAP_FAILED, "mmap");

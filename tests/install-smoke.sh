@@ -1,0 +1,42 @@
+#!/bin/sh
+# install-smoke.sh PREFIX - the installed files are where they belong and a
+# program built with `pkg-config --cflags --libs profil` against them
+# profiles itself.  Prints "1 passed, 0 failed" or "0 passed, 1 failed".
+set -u
+prefix=$1
+fail() { echo "install-smoke: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+for f in lib/libprofil.so lib/libprofil.so.0 lib/libprofil.a include/profil.h \
+    lib/pkgconfig/profil.pc share/man/man3/profil.3; do
+	[ -e "$prefix/$f" ] || fail "missing $prefix/$f"
+done
+soname=$(objdump -p "$prefix/lib/libprofil.so" | awk '/SONAME/ {print $2}')
+[ "$soname" = libprofil.so.0 ] || fail "soname is '$soname'"
+# only public names are exported
+extra=$(nm -D --defined-only "$prefix/lib/libprofil.so" | awk '$2 == "T" {print $3}' |
+	grep -v -E '^(profil|sprofil|profil_start|profil_stop|profil_get_status|profil_mechanism_name|pthread_create)$')
+[ -z "$extra" ] || fail "unexpected exports: $extra"
+
+dir=$(mktemp -d)
+cat > "$dir/t.c" <<'C'
+#include <profil.h>
+#include <stdio.h>
+static unsigned short buf[4096];
+int main(void) {
+	struct profil_status st;
+	volatile unsigned long x = 0;
+	if (profil(buf, sizeof buf, (size_t)main & ~(size_t)4095, 0x10000) != 0) return 1;
+	for (unsigned long i = 0; i < 200000000ul; i++) x += i;
+	profil_get_status(&st);
+	profil(buf, 0, 0, 0);
+	printf("%llu samples\n", (unsigned long long)st.samples);
+	return st.samples > 0 ? 0 : 2;
+}
+C
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc "$dir/t.c" -o "$dir/t" \
+	$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs profil) ||
+	fail "cannot build against the installed library"
+"$dir/t" || fail "the program built against it did not profile itself"
+ldd "$dir/t" | grep -q "$prefix/lib/libprofil.so.0" || fail "not linked to the installed library"
+rm -rf "$dir"
+echo "1 passed, 0 failed"
