@@ -26,6 +26,15 @@ static size_t nslots, slot_capacity;
 static size_t reap_at = 16;		/* sweep dead threads past this many */
 static atomic_int sampling;
 static struct clock_spec sampling_spec;
+/*
+ * The thread inside fork() holds registry_lock from prepare to the
+ * parent/child handler; atfork handlers registered before ours run in
+ * that window and may create threads (ThreadSanitizer's does).  That
+ * thread must not wait for its own lock: it skips, and the child finds
+ * such threads when it rescans.
+ */
+static atomic_int forking;
+static pthread_t fork_owner;
 
 static pid_t
 current_tid(void)
@@ -111,6 +120,8 @@ threads_sampling(void)
 void
 threads_add(pid_t tid)
 {
+	if (atomic_load(&forking) && pthread_equal(fork_owner, pthread_self()))
+		return;
 	pthread_mutex_lock(&registry_lock);
 	if (atomic_load(&sampling)) {
 		if (nslots >= reap_at)
@@ -120,12 +131,30 @@ threads_add(pid_t tid)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+/* Arm every thread but self that exists now (some may exit meanwhile). */
+static void
+arm_other_threads(pid_t self)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *entry;
+
+	while (dir != NULL && (entry = readdir(dir)) != NULL) {
+		char *end;
+		long tid = strtol(entry->d_name, &end, 10);
+
+		if (entry->d_name[0] != '.' && *end == '\0' && tid > 0 &&
+		    tid != self && find_slot((pid_t)tid) == NULL)
+			arm_slot((pid_t)tid);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	reap_at = 2 * nslots + 16;
+}
+
 int
 threads_arm_all(const struct clock_spec *spec)
 {
 	pid_t self = current_tid();
-	DIR *dir;
-	struct dirent *entry;
 
 	pthread_mutex_lock(&registry_lock);
 	while (nslots > 0)
@@ -140,19 +169,7 @@ threads_arm_all(const struct clock_spec *spec)
 		errno = saved;
 		return -1;
 	}
-	/* every other thread that exists now (some may exit meanwhile) */
-	dir = opendir("/proc/self/task");
-	while (dir != NULL && (entry = readdir(dir)) != NULL) {
-		char *end;
-		long tid = strtol(entry->d_name, &end, 10);
-
-		if (entry->d_name[0] != '.' && *end == '\0' && tid > 0 &&
-		    tid != self && find_slot((pid_t)tid) == NULL)
-			arm_slot((pid_t)tid);
-	}
-	if (dir != NULL)
-		closedir(dir);
-	reap_at = 2 * nslots + 16;
+	arm_other_threads(self);
 	pthread_mutex_unlock(&registry_lock);
 	return 0;
 }
@@ -185,18 +202,22 @@ void
 threads_fork_prepare(void)
 {
 	pthread_mutex_lock(&registry_lock);
+	fork_owner = pthread_self();
+	atomic_store(&forking, 1);
 }
 
 void
 threads_fork_parent(void)
 {
+	atomic_store(&forking, 0);
 	pthread_mutex_unlock(&registry_lock);
 }
 
 /*
- * The child has one thread, the one that forked, under a new tid.  It
- * inherited the parent's perf fds (not its timers): release those, and
- * arm the one thread if sampling is on.
+ * The child starts with one thread, the one that forked, under a new tid
+ * (earlier atfork handlers may have added more).  It inherited the
+ * parent's perf fds, not its timers: release those, then arm the child's
+ * threads if sampling is on.
  */
 void
 threads_fork_child(void)
@@ -204,9 +225,10 @@ threads_fork_child(void)
 	size_t i;
 
 	pthread_mutex_init(&registry_lock, NULL);
+	atomic_store(&forking, 0);
 	for (i = 0; i < nslots; i++)
 		thread_clock_forget(&slots[i].clock);
 	nslots = 0;
-	if (atomic_load(&sampling))
-		arm_slot(current_tid());
+	if (atomic_load(&sampling) && arm_slot(current_tid()) == 0)
+		arm_other_threads(current_tid());
 }
