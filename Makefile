@@ -37,6 +37,9 @@ LIB_SRC   := lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c \
              lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
+# The static archive carries the --wrap flavour of the pthread_create hook.
+STATIC_OBJ := $(filter-out $(BUILD)/lib/thread_hook.o,$(LIB_OBJ)) \
+              $(BUILD)/lib/thread_hook_wrap.o
 SONAME    := libprofil.so.$(SOMAJOR)
 SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
 STLIB     := $(BUILD)/libprofil.a
@@ -46,6 +49,10 @@ all: $(SHLIB) $(STLIB) $(BUILD)/examples/hotspots
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LIBCFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/lib/thread_hook_wrap.o: lib/thread_hook.c
+	@mkdir -p $(@D)
+	$(CC) $(LIBCFLAGS) -DPROFIL_WRAP -MMD -MP -c -o $@ $<
 
 $(BUILD)/%.o: %.S
 	@mkdir -p $(@D)
@@ -57,7 +64,7 @@ $(SHLIB): $(LIB_OBJ)
 	ln -sf libprofil.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libprofil.so
 
-$(STLIB): $(LIB_OBJ)
+$(STLIB): $(STATIC_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 

@@ -4,6 +4,11 @@
  * moment it exists.  The real pthread_create is the next definition in
  * the lookup order (RTLD_NEXT): the C library's, or a sanitizer's.
  *
+ * Built a second time with PROFIL_WRAP for libprofil.a: a static link has
+ * no RTLD_NEXT, so there the hook is __wrap_pthread_create, used when the
+ * program is linked with -Wl,--wrap=pthread_create (pkg-config --static
+ * adds it); without that flag the program calls the C library directly.
+ *
  * The new thread's own start routine is left untouched (no trampoline):
  * a sanitizer may wrap it after us, and nothing may run on the thread
  * before the sanitizer has set it up.
@@ -18,21 +23,42 @@
 typedef int create_fn(pthread_t *, const pthread_attr_t *,
     void *(*)(void *), void *);
 
-__attribute__((visibility("default"))) int
-pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-    void *(*routine)(void *), void *arg)
+#ifdef PROFIL_WRAP
+#define HOOK_NAME __wrap_pthread_create
+extern create_fn __real_pthread_create __attribute__((weak));
+#else
+#define HOOK_NAME pthread_create
+#endif
+
+static create_fn *
+real_pthread_create(void)
 {
+#ifdef PROFIL_WRAP
+	return __real_pthread_create;
+#else
 	static create_fn *_Atomic real_create;
 	create_fn *real = real_create;
-	clockid_t clock;
-	int rc;
 
 	if (real == NULL) {
 		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
-		if (real == NULL)
-			return EAGAIN;
 		real_create = real;
 	}
+	return real;
+#endif
+}
+
+int HOOK_NAME(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+__attribute__((visibility("default"))) int
+HOOK_NAME(pthread_t *thread, const pthread_attr_t *attr,
+    void *(*routine)(void *), void *arg)
+{
+	create_fn *real = real_pthread_create();
+	clockid_t clock;
+	int rc;
+
+	if (real == NULL)
+		return EAGAIN;	/* cannot happen: linked against a C library */
 	rc = real(thread, attr, routine, arg);
 	/*
 	 * The thread's CPU clock id encodes its tid (the kernel's

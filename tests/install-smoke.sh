@@ -38,5 +38,29 @@ PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc "$dir/t.c" -o "$dir/t" \
 	fail "cannot build against the installed library"
 "$dir/t" || fail "the program built against it did not profile itself"
 ldd "$dir/t" | grep -q "$prefix/lib/libprofil.so.0" || fail "not linked to the installed library"
+
+# fully static, threaded: pkg-config --static adds --wrap=pthread_create,
+# so a thread created after the start is sampled too
+cat > "$dir/s.c" <<'C'
+#include <profil.h>
+#include <pthread.h>
+#include <stdio.h>
+static void *burn(void *a) { volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < 300000000ul; i++) x += i; return a; }
+int main(void) {
+	struct profil_status st; pthread_t t;
+	if (profil_start(NULL) != 0) return 1;
+	if (pthread_create(&t, NULL, burn, NULL) != 0) return 2;
+	burn(NULL); pthread_join(t, NULL);
+	profil_get_status(&st); profil_stop();
+	printf("static: %llu samples for %.2f CPU-s at %u Hz\n",
+	    (unsigned long long)st.samples, st.cpu_seconds, st.rate_hz);
+	return st.samples >= 0.7 * st.cpu_seconds * st.rate_hz ? 0 : 3;
+}
+C
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -static "$dir/s.c" -o "$dir/s" \
+	$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --cflags --libs profil) \
+	2>/dev/null || fail "cannot link statically"
+"$dir/s" || fail "static program: threads not all sampled (exit $?)"
 rm -rf "$dir"
 echo "1 passed, 0 failed"
