@@ -8,7 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -137,6 +142,57 @@ test_timer_overruns_keep_the_magnitude(void **state)
 	FORKED(timer_overruns, 30);
 }
 
+/* perf_event_open refused as an unprivileged user at paranoid 3 would be. */
+static void
+refuse_perf_events(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof filter / sizeof filter[0], filter };
+
+	CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "no_new_privs");
+	CHECK(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0, "seccomp");
+	CHECK(!harness_perf_allowed(), "perf still allowed");
+}
+
+static void
+perf_refused(void)
+{
+	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_status st;
+
+	refuse_perf_events();
+	CHECK(profil_start(&cfg) == 0, "auto start: %s", strerror(errno));
+	spin_a_fn(0.6);
+	profil_get_status(&st);
+	profil_stop();
+	fprintf(stderr, "perf refused: auto at 2 kHz ran %s, resolution %u Hz, "
+	    "%.0f samples per CPU-s\n", profil_mechanism_name(st.mechanism),
+	    st.resolution_hz, (double)st.samples / st.cpu_seconds);
+	CHECK(st.mechanism == PROFIL_MECH_TIMER, "did not fall back to the timer");
+	CHECK(st.resolution_hz == (st.tick_hz < 2000 ? st.tick_hz : 2000),
+	    "claims resolution %u", st.resolution_hz);
+	CHECK(fabs((double)st.samples / st.cpu_seconds - 2000) < 300,
+	    "magnitude not kept");
+	cfg.mechanism = PROFIL_MECH_PERF;
+	errno = 0;
+	CHECK(profil_start(&cfg) == -1 && errno == ENOTSUP,
+	    "explicit perf: errno %d", errno);
+	profil_get_status(&st);
+	CHECK(!st.active, "a refused start left something running");
+}
+
+static void
+test_refused_perf_falls_back_to_timer(void **state)
+{
+	(void)state;
+	FORKED(perf_refused, 30);
+}
+
 /* At the cap the program still makes progress (no signal livelock). */
 static void
 at_the_cap(void)
@@ -210,6 +266,7 @@ main(void)
 		cmocka_unit_test(test_default_is_timer_at_tick_rate),
 		cmocka_unit_test(test_auto_above_tick_rate_reaches_it),
 		cmocka_unit_test(test_timer_overruns_keep_the_magnitude),
+		cmocka_unit_test(test_refused_perf_falls_back_to_timer),
 		cmocka_unit_test(test_highest_rate_makes_progress),
 		cmocka_unit_test(test_totals_add_up),
 	};
