@@ -26,14 +26,14 @@ WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 LIBCFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE \
              -Iinclude -Ilib -Ilib/arch/$(ARCH) $(WARN) $(SANFLAGS) $(CFLAGS)
-LIBLDLIBS := -ldl -lpthread
+LIBLDLIBS := -ldl -lpthread -lz
 
 ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
 $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
-LIB_SRC   := lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c \
-             lib/profil.c lib/session.c lib/sprofil.c lib/thread_clock.c \
+LIB_SRC   := lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
+             lib/profil.c lib/rio.c lib/session.c lib/sprofil.c lib/thread_clock.c \
              lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)

@@ -134,6 +134,85 @@ int profil_get_status(struct profil_status *st);
 /* "auto", "timer", "perf", or NULL for an unknown value. */
 const char *profil_mechanism_name(int mechanism);
 
+/* ---- Profiles: the .prf file (see profil(5)) --------------------------- */
+
+/* Samples at one bucket of an object: [addr, addr + bucket_bytes). */
+struct profil_bucket {
+	uint64_t addr;		/* link-time address (as in the ELF file) */
+	uint64_t count;
+};
+
+/* One mapped object: the executable, a shared library, the vdso. */
+struct profil_object {
+	char *path;
+	unsigned char build_id[64];
+	unsigned int build_id_len;	/* 0: unknown */
+	uint64_t lowpc, highpc;		/* link-time range of its code */
+	unsigned int bucket_bytes;
+	uint64_t samples;		/* sum of the bucket counts */
+	size_t nbuckets;		/* non-zero buckets only */
+	struct profil_bucket *buckets;	/* sorted by addr */
+};
+
+struct profil_thread {
+	uint32_t pid, tid;
+	char *name;
+	uint64_t samples;
+};
+
+struct profil_process {
+	uint32_t pid, ppid;
+	char *command;
+	int32_t exit_status;		/* wait(2) status, or -1 if unknown */
+	uint64_t samples;
+};
+
+struct profil_profile {
+	uint64_t interval_ns;		/* CPU time one sample stands for */
+	unsigned int bucket_bytes;	/* default bucket size */
+	char *engine;			/* "perf", "timer" */
+	int argc;
+	char **argv;			/* the profiled command */
+	int64_t start_ns;		/* CLOCK_REALTIME at start */
+	uint64_t duration_ns;		/* wall time */
+	uint64_t cpu_ns;		/* CPU time of the profiled processes */
+	/*
+	 * samples = sum of object samples + kernel + unknown; lost samples
+	 * are not in it (the kernel or a full counter dropped them).
+	 */
+	uint64_t samples, kernel, unknown, lost;
+	size_t nobjects;
+	struct profil_object *objects;
+	size_t nthreads;
+	struct profil_thread *threads;
+	size_t nprocesses;
+	struct profil_process *processes;
+};
+
+/*
+ * Read and check a profile file (or a buffer).  Returns a profile to free
+ * with profil_profile_free(), or NULL with a one-line cause in cause[]
+ * ("truncated object record at byte 4096") and errno set (EINVAL for a
+ * malformed file, or the error of open/read).
+ */
+struct profil_profile *profil_profile_read(const char *path, char *cause,
+    size_t cause_size);
+struct profil_profile *profil_profile_parse(const void *data, size_t size,
+    char *cause, size_t cause_size);
+
+/*
+ * Write a profile: to a malloc'd buffer (profil_profile_encode), or to
+ * path atomically (a temporary file in the same directory, then rename:
+ * a failed write leaves the old file as it was).  0, or -1 with errno and
+ * a cause.  The profile must be consistent (totals add up).
+ */
+int profil_profile_encode(const struct profil_profile *p, void **data,
+    size_t *size);
+int profil_profile_save(const struct profil_profile *p, const char *path,
+    char *cause, size_t cause_size);
+
+void profil_profile_free(struct profil_profile *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,683 @@
+/*
+ * prf.c - encoding and decoding .prf profiles (format in prf.h and
+ * docs/prf-format.md).  The decoder trusts nothing: every length is
+ * checked against what is left, every count against the totals, and a
+ * failure names the record and the byte where it happened.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "prf.h"
+#include "profil.h"
+#include "rio.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ---- encoding ----------------------------------------------------------- */
+
+static size_t
+begin_record(struct rio_out *out, uint16_t tag)
+{
+	rio_put_u16(out, tag);
+	rio_put_u16(out, 0);
+	rio_put_u32(out, 0);		/* length, patched by end_record */
+	return out->len;
+}
+
+static void
+end_record(struct rio_out *out, size_t payload_start)
+{
+	size_t n = out->len - payload_start;
+
+	if (n > UINT32_MAX)
+		out->failed = 1;
+	rio_patch_u32(out, payload_start - 4, (uint32_t)n);
+}
+
+/* Bucket index of b in o. */
+static uint64_t
+bucket_index(const struct profil_object *o, const struct profil_bucket *b)
+{
+	return (b->addr - o->lowpc) / o->bucket_bytes;
+}
+
+static void
+encode_histogram(struct rio_out *out, const struct profil_object *o)
+{
+	struct rio_out sparse, dense;
+	uint64_t prev = 0, span = 0;
+	size_t i;
+
+	rio_out_init(&sparse);
+	rio_put_u64(&sparse, o->nbuckets);
+	for (i = 0; i < o->nbuckets; i++) {
+		uint64_t index = bucket_index(o, &o->buckets[i]);
+
+		rio_put_varint(&sparse, index - prev);
+		rio_put_varint(&sparse, o->buckets[i].count);
+		prev = index;
+	}
+	if (o->nbuckets > 0)
+		span = bucket_index(o, &o->buckets[o->nbuckets - 1]) + 1;
+	rio_out_init(&dense);
+	/* dense only pays when most buckets are hit; don't even try otherwise */
+	if (span <= 2 * (uint64_t)o->nbuckets + 16) {
+		rio_put_u64(&dense, span);
+		for (i = 0, prev = 0; i < o->nbuckets; i++) {
+			uint64_t index = bucket_index(o, &o->buckets[i]);
+
+			for (; prev < index; prev++)
+				rio_put_varint(&dense, 0);
+			rio_put_varint(&dense, o->buckets[i].count);
+			prev = index + 1;
+		}
+	}
+	if (dense.len > 0 && !dense.failed && dense.len < sparse.len) {
+		rio_put_u8(out, PRF_HIST_DENSE);
+		rio_put_bytes(out, dense.data, dense.len);
+	} else {
+		rio_put_u8(out, PRF_HIST_SPARSE);
+		rio_put_bytes(out, sparse.data, sparse.len);
+	}
+	if (sparse.failed)
+		out->failed = 1;
+	rio_out_free(&sparse);
+	rio_out_free(&dense);
+}
+
+EXPORT int
+profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
+{
+	struct rio_out out;
+	size_t at, i;
+	int a;
+
+	rio_out_init(&out);
+	rio_put_bytes(&out, PRF_MAGIC, PRF_MAGIC_LEN);
+	rio_put_u32(&out, PRF_VERSION);
+
+	at = begin_record(&out, PRF_TAG_HEADER);
+	rio_put_u64(&out, p->interval_ns);
+	rio_put_u32(&out, p->bucket_bytes);
+	rio_put_str(&out, p->engine);
+	rio_put_u32(&out, (uint32_t)p->argc);
+	for (a = 0; a < p->argc; a++)
+		rio_put_str(&out, p->argv[a]);
+	rio_put_u64(&out, (uint64_t)p->start_ns);
+	rio_put_u64(&out, p->duration_ns);
+	rio_put_u64(&out, p->cpu_ns);
+	rio_put_u64(&out, p->samples);
+	rio_put_u64(&out, p->kernel);
+	rio_put_u64(&out, p->unknown);
+	rio_put_u64(&out, p->lost);
+	end_record(&out, at);
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct profil_object *o = &p->objects[i];
+
+		at = begin_record(&out, PRF_TAG_OBJECT);
+		rio_put_str(&out, o->path);
+		rio_put_u8(&out, (uint8_t)o->build_id_len);
+		rio_put_bytes(&out, o->build_id, o->build_id_len);
+		rio_put_u64(&out, o->lowpc);
+		rio_put_u64(&out, o->highpc);
+		rio_put_u32(&out, o->bucket_bytes);
+		rio_put_u64(&out, o->samples);
+		encode_histogram(&out, o);
+		end_record(&out, at);
+	}
+	for (i = 0; i < p->nthreads; i++) {
+		at = begin_record(&out, PRF_TAG_THREAD);
+		rio_put_u32(&out, p->threads[i].pid);
+		rio_put_u32(&out, p->threads[i].tid);
+		rio_put_str(&out, p->threads[i].name);
+		rio_put_u64(&out, p->threads[i].samples);
+		end_record(&out, at);
+	}
+	for (i = 0; i < p->nprocesses; i++) {
+		at = begin_record(&out, PRF_TAG_PROCESS);
+		rio_put_u32(&out, p->processes[i].pid);
+		rio_put_u32(&out, p->processes[i].ppid);
+		rio_put_str(&out, p->processes[i].command);
+		rio_put_u32(&out, (uint32_t)p->processes[i].exit_status);
+		rio_put_u64(&out, p->processes[i].samples);
+		end_record(&out, at);
+	}
+	if (!out.failed) {
+		uint32_t crc = (uint32_t)crc32(0, out.data, (uInt)out.len);
+
+		at = begin_record(&out, PRF_TAG_END);
+		rio_put_u32(&out, crc);
+		end_record(&out, at);
+	}
+	if (out.failed) {
+		rio_out_free(&out);
+		errno = ENOMEM;
+		return -1;
+	}
+	*data = out.data;
+	*size = out.len;
+	return 0;
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+struct decoder {
+	struct rio_in in;
+	char *cause;
+	size_t cause_size;
+	struct profil_profile *p;
+	size_t objects_cap, threads_cap, processes_cap;
+};
+
+__attribute__((format(printf, 2, 3))) static void
+say(struct decoder *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->cause == NULL || d->cause_size == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->cause, d->cause_size, fmt, ap);
+	va_end(ap);
+}
+
+static void *
+grow(void *array, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return array;
+	size_t want = *cap ? *cap * 2 : 8;
+	void *grown = realloc(array, want * size);
+
+	if (grown != NULL)
+		*cap = want;
+	return grown;
+}
+
+/* Returns 0, or -1 (with the reason in *why) for a malformed histogram. */
+static int
+decode_histogram(struct rio_in *in, struct profil_object *o, const char **why)
+{
+	uint8_t kind = rio_get_u8(in);
+	uint64_t n = rio_get_u64(in), index = 0, sum = 0, i;
+	unsigned __int128 end;
+
+	if (in->failed)
+		return *why = "truncated", -1;
+	/* every entry takes at least one (dense) or two (sparse) bytes */
+	if (kind != PRF_HIST_DENSE && kind != PRF_HIST_SPARSE)
+		return *why = "unknown histogram encoding", -1;
+	if (n > rio_left(in) / (kind == PRF_HIST_SPARSE ? 2 : 1))
+		return *why = "histogram longer than its record", -1;
+	o->buckets = calloc(n ? n : 1, sizeof *o->buckets);
+	if (o->buckets == NULL)
+		return *why = "out of memory", -1;
+	for (i = 0; i < n; i++) {
+		uint64_t count;
+
+		if (kind == PRF_HIST_SPARSE) {
+			uint64_t delta = rio_get_varint(in);
+
+			if (i > 0 && delta == 0)
+				return *why = "buckets out of order", -1;
+			if (delta > UINT64_MAX - index)
+				return *why = "bucket index overflows", -1;
+			index += delta;
+			count = rio_get_varint(in);
+			if (count == 0 && !in->failed)
+				return *why = "empty bucket in a sparse histogram", -1;
+		} else {
+			index = i;
+			count = rio_get_varint(in);
+		}
+		if (in->failed)
+			return *why = "truncated", -1;
+		if (count == 0)
+			continue;
+		end = (unsigned __int128)o->lowpc +
+		    (unsigned __int128)index * o->bucket_bytes;
+		if (end >= o->highpc)
+			return *why = "bucket beyond the object's range", -1;
+		if (count > UINT64_MAX - sum)
+			return *why = "counts overflow", -1;
+		sum += count;
+		o->buckets[o->nbuckets].addr = (uint64_t)end;
+		o->buckets[o->nbuckets].count = count;
+		o->nbuckets++;
+	}
+	if (sum != o->samples)
+		return *why = "bucket counts do not add up to the object's samples", -1;
+	return 0;
+}
+
+static int
+decode_header(struct decoder *d, struct rio_in *in)
+{
+	struct profil_profile *p = d->p;
+	uint32_t argc;
+
+	p->interval_ns = rio_get_u64(in);
+	p->bucket_bytes = rio_get_u32(in);
+	p->engine = rio_get_str(in, PRF_MAX_NAME);
+	argc = rio_get_u32(in);
+	if (in->failed || argc > PRF_MAX_ARGS || argc > rio_left(in) / 4)
+		return -1;
+	p->argv = calloc((size_t)argc + 1, sizeof *p->argv);
+	if (p->argv == NULL)
+		return -1;
+	for (p->argc = 0; p->argc < (int)argc; p->argc++) {
+		p->argv[p->argc] = rio_get_str(in, PRF_MAX_PATH);
+		if (p->argv[p->argc] == NULL)
+			return -1;
+	}
+	p->start_ns = (int64_t)rio_get_u64(in);
+	p->duration_ns = rio_get_u64(in);
+	p->cpu_ns = rio_get_u64(in);
+	p->samples = rio_get_u64(in);
+	p->kernel = rio_get_u64(in);
+	p->unknown = rio_get_u64(in);
+	p->lost = rio_get_u64(in);
+	if (in->failed)
+		return -1;
+	return 0;
+}
+
+static int
+decode_object(struct decoder *d, struct rio_in *in, const char **why)
+{
+	struct profil_profile *p = d->p;
+	struct profil_object *o;
+	void *grown = grow(p->objects, &d->objects_cap, p->nobjects, sizeof *o);
+
+	if (grown == NULL)
+		return *why = "out of memory", -1;
+	p->objects = grown;
+	o = &p->objects[p->nobjects++];
+	memset(o, 0, sizeof *o);
+	o->path = rio_get_str(in, PRF_MAX_PATH);
+	o->build_id_len = rio_get_u8(in);
+	if (o->build_id_len > sizeof o->build_id)
+		return *why = "build-id too long", -1;
+	rio_get_bytes(in, o->build_id, o->build_id_len);
+	o->lowpc = rio_get_u64(in);
+	o->highpc = rio_get_u64(in);
+	o->bucket_bytes = rio_get_u32(in);
+	o->samples = rio_get_u64(in);
+	if (in->failed)
+		return *why = "truncated", -1;
+	if (o->lowpc >= o->highpc)
+		return *why = "empty address range", -1;
+	if (o->bucket_bytes == 0 || o->bucket_bytes > PRF_MAX_BUCKET)
+		return *why = "bad bucket size", -1;
+	return decode_histogram(in, o, why);
+}
+
+static int
+decode_thread(struct decoder *d, struct rio_in *in)
+{
+	struct profil_profile *p = d->p;
+	struct profil_thread *t;
+	void *grown = grow(p->threads, &d->threads_cap, p->nthreads, sizeof *t);
+
+	if (grown == NULL)
+		return -1;
+	p->threads = grown;
+	t = &p->threads[p->nthreads++];
+	memset(t, 0, sizeof *t);
+	t->pid = rio_get_u32(in);
+	t->tid = rio_get_u32(in);
+	t->name = rio_get_str(in, PRF_MAX_NAME);
+	t->samples = rio_get_u64(in);
+	return in->failed ? -1 : 0;
+}
+
+static int
+decode_process(struct decoder *d, struct rio_in *in)
+{
+	struct profil_profile *p = d->p;
+	struct profil_process *pr;
+	void *grown = grow(p->processes, &d->processes_cap, p->nprocesses,
+	    sizeof *pr);
+
+	if (grown == NULL)
+		return -1;
+	p->processes = grown;
+	pr = &p->processes[p->nprocesses++];
+	memset(pr, 0, sizeof *pr);
+	pr->pid = rio_get_u32(in);
+	pr->ppid = rio_get_u32(in);
+	pr->command = rio_get_str(in, PRF_MAX_PATH);
+	pr->exit_status = (int32_t)rio_get_u32(in);
+	pr->samples = rio_get_u64(in);
+	return in->failed ? -1 : 0;
+}
+
+static const char *
+tag_name(unsigned tag)
+{
+	switch (tag) {
+	case PRF_TAG_HEADER: return "header";
+	case PRF_TAG_OBJECT: return "object";
+	case PRF_TAG_THREAD: return "thread";
+	case PRF_TAG_PROCESS: return "process";
+	case PRF_TAG_END: return "end";
+	}
+	return "unknown";
+}
+
+/* The totals must agree with the parts. */
+static int
+check_totals(struct decoder *d)
+{
+	const struct profil_profile *p = d->p;
+	unsigned __int128 sum = (unsigned __int128)p->kernel + p->unknown;
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		sum += p->objects[i].samples;
+	if (sum != p->samples) {
+		say(d, "counts do not add up: objects, kernel and unknown make "
+		    "%llu samples, the header says %llu",
+		    (unsigned long long)sum, (unsigned long long)p->samples);
+		return -1;
+	}
+	if (p->nthreads > 0) {
+		for (sum = 0, i = 0; i < p->nthreads; i++)
+			sum += p->threads[i].samples;
+		if (sum != p->samples) {
+			say(d, "counts do not add up: threads have %llu samples, "
+			    "the header says %llu", (unsigned long long)sum,
+			    (unsigned long long)p->samples);
+			return -1;
+		}
+	}
+	if (p->nprocesses > 0) {
+		for (sum = 0, i = 0; i < p->nprocesses; i++)
+			sum += p->processes[i].samples;
+		if (sum != p->samples) {
+			say(d, "counts do not add up: processes have %llu samples, "
+			    "the header says %llu", (unsigned long long)sum,
+			    (unsigned long long)p->samples);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+decode(struct decoder *d)
+{
+	struct rio_in *in = &d->in;
+	uint8_t magic[PRF_MAGIC_LEN];
+	uint32_t version;
+	int have_header = 0;
+
+	if (rio_get_bytes(in, magic, sizeof magic) < 0 ||
+	    memcmp(magic, PRF_MAGIC, PRF_MAGIC_LEN) != 0) {
+		say(d, "not a profil file (bad magic)");
+		return -1;
+	}
+	version = rio_get_u32(in);
+	if (in->failed) {
+		say(d, "truncated file header at byte %zu", in->len);
+		return -1;
+	}
+	if (version != PRF_VERSION) {
+		say(d, "unsupported version %u (this reader knows %u)", version,
+		    PRF_VERSION);
+		return -1;
+	}
+	for (;;) {
+		size_t at = in->pos;
+		uint16_t tag = rio_get_u16(in), flags = rio_get_u16(in);
+		uint32_t length = rio_get_u32(in);
+		struct rio_in payload;
+		const char *why = NULL;
+		int rc = 0;
+
+		if (in->failed) {
+			if (at == in->len)
+				say(d, "no end record: the file was cut short at "
+				    "byte %zu", at);
+			else
+				say(d, "truncated record header at byte %zu", at);
+			return -1;
+		}
+		if (length > rio_left(in)) {
+			say(d, "truncated %s record at byte %zu (%u bytes "
+			    "announced, %zu left)", tag_name(tag), at, length,
+			    rio_left(in));
+			return -1;
+		}
+		if (flags & ~PRF_FLAG_OPTIONAL) {
+			say(d, "bad %s record at byte %zu: unknown flags %#x",
+			    tag_name(tag), at, flags);
+			return -1;
+		}
+		rio_in_init(&payload, in->data + in->pos, length);
+		in->pos += length;
+		if (!have_header && tag != PRF_TAG_HEADER) {
+			say(d, "the first record (byte %zu) is not the header", at);
+			return -1;
+		}
+		switch (tag) {
+		case PRF_TAG_HEADER:
+			if (have_header) {
+				say(d, "second header record at byte %zu", at);
+				return -1;
+			}
+			have_header = 1;
+			rc = decode_header(d, &payload);
+			break;
+		case PRF_TAG_OBJECT:
+			rc = decode_object(d, &payload, &why);
+			break;
+		case PRF_TAG_THREAD:
+			rc = decode_thread(d, &payload);
+			break;
+		case PRF_TAG_PROCESS:
+			rc = decode_process(d, &payload);
+			break;
+		case PRF_TAG_END: {
+			uint32_t crc = rio_get_u32(&payload);
+			uint32_t want = (uint32_t)crc32(0, in->data, (uInt)at);
+
+			if (payload.failed || length != 4) {
+				say(d, "bad end record at byte %zu", at);
+				return -1;
+			}
+			if (crc != want) {
+				say(d, "checksum mismatch: the file is damaged "
+				    "(stored %08x, computed %08x)", crc, want);
+				return -1;
+			}
+			if (rio_left(in) != 0) {
+				say(d, "%zu bytes after the end record", rio_left(in));
+				return -1;
+			}
+			return check_totals(d);
+		}
+		default:
+			if (!(flags & PRF_FLAG_OPTIONAL)) {
+				say(d, "unknown record type %u at byte %zu", tag, at);
+				return -1;
+			}
+			continue;
+		}
+		if (rc < 0 || payload.failed) {
+			say(d, "%s %s record at byte %zu%s%s",
+			    why && strcmp(why, "truncated") != 0 ? "bad" : "truncated",
+			    tag_name(tag), at, why && strcmp(why, "truncated") ? ": " : "",
+			    why && strcmp(why, "truncated") ? why : "");
+			return -1;
+		}
+		if (rio_left(&payload) != 0) {
+			say(d, "bad %s record at byte %zu: %zu bytes left over",
+			    tag_name(tag), at, rio_left(&payload));
+			return -1;
+		}
+	}
+}
+
+EXPORT struct profil_profile *
+profil_profile_parse(const void *data, size_t size, char *cause,
+    size_t cause_size)
+{
+	struct decoder d;
+
+	memset(&d, 0, sizeof d);
+	rio_in_init(&d.in, data, size);
+	d.cause = cause;
+	d.cause_size = cause_size;
+	d.p = calloc(1, sizeof *d.p);
+	if (d.p == NULL) {
+		say(&d, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (decode(&d) < 0) {
+		profil_profile_free(d.p);
+		errno = EINVAL;
+		return NULL;
+	}
+	return d.p;
+}
+
+EXPORT struct profil_profile *
+profil_profile_read(const char *path, char *cause, size_t cause_size)
+{
+	struct profil_profile *p = NULL;
+	struct stat st;
+	uint8_t *data = NULL;
+	size_t got = 0;
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		snprintf(cause, cause_size, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	data = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
+	if (data == NULL)
+		goto fail;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	p = profil_profile_parse(data, got, cause, cause_size);
+	saved = errno;
+	free(data);
+	errno = saved;
+	return p;
+fail:
+	saved = errno;
+	if (cause != NULL && cause_size > 0)
+		snprintf(cause, cause_size, "%s", strerror(saved));
+	if (fd >= 0)
+		close(fd);
+	free(data);
+	errno = saved;
+	return NULL;
+}
+
+/* ---- saving --------------------------------------------------------------- */
+
+EXPORT int
+profil_profile_save(const struct profil_profile *p, const char *path,
+    char *cause, size_t cause_size)
+{
+	char *tmp = NULL;
+	void *data = NULL;
+	size_t size, done = 0;
+	int fd = -1, saved, created = 0;
+
+	if (profil_profile_encode(p, &data, &size) < 0)
+		goto fail;
+	tmp = malloc(strlen(path) + 16);
+	if (tmp == NULL)
+		goto fail;
+	sprintf(tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		goto fail;
+	created = 1;
+	while (done < size) {
+		ssize_t n = write(fd, (char *)data + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		done += (size_t)n;
+	}
+	if (fsync(fd) < 0 || fchmod(fd, 0644) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	/* rename replaces a symlink at path, never what it points to */
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	free(data);
+	return 0;
+fail:
+	saved = errno;
+	if (cause != NULL && cause_size > 0)
+		snprintf(cause, cause_size, "%s", strerror(saved));
+	if (fd >= 0)
+		close(fd);
+	if (created)
+		unlink(tmp);
+	free(tmp);
+	free(data);
+	errno = saved;
+	return -1;
+}
+
+EXPORT void
+profil_profile_free(struct profil_profile *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	free(p->engine);
+	for (i = 0; p->argv != NULL && i < (size_t)p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	for (i = 0; i < p->nobjects; i++) {
+		free(p->objects[i].path);
+		free(p->objects[i].buckets);
+	}
+	free(p->objects);
+	for (i = 0; i < p->nthreads; i++)
+		free(p->threads[i].name);
+	free(p->threads);
+	for (i = 0; i < p->nprocesses; i++)
+		free(p->processes[i].command);
+	free(p->processes);
+	free(p);
+}

@@ -1,0 +1,354 @@
+/*
+ * test-prf.c - the .prf format: what is written is read back the same;
+ * every malformed file is refused with a cause naming what and where;
+ * saving is atomic and never follows a symlink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include <profil.h>
+#include "prf.h"
+
+static struct profil_bucket exe_buckets[] = {
+	{ 0x1000, 5 }, { 0x1004, 7 }, { 0x2000, 1 }, { 0x9ffc, 1000000 },
+};
+static struct profil_bucket lib_buckets[] = {
+	{ 0x20000, 3 }, { 0x20001, 4 }, { 0x20002, 5 }, { 0x20004, 6 },
+};
+static char *argv_[] = { "./app", "--flag", "", NULL };
+
+static void
+sample_profile(struct profil_profile *p, struct profil_object o[2],
+    struct profil_thread t[2], struct profil_process *pr)
+{
+	memset(p, 0, sizeof *p);
+	memset(o, 0, 2 * sizeof *o);
+	o[0].path = "/usr/bin/app";
+	memcpy(o[0].build_id, "\x01\x02\x03\x04\x05", 5);
+	o[0].build_id_len = 5;
+	o[0].lowpc = 0x1000;
+	o[0].highpc = 0xa000;
+	o[0].bucket_bytes = 4;
+	o[0].samples = 5 + 7 + 1 + 1000000;
+	o[0].nbuckets = 4;
+	o[0].buckets = exe_buckets;
+	o[1].path = "/lib/libm.so.6";
+	o[1].lowpc = 0x20000;
+	o[1].highpc = 0x20010;
+	o[1].bucket_bytes = 1;
+	o[1].samples = 18;	/* dense: every bucket but one is hit */
+	o[1].nbuckets = 4;
+	o[1].buckets = lib_buckets;
+	p->interval_ns = 1000000;
+	p->bucket_bytes = 4;
+	p->engine = "perf";
+	p->argc = 3;
+	p->argv = argv_;
+	p->start_ns = 1763700000000000000;
+	p->duration_ns = 2500000000u;
+	p->cpu_ns = 2400000000u;
+	p->kernel = 11;
+	p->unknown = 2;
+	p->lost = 9;
+	p->samples = o[0].samples + o[1].samples + 11 + 2;
+	p->nobjects = 2;
+	p->objects = o;
+	t[0] = (struct profil_thread){ 100, 100, "app", p->samples - 10 };
+	t[1] = (struct profil_thread){ 100, 101, "worker", 10 };
+	p->nthreads = 2;
+	p->threads = t;
+	*pr = (struct profil_process){ 100, 1, "./app --flag", 0, p->samples };
+	p->nprocesses = 1;
+	p->processes = pr;
+}
+
+static void *
+encoded(const struct profil_profile *p, size_t *size)
+{
+	void *data;
+
+	assert_int_equal(profil_profile_encode(p, &data, size), 0);
+	return data;
+}
+
+static void
+test_round_trip(void **state)
+{
+	struct profil_profile p, *q;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	char cause[256] = "";
+	size_t size;
+	void *data;
+
+	(void)state;
+	sample_profile(&p, o, t, &pr);
+	data = encoded(&p, &size);
+	q = profil_profile_parse(data, size, cause, sizeof cause);
+	if (q == NULL)
+		fail_msg("parse: %s", cause);
+	assert_true(q->interval_ns == p.interval_ns);
+	assert_string_equal(q->engine, "perf");
+	assert_int_equal(q->argc, 3);
+	assert_string_equal(q->argv[1], "--flag");
+	assert_string_equal(q->argv[2], "");
+	assert_true(q->start_ns == p.start_ns && q->cpu_ns == p.cpu_ns);
+	assert_true(q->samples == p.samples && q->lost == 9 && q->kernel == 11);
+	assert_int_equal(q->nobjects, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_string_equal(q->objects[i].path, o[i].path);
+		assert_int_equal(q->objects[i].build_id_len, o[i].build_id_len);
+		assert_memory_equal(q->objects[i].build_id, o[i].build_id,
+		    o[i].build_id_len);
+		assert_int_equal(q->objects[i].nbuckets, o[i].nbuckets);
+		assert_memory_equal(q->objects[i].buckets, o[i].buckets,
+		    o[i].nbuckets * sizeof *o[i].buckets);
+	}
+	assert_int_equal(q->nthreads, 2);
+	assert_string_equal(q->threads[1].name, "worker");
+	assert_int_equal(q->nprocesses, 1);
+	assert_string_equal(q->processes[0].command, "./app --flag");
+	profil_profile_free(q);
+	free(data);
+}
+
+/* Sparse histograms cost what was hit, not the object's size. */
+static void
+test_size_follows_hits_not_range(void **state)
+{
+	struct profil_profile p;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	size_t small, big;
+	void *a, *b;
+
+	(void)state;
+	sample_profile(&p, o, t, &pr);
+	a = encoded(&p, &small);
+	o[0].highpc = 0x1000 + (1ull << 40);	/* a huge object, same hits */
+	b = encoded(&p, &big);
+	assert_int_equal(small, big);
+	assert_true(small < 400);
+	free(a);
+	free(b);
+}
+
+static void
+expect_refusal(const void *data, size_t size, const char *words)
+{
+	char cause[256] = "";
+	struct profil_profile *q = profil_profile_parse(data, size, cause,
+	    sizeof cause);
+
+	if (q != NULL)
+		fail_msg("accepted a bad file (expected '%s')", words);
+	assert_int_equal(errno, EINVAL);
+	if (strstr(cause, words) == NULL)
+		fail_msg("cause '%s' does not say '%s'", cause, words);
+}
+
+static void
+test_every_truncation_is_refused(void **state)
+{
+	struct profil_profile p;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	size_t size, cut;
+	uint8_t *data;
+
+	(void)state;
+	sample_profile(&p, o, t, &pr);
+	data = encoded(&p, &size);
+	expect_refusal(data, 0, "bad magic");
+	for (cut = 1; cut < size; cut++) {
+		uint8_t *copy = malloc(cut);	/* exact size: ASan sees overreads */
+		char cause[256] = "";
+
+		memcpy(copy, data, cut);
+		assert_null(profil_profile_parse(copy, cut, cause, sizeof cause));
+		if (cut >= PRF_MAGIC_LEN + 4 && strstr(cause, "truncated") == NULL &&
+		    strstr(cause, "cut short") == NULL)
+			fail_msg("cut at %zu: cause '%s'", cut, cause);
+		free(copy);
+	}
+	free(data);
+}
+
+static void
+test_damage_is_refused(void **state)
+{
+	struct profil_profile p;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	size_t size, i;
+	uint8_t *data;
+
+	(void)state;
+	sample_profile(&p, o, t, &pr);
+	data = encoded(&p, &size);
+	/* flipping any bit after the version is caught (checksum or worse) */
+	for (i = PRF_MAGIC_LEN + 4; i < size - 4; i++) {
+		char cause[256] = "";
+
+		data[i] ^= 0x10;
+		assert_null(profil_profile_parse(data, size, cause, sizeof cause));
+		data[i] ^= 0x10;
+	}
+	data[0] = 'X';
+	expect_refusal(data, size, "bad magic");
+	data[0] = 0x89;
+	data[PRF_MAGIC_LEN] = 2;
+	expect_refusal(data, size, "unsupported version 2");
+	data[PRF_MAGIC_LEN] = 1;
+	data[PRF_MAGIC_LEN + 4 + 4] = 0xff;	/* header length past the end */
+	data[PRF_MAGIC_LEN + 4 + 5] = 0xff;
+	data[PRF_MAGIC_LEN + 4 + 6] = 0xff;
+	expect_refusal(data, size, "truncated header record at byte 12");
+	free(data);
+
+	/* trailing garbage */
+	sample_profile(&p, o, t, &pr);
+	data = encoded(&p, &size);
+	data = realloc(data, size + 3);
+	memcpy(data + size, "abc", 3);
+	expect_refusal(data, size + 3, "after the end record");
+	free(data);
+}
+
+static void
+test_counts_must_add_up(void **state)
+{
+	struct profil_profile p;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	size_t size;
+	void *data;
+
+	(void)state;
+	sample_profile(&p, o, t, &pr);
+	p.samples += 1;
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "counts do not add up");
+	free(data);
+
+	sample_profile(&p, o, t, &pr);
+	t[1].samples += 1;
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "threads have");
+	free(data);
+
+	sample_profile(&p, o, t, &pr);
+	o[0].samples -= 1;
+	p.samples -= 1;
+	t[0].samples -= 1;
+	pr.samples -= 1;
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "do not add up to the object's samples");
+	free(data);
+
+	sample_profile(&p, o, t, &pr);
+	exe_buckets[3].addr = 0xa000;		/* at highpc: outside */
+	data = encoded(&p, &size);
+	exe_buckets[3].addr = 0x9ffc;
+	expect_refusal(data, size, "beyond the object's range");
+	free(data);
+}
+
+/* Atomic save: the old file survives a failed write; symlinks are replaced. */
+static void
+saving(void)
+{
+	struct profil_profile p, *q;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	char dir[] = "/tmp/profil-test-XXXXXX", path[256], link[256], cause[256];
+	struct stat st;
+	struct rlimit small = { 100, 100 };
+
+	sample_profile(&p, o, t, &pr);
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof path, "%s/a.prf", dir);
+	snprintf(link, sizeof link, "%s/victim", dir);
+	CHECK(profil_profile_save(&p, path, cause, sizeof cause) == 0, "%s", cause);
+	q = profil_profile_read(path, cause, sizeof cause);
+	CHECK(q != NULL, "read back: %s", cause);
+	profil_profile_free(q);
+
+	/* a symlink at the path is replaced, its target untouched */
+	int fd = open(link, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && write(fd, "keep", 4) == 4, "victim");
+	close(fd);
+	unlink(path);
+	CHECK(symlink(link, path) == 0, "symlink");
+	CHECK(profil_profile_save(&p, path, cause, sizeof cause) == 0, "%s", cause);
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "still a symlink");
+	CHECK(stat(link, &st) == 0 && st.st_size == 4, "followed the symlink");
+
+	/* a write that fails (file size limit, like ENOSPC) keeps the old file */
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0, "setrlimit");
+	errno = 0;
+	CHECK(profil_profile_save(&p, path, cause, sizeof cause) == -1,
+	    "a 100-byte limit did not stop the write");
+	CHECK(errno == EFBIG, "errno %d", errno);
+	q = profil_profile_read(path, cause, sizeof cause);
+	CHECK(q != NULL, "old file damaged: %s", cause);
+	profil_profile_free(q);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "ls %s | wc -l", dir);
+	FILE *ls = popen(cmd, "r");
+	int files = 0;
+	CHECK(ls && fscanf(ls, "%d", &files) == 1, "ls");
+	pclose(ls);
+	CHECK(files == 2, "temporary file left behind (%d files)", files);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK(system(cmd) == 0, "cleanup");
+}
+
+static void
+test_save_is_atomic(void **state)
+{
+	(void)state;
+	FORKED(saving, 30);
+}
+
+static void
+test_read_errors(void **state)
+{
+	char cause[256] = "";
+
+	(void)state;
+	assert_null(profil_profile_read("/nonexistent/x.prf", cause, sizeof cause));
+	assert_int_equal(errno, ENOENT);
+	assert_null(profil_profile_read("/tmp", cause, sizeof cause));
+	assert_string_equal(cause, "not a regular file");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_size_follows_hits_not_range),
+		cmocka_unit_test(test_every_truncation_is_refused),
+		cmocka_unit_test(test_damage_is_refused),
+		cmocka_unit_test(test_counts_must_add_up),
+		cmocka_unit_test(test_save_is_atomic),
+		cmocka_unit_test(test_read_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
