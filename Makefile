@@ -44,7 +44,7 @@ SONAME    := libprofil.so.$(SOMAJOR)
 SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
 STLIB     := $(BUILD)/libprofil.a
 
-all: $(SHLIB) $(STLIB) $(BUILD)/examples/hotspots
+all: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/examples/hotspots $(BUILD)/examples/split
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -69,9 +69,26 @@ $(STLIB): $(STATIC_OBJ)
 	ar rcs $@ $^
 
 
+# ---- the profil command: links libprofil statically, with its internals ----
+CLI_SRC   := $(wildcard cli/*.c)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Icli $(WARN) $(SANFLAGS) $(CFLAGS)
+
+$(BUILD)/cli/%.o: cli/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CLICFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/profil: $(CLI_OBJ) $(STLIB)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lz -ldl -lpthread
+
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
 PROGLDLIBS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -ldl -lpthread -lm
+
+# split is a plain program: nothing of ours linked in
+$(BUILD)/examples/split: examples/split.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $<
 
 $(BUILD)/examples/%: examples/%.c $(SHLIB)
 	@mkdir -p $(@D)
@@ -134,4 +151,4 @@ clean:
 	rm -rf build
 
 .PHONY: all demo check bench install clean deps-demo deps-check
--include $(LIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

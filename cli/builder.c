@@ -1,0 +1,388 @@
+/*
+ * builder.c - folds samples into a profile.  Samples arrive as file
+ * offsets in a mapped object; the object's executable PT_LOAD segments
+ * (read with libelf) turn them into link-time addresses, the addresses
+ * symbol tables use.  Invariant: samples = object samples + kernel +
+ * unknown, and the same sum over threads and over processes.
+ */
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "builder.h"
+#include "cli.h"
+#include "hmap.h"
+
+#define MAX_SEGMENTS 16
+
+struct segment {
+	uint64_t offset, vaddr, filesz;
+};
+
+struct bobject {
+	char *path;
+	unsigned char build_id[64];
+	unsigned build_id_len;
+	struct segment segs[MAX_SEGMENTS];
+	int nsegs;
+	uint64_t lowpc, highpc;		/* from the ELF file, if read */
+	uint64_t seen_lo, seen_hi;	/* addresses sampled */
+	struct hmap hist;		/* link address / bucket -> count */
+	uint64_t samples;
+};
+
+struct bthread {
+	pid_t pid, tid;
+	char *name;
+	uint64_t samples;
+};
+
+struct bprocess {
+	pid_t pid, ppid;
+	char *comm;
+	int status;
+	uint64_t samples;
+};
+
+struct builder {
+	unsigned bucket_bytes;
+	struct bobject *objects;
+	size_t nobjects;
+	struct bthread *threads;
+	size_t nthreads;
+	struct hmap thread_index;	/* tid -> index + 1 */
+	struct bprocess *processes;
+	size_t nprocesses;
+	struct hmap process_index;	/* pid -> index + 1 */
+	uint64_t samples, kernel, unknown, lost;
+};
+
+struct builder *
+builder_new(unsigned bucket_bytes)
+{
+	struct builder *b = xcalloc(1, sizeof *b);
+
+	b->bucket_bytes = bucket_bytes;
+	hmap_init(&b->thread_index);
+	hmap_init(&b->process_index);
+	elf_version(EV_CURRENT);
+	return b;
+}
+
+void
+builder_free(struct builder *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nobjects; i++) {
+		free(b->objects[i].path);
+		hmap_free(&b->objects[i].hist);
+	}
+	for (i = 0; i < b->nthreads; i++)
+		free(b->threads[i].name);
+	for (i = 0; i < b->nprocesses; i++)
+		free(b->processes[i].comm);
+	free(b->objects);
+	free(b->threads);
+	free(b->processes);
+	hmap_free(&b->thread_index);
+	hmap_free(&b->process_index);
+	free(b);
+}
+
+/* Executable segments and build-id of an ELF image. */
+static void
+read_elf(struct bobject *o, Elf *elf)
+{
+	size_t n, i;
+	const void *id;
+	ssize_t idlen;
+
+	if (elf == NULL || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (i = 0; i < n && o->nsegs < MAX_SEGMENTS; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL ||
+		    ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		o->segs[o->nsegs++] = (struct segment){ ph.p_offset, ph.p_vaddr,
+		    ph.p_filesz };
+		if (o->nsegs == 1 || ph.p_vaddr < o->lowpc)
+			o->lowpc = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > o->highpc)
+			o->highpc = ph.p_vaddr + ph.p_memsz;
+	}
+	idlen = dwelf_elf_gnu_build_id(elf, &id);
+	if (o->build_id_len == 0 && idlen > 0 && (size_t)idlen <= sizeof o->build_id) {
+		memcpy(o->build_id, id, (size_t)idlen);
+		o->build_id_len = (unsigned)idlen;
+	}
+}
+
+/* The vdso is not a file: read our own, the same image the kernel maps. */
+static void
+read_vdso(struct bobject *o)
+{
+	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)base;
+	size_t size = 0;
+	Elf *elf;
+
+	if (base == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(base + eh->e_phoff +
+		    (size_t)i * eh->e_phentsize);
+		if (ph->p_offset + ph->p_filesz > size)
+			size = ph->p_offset + ph->p_filesz;
+	}
+	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > size)
+		size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	elf = elf_memory((char *)base, size);
+	read_elf(o, elf);
+	elf_end(elf);
+}
+
+int
+builder_object(struct builder *b, const char *path,
+    const unsigned char *build_id, unsigned build_id_len)
+{
+	struct bobject *o;
+	size_t i;
+
+	if (build_id_len > sizeof o->build_id)
+		build_id_len = 0;
+	for (i = 0; i < b->nobjects; i++) {
+		o = &b->objects[i];
+		if (strcmp(o->path, path) != 0)
+			continue;
+		if (build_id_len == 0 || (o->build_id_len == build_id_len &&
+		    memcmp(o->build_id, build_id, build_id_len) == 0))
+			return (int)i;
+	}
+	b->objects = xrealloc(b->objects, (b->nobjects + 1) * sizeof *b->objects);
+	o = &b->objects[b->nobjects];
+	memset(o, 0, sizeof *o);
+	o->path = xstrdup(path);
+	o->seen_lo = UINT64_MAX;
+	if (build_id_len > 0) {
+		memcpy(o->build_id, build_id, build_id_len);
+		o->build_id_len = build_id_len;
+	}
+	hmap_init(&o->hist);
+	if (strcmp(path, "[vdso]") == 0) {
+		read_vdso(o);
+	} else if (path[0] == '/') {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+			struct bobject probe = *o;
+
+			/* A file whose build-id differs is not what was mapped. */
+			probe.build_id_len = 0;
+			read_elf(&probe, elf);
+			if (o->build_id_len == 0 ||
+			    (probe.build_id_len == o->build_id_len &&
+			    memcmp(probe.build_id, o->build_id, o->build_id_len) == 0))
+				*o = probe, o->build_id_len = probe.build_id_len;
+			elf_end(elf);
+			close(fd);
+		}
+	}
+	return (int)b->nobjects++;
+}
+
+static struct bthread *
+thread_of(struct builder *b, pid_t pid, pid_t tid)
+{
+	uint64_t i = hmap_get(&b->thread_index, (uint64_t)tid);
+
+	if (i == 0) {
+		b->threads = xrealloc(b->threads, (b->nthreads + 1) * sizeof *b->threads);
+		b->threads[b->nthreads] = (struct bthread){ pid, tid, NULL, 0 };
+		hmap_add(&b->thread_index, (uint64_t)tid, ++b->nthreads);
+		i = b->nthreads;
+	}
+	return &b->threads[i - 1];
+}
+
+static struct bprocess *
+process_of(struct builder *b, pid_t pid)
+{
+	uint64_t i = hmap_get(&b->process_index, (uint64_t)pid);
+
+	if (i == 0) {
+		b->processes = xrealloc(b->processes,
+		    (b->nprocesses + 1) * sizeof *b->processes);
+		b->processes[b->nprocesses] = (struct bprocess){ pid, 0, NULL, -1, 0 };
+		hmap_add(&b->process_index, (uint64_t)pid, ++b->nprocesses);
+		i = b->nprocesses;
+	}
+	return &b->processes[i - 1];
+}
+
+static void
+count(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
+{
+	b->samples += weight;
+	thread_of(b, pid, tid)->samples += weight;
+	process_of(b, pid)->samples += weight;
+}
+
+void
+builder_sample(struct builder *b, int obj, uint64_t file_offset,
+    uint64_t weight, pid_t pid, pid_t tid)
+{
+	struct bobject *o = &b->objects[obj];
+	uint64_t addr = file_offset;
+	int i;
+
+	for (i = 0; i < o->nsegs; i++) {
+		const struct segment *s = &o->segs[i];
+
+		if (file_offset >= s->offset && file_offset - s->offset < s->filesz) {
+			addr = file_offset - s->offset + s->vaddr;
+			break;
+		}
+	}
+	if (addr < o->seen_lo)
+		o->seen_lo = addr;
+	if (addr > o->seen_hi)
+		o->seen_hi = addr;
+	hmap_add(&o->hist, addr / b->bucket_bytes, weight);
+	o->samples += weight;
+	count(b, weight, pid, tid);
+}
+
+void
+builder_kernel(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
+{
+	b->kernel += weight;
+	count(b, weight, pid, tid);
+}
+
+void
+builder_unknown(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
+{
+	b->unknown += weight;
+	count(b, weight, pid, tid);
+}
+
+void
+builder_lost(struct builder *b, uint64_t n)
+{
+	b->lost += n;
+}
+
+void
+builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm)
+{
+	struct bthread *t = thread_of(b, pid, tid);
+
+	free(t->name);
+	t->name = xstrdup(comm);
+	if (pid == tid) {
+		struct bprocess *p = process_of(b, pid);
+
+		free(p->comm);
+		p->comm = xstrdup(comm);
+	}
+}
+
+void
+builder_fork(struct builder *b, pid_t pid, pid_t ppid)
+{
+	struct bprocess *parent = process_of(b, ppid);
+	char *comm = parent->comm ? xstrdup(parent->comm) : NULL;
+	struct bprocess *p = process_of(b, pid);
+
+	p->ppid = ppid;
+	if (p->comm == NULL)
+		p->comm = comm;
+	else
+		free(comm);
+}
+
+void
+builder_exit_status(struct builder *b, pid_t pid, int status)
+{
+	process_of(b, pid)->status = status;
+}
+
+struct profil_profile *
+builder_finish(struct builder *b)
+{
+	struct profil_profile *p = xcalloc(1, sizeof *p);
+	size_t i, k;
+
+	p->bucket_bytes = b->bucket_bytes;
+	p->samples = b->samples;
+	p->kernel = b->kernel;
+	p->unknown = b->unknown;
+	p->lost = b->lost;
+	p->objects = xcalloc(b->nobjects, sizeof *p->objects);
+	for (i = 0; i < b->nobjects; i++) {
+		struct bobject *o = &b->objects[i];
+		struct profil_object *po = &p->objects[p->nobjects];
+		uint64_t lo = o->nsegs ? o->lowpc : o->seen_lo;
+		uint64_t hi = o->nsegs ? o->highpc : o->seen_hi + 1;
+		uint64_t *keys;
+		size_t n;
+
+		if (o->samples == 0 && o->nsegs == 0)
+			continue;	/* nothing known, nothing counted */
+		if (o->samples > 0 && o->seen_lo < lo)
+			lo = o->seen_lo;
+		if (o->samples > 0 && o->seen_hi >= hi)
+			hi = o->seen_hi + 1;
+		lo -= lo % b->bucket_bytes;
+		if (hi <= lo)
+			hi = lo + b->bucket_bytes;
+		po->path = xstrdup(o->path);
+		memcpy(po->build_id, o->build_id, o->build_id_len);
+		po->build_id_len = o->build_id_len;
+		po->lowpc = lo;
+		po->highpc = hi;
+		po->bucket_bytes = b->bucket_bytes;
+		po->samples = o->samples;
+		keys = hmap_sorted_keys(&o->hist, &n);
+		po->buckets = xcalloc(n, sizeof *po->buckets);
+		for (k = 0; k < n; k++) {
+			po->buckets[k].addr = keys[k] * b->bucket_bytes;
+			po->buckets[k].count = hmap_get(&o->hist, keys[k]);
+		}
+		po->nbuckets = n;
+		free(keys);
+		p->nobjects++;
+	}
+	p->threads = xcalloc(b->nthreads, sizeof *p->threads);
+	for (i = 0; i < b->nthreads; i++) {
+		struct bthread *t = &b->threads[i];
+		struct bprocess *pr = process_of(b, t->pid);
+
+		if (t->samples == 0)
+			continue;
+		p->threads[p->nthreads++] = (struct profil_thread){ (uint32_t)t->pid,
+		    (uint32_t)t->tid, xstrdup(t->name ? t->name :
+		    pr->comm ? pr->comm : ""), t->samples };
+	}
+	p->processes = xcalloc(b->nprocesses, sizeof *p->processes);
+	for (i = 0; i < b->nprocesses; i++) {
+		struct bprocess *pr = &b->processes[i];
+
+		if (pr->samples == 0 && pr->status == -1)
+			continue;
+		p->processes[p->nprocesses++] = (struct profil_process){
+		    (uint32_t)pr->pid, (uint32_t)pr->ppid,
+		    xstrdup(pr->comm ? pr->comm : ""), pr->status, pr->samples };
+	}
+	return p;
+}

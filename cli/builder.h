@@ -1,0 +1,46 @@
+/*
+ * builder.h - a profile under construction: the recorder's engines feed
+ * it samples as (object, file offset) or kernel/unknown/lost, and it folds
+ * them into per-object histograms at link-time addresses (so ASLR and PIE
+ * do not matter), with per-thread and per-process totals.
+ */
+#ifndef PROFIL_BUILDER_H
+#define PROFIL_BUILDER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <profil.h>
+
+struct builder;
+
+struct builder *builder_new(unsigned bucket_bytes);
+void builder_free(struct builder *b);
+
+/*
+ * The object for a mapped file (or "[vdso]", "//anon", ...), added on
+ * first sight.  build_id may be NULL (then it is read from the file).
+ * Returns its index.
+ */
+int builder_object(struct builder *b, const char *path,
+    const unsigned char *build_id, unsigned build_id_len);
+
+/* One sample (weight samples) at file offset in object obj. */
+void builder_sample(struct builder *b, int obj, uint64_t file_offset,
+    uint64_t weight, pid_t pid, pid_t tid);
+void builder_kernel(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
+void builder_unknown(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
+void builder_lost(struct builder *b, uint64_t n);
+
+/* Threads and processes: names, parents, exit status. */
+void builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm);
+void builder_fork(struct builder *b, pid_t pid, pid_t ppid);
+void builder_exit_status(struct builder *b, pid_t pid, int status);
+
+/*
+ * The finished profile (header fields are the caller's to fill).  The
+ * builder keeps owning nothing of it; free with profil_profile_free().
+ */
+struct profil_profile *builder_finish(struct builder *b);
+
+#endif

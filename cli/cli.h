@@ -1,0 +1,42 @@
+/*
+ * cli.h - what the subcommands of `profil` share: the command table entry
+ * each cmd-*.c exports, one-line error reporting, and allocation that
+ * exits on failure (the command's business, never the library's).
+ */
+#ifndef PROFIL_CLI_H
+#define PROFIL_CLI_H
+
+#include <stddef.h>
+
+struct cmd {
+	const char *name;
+	const char *usage;		/* after "profil NAME " */
+	const char *summary;
+	int (*exec)(int argc, char **argv);	/* argv[0] is the name */
+};
+
+extern const struct cmd cmd_record, cmd_report, cmd_check;
+
+#define EXIT_USAGE 2
+
+/* "profil: NAME: message" on stderr.  cli_name is the running command. */
+extern const char *cli_name;
+__attribute__((format(printf, 1, 2))) void cli_error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);
+/* cli_error, then exit(status). */
+__attribute__((noreturn, format(printf, 2, 3))) void cli_die(int status,
+    const char *fmt, ...);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Parse an unsigned decimal in [min, max]; -1 if it is not one. */
+int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
+    unsigned long *out);
+
+/* Flush and close stdout, exiting with an error if that failed. */
+int cli_finish_stdout(int status);
+
+#endif

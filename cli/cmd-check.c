@@ -1,0 +1,66 @@
+/*
+ * cmd-check.c - `profil check FILE...`: read each profile with the
+ * library's checking reader and say whether it is sound.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <profil.h>
+
+#include "cli.h"
+
+static int
+check_exec(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, quiet = 0, status = 0;
+
+	while ((c = getopt_long(argc, argv, "+qh", options, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			printf("usage: profil check %s\n", cmd_check.usage);
+			return cli_finish_stdout(0);
+		default:
+			fprintf(stderr, "usage: profil check %s\n", cmd_check.usage);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		cli_error("no file given");
+		fprintf(stderr, "usage: profil check %s\n", cmd_check.usage);
+		return EXIT_USAGE;
+	}
+	for (; optind < argc; optind++) {
+		char cause[256] = "";
+		struct profil_profile *p = profil_profile_read(argv[optind], cause,
+		    sizeof cause);
+
+		if (p == NULL) {
+			cli_error("%s: %s", argv[optind], cause);
+			status = 1;
+			continue;
+		}
+		if (!quiet)
+			printf("%s: ok: %llu samples in %zu objects (+%llu kernel, "
+			    "%llu unknown, %llu lost), %zu threads, %zu processes\n",
+			    argv[optind], (unsigned long long)p->samples,
+			    p->nobjects, (unsigned long long)p->kernel,
+			    (unsigned long long)p->unknown,
+			    (unsigned long long)p->lost, p->nthreads, p->nprocesses);
+		profil_profile_free(p);
+	}
+	return cli_finish_stdout(status);
+}
+
+const struct cmd cmd_check = {
+	"check", "[-q] FILE...", "check that profile files are sound",
+	check_exec,
+};

@@ -1,0 +1,272 @@
+/*
+ * cmd-record.c - `profil record [options] [--] PROGRAM [ARGS...]`: run a
+ * program under an engine, write its profile, exit with its status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "cli.h"
+#include "record.h"
+
+#define DEFAULT_RATE_HZ		1000
+#define DEFAULT_BUCKET_BYTES	1
+#define MAX_RATE_HZ		50000
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: profil record %s\n", cmd_record.usage);
+	fprintf(f,
+	    "  -o FILE       profile file (default PROGRAM.prf; %%p is the pid)\n"
+	    "  -F HZ         samples per CPU-second (default %d, at most %d)\n"
+	    "  -i USEC       or the interval between samples in microseconds\n"
+	    "  -b BYTES      code bytes per counter (default %d: exact)\n"
+	    "  -e ENGINE     auto (default), perf or timer\n"
+	    "  --no-children profile the program only, not processes it starts\n"
+	    "  -q            no closing message\n",
+	    DEFAULT_RATE_HZ, MAX_RATE_HZ, DEFAULT_BUCKET_BYTES);
+}
+
+/* PROGRAM.prf in the current directory, %p expanded; absolute. */
+static char *
+output_path(const char *tmpl, const char *program, pid_t pid)
+{
+	char buf[PATH_MAX], cwd[PATH_MAX];
+	const char *src;
+	size_t n = 0;
+	char *prog;
+
+	if (tmpl == NULL) {
+		prog = xstrdup(program);
+		snprintf(buf, sizeof buf, "%s.prf", basename(prog));
+		free(prog);
+		tmpl = buf;
+		src = xstrdup(buf);
+	} else {
+		src = xstrdup(tmpl);
+	}
+	char out[PATH_MAX];
+	for (const char *s = src; *s && n < sizeof out - 24; s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			n += (size_t)snprintf(out + n, sizeof out - n, "%d", (int)pid);
+			s++;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+	free((void *)src);
+	if (out[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+		return xstrdup(out);
+	char *abs = xmalloc(strlen(cwd) + strlen(out) + 2);
+	sprintf(abs, "%s/%s", cwd, out);
+	return abs;
+}
+
+/* The directory the profile goes to must exist and be writable now. */
+static int
+check_output_dir(const char *path)
+{
+	char *copy = xstrdup(path);
+	const char *dir = dirname(copy);
+	struct stat st;
+	int ok;
+
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		cli_error("%s: no such directory", dir);
+		ok = -1;
+	} else if (access(dir, W_OK) < 0) {
+		cli_error("%s: cannot write there: %s", dir, strerror(errno));
+		ok = -1;
+	} else {
+		ok = 0;
+	}
+	free(copy);
+	return ok;
+}
+
+static int
+exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static int
+record_exec(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "bucket", required_argument, NULL, 'b' },
+		{ "engine", required_argument, NULL, 'e' },
+		{ "no-children", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct record_opts o = { NULL, DEFAULT_RATE_HZ, DEFAULT_BUCKET_BYTES,
+	    ENGINE_AUTO, 1, 0 };
+	struct record_result r;
+	struct profil_profile *p;
+	const char *output = NULL;
+	struct timespec wall_start;
+	char cause[256], *path;
+	unsigned long v;
+	int c, status;
+
+	while ((c = getopt_long(argc, argv, "+o:F:i:b:e:p:qhV", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (*optarg == '\0')
+				cli_die(EXIT_USAGE, "-o: empty file name");
+			output = optarg;
+			break;
+		case 'F':
+			if (cli_parse_ulong(optarg, 1, MAX_RATE_HZ, &v) < 0)
+				cli_die(EXIT_USAGE, "-F: '%s' is not a rate from 1 "
+				    "to %d Hz", optarg, MAX_RATE_HZ);
+			o.rate_hz = (unsigned)v;
+			break;
+		case 'i':
+			if (cli_parse_ulong(optarg, 1000000 / MAX_RATE_HZ,
+			    1000000, &v) < 0)
+				cli_die(EXIT_USAGE, "-i: '%s' is not an interval "
+				    "from %d to 1000000 microseconds", optarg,
+				    1000000 / MAX_RATE_HZ);
+			o.rate_hz = (unsigned)(1000000 / v);
+			break;
+		case 'b':
+			if (cli_parse_ulong(optarg, 1, 65536, &v) < 0)
+				cli_die(EXIT_USAGE, "-b: '%s' is not a bucket size "
+				    "from 1 to 65536 bytes", optarg);
+			o.bucket_bytes = (unsigned)v;
+			break;
+		case 'e':
+			if (strcmp(optarg, "auto") == 0)
+				o.engine = ENGINE_AUTO;
+			else if (strcmp(optarg, "perf") == 0)
+				o.engine = ENGINE_PERF;
+			else if (strcmp(optarg, "timer") == 0)
+				o.engine = ENGINE_TIMER;
+			else
+				cli_die(EXIT_USAGE, "-e: unknown engine '%s' (auto, "
+				    "perf or timer)", optarg);
+			break;
+		case 'p':
+			cli_die(EXIT_USAGE, "-p: attaching to a running process "
+			    "is not available yet");
+		case 'N':
+			o.follow_children = 0;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return cli_finish_stdout(0);
+		case 'V':
+			printf("profil record 0.1.0\n");
+			return cli_finish_stdout(0);
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		cli_error("no program to run");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	o.argv = argv + optind;
+
+	/* Decide where the profile goes now, not at exit. */
+	path = output_path(output, o.argv[0], 0);
+	if (check_output_dir(path) < 0)
+		return EXIT_USAGE;
+	free(path);
+
+	if (o.engine == ENGINE_TIMER)
+		cli_die(EXIT_USAGE, "the timer engine is not available yet; "
+		    "use -e perf");
+	if (record_perf_check(cause, sizeof cause) < 0)
+		cli_die(1, "%s; the timer engine that would take over is not "
+		    "available yet", cause);
+
+	memset(&r, 0, sizeof r);
+	r.builder = builder_new(o.bucket_bytes);
+	clock_gettime(CLOCK_REALTIME, &wall_start);
+	if (record_perf(&o, &r) < 0) {
+		builder_free(r.builder);
+		return 1;
+	}
+	if (r.exec_errno != 0) {
+		builder_free(r.builder);
+		if (r.exec_errno == ENOENT)
+			cli_die(127, "%s: command not found", o.argv[0]);
+		cli_die(126, "cannot execute %s: %s", o.argv[0],
+		    strerror(r.exec_errno));
+	}
+	status = exit_status_of(r.status);
+
+	p = builder_finish(r.builder);
+	builder_free(r.builder);
+	p->interval_ns = 1000000000ull / o.rate_hz;
+	p->engine = xstrdup("perf");
+	p->argc = argc - optind;
+	p->argv = xcalloc((size_t)p->argc + 1, sizeof *p->argv);
+	for (c = 0; c < p->argc; c++)
+		p->argv[c] = xstrdup(o.argv[c]);
+	p->start_ns = (int64_t)wall_start.tv_sec * 1000000000 + wall_start.tv_nsec;
+	p->duration_ns = r.wall_ns;
+	p->cpu_ns = r.cpu_ns;
+
+	path = output_path(output, o.argv[0], r.pid);
+	if (profil_profile_save(p, path, cause, sizeof cause) < 0) {
+		cli_error("cannot write %s: %s (any previous file there is "
+		    "unchanged)", path, cause);
+		profil_profile_free(p);
+		free(path);
+		return status ? status : 1;
+	}
+	if (!o.quiet) {
+		double cpu = (double)r.cpu_ns / 1e9;
+
+		fprintf(stderr, "profil: %llu samples, %.2f s CPU (%.0f Hz real), "
+		    "%llu lost, perf engine%s; wrote %s\n",
+		    (unsigned long long)p->samples, cpu,
+		    cpu > 0 ? (double)p->samples / cpu : 0.0,
+		    (unsigned long long)p->lost,
+		    r.kernel_sampled ? "" : " (user mode only)", path);
+		if (p->samples < 100)
+			cli_warn("only %llu samples: too few to trust; run longer "
+			    "or raise -F", (unsigned long long)p->samples);
+	}
+	profil_profile_free(p);
+	free(path);
+	return status;
+}
+
+const struct cmd cmd_record = {
+	"record", "[-o FILE] [-F HZ | -i USEC] [-b BYTES] [-e ENGINE] "
+	    "[--no-children] [-q] [--] PROGRAM [ARGS...]",
+	"run a program and write its profile",
+	record_exec,
+};

@@ -1,0 +1,64 @@
+/*
+ * profil.c - the `profil` command: finds the subcommand (an unambiguous
+ * prefix is enough, as in tmux) and runs it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define PROFIL_VERSION "0.1.0"
+
+static const struct cmd *const commands[] = {
+	&cmd_record, &cmd_report, &cmd_check,
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: profil COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "\n'profil COMMAND --help' describes each; see profil(1).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct cmd *found = NULL;
+	size_t i, len;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return cli_finish_stdout(0);
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("profil %s\n", PROFIL_VERSION);
+		return cli_finish_stdout(0);
+	}
+	len = strlen(argv[1]);
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(commands[i]->name, argv[1]) == 0) {
+			found = commands[i];
+			break;
+		}
+		if (len > 0 && strncmp(commands[i]->name, argv[1], len) == 0) {
+			if (found != NULL)
+				cli_die(EXIT_USAGE, "ambiguous command '%s'", argv[1]);
+			found = commands[i];
+		}
+	}
+	if (found == NULL)
+		cli_die(EXIT_USAGE, "unknown command '%s' (try 'profil --help')",
+		    argv[1]);
+	cli_name = found->name;
+	return found->exec(argc - 1, argv + 1);
+}

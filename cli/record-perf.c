@@ -1,0 +1,611 @@
+/*
+ * record-perf.c - the perf engine: per-CPU task-clock sampling events on
+ * the program with inherit (threads and children follow), enabled at
+ * exec, each with a ring buffer the recorder drains as it fills.  Side-band
+ * records (MMAP2, COMM, FORK, EXIT, LOST) keep a map of every process's
+ * executable mappings, so each sample is folded into its object's
+ * histogram as it arrives; nothing per sample is kept.
+ *
+ * Invariant: records are applied in time order within a drain (mappings
+ * before the samples that need them, across CPUs).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hmap.h"
+#include "record.h"
+
+#define RING_PAGES	64		/* data pages per CPU: 256 KiB */
+#define MISC_MMAP_BUILD_ID (1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
+
+struct ring {
+	int fd;
+	struct perf_event_mmap_page *meta;
+	uint8_t *data;
+	size_t size;			/* data area bytes, a power of 2 */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	int obj;			/* builder object, -1: unknown code */
+};
+
+struct proc {
+	pid_t pid;
+	struct map *maps;
+	size_t n, cap;
+};
+
+struct pending {			/* one record of a drain */
+	uint64_t time, seq;
+	size_t at;			/* offset in the batch buffer */
+};
+
+struct engine {
+	const struct record_opts *opts;
+	struct record_result *result;
+	struct builder *b;
+	struct ring *rings;
+	int nrings;
+	struct proc *procs;
+	size_t nprocs;
+	struct hmap proc_index;		/* pid -> index + 1 */
+	uint8_t *batch;
+	size_t batch_len, batch_cap;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	uint64_t seq;
+};
+
+int
+perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level = 3;
+
+	if (f != NULL) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 3;
+		fclose(f);
+	}
+	return level;
+}
+
+static void
+set_attr(struct perf_event_attr *a, unsigned rate_hz, int exclude_kernel,
+    int build_id)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	a->sample_period = 1000000000ull / rate_hz;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->disabled = 1;
+	a->inherit = 1;
+	a->enable_on_exec = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->exclude_hv = 1;
+	a->exclude_kernel = (unsigned)exclude_kernel;
+	a->build_id = (unsigned)build_id;
+	a->watermark = 1;
+	a->wakeup_watermark = RING_PAGES * 4096 / 4;
+}
+
+static int
+perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+int
+record_perf_check(char *why, size_t why_size)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	set_attr(&a, 1000, 1, 0);
+	a.disabled = 1;
+	a.enable_on_exec = 0;
+	fd = perf_open(&a, 0, -1);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	snprintf(why, why_size, "perf events refused (%s; "
+	    "/proc/sys/kernel/perf_event_paranoid is %d)", strerror(errno),
+	    perf_paranoid());
+	return -1;
+}
+
+/* Online CPUs, from /sys; all configured ones if that cannot be read. */
+static int
+online_cpus(int *cpus, int max)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	int n = 0, a, b;
+	char sep;
+
+	if (f != NULL) {
+		while (n < max && fscanf(f, "%d", &a) == 1) {
+			b = a;
+			if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
+				if (fscanf(f, "%d", &b) != 1)
+					break;
+				if (fscanf(f, "%c", &sep) != 1)
+					sep = '\n';
+			}
+			for (; a <= b && n < max; a++)
+				cpus[n++] = a;
+			if (sep != ',')
+				break;
+		}
+		fclose(f);
+	}
+	if (n == 0) {
+		long c = sysconf(_SC_NPROCESSORS_CONF);
+
+		for (n = 0; n < c && n < max; n++)
+			cpus[n] = n;
+	}
+	return n;
+}
+
+/* ---- processes and their mappings ---------------------------------------- */
+
+static struct proc *
+proc_of(struct engine *e, pid_t pid)
+{
+	uint64_t i = hmap_get(&e->proc_index, (uint64_t)pid);
+
+	if (i == 0) {
+		e->procs = xrealloc(e->procs, (e->nprocs + 1) * sizeof *e->procs);
+		e->procs[e->nprocs] = (struct proc){ pid, NULL, 0, 0 };
+		hmap_add(&e->proc_index, (uint64_t)pid, ++e->nprocs);
+		i = e->nprocs;
+	}
+	return &e->procs[i - 1];
+}
+
+static void
+insert_map(struct proc *p, struct map m)
+{
+	size_t i, k = 0;
+	struct map *out;
+
+	/* a new mapping replaces whatever it overlaps (munmap is not reported) */
+	out = xmalloc((p->n + 3) * sizeof *out);
+	for (i = 0; i < p->n; i++) {
+		struct map old = p->maps[i];
+
+		if (old.end <= m.start || old.start >= m.end) {
+			out[k++] = old;
+			continue;
+		}
+		if (old.start < m.start) {
+			struct map left = old;
+			left.end = m.start;
+			out[k++] = left;
+		}
+		if (old.end > m.end) {
+			struct map right = old;
+			right.pgoff += m.end - old.start;
+			right.start = m.end;
+			out[k++] = right;
+		}
+	}
+	/* keep it sorted: insert m in place */
+	for (i = 0; i < k && out[i].start < m.start; i++)
+		;
+	memmove(&out[i + 1], &out[i], (k - i) * sizeof *out);
+	out[i] = m;
+	free(p->maps);
+	p->maps = out;
+	p->n = k + 1;
+	p->cap = k + 3;
+}
+
+static const struct map *
+find_map(const struct proc *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ip < p->maps[mid].start)
+			hi = mid;
+		else if (ip >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+/* The sample_id_all trailer: TID and TIME, the last 16 bytes. */
+static struct sample_id
+trailer(const uint8_t *rec, size_t size)
+{
+	struct sample_id id = { 0, 0, 0 };
+
+	if (size >= sizeof(struct perf_event_header) + 16)
+		memcpy(&id, rec + size - 16, 16);
+	return id;
+}
+
+static uint64_t
+record_time(const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		uint64_t t = 0;
+
+		if (size >= sizeof *h + 24)
+			memcpy(&t, rec + sizeof *h + 16, 8);
+		return t;
+	}
+	return trailer(rec, size).time;
+}
+
+static void
+on_sample(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint64_t ip;
+	uint32_t pid, tid;
+	unsigned mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	const struct map *m;
+
+	if (size < sizeof *h + 24)
+		return;
+	memcpy(&ip, rec + sizeof *h, 8);
+	memcpy(&pid, rec + sizeof *h + 8, 4);
+	memcpy(&tid, rec + sizeof *h + 12, 4);
+	if (!e->opts->follow_children && (pid_t)pid != e->result->pid)
+		return;
+	if (mode == PERF_RECORD_MISC_KERNEL) {
+		builder_kernel(e->b, 1, (pid_t)pid, (pid_t)tid);
+		return;
+	}
+	m = mode == PERF_RECORD_MISC_USER ? find_map(proc_of(e, (pid_t)pid), ip) : NULL;
+	if (m == NULL || m->obj < 0)
+		builder_unknown(e->b, 1, (pid_t)pid, (pid_t)tid);
+	else
+		builder_sample(e->b, m->obj, ip - m->start + m->pgoff, 1,
+		    (pid_t)pid, (pid_t)tid);
+}
+
+static void
+on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const size_t fixed = sizeof *h + 8 + 24 + 24 + 8;
+	uint32_t pid, prot;
+	uint64_t addr, len, pgoff;
+	const char *name;
+	size_t name_max;
+	struct map m;
+
+	if (size < fixed + 1 + 16)
+		return;
+	memcpy(&pid, rec + sizeof *h, 4);
+	memcpy(&addr, rec + sizeof *h + 8, 8);
+	memcpy(&len, rec + sizeof *h + 16, 8);
+	memcpy(&pgoff, rec + sizeof *h + 24, 8);
+	memcpy(&prot, rec + sizeof *h + 56, 4);
+	name = (const char *)rec + fixed;
+	name_max = size - fixed - 16;
+	if (memchr(name, '\0', name_max) == NULL || len == 0 ||
+	    addr + len < addr || !(prot & 4 /* PROT_EXEC */))
+		return;
+	m.start = addr;
+	m.end = addr + len;
+	m.pgoff = pgoff;
+	m.obj = -1;
+	if (name[0] == '/' || strcmp(name, "[vdso]") == 0) {
+		const uint8_t *bid = NULL;
+		unsigned bid_len = 0;
+
+		if (h->misc & MISC_MMAP_BUILD_ID) {
+			bid_len = rec[sizeof *h + 32];
+			bid = rec + sizeof *h + 36;
+			if (bid_len > 20)
+				bid_len = 0;
+		}
+		if (strncmp(name, "//anon", 6) != 0 &&
+		    strncmp(name, "/memfd:", 7) != 0 &&
+		    strncmp(name, "/dev/zero", 9) != 0)
+			m.obj = builder_object(e->b, name, bid, bid_len);
+	}
+	insert_map(proc_of(e, (pid_t)pid), m);
+}
+
+static void
+on_comm(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint32_t pid, tid;
+	char comm[17];
+
+	if (size < sizeof *h + 8 + 16)
+		return;
+	memcpy(&pid, rec + sizeof *h, 4);
+	memcpy(&tid, rec + sizeof *h + 4, 4);
+	memcpy(comm, rec + sizeof *h + 8, 16);
+	comm[16] = '\0';
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		struct proc *p = proc_of(e, (pid_t)pid);
+
+		p->n = 0;	/* a new image: a new address space */
+	}
+	builder_comm(e->b, (pid_t)pid, (pid_t)tid, comm);
+}
+
+static void
+on_fork(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint32_t ids[4];	/* pid, ppid, tid, ptid */
+	struct proc *parent, *child;
+
+	if (size < sizeof *h + 16)
+		return;
+	memcpy(ids, rec + sizeof *h, 16);
+	if (ids[0] == ids[1])
+		return;		/* a new thread: same address space */
+	builder_fork(e->b, (pid_t)ids[0], (pid_t)ids[1]);
+	child = proc_of(e, (pid_t)ids[0]);
+	parent = proc_of(e, (pid_t)ids[1]);	/* may move child: look again */
+	child = proc_of(e, (pid_t)ids[0]);
+	free(child->maps);
+	child->maps = xmalloc((parent->n ? parent->n : 1) * sizeof *child->maps);
+	memcpy(child->maps, parent->maps, parent->n * sizeof *child->maps);
+	child->n = child->cap = parent->n;
+}
+
+static void
+apply(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(e, rec, size);
+		break;
+	case PERF_RECORD_MMAP2:
+		on_mmap2(e, rec, size);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(e, rec, size);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(e, rec, size);
+		break;
+	case PERF_RECORD_LOST: {
+		uint64_t lost;
+
+		if (size >= sizeof *h + 16) {
+			memcpy(&lost, rec + sizeof *h + 8, 8);
+			builder_lost(e->b, lost);
+		}
+		break;
+	}
+	default:
+		break;		/* EXIT, THROTTLE, ...: nothing to count */
+	}
+}
+
+static int
+by_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Copy out every complete record of every ring, then apply in time order. */
+static void
+drain(struct engine *e)
+{
+	size_t i;
+	int r;
+
+	e->batch_len = 0;
+	e->npend = 0;
+	for (r = 0; r < e->nrings; r++) {
+		struct ring *ring = &e->rings[r];
+		uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = ring->meta->data_tail;
+
+		while (tail + sizeof(struct perf_event_header) <= head) {
+			struct perf_event_header h;
+			size_t off = (size_t)(tail & (ring->size - 1)), k;
+			uint8_t *dst;
+
+			for (k = 0; k < sizeof h; k++)
+				((uint8_t *)&h)[k] = ring->data[(off + k) & (ring->size - 1)];
+			if (h.size < sizeof h || tail + h.size > head)
+				break;
+			if (e->batch_cap - e->batch_len < h.size) {
+				e->batch_cap = (e->batch_cap + h.size) * 2;
+				e->batch = xrealloc(e->batch, e->batch_cap);
+			}
+			dst = e->batch + e->batch_len;
+			for (k = 0; k < h.size; k++)
+				dst[k] = ring->data[(off + k) & (ring->size - 1)];
+			if (e->npend == e->pend_cap) {
+				e->pend_cap = e->pend_cap ? e->pend_cap * 2 : 1024;
+				e->pend = xrealloc(e->pend, e->pend_cap * sizeof *e->pend);
+			}
+			e->pend[e->npend++] = (struct pending){
+			    record_time(dst, h.size), e->seq++, e->batch_len };
+			e->batch_len += h.size;
+			tail += h.size;
+		}
+		__atomic_store_n(&ring->meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	qsort(e->pend, e->npend, sizeof *e->pend, by_time);
+	for (i = 0; i < e->npend; i++) {
+		const uint8_t *rec = e->batch + e->pend[i].at;
+
+		apply(e, rec, ((const struct perf_event_header *)rec)->size);
+	}
+}
+
+static void
+close_rings(struct engine *e)
+{
+	int r;
+
+	for (r = 0; r < e->nrings; r++) {
+		if (e->rings[r].meta != NULL)
+			munmap(e->rings[r].meta, e->rings[r].size + 4096);
+		if (e->rings[r].fd >= 0)
+			close(e->rings[r].fd);
+	}
+	e->nrings = 0;
+}
+
+/* One event per CPU on pid; kernel samples if allowed. */
+static int
+open_rings(struct engine *e, pid_t pid)
+{
+	static int cpus[4096];
+	int ncpus = online_cpus(cpus, 4096), c;
+	int exclude_kernel = 0, build_id = 1;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a;
+
+	e->rings = xcalloc((size_t)ncpus, sizeof *e->rings);
+retry:
+	set_attr(&a, e->opts->rate_hz, exclude_kernel, build_id);
+	for (c = 0; c < ncpus; c++) {
+		struct ring *ring = &e->rings[c];
+		int fd = perf_open(&a, pid, cpus[c]);
+
+		if (fd < 0 && c == 0 && errno == EINVAL && build_id) {
+			build_id = 0;	/* kernels before 5.12 */
+			goto retry;
+		}
+		if (fd < 0 && c == 0 && (errno == EACCES || errno == EPERM) &&
+		    !exclude_kernel) {
+			exclude_kernel = 1;
+			goto retry;
+		}
+		if (fd < 0) {
+			cli_error("perf_event_open on CPU %d: %s", cpus[c],
+			    strerror(errno));
+			close_rings(e);
+			return -1;
+		}
+		ring->fd = fd;
+		ring->size = RING_PAGES * page;
+		ring->meta = mmap(NULL, ring->size + page, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, fd, 0);
+		e->nrings = c + 1;
+		if (ring->meta == MAP_FAILED) {
+			ring->meta = NULL;
+			cli_error("mmap of the perf ring buffer: %s", strerror(errno));
+			close_rings(e);
+			return -1;
+		}
+		ring->data = (uint8_t *)ring->meta + page;
+	}
+	e->result->kernel_sampled = !exclude_kernel;
+	return 0;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+record_perf(const struct record_opts *o, struct record_result *r)
+{
+	struct engine e;
+	struct launch l;
+	struct pollfd *pfd;
+	struct rusage ru;
+	uint64_t start;
+	int done = 0, i;
+
+	memset(&e, 0, sizeof e);
+	e.opts = o;
+	e.result = r;
+	e.b = r->builder;
+	hmap_init(&e.proc_index);
+	if (launch_prepare(&l, o->argv) < 0) {
+		cli_error("cannot start %s: %s", o->argv[0], strerror(errno));
+		return -1;
+	}
+	r->pid = l.pid;
+	if (open_rings(&e, l.pid) < 0) {
+		kill(l.pid, SIGKILL);
+		waitpid(l.pid, NULL, 0);
+		launch_close(&l);
+		return -1;
+	}
+	start = now_ns();
+	r->exec_errno = launch_go(&l);
+	pfd = xcalloc((size_t)e.nrings + 1, sizeof *pfd);
+	for (i = 0; i < e.nrings; i++)
+		pfd[i] = (struct pollfd){ e.rings[i].fd, POLLIN, 0 };
+	pfd[e.nrings] = (struct pollfd){ l.signal_fd, POLLIN, 0 };
+	while (!done) {
+		poll(pfd, (nfds_t)e.nrings + 1, 200);
+		launch_signals(&l, &done, &r->status);
+		drain(&e);
+	}
+	r->wall_ns = now_ns() - start;
+	drain(&e);		/* what the last moments left in the rings */
+	close_rings(&e);
+	free(pfd);
+	launch_close(&l);
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		r->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+		    1000000000u + (uint64_t)(ru.ru_utime.tv_usec +
+		    ru.ru_stime.tv_usec) * 1000u;
+	builder_exit_status(e.b, l.pid, r->status);
+	for (size_t k = 0; k < e.nprocs; k++)
+		free(e.procs[k].maps);
+	free(e.procs);
+	free(e.batch);
+	free(e.pend);
+	hmap_free(&e.proc_index);
+	return 0;
+}

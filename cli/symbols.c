@@ -1,0 +1,143 @@
+/*
+ * symbols.c - libdwfl reports the object at its link-time addresses
+ * (base 0), then every function symbol is read once into a table sorted
+ * by address; lookups are binary searches.
+ */
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "symbols.h"
+
+struct func {
+	uint64_t start, end;
+	const char *name;
+};
+
+struct symtab {
+	Dwfl *dwfl;
+	struct func *funcs;
+	size_t n;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static int
+by_start(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* at one address, prefer the sized, then the global, symbol: first */
+	return (y->end - y->start > 0) - (x->end - x->start > 0);
+}
+
+static void
+read_functions(struct symtab *t, Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod), i;
+	size_t k = 0;
+
+	if (n <= 0)
+		return;
+	t->funcs = xcalloc((size_t)n, sizeof *t->funcs);
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr,
+		    NULL, NULL, NULL);
+
+		if (name == NULL || *name == '\0' || sym.st_shndx == SHN_UNDEF ||
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			continue;
+		t->funcs[k++] = (struct func){ addr, addr + sym.st_size, name };
+	}
+	qsort(t->funcs, k, sizeof *t->funcs, by_start);
+	/* one entry per address; a zero-size symbol reaches the next one */
+	size_t out = 0;
+	for (size_t j = 0; j < k; j++) {
+		if (out > 0 && t->funcs[out - 1].start == t->funcs[j].start)
+			continue;
+		t->funcs[out++] = t->funcs[j];
+	}
+	for (size_t j = 0; j < out; j++)
+		if (t->funcs[j].end == t->funcs[j].start)
+			t->funcs[j].end = j + 1 < out ? t->funcs[j + 1].start :
+			    t->funcs[j].start + 1;
+	t->n = out;
+}
+
+struct symtab *
+symtab_open(const struct profil_object *o, const char **problem)
+{
+	struct symtab *t = xcalloc(1, sizeof *t);
+	Dwfl_Module *mod;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len;
+
+	*problem = NULL;
+	if (o->path[0] != '/') {
+		*problem = "no file to read symbols from";
+		return t;
+	}
+	t->dwfl = dwfl_begin(&offline_callbacks);
+	if (t->dwfl == NULL) {
+		*problem = "libdwfl failed";
+		return t;
+	}
+	dwfl_report_begin(t->dwfl);
+	mod = dwfl_report_elf(t->dwfl, o->path, o->path, -1, 0, true);
+	dwfl_report_end(t->dwfl, NULL, NULL);
+	if (mod == NULL) {
+		*problem = "cannot read the file";
+		return t;
+	}
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (o->build_id_len > 0 && (len != (int)o->build_id_len ||
+	    memcmp(bits, o->build_id, o->build_id_len) != 0)) {
+		*problem = "the file on disk is not the one profiled (build-id differs)";
+		return t;
+	}
+	read_functions(t, mod);
+	return t;
+}
+
+void
+symtab_close(struct symtab *t)
+{
+	if (t->dwfl != NULL)
+		dwfl_end(t->dwfl);
+	free(t->funcs);
+	free(t);
+}
+
+const char *
+symtab_lookup(const struct symtab *t, uint64_t addr, uint64_t *start,
+    uint64_t *end)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < t->funcs[mid].start)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* lo - 1 is the last function starting at or before addr */
+	if (lo == 0 || addr >= t->funcs[lo - 1].end)
+		return NULL;
+	*start = t->funcs[lo - 1].start;
+	*end = t->funcs[lo - 1].end;
+	return t->funcs[lo - 1].name;
+}

@@ -1,0 +1,30 @@
+/*
+ * symbols.h - function names for link-time addresses of a profiled
+ * object, from elfutils' libdwfl (symtab, dynsym, .gnu_debuglink and
+ * build-id debug files).  Built once per object into a sorted table.
+ */
+#ifndef PROFIL_SYMBOLS_H
+#define PROFIL_SYMBOLS_H
+
+#include <stdint.h>
+
+#include <profil.h>
+
+struct symtab;
+
+/*
+ * The functions of object o.  Never NULL: when the file is missing or is
+ * not the one recorded (build-id differs) the table is empty and *problem
+ * says why (NULL when all is well).
+ */
+struct symtab *symtab_open(const struct profil_object *o, const char **problem);
+void symtab_close(struct symtab *t);
+
+/*
+ * The function holding addr: its name and [start, end), or NULL if none.
+ * Names live as long as the table.
+ */
+const char *symtab_lookup(const struct symtab *t, uint64_t addr,
+    uint64_t *start, uint64_t *end);
+
+#endif
