@@ -116,7 +116,16 @@ $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
 
-check: deps-check all $(TEST_BIN) $(TEST_HBIN)
+# The profiled programs of the end-to-end tests: plain, nothing of ours.
+$(BUILD)/tests/workload: tests/workload.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lm -lpthread
+$(BUILD)/tests/workload-static: tests/workload.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -static -o $@ $< -lm -lpthread
+WORKLOADS := $(BUILD)/tests/workload $(BUILD)/tests/workload-static
+
+check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS)
 	BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN)
 
 # ---- bench -----------------------------------------------------------------

@@ -36,6 +36,9 @@ char *xstrdup(const char *s);
 int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
     unsigned long *out);
 
+/* One line for getopt's '?' or ':' (opterr = 0, optstring "+:..."). */
+void cli_bad_option(int c, int optopt_, const char *arg);
+
 /* Flush and close stdout, exiting with an error if that failed. */
 int cli_finish_stdout(int status);
 

@@ -20,7 +20,8 @@ check_exec(int argc, char **argv)
 	};
 	int c, quiet = 0, status = 0;
 
-	while ((c = getopt_long(argc, argv, "+qh", options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;
@@ -29,13 +30,12 @@ check_exec(int argc, char **argv)
 			printf("usage: profil check %s\n", cmd_check.usage);
 			return cli_finish_stdout(0);
 		default:
-			fprintf(stderr, "usage: profil check %s\n", cmd_check.usage);
+			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind == argc) {
-		cli_error("no file given");
-		fprintf(stderr, "usage: profil check %s\n", cmd_check.usage);
+		cli_error("no file given (see 'profil check --help')");
 		return EXIT_USAGE;
 	}
 	for (; optind < argc; optind++) {

@@ -132,7 +132,8 @@ record_exec(int argc, char **argv)
 	unsigned long v;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+o:F:i:b:e:p:qhV", options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:F:i:b:e:p:qhV", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (*optarg == '\0')
@@ -186,13 +187,12 @@ record_exec(int argc, char **argv)
 			printf("profil record 0.1.0\n");
 			return cli_finish_stdout(0);
 		default:
-			usage(stderr);
+			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind == argc) {
-		cli_error("no program to run");
-		usage(stderr);
+		cli_error("no program to run (see 'profil record --help')");
 		return EXIT_USAGE;
 	}
 	o.argv = argv + optind;

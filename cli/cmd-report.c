@@ -146,7 +146,8 @@ report_exec(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+f:h", options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:f:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "csv") != 0)
@@ -158,7 +159,7 @@ report_exec(int argc, char **argv)
 			printf("usage: profil report %s\n", cmd_report.usage);
 			return cli_finish_stdout(0);
 		default:
-			fprintf(stderr, "usage: profil report %s\n", cmd_report.usage);
+			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}

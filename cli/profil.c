@@ -31,10 +31,8 @@ main(int argc, char **argv)
 	const struct cmd *found = NULL;
 	size_t i, len;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		cli_die(EXIT_USAGE, "no command given (try 'profil --help')");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);

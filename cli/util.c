@@ -123,3 +123,17 @@ cli_finish_stdout(int status)
 	}
 	return status;
 }
+
+void
+cli_bad_option(int c, int optopt_, const char *arg)
+{
+	if (c == ':')
+		cli_error("option '%s' needs a value (see 'profil %s --help')",
+		    arg, cli_name);
+	else if (optopt_ != 0)
+		cli_error("unknown option '-%c' (see 'profil %s --help')",
+		    optopt_, cli_name);
+	else
+		cli_error("unknown option '%s' (see 'profil %s --help')", arg,
+		    cli_name);
+}

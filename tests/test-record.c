@@ -1,0 +1,533 @@
+/*
+ * test-record.c - `profil record`, `report` and `check` end to end: the
+ * real command on real programs (tests/workload.c) whose CPU split is
+ * known, checked through `profil report --format csv`.  Share margins
+ * come from the sample count (4 standard errors).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
+static char workload_static[PATH_MAX], tmpdir[] = "/tmp/profil-e2e-XXXXXX";
+
+struct run {
+	int status;		/* exit code, or 128 + signal */
+	char out[65536], err[8192];
+};
+
+static void
+drain_into(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+	ssize_t got;
+
+	while ((got = read(fd, buf + n, size - 1 - n)) > 0)
+		n += (size_t)got;
+	buf[n] = '\0';
+}
+
+/*
+ * Run argv (NULL-terminated) with stdin from input, in its own process
+ * group if pgrp; kill_after_ms > 0 sends sig to the group (or the
+ * recorder, or its child) then.  Waits at most 120 s.
+ */
+enum { TO_GROUP, TO_RECORDER, TO_CHILD };
+
+static void
+run_full(struct run *r, char *const argv[], const char *input, int sig,
+    int whom, unsigned kill_after_ms)
+{
+	int in[2], out[2], err[2], status;
+	pid_t pid;
+
+	memset(r, 0, sizeof *r);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(pipe(err), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(in[1]);
+		close(out[0]);
+		close(err[0]);
+		execv(argv[0], argv);
+		_exit(99);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	if (input != NULL && write(in[1], input, strlen(input)) < 0)
+		fail_msg("write stdin: %s", strerror(errno));
+	close(in[1]);
+	if (kill_after_ms > 0) {
+		struct timespec ts = { kill_after_ms / 1000,
+		    (long)(kill_after_ms % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+		if (whom == TO_GROUP) {
+			kill(-pid, sig);
+		} else if (whom == TO_RECORDER) {
+			kill(pid, sig);
+		} else {
+			char cmd[64];
+			FILE *f;
+			int child = 0;
+
+			snprintf(cmd, sizeof cmd, "pgrep -P %d", (int)pid);
+			f = popen(cmd, "r");
+			assert_true(f != NULL && fscanf(f, "%d", &child) == 1);
+			pclose(f);
+			kill(child, sig);
+		}
+	}
+	drain_into(out[0], r->out, sizeof r->out);
+	drain_into(err[0], r->err, sizeof r->err);
+	close(out[0]);
+	close(err[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void
+run(struct run *r, char *const argv[])
+{
+	run_full(r, argv, NULL, 0, 0, 0);
+}
+
+static const char *
+tmp(const char *name)
+{
+	static char paths[8][PATH_MAX];
+	static int next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, PATH_MAX, "%s/%s", tmpdir, name);
+	return p;
+}
+
+/* Samples of a function (or object when function is NULL) in the CSV. */
+struct shares {
+	double total;
+	char csv[65536];
+};
+
+static void
+report(struct shares *s, const char *prf)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("report failed (%d): %s", r.status, r.err);
+	assert_true(strncmp(r.out, "function,object,samples,percent\n", 32) == 0);
+	memcpy(s->csv, r.out, sizeof s->csv);
+	s->total = 0;
+	for (char *line = strchr(s->csv, '\n') + 1; *line; ) {
+		char *end = strchr(line, '\n'), *f3 = line;
+		for (int k = 0; k < 2 && f3; k++)
+			f3 = strchr(f3, ',') ? strchr(f3, ',') + 1 : NULL;
+		if (f3 != NULL)
+			s->total += atof(f3);
+		if (end == NULL)
+			break;
+		line = end + 1;
+	}
+}
+
+static double
+samples_of(const struct shares *s, const char *function, const char *object)
+{
+	double sum = 0;
+	const char *line = strchr(s->csv, '\n') + 1;
+
+	while (*line) {
+		char fn[512], obj[512];
+		double n;
+
+		if (sscanf(line, "%511[^,],%511[^,],%lf", fn, obj, &n) == 3 &&
+		    (function == NULL || strcmp(fn, function) == 0) &&
+		    (object == NULL || strcmp(obj, object) == 0))
+			sum += n;
+		line = strchr(line, '\n');
+		if (line == NULL)
+			break;
+		line++;
+	}
+	return sum;
+}
+
+/* six:three:one must come out 6:3:1 of their sum, within the margin. */
+static void
+assert_split(const struct shares *s, double max_points)
+{
+	double six = samples_of(s, "six", NULL), three = samples_of(s, "three", NULL);
+	double one = samples_of(s, "one", NULL), n = six + three + one;
+	const double want[3] = { 0.6, 0.3, 0.1 }, got[3] = { six / n, three / n, one / n };
+
+	if (n < 0.9 * s->total)
+		fail_msg("only %.0f of %.0f samples in the three functions", n, s->total);
+	for (int i = 0; i < 3; i++) {
+		double margin = harness_margin(want[i], n, 4, 0.005) + 0.005;
+
+		if (margin > max_points / 100)
+			fail_msg("too few samples (%.0f) for a %.1f-point check", n,
+			    max_points);
+		if (fabs(got[i] - want[i]) > margin)
+			fail_msg("share %d: %.2f%% (want %.0f%% +- %.2f) of %.0f",
+			    i, 100 * got[i], 100 * want[i], 100 * margin, n);
+	}
+}
+
+static void
+record_ok(const char *prf, char **program)
+{
+	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
+	    (char *)prf };
+	struct run r;
+	int i = 7;
+
+	for (; *program && i < 31; program++)
+		argv[i++] = *program;
+	argv[i] = NULL;
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("record exited %d: %s", r.status, r.err);
+}
+
+static void
+test_single_thread_split(void **state)
+{
+	struct shares s;
+	char *prog[] = { workload, "split", "110", NULL };
+
+	(void)state;
+	record_ok(tmp("single.prf"), prog);
+	report(&s, tmp("single.prf"));
+	assert_split(&s, 3);
+}
+
+static void
+test_four_threads_split(void **state)
+{
+	struct shares s;
+	struct run r;
+	char *prog[] = { workload, "threads", "4", "28", NULL };
+	char *check[] = { profil_bin, "check", (char *)tmp("threads.prf"), NULL };
+
+	(void)state;
+	record_ok(tmp("threads.prf"), prog);
+	report(&s, tmp("threads.prf"));
+	assert_split(&s, 3);
+	run(&r, check);
+	assert_int_equal(r.status, 0);
+	if (strstr(r.out, " 4 threads") == NULL && strstr(r.out, " 5 threads") == NULL)
+		fail_msg("threads not all seen: %s", r.out);
+}
+
+static void
+test_half_in_libm(void **state)
+{
+	struct shares s;
+	char *prog[] = { workload, "libm", "0.6", NULL };
+	double libm, share, margin;
+
+	(void)state;
+	record_ok(tmp("libm.prf"), prog);
+	report(&s, tmp("libm.prf"));
+	libm = samples_of(&s, NULL, "libm.so.6");
+	share = libm / s.total;
+	/* the loop calling jn() is ours: allow 2 points for it */
+	margin = harness_margin(0.5, s.total, 4, 0.01) + 0.02;
+	if (fabs(share - 0.5) > margin)
+		fail_msg("libm share %.3f of %.0f (want 0.50 +- %.3f)", share,
+		    s.total, margin);
+}
+
+static void
+test_kernel_share(void **state)
+{
+	struct shares s;
+	char *prog[] = { workload, "syscalls", "0.5", NULL };
+	double kernel;
+
+	(void)state;
+	record_ok(tmp("sys.prf"), prog);
+	report(&s, tmp("sys.prf"));
+	kernel = samples_of(&s, "[kernel]", NULL);
+	if (kernel < 0.3 * s.total)
+		fail_msg("kernel %.0f of %.0f samples", kernel, s.total);
+}
+
+static void
+test_fork_exec_children(void **state)
+{
+	struct shares s;
+	struct run r;
+	char *prog[] = { workload, "forkexec", "55", NULL };
+	char *check[] = { profil_bin, "check", (char *)tmp("fe.prf"), NULL };
+
+	(void)state;
+	record_ok(tmp("fe.prf"), prog);
+	run(&r, check);
+	if (strstr(r.out, " 2 processes") == NULL)
+		fail_msg("the child process is missing: %s", r.out);
+	report(&s, tmp("fe.prf"));
+	assert_split(&s, 3);
+}
+
+static void
+test_static_binary(void **state)
+{
+	struct shares s;
+	char *prog[] = { workload_static, "split", "110", NULL };
+
+	(void)state;
+	record_ok(tmp("static.prf"), prog);
+	report(&s, tmp("static.prf"));
+	assert_split(&s, 3);
+}
+
+static void
+expect_status_and_profile(char **argv, int want, int sig, int whom,
+    unsigned after_ms, const char *prf)
+{
+	struct run r;
+	char *check[] = { profil_bin, "check", (char *)prf, NULL };
+
+	run_full(&r, argv, NULL, sig, whom, after_ms);
+	if (r.status != want)
+		fail_msg("exit status %d, want %d (%s)", r.status, want, r.err);
+	run(&r, check);
+	if (r.status != 0)
+		fail_msg("the profile is not complete: %s", r.err);
+}
+
+static void
+test_faults_lose_nothing(void **state)
+{
+	char *crash[] = { profil_bin, "record", "-q", "-o", (char *)tmp("crash.prf"),
+	    workload, "crash", NULL };
+	char *ex[] = { profil_bin, "record", "-q", "-o", (char *)tmp("exit.prf"),
+	    workload, "exit", "42", NULL };
+	char *uex[] = { profil_bin, "record", "-q", "-o", (char *)tmp("uexit.prf"),
+	    workload, "_exit", "7", NULL };
+	char *forever[] = { profil_bin, "record", "-q", "-o", (char *)tmp("f.prf"),
+	    workload, "forever", NULL };
+
+	(void)state;
+	expect_status_and_profile(crash, 128 + SIGSEGV, 0, 0, 0, tmp("crash.prf"));
+	expect_status_and_profile(ex, 42, 0, 0, 0, tmp("exit.prf"));
+	expect_status_and_profile(uex, 7, 0, 0, 0, tmp("uexit.prf"));
+	/* Ctrl-C: the terminal signals the whole foreground group */
+	expect_status_and_profile(forever, 128 + SIGINT, SIGINT, TO_GROUP, 500,
+	    tmp("f.prf"));
+	/* the program killed from outside */
+	expect_status_and_profile(forever, 128 + SIGKILL, SIGKILL, TO_CHILD, 500,
+	    tmp("f.prf"));
+	/* the recorder told to stop: it stops the program and writes */
+	expect_status_and_profile(forever, 128 + SIGTERM, SIGTERM, TO_RECORDER,
+	    500, tmp("f.prf"));
+}
+
+static void
+test_cannot_run(void **state)
+{
+	struct run r;
+	char *missing[] = { profil_bin, "record", "-o", (char *)tmp("x.prf"),
+	    "/nonexistent/program", NULL };
+	char *noexec[] = { profil_bin, "record", "-o", (char *)tmp("x.prf"),
+	    "/etc/passwd", NULL };
+
+	(void)state;
+	run(&r, missing);
+	assert_int_equal(r.status, 127);
+	assert_non_null(strstr(r.err, "not found"));
+	run(&r, noexec);
+	assert_int_equal(r.status, 126);
+	assert_non_null(strstr(r.err, "cannot execute"));
+	assert_int_equal(access(tmp("x.prf"), F_OK), -1);
+}
+
+static void
+test_bad_options(void **state)
+{
+	static const char *bad[][3] = {
+		{ "-F", "0" }, { "-F", "abc" }, { "-F", "99999999" }, { "-F", "" },
+		{ "-i", "0" }, { "-i", "5" }, { "-b", "0" }, { "-b", "x" },
+		{ "-b", "100000" }, { "-e", "nope" }, { "-o", "" },
+		{ "-o", "/nonexistent/dir/x.prf" }, { "--bogus", NULL }, { "-F", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *argv[8] = { profil_bin, "record", (char *)bad[i][0] };
+		struct run r;
+		int k = 3;
+
+		if (bad[i][1] != NULL)
+			argv[k++] = (char *)bad[i][1];
+		if (bad[i][0][1] != 'F' || bad[i][1] != NULL)
+			argv[k++] = workload;
+		argv[k] = NULL;
+		run(&r, argv);
+		if (r.status != 2)
+			fail_msg("'%s %s': exit %d", bad[i][0], bad[i][1] ? bad[i][1] : "",
+			    r.status);
+		if (strncmp(r.err, "profil: record: ", 16) != 0 ||
+		    strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
+			fail_msg("'%s': not one line: %s", bad[i][0], r.err);
+	}
+}
+
+static void
+test_io_and_environment_pass_through(void **state)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "record", "-q", "-o", (char *)tmp("echo.prf"),
+	    workload, "echo", NULL };
+
+	(void)state;
+	setenv("PROFIL_TEST_VAR", "kept", 1);
+	run_full(&r, argv, "hello\nworld\n", 0, 0, 0);
+	unsetenv("PROFIL_TEST_VAR");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "hello\nworld\n[kept]\n");
+	assert_string_equal(r.err, "");
+}
+
+static void
+test_output_names(void **state)
+{
+	char cwd[PATH_MAX], expect[PATH_MAX];
+	struct run r;
+	char *dflt[] = { profil_bin, "record", "-q", workload, "exit", "0", NULL };
+	char *pid[] = { profil_bin, "record", "-q", "-o", "run-%p.prf", workload,
+	    "exit", "0", NULL };
+	char *msg[] = { profil_bin, "record", workload, "exit", "0", NULL };
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(tmpdir), 0);
+	run(&r, dflt);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(access("workload.prf", F_OK), 0);
+	run(&r, pid);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(system("ls run-[0-9]*.prf >/dev/null"), 0);
+	run(&r, msg);
+	/* the closing line names the samples, engine and file */
+	snprintf(expect, sizeof expect, "wrote %s/workload.prf", tmpdir);
+	assert_non_null(strstr(r.err, expect));
+	assert_non_null(strstr(r.err, "perf engine"));
+	assert_int_equal(chdir(cwd), 0);
+}
+
+/* The file grows with the code hit, not with the run time. */
+static void
+test_size_does_not_grow_with_time(void **state)
+{
+	char *one[] = { workload, "split", "3", NULL };
+	char *four[] = { workload, "split", "12", NULL };
+	struct stat a, b;
+
+	(void)state;
+	record_ok(tmp("1x.prf"), one);
+	record_ok(tmp("4x.prf"), four);
+	assert_int_equal(stat(tmp("1x.prf"), &a), 0);
+	assert_int_equal(stat(tmp("4x.prf"), &b), 0);
+	if (llabs((long long)b.st_size - (long long)a.st_size) >
+	    64 + a.st_size / 5)
+		fail_msg("1x: %lld bytes, 4x: %lld bytes", (long long)a.st_size,
+		    (long long)b.st_size);
+}
+
+static void
+test_check_and_report_refuse_bad_files(void **state)
+{
+	struct run r;
+	char *check[] = { profil_bin, "check", (char *)tmp("bad.prf"), NULL };
+	char *rep[] = { profil_bin, "report", (char *)tmp("bad.prf"), NULL };
+	char *prog[] = { workload, "split", "1", NULL };
+	FILE *f;
+	long size;
+
+	(void)state;
+	record_ok(tmp("bad.prf"), prog);
+	f = fopen(tmp("bad.prf"), "r+");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	assert_int_equal(ftruncate(fileno(f), size - 3), 0);
+	fclose(f);
+	run(&r, check);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "truncated"));
+	run(&r, rep);
+	assert_int_equal(r.status, 1);
+	assert_true(strncmp(r.err, "profil: report: ", 16) == 0);
+}
+
+static int
+setup(void **state)
+{
+	ssize_t n = readlink("/proc/self/exe", bindir, sizeof bindir - 1);
+
+	(void)state;
+	if (n < 0 || mkdtemp(tmpdir) == NULL)
+		return -1;
+	bindir[n] = '\0';
+	*strrchr(bindir, '/') = '\0';
+	snprintf(workload, sizeof workload, "%s/workload", bindir);
+	snprintf(workload_static, sizeof workload_static, "%s/workload-static", bindir);
+	snprintf(profil_bin, sizeof profil_bin, "%s/../profil", bindir);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_thread_split),
+		cmocka_unit_test(test_four_threads_split),
+		cmocka_unit_test(test_half_in_libm),
+		cmocka_unit_test(test_kernel_share),
+		cmocka_unit_test(test_fork_exec_children),
+		cmocka_unit_test(test_static_binary),
+		cmocka_unit_test(test_faults_lose_nothing),
+		cmocka_unit_test(test_cannot_run),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_io_and_environment_pass_through),
+		cmocka_unit_test(test_output_names),
+		cmocka_unit_test(test_size_does_not_grow_with_time),
+		cmocka_unit_test(test_check_and_report_refuse_bad_files),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,146 @@
+/*
+ * workload.c - programs with a known CPU split for the end-to-end tests of
+ * `profil record`.  Built plain: nothing of profil's is linked in.
+ *
+ *   split ROUNDS          six(), three(), one(): 6:3:1
+ *   threads N ROUNDS      N threads, each running split ROUNDS
+ *   libm SECONDS          SECONDS of CPU in our code, then as long in libm
+ *   syscalls SECONDS      cheap system calls for SECONDS of CPU
+ *   forkexec ROUNDS       a child execs `workload split ROUNDS`; we run it too
+ *   crash | exit N | _exit N | forever | echo
+ */
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+static volatile double fsink;
+
+#define LOOP(n) for (unsigned long i = 0; i < (n); i++) \
+	sink = sink * 6364136223846793005ul + i
+
+__attribute__((noinline)) static void six(void) { LOOP(600000); }
+__attribute__((noinline)) static void three(void) { LOOP(300000); }
+__attribute__((noinline)) static void one(void) { LOOP(100000); }
+
+static void
+split(long rounds)
+{
+	for (long r = 0; r < rounds * 10; r++) {
+		six();
+		three();
+		one();
+	}
+}
+
+static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void
+own_code(double seconds)
+{
+	double until = thread_cpu() + seconds;
+
+	while (thread_cpu() < until)
+		LOOP(200000);
+}
+
+__attribute__((noinline)) static void
+libm_code(double seconds)
+{
+	double until = thread_cpu() + seconds;
+
+	while (thread_cpu() < until)
+		for (int i = 0; i < 50; i++)
+			fsink += jn(400, 1.0 + i * 1e-3);
+}
+
+__attribute__((noinline)) static void
+syscalls(double seconds)
+{
+	double until = thread_cpu() + seconds;
+
+	while (thread_cpu() < until)
+		for (int i = 0; i < 1000; i++)
+			syscall(SYS_getppid);
+}
+
+static long thread_rounds;
+
+static void *
+thread_main(void *unused)
+{
+	(void)unused;
+	split(thread_rounds);
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
+
+	if (strcmp(mode, "split") == 0) {
+		split(n);
+	} else if (strcmp(mode, "threads") == 0) {
+		pthread_t t[64];
+
+		thread_rounds = argc > 3 ? strtol(argv[3], NULL, 10) : 10;
+		for (long i = 0; i < n && i < 64; i++)
+			pthread_create(&t[i], NULL, thread_main, NULL);
+		for (long i = 0; i < n && i < 64; i++)
+			pthread_join(t[i], NULL);
+	} else if (strcmp(mode, "libm") == 0) {
+		own_code(atof(argv[2]));
+		libm_code(atof(argv[2]));
+	} else if (strcmp(mode, "syscalls") == 0) {
+		syscalls(atof(argv[2]));
+	} else if (strcmp(mode, "forkexec") == 0) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execl("/proc/self/exe", "workload", "split", argv[2], (char *)NULL);
+			_exit(99);
+		}
+		split(n);
+		waitpid(pid, NULL, 0);
+	} else if (strcmp(mode, "crash") == 0) {
+		split(2);
+		raise(SIGSEGV);
+	} else if (strcmp(mode, "exit") == 0) {
+		split(1);
+		exit((int)n);
+	} else if (strcmp(mode, "_exit") == 0) {
+		split(1);
+		_exit((int)n);
+	} else if (strcmp(mode, "forever") == 0) {
+		for (;;)
+			split(1);
+	} else if (strcmp(mode, "echo") == 0) {
+		char buf[4096];
+		size_t got;
+		const char *v = getenv("PROFIL_TEST_VAR");
+
+		while ((got = fread(buf, 1, sizeof buf, stdin)) > 0)
+			fwrite(buf, 1, got, stdout);
+		printf("[%s]\n", v ? v : "(unset)");
+	} else {
+		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	return 0;
+}
