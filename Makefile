@@ -94,8 +94,10 @@ $(BUILD)/examples/%: examples/%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -rdynamic -o $@ $< $(PROGLDLIBS)
 
+# The main job on a bundled example: record a program, report on it.
 demo: deps-demo all
-	$(BUILD)/examples/hotspots
+	$(BUILD)/profil record -o $(BUILD)/split.prf $(BUILD)/examples/split 60
+	$(BUILD)/profil report $(BUILD)/split.prf
 
 # ---- tests -----------------------------------------------------------------
 TEST_SRC   := $(wildcard tests/test-*.c)

@@ -43,22 +43,15 @@ usage(FILE *f)
 static char *
 output_path(const char *tmpl, const char *program, pid_t pid)
 {
-	char buf[PATH_MAX], cwd[PATH_MAX];
-	const char *src;
+	char name[PATH_MAX], out[PATH_MAX], cwd[PATH_MAX];
+	const char *slash = strrchr(program, '/');
 	size_t n = 0;
-	char *prog;
 
 	if (tmpl == NULL) {
-		prog = xstrdup(program);
-		snprintf(buf, sizeof buf, "%s.prf", basename(prog));
-		free(prog);
-		tmpl = buf;
-		src = xstrdup(buf);
-	} else {
-		src = xstrdup(tmpl);
+		snprintf(name, sizeof name, "%s.prf", slash ? slash + 1 : program);
+		tmpl = name;
 	}
-	char out[PATH_MAX];
-	for (const char *s = src; *s && n < sizeof out - 24; s++) {
+	for (const char *s = tmpl; *s && n < sizeof out - 24; s++) {
 		if (s[0] == '%' && s[1] == 'p') {
 			n += (size_t)snprintf(out + n, sizeof out - n, "%d", (int)pid);
 			s++;
@@ -67,7 +60,6 @@ output_path(const char *tmpl, const char *program, pid_t pid)
 		}
 	}
 	out[n] = '\0';
-	free((void *)src);
 	if (out[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
 		return xstrdup(out);
 	char *abs = xmalloc(strlen(cwd) + strlen(out) + 2);
@@ -199,9 +191,10 @@ record_exec(int argc, char **argv)
 
 	/* Decide where the profile goes now, not at exit. */
 	path = output_path(output, o.argv[0], 0);
-	if (check_output_dir(path) < 0)
-		return EXIT_USAGE;
+	c = check_output_dir(path);
 	free(path);
+	if (c < 0)
+		return EXIT_USAGE;
 
 	if (o.engine == ENGINE_TIMER)
 		cli_die(EXIT_USAGE, "the timer engine is not available yet; "

@@ -493,6 +493,8 @@ close_rings(struct engine *e)
 		if (e->rings[r].fd >= 0)
 			close(e->rings[r].fd);
 	}
+	free(e->rings);
+	e->rings = NULL;
 	e->nrings = 0;
 }
 
