@@ -14,6 +14,7 @@ BUILD     ?= build$(if $(SANITIZE),/san-$(subst $(comma),-,$(SANITIZE)))
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 LIBDIR    ?= $(PREFIX)/lib
+BINDIR    ?= $(PREFIX)/bin
 INCDIR    ?= $(PREFIX)/include
 MANDIR    ?= $(PREFIX)/share/man
 
@@ -145,9 +146,11 @@ deps-check:
 	@sh scripts/deps.sh check
 
 # ---- install -----------------------------------------------------------------
-install: $(SHLIB) $(STLIB)
+install: $(SHLIB) $(STLIB) $(BUILD)/profil
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
-	    $(DESTDIR)$(MANDIR)/man3
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BINDIR)
+	install -m 755 $(BUILD)/profil $(DESTDIR)$(BINDIR)/
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libprofil.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
@@ -156,7 +159,9 @@ install: $(SHLIB) $(STLIB)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    profil.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/profil.pc
+	install -m 644 man/profil.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 man/profil.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 man/profil.5 $(DESTDIR)$(MANDIR)/man5/
 
 clean:
 	rm -rf build

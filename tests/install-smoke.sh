@@ -6,8 +6,9 @@ set -u
 prefix=$1
 fail() { echo "install-smoke: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
-for f in lib/libprofil.so lib/libprofil.so.0 lib/libprofil.a include/profil.h \
-    lib/pkgconfig/profil.pc share/man/man3/profil.3; do
+for f in bin/profil lib/libprofil.so lib/libprofil.so.0 lib/libprofil.a include/profil.h \
+    lib/pkgconfig/profil.pc share/man/man1/profil.1 share/man/man3/profil.3 \
+    share/man/man5/profil.5; do
 	[ -e "$prefix/$f" ] || fail "missing $prefix/$f"
 done
 soname=$(objdump -p "$prefix/lib/libprofil.so" | awk '/SONAME/ {print $2}')
