@@ -190,7 +190,8 @@ report_exec(int argc, char **argv)
 		add_row(&rows, "[kernel]", "[kernel]", p->kernel);
 	if (p->unknown > 0)
 		add_row(&rows, "[unknown]", "[unknown]", p->unknown);
-	qsort(rows.v, rows.n, sizeof *rows.v, by_samples);
+	if (rows.n > 1)
+		qsort(rows.v, rows.n, sizeof *rows.v, by_samples);
 
 	if (strcmp(format, "csv") == 0) {
 		printf("function,object,samples,percent\n");

@@ -474,7 +474,8 @@ drain(struct engine *e)
 		}
 		__atomic_store_n(&ring->meta->data_tail, tail, __ATOMIC_RELEASE);
 	}
-	qsort(e->pend, e->npend, sizeof *e->pend, by_time);
+	if (e->npend > 1)
+		qsort(e->pend, e->npend, sizeof *e->pend, by_time);
 	for (i = 0; i < e->npend; i++) {
 		const uint8_t *rec = e->batch + e->pend[i].at;
 

@@ -7,6 +7,7 @@
  *   libm SECONDS          SECONDS of CPU in our code, then as long in libm
  *   syscalls SECONDS      cheap system calls for SECONDS of CPU
  *   forkexec ROUNDS       a child execs `workload split ROUNDS`; we run it too
+ *   many ROUNDS           32 small functions; f<i> does i+1 units: (i+1)/528
  *   crash | exit N | _exit N | forever | echo
  */
 #include <math.h>
@@ -23,12 +24,39 @@
 static volatile unsigned long sink;
 static volatile double fsink;
 
-#define LOOP(n) for (unsigned long i = 0; i < (n); i++) \
-	sink = sink * 6364136223846793005ul + i
+/*
+ * Each loop works on a variable of its own thread: a shared one would
+ * bounce between cores and make the cost of an iteration, and so the
+ * true split, depend on what the other threads are doing.
+ */
+#define LOOP(n) do { volatile unsigned long local = 1; \
+	for (unsigned long i = 0; i < (n); i++) \
+		local = local * 6364136223846793005ul + i; \
+	sink += local; } while (0)
 
 __attribute__((noinline)) static void six(void) { LOOP(600000); }
 __attribute__((noinline)) static void three(void) { LOOP(300000); }
 __attribute__((noinline)) static void one(void) { LOOP(100000); }
+
+#define SMALL(i) __attribute__((noinline)) static void f##i(void) { LOOP(2000 * (i + 1)); }
+SMALL(0) SMALL(1) SMALL(2) SMALL(3) SMALL(4) SMALL(5) SMALL(6) SMALL(7)
+SMALL(8) SMALL(9) SMALL(10) SMALL(11) SMALL(12) SMALL(13) SMALL(14) SMALL(15)
+SMALL(16) SMALL(17) SMALL(18) SMALL(19) SMALL(20) SMALL(21) SMALL(22) SMALL(23)
+SMALL(24) SMALL(25) SMALL(26) SMALL(27) SMALL(28) SMALL(29) SMALL(30) SMALL(31)
+
+static void (*const smalls[32])(void) = {
+	f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15,
+	f16, f17, f18, f19, f20, f21, f22, f23, f24, f25, f26, f27, f28, f29,
+	f30, f31,
+};
+
+static void
+many(long rounds)
+{
+	for (long r = 0; r < rounds * 10; r++)
+		for (int i = 0; i < 32; i++)
+			smalls[i]();
+}
 
 static void
 split(long rounds)
@@ -96,6 +124,8 @@ main(int argc, char **argv)
 
 	if (strcmp(mode, "split") == 0) {
 		split(n);
+	} else if (strcmp(mode, "many") == 0) {
+		many(n);
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t t[64];
 
