@@ -136,8 +136,9 @@ $(BUILD)/bench/%: bench/%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
 
-bench: all $(BUILD)/bench/overhead
+bench: all $(BUILD)/bench/overhead $(BUILD)/tests/workload
 	$(BUILD)/bench/overhead
+	python3 bench/record.py $(BUILD)
 
 # ---- dependencies on a fresh machine -----------------------------------------
 deps-demo:
