@@ -33,7 +33,7 @@ ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
 $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
-LIB_SRC   := lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
+LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
              lib/profil.c lib/rio.c lib/session.c lib/sprofil.c lib/thread_clock.c \
              lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)

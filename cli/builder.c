@@ -60,7 +60,14 @@ struct builder {
 	size_t nprocesses;
 	struct hmap process_index;	/* pid -> index + 1 */
 	uint64_t samples, kernel, unknown, lost;
+	int omit_threads;
 };
+
+void
+builder_omit_threads(struct builder *b)
+{
+	b->omit_threads = 1;
+}
 
 struct builder *
 builder_new(unsigned bucket_bytes)
@@ -368,7 +375,7 @@ builder_finish(struct builder *b)
 		struct bthread *t = &b->threads[i];
 		struct bprocess *pr = process_of(b, t->pid);
 
-		if (t->samples == 0)
+		if (t->samples == 0 || b->omit_threads)
 			continue;
 		p->threads[p->nthreads++] = (struct profil_thread){ (uint32_t)t->pid,
 		    (uint32_t)t->tid, xstrdup(t->name ? t->name :

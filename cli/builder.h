@@ -32,6 +32,9 @@ void builder_kernel(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
 void builder_unknown(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
 void builder_lost(struct builder *b, uint64_t n);
 
+/* Write no thread records (an engine that cannot tell threads apart). */
+void builder_omit_threads(struct builder *b);
+
 /* Threads and processes: names, parents, exit status. */
 void builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm);
 void builder_fork(struct builder *b, pid_t pid, pid_t ppid);

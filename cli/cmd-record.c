@@ -196,17 +196,27 @@ record_exec(int argc, char **argv)
 	if (c < 0)
 		return EXIT_USAGE;
 
-	if (o.engine == ENGINE_TIMER)
-		cli_die(EXIT_USAGE, "the timer engine is not available yet; "
-		    "use -e perf");
-	if (record_perf_check(cause, sizeof cause) < 0)
-		cli_die(1, "%s; the timer engine that would take over is not "
-		    "available yet", cause);
+	/* auto: perf events when permitted, else the timer engine */
+	if (o.engine != ENGINE_TIMER &&
+	    record_perf_check(cause, sizeof cause) < 0) {
+		if (o.engine == ENGINE_PERF)
+			cli_die(1, "%s", cause);
+		if (!o.quiet)
+			cli_warn("%s: using the timer engine (user mode only, "
+			    "no threads breakdown)", cause);
+		o.engine = ENGINE_TIMER;
+	}
+	if (o.engine != ENGINE_TIMER)
+		o.engine = ENGINE_PERF;
+	if (o.engine == ENGINE_TIMER &&
+	    record_timer_check(o.argv, cause, sizeof cause) < 0)
+		cli_die(1, "%s", cause);
 
 	memset(&r, 0, sizeof r);
 	r.builder = builder_new(o.bucket_bytes);
 	clock_gettime(CLOCK_REALTIME, &wall_start);
-	if (record_perf(&o, &r) < 0) {
+	if ((o.engine == ENGINE_PERF ? record_perf(&o, &r) :
+	    record_timer(&o, &r)) < 0) {
 		builder_free(r.builder);
 		return 1;
 	}
@@ -222,7 +232,7 @@ record_exec(int argc, char **argv)
 	p = builder_finish(r.builder);
 	builder_free(r.builder);
 	p->interval_ns = 1000000000ull / o.rate_hz;
-	p->engine = xstrdup("perf");
+	p->engine = xstrdup(o.engine == ENGINE_PERF ? "perf" : "timer");
 	p->argc = argc - optind;
 	p->argv = xcalloc((size_t)p->argc + 1, sizeof *p->argv);
 	for (c = 0; c < p->argc; c++)
@@ -243,10 +253,10 @@ record_exec(int argc, char **argv)
 		double cpu = (double)r.cpu_ns / 1e9;
 
 		fprintf(stderr, "profil: %llu samples, %.2f s CPU (%.0f Hz real), "
-		    "%llu lost, perf engine%s; wrote %s\n",
+		    "%llu lost, %s engine%s; wrote %s\n",
 		    (unsigned long long)p->samples, cpu,
 		    cpu > 0 ? (double)p->samples / cpu : 0.0,
-		    (unsigned long long)p->lost,
+		    (unsigned long long)p->lost, p->engine,
 		    r.kernel_sampled ? "" : " (user mode only)", path);
 		if (p->samples < 100)
 			cli_warn("only %llu samples: too few to trust; run longer "

@@ -63,4 +63,8 @@ int perf_paranoid(void);
 int record_perf_check(char *why, size_t why_size);
 int record_perf(const struct record_opts *o, struct record_result *r);
 
+/* 0 if the timer engine can profile argv[0]; -1 with a reason in why[]. */
+int record_timer_check(char *const *argv, char *why, size_t why_size);
+int record_timer(const struct record_opts *o, struct record_result *r);
+
 #endif

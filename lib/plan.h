@@ -20,12 +20,29 @@ struct plan_range {
 	atomic_int off;			/* set once its buffer faulted */
 };
 
+/*
+ * A histogram of raw pcs for samples in no range: an open-addressing hash
+ * that signal handlers fill lock-free (profil record's timer engine keeps
+ * it in memory shared with the recorder).  Key 0 is empty; a key is
+ * tag | pc, with pc below 2^48 and the tag in the top 16 bits (never 0).
+ */
+struct plan_pcmap {
+	uint64_t *keys;
+	uint64_t *counts;
+	uint64_t mask;			/* capacity - 1; capacity a power of 2 */
+	uint64_t *lost;			/* samples that found no room */
+	atomic_int off;			/* set once the memory faulted */
+};
+
+#define PLAN_PCMAP_PROBES 64		/* slots tried before giving up */
+
 struct plan {
 	size_t nranges, capacity;
 	struct plan_range *ranges;
 	void *overflow;			/* sprofil's overflow counter, or NULL */
 	unsigned overflow_bytes;
 	atomic_int overflow_off;
+	struct plan_pcmap *pcmap;	/* or NULL; not owned by the plan */
 };
 
 /* An empty plan for up to capacity ranges; NULL and ENOMEM on failure. */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <ucontext.h>
 
+#include "agent.h"
 #include "arch.h"
 #include "bins.h"
 #include "fault.h"
@@ -29,6 +30,7 @@
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct plan *_Atomic live_plan;
 static atomic_ulong readers;
+static _Atomic uint64_t pc_tag = 1ull << 48;	/* see plan_pcmap */
 
 static struct {
 	atomic_ullong signals, samples, outside, saturated, faulted;
@@ -81,6 +83,53 @@ count_overflow(struct plan *plan, unsigned long weight)
 		atomic_fetch_add(&stats.saturated, (unsigned long)lost);
 }
 
+/* Multiplicative hash: keys differ mostly in their low bits. */
+static uint64_t
+pcmap_slot(uint64_t key, uint64_t mask)
+{
+	return (key * 0x9e3779b97f4a7c15ull >> 20) & mask;
+}
+
+static void
+count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight)
+{
+	uint64_t key = atomic_load(&pc_tag) | (uint64_t)pc;
+	uint64_t i = pcmap_slot(key, m->mask);
+	int probe;
+
+	if (atomic_load(&m->off))
+		goto fault;
+	if ((uint64_t)pc >> 48 != 0)
+		goto no_room;		/* not a user-space pc we can tag */
+	for (probe = 0; probe < PLAN_PCMAP_PROBES; probe++, i = (i + 1) & m->mask) {
+		uint64_t found = 0;
+		long rc = profil_arch_cas_u64(&m->keys[i], &found, key);
+
+		if (rc < 0)
+			goto fault;
+		if (rc == 1 || found == key) {
+			if (profil_arch_add_u64(&m->counts[i], weight) < 0)
+				goto fault;
+			return;
+		}
+	}
+no_room:
+	atomic_fetch_add(&stats.saturated, weight);
+	if (profil_arch_add_u64(m->lost, weight) < 0)
+		atomic_store(&m->off, 1);
+	return;
+fault:
+	/* the shared memory went away: stop touching it */
+	atomic_store(&m->off, 1);
+	atomic_fetch_add(&stats.faulted, weight);
+}
+
+void
+session_set_pc_tag(uint64_t tag)
+{
+	atomic_store(&pc_tag, tag);
+}
+
 void
 session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
 {
@@ -106,7 +155,10 @@ session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
 	r = plan_find(plan, pc);
 	if (r == NULL) {
 		atomic_fetch_add(&stats.outside, weight);
-		count_overflow(plan, weight);
+		if (plan->pcmap != NULL)
+			count_pc(plan->pcmap, pc, weight);
+		else
+			count_overflow(plan, weight);
 	} else if (atomic_load(&r->off)) {
 		atomic_fetch_add(&stats.faulted, weight);
 	} else {
@@ -348,6 +400,7 @@ fork_child(void)
 	fault_fork_child();
 	memset(&running.cpu_start, 0, sizeof running.cpu_start);
 	threads_fork_child();
+	agent_fork_child();
 }
 
 __attribute__((constructor)) static void

@@ -36,6 +36,9 @@ uint64_t session_period_ns(unsigned rate_hz, int mechanism);
  */
 void session_sample(uintptr_t pc, unsigned long weight, const void *ucontext);
 
+/* The tag (top 16 bits) of keys a plan's pcmap gets from now on. */
+void session_set_pc_tag(uint64_t tag);
+
 /* Environment defaults: PROFIL_HZ and PROFIL_MECHANISM (secure_getenv). */
 void session_defaults(unsigned *rate_hz, int *mechanism);
 

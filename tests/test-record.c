@@ -195,13 +195,15 @@ assert_split(const struct shares *s, double max_points)
 	}
 }
 
+static const char *engine = "auto";
+
 static void
 record_ok(const char *prf, char **program)
 {
 	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
-	    (char *)prf };
+	    (char *)prf, "-e", (char *)engine };
 	struct run r;
-	int i = 7;
+	int i = 9;
 
 	for (; *program && i < 31; program++)
 		argv[i++] = *program;
@@ -258,6 +260,85 @@ test_half_in_libm(void **state)
 	if (fabs(share - 0.5) > margin)
 		fail_msg("libm share %.3f of %.0f (want 0.50 +- %.3f)", share,
 		    s.total, margin);
+}
+
+static void expect_status_and_profile(char **argv, int want, int sig, int whom,
+    unsigned after_ms, const char *prf);
+
+/* The same known splits through the timer engine (libprofil injected). */
+static void
+test_timer_engine_splits(void **state)
+{
+	struct shares s;
+	struct run r;
+	char *single[] = { workload, "split", "110", NULL };
+	char *threads[] = { workload, "threads", "4", "28", NULL };
+	char *fe[] = { workload, "forkexec", "55", NULL };
+	char *check[] = { profil_bin, "check", (char *)tmp("tfe.prf"), NULL };
+
+	(void)state;
+	engine = "timer";
+	record_ok(tmp("tsingle.prf"), single);
+	report(&s, tmp("tsingle.prf"));
+	assert_split(&s, 3);
+	record_ok(tmp("tthreads.prf"), threads);
+	report(&s, tmp("tthreads.prf"));
+	assert_split(&s, 3);
+	record_ok(tmp("tfe.prf"), fe);
+	report(&s, tmp("tfe.prf"));
+	assert_split(&s, 3);
+	run(&r, check);
+	engine = "auto";
+	if (strstr(r.out, " 2 processes") == NULL)
+		fail_msg("the child process is missing: %s", r.out);
+}
+
+static void
+test_timer_engine_faults_and_limits(void **state)
+{
+	char *crash[] = { profil_bin, "record", "-q", "-e", "timer", "-o",
+	    (char *)tmp("tcrash.prf"), workload, "crash", NULL };
+	char *forever[] = { profil_bin, "record", "-q", "-e", "timer", "-o",
+	    (char *)tmp("tf.prf"), workload, "forever", NULL };
+	char *stat[] = { profil_bin, "record", "-e", "timer", "-o",
+	    (char *)tmp("tstatic.prf"), workload_static, "split", "1", NULL };
+	struct run r;
+
+	(void)state;
+	expect_status_and_profile(crash, 128 + SIGSEGV, 0, 0, 0, tmp("tcrash.prf"));
+	/* counts live in shared memory: a SIGKILLed program loses nothing */
+	expect_status_and_profile(forever, 128 + SIGKILL, SIGKILL, TO_CHILD, 500,
+	    tmp("tf.prf"));
+	run(&r, stat);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "statically linked"));
+}
+
+/*
+ * Where perf events are refused (perf_event_paranoid 3, containers; here
+ * a seccomp filter, since root bypasses the sysctl), auto says why and
+ * falls back to the timer engine.
+ */
+static void
+test_auto_falls_back_when_perf_is_refused(void **state)
+{
+	struct run r;
+	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	char cmd[3 * PATH_MAX];
+	char *check[] = { profil_bin, "check", (char *)tmp("fb.prf"), NULL };
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "exec %s/helper-noperf %s record -o %s %s split 20",
+	    bindir, profil_bin, tmp("fb.prf"), workload);
+	argv[2] = cmd;
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("exit %d: %s", r.status, r.err);
+	assert_non_null(strstr(r.err, "perf events refused"));
+	assert_non_null(strstr(r.err, "perf_event_paranoid"));
+	assert_non_null(strstr(r.err, "timer engine"));
+	run(&r, check);
+	assert_int_equal(r.status, 0);
 }
 
 static void
@@ -519,6 +600,9 @@ main(void)
 		cmocka_unit_test(test_four_threads_split),
 		cmocka_unit_test(test_half_in_libm),
 		cmocka_unit_test(test_kernel_share),
+		cmocka_unit_test(test_timer_engine_splits),
+		cmocka_unit_test(test_timer_engine_faults_and_limits),
+		cmocka_unit_test(test_auto_falls_back_when_perf_is_refused),
 		cmocka_unit_test(test_fork_exec_children),
 		cmocka_unit_test(test_static_binary),
 		cmocka_unit_test(test_faults_lose_nothing),

@@ -27,6 +27,15 @@ arch_context_pc(const void *ucontext)
 long profil_arch_add_u16(uint16_t *counter, unsigned long weight);
 long profil_arch_add_u32(uint32_t *counter, unsigned long weight);
 
+/*
+ * Compare-and-swap: 1 if *p was *expected and is now desired; 0 if not,
+ * with the value found in *expected (which must be the caller's own
+ * memory); -1 if p is not writable memory.
+ */
+long profil_arch_cas_u64(uint64_t *p, uint64_t *expected, uint64_t desired);
+/* *p += weight atomically: 0, or -1 if p is not writable memory. */
+long profil_arch_add_u64(uint64_t *p, unsigned long weight);
+
 /* 0 if the byte at p can be written (it is left unchanged), -1 if not. */
 long profil_arch_probe_write(void *p);
 /* 0 if the byte at p can be read, -1 if not. */

@@ -10,10 +10,12 @@
 	.text
 	.hidden	profil_arch_add_u16, profil_arch_add_u32
 	.hidden	profil_arch_probe_write, profil_arch_probe_read
+	.hidden	profil_arch_cas_u64, profil_arch_add_u64
 	.hidden	profil_arch_fault_begin, profil_arch_fault_end
 	.hidden	profil_arch_fault_fixup
 	.globl	profil_arch_add_u16, profil_arch_add_u32
 	.globl	profil_arch_probe_write, profil_arch_probe_read
+	.globl	profil_arch_cas_u64, profil_arch_add_u64
 	.globl	profil_arch_fault_begin, profil_arch_fault_end
 	.globl	profil_arch_fault_fixup
 
@@ -65,6 +67,31 @@ profil_arch_probe_read:
 	xorl	%eax, %eax
 	ret
 	.size	profil_arch_probe_read, .-profil_arch_probe_read
+
+/*
+ * long profil_arch_cas_u64(uint64_t *p %rdi, uint64_t *expected %rsi,
+ *     uint64_t desired %rdx): 1 if *p was *expected and is now desired;
+ * 0 if not, with the current value in *expected (a caller's local).
+ */
+	.type	profil_arch_cas_u64, @function
+profil_arch_cas_u64:
+	movq	(%rsi), %rax
+	lock cmpxchgq %rdx, (%rdi)
+	jne	1f
+	movl	$1, %eax
+	ret
+1:	movq	%rax, (%rsi)
+	xorl	%eax, %eax
+	ret
+	.size	profil_arch_cas_u64, .-profil_arch_cas_u64
+
+/* long profil_arch_add_u64(uint64_t *p %rdi, unsigned long weight %rsi) */
+	.type	profil_arch_add_u64, @function
+profil_arch_add_u64:
+	lock addq %rsi, (%rdi)
+	xorl	%eax, %eax
+	ret
+	.size	profil_arch_add_u64, .-profil_arch_add_u64
 
 profil_arch_fault_end:
 

@@ -1,0 +1,369 @@
+/*
+ * record-timer.c - the timer engine: libprofil injected into the program
+ * (LD_PRELOAD) samples every thread with the library's own mechanism into
+ * a pc histogram in memory shared with us (lib/agent.h).  We watch which
+ * code each process has mapped (/proc/PID/maps, while it lives) and at
+ * the end resolve every pc to an object and file offset for the builder.
+ *
+ * What it cannot do, and says: statically linked or set-uid programs (the
+ * loader ignores LD_PRELOAD there), kernel-mode samples (time in system
+ * calls is charged to the code that made them), per-thread breakdowns.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "agent.h"
+#include "cli.h"
+#include "record.h"
+
+#define PCMAP_CAPACITY	(1u << 19)	/* distinct pcs: 8 MiB shared */
+#define SNAPSHOT_MS	20
+
+struct tmap {
+	uint64_t start, end, offset;
+	int obj;			/* builder object, -1: no file */
+};
+
+struct slot_maps {
+	pid_t pid;
+	int gone;			/* /proc/PID/maps no longer readable */
+	struct tmap *maps;
+	size_t n;
+};
+
+/* The program file execvp would run. */
+static int
+resolve_program(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/') != NULL) {
+		snprintf(out, size, "%s", name);
+		return access(out, F_OK);
+	}
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(out, size, "%.*s/%s", (int)len, len ? path : ".", name);
+		if (access(out, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	return -1;
+}
+
+int
+record_timer_check(char *const *argv, char *why, size_t why_size)
+{
+	char file[PATH_MAX];
+	struct stat st;
+	size_t n, i;
+	int fd, dynamic = 0;
+	Elf *elf;
+
+	if (resolve_program(argv[0], file, sizeof file) < 0 || stat(file, &st) < 0)
+		return 0;	/* the launch will say it is not found */
+	if (st.st_mode & (S_ISUID | S_ISGID)) {
+		snprintf(why, why_size, "%s is set-user-ID or set-group-ID: the "
+		    "loader ignores LD_PRELOAD there, so the timer engine cannot "
+		    "profile it", argv[0]);
+		return -1;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf != NULL && elf_kind(elf) == ELF_K_ELF &&
+	    elf_getphdrnum(elf, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+			    ph.p_type == PT_INTERP)
+				dynamic = 1;
+		}
+		if (!dynamic)
+			snprintf(why, why_size, "%s is statically linked: the "
+			    "timer engine works by LD_PRELOAD, which cannot "
+			    "reach it (the perf engine can)", argv[0]);
+	} else {
+		dynamic = 1;	/* a script: its interpreter is dynamic */
+	}
+	elf_end(elf);
+	close(fd);
+	return dynamic ? 0 : -1;
+}
+
+/* libprofil.so beside us (build tree) or in ../lib (installed). */
+static int
+find_library(char *out, size_t size)
+{
+	static const char *const rel[] = { "libprofil.so.0", "../lib/libprofil.so.0" };
+	const char *env = getenv("PROFIL_LIBRARY");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env != NULL && *env != '\0') {
+		snprintf(out, size, "%s", env);
+		return access(out, R_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		char candidate[PATH_MAX * 2];
+
+		snprintf(candidate, sizeof candidate, "%s/%s", self, rel[i]);
+		if (realpath(candidate, out) != NULL && access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static struct agent_region *
+make_region(int *fd_out, unsigned rate_hz)
+{
+	size_t head = (sizeof(struct agent_region) + 4095) & ~(size_t)4095;
+	size_t size = head + 2 * (size_t)PCMAP_CAPACITY * 8;
+	struct agent_region *r;
+	int fd = memfd_create("profil-agent", 0);	/* inherited through exec */
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	r->version = AGENT_VERSION;
+	r->rate_hz = rate_hz;
+	r->size = size;
+	r->capacity = PCMAP_CAPACITY;
+	r->keys_offset = head;
+	r->counts_offset = head + (size_t)PCMAP_CAPACITY * 8;
+	r->mechanism = PROFIL_MECH_AUTO;
+	atomic_store(&r->next_slot, 1);
+	r->magic = AGENT_MAGIC;		/* last: the region is complete */
+	*fd_out = fd;
+	return r;
+}
+
+/* Re-read the executable mappings of a live process. */
+static void
+snapshot(struct builder *b, struct slot_maps *s)
+{
+	char path[64], line[PATH_MAX + 128];
+	struct tmap *maps = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)s->pid);
+	f = fopen(path, "re");
+	if (f == NULL) {
+		s->gone = 1;
+		return;
+	}
+	while (fgets(line, sizeof line, f) != NULL) {
+		unsigned long long start, end, offset;
+		char perms[8];
+		int name_at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
+		    perms, &offset, &name_at) < 4 || strchr(perms, 'x') == NULL)
+			continue;
+		char *name = name_at > 0 ? line + name_at : (char *)"";
+		name[strcspn(name, "\n")] = '\0';
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			maps = xrealloc(maps, cap * sizeof *maps);
+		}
+		maps[n].start = start;
+		maps[n].end = end;
+		maps[n].offset = offset;
+		maps[n].obj = name[0] == '/' || strcmp(name, "[vdso]") == 0 ?
+		    builder_object(b, name, NULL, 0) : -1;
+		n++;
+	}
+	fclose(f);
+	if (n == 0) {
+		free(maps);	/* a zombie: keep what we knew */
+		return;
+	}
+	free(s->maps);
+	s->maps = maps;
+	s->n = n;
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)s->pid);
+	f = fopen(path, "re");
+	if (f != NULL) {
+		if (fgets(line, sizeof line, f) != NULL) {
+			line[strcspn(line, "\n")] = '\0';
+			builder_comm(b, s->pid, s->pid, line);
+		}
+		fclose(f);
+	}
+}
+
+static void
+snapshot_all(struct builder *b, struct agent_region *r, struct slot_maps *slots)
+{
+	uint32_t n = atomic_load(&r->next_slot);
+
+	for (uint32_t i = 1; i < n && i < AGENT_MAX_PROCS; i++) {
+		pid_t pid = (pid_t)atomic_load(&r->procs[i].pid);
+
+		if (pid == 0)
+			continue;
+		if (slots[i].pid != pid) {
+			slots[i].pid = pid;
+			slots[i].gone = 0;
+			if (i > 1)
+				builder_fork(b, pid, (pid_t)r->procs[i].ppid);
+		}
+		if (!slots[i].gone)
+			snapshot(b, &slots[i]);
+	}
+}
+
+static const struct tmap *
+find_tmap(const struct slot_maps *s, uint64_t pc)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (pc >= s->maps[i].start && pc < s->maps[i].end)
+			return &s->maps[i];
+	return NULL;
+}
+
+/* Every pc of the histogram, to its object and file offset. */
+static void
+resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots)
+{
+	const uint64_t *keys = (const uint64_t *)((char *)r + r->keys_offset);
+	const uint64_t *counts = (const uint64_t *)((char *)r + r->counts_offset);
+
+	for (uint64_t i = 0; i < r->capacity; i++) {
+		uint64_t key = keys[i], count = counts[i];
+		unsigned slot = (unsigned)(key >> 48);
+		uint64_t pc = key & ((1ull << 48) - 1);
+		const struct tmap *m;
+		pid_t pid;
+
+		if (key == 0 || count == 0 || slot == 0 || slot >= AGENT_MAX_PROCS)
+			continue;
+		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
+		m = find_tmap(&slots[slot], pc);
+		if (m == NULL || m->obj < 0)
+			builder_unknown(b, count, pid, pid);
+		else
+			builder_sample(b, m->obj, pc - m->start + m->offset, count,
+			    pid, pid);
+	}
+	builder_lost(b, r->lost);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+record_timer(const struct record_opts *o, struct record_result *r)
+{
+	char lib[PATH_MAX], preload[PATH_MAX * 2], fdstr[16];
+	const char *old_preload = getenv("LD_PRELOAD");
+	char *saved_preload = old_preload ? xstrdup(old_preload) : NULL;
+	struct slot_maps *slots;
+	struct agent_region *region;
+	struct launch l;
+	struct pollfd pfd;
+	struct rusage ru;
+	uint64_t start;
+	int fd, done = 0, rc;
+
+	if (find_library(lib, sizeof lib) < 0) {
+		cli_error("cannot find libprofil.so.0 next to the profil command "
+		    "(set PROFIL_LIBRARY to its path)");
+		free(saved_preload);
+		return -1;
+	}
+	region = make_region(&fd, o->rate_hz);
+	if (region == NULL) {
+		cli_error("cannot create the shared profile memory: %s",
+		    strerror(errno));
+		free(saved_preload);
+		return -1;
+	}
+	/* the program (and what it runs) gets libprofil and the region */
+	snprintf(preload, sizeof preload, "%s%s%s", lib,
+	    saved_preload ? ":" : "", saved_preload ? saved_preload : "");
+	snprintf(fdstr, sizeof fdstr, "%d", fd);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(AGENT_ENV_FD, fdstr, 1);
+	rc = launch_prepare(&l, o->argv);
+	if (saved_preload)
+		setenv("LD_PRELOAD", saved_preload, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	unsetenv(AGENT_ENV_FD);
+	free(saved_preload);
+	if (rc < 0) {
+		cli_error("cannot start %s: %s", o->argv[0], strerror(errno));
+		return -1;
+	}
+	r->pid = l.pid;
+	builder_omit_threads(r->builder);
+	start = now_ns();
+	r->exec_errno = launch_go(&l);
+	close(fd);
+	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
+	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
+	while (!done) {
+		poll(&pfd, 1, SNAPSHOT_MS);
+		snapshot_all(r->builder, region, slots);
+		launch_signals(&l, &done, &r->status);
+	}
+	r->wall_ns = now_ns() - start;
+	snapshot_all(r->builder, region, slots);	/* children still running */
+	resolve(r->builder, region, slots);
+	launch_close(&l);
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		r->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+		    1000000000u + (uint64_t)(ru.ru_utime.tv_usec +
+		    ru.ru_stime.tv_usec) * 1000u;
+	builder_exit_status(r->builder, l.pid, r->status);
+	for (int i = 0; i < AGENT_MAX_PROCS; i++)
+		free(slots[i].maps);
+	free(slots);
+	munmap(region, region->size);
+	r->kernel_sampled = 0;
+	return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * agent.c - libprofil's side of `profil record -e timer` (see agent.h):
+ * when PROFIL_AGENT_FD names a region, map it before the program's own
+ * code runs and profile the whole process into it.
+ * Invariant: nothing here runs unless the recorder asked for it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "fault.h"
+#include "plan.h"
+#include "profil.h"
+#include "session.h"
+
+static struct agent_region *region;
+static struct plan_pcmap pcmap;
+
+/* A process slot of our own; its number tags our pcs.  0 if none left. */
+static int
+take_slot(void)
+{
+	uint32_t slot = atomic_fetch_add(&region->next_slot, 1);
+
+	if (slot == 0 || slot >= AGENT_MAX_PROCS)
+		return 0;
+	region->procs[slot].ppid = (int32_t)getppid();
+	atomic_store(&region->procs[slot].pid, (int32_t)getpid());
+	session_set_pc_tag((uint64_t)slot << 48);
+	return (int)slot;
+}
+
+void
+agent_fork_child(void)
+{
+	if (region != NULL && take_slot() == 0)
+		profil_stop();	/* no slot: better unprofiled than misfiled */
+}
+
+static struct agent_region *
+map_region(int fd)
+{
+	struct agent_region *r;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof *r)
+		return NULL;
+	r = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	if (r->magic != AGENT_MAGIC || r->version != AGENT_VERSION ||
+	    r->size != (uint64_t)st.st_size || r->capacity == 0 ||
+	    (r->capacity & (r->capacity - 1)) != 0 ||
+	    r->keys_offset + r->capacity * 8 > r->size ||
+	    r->counts_offset + r->capacity * 8 > r->size) {
+		munmap(r, (size_t)st.st_size);
+		return NULL;
+	}
+	return r;
+}
+
+__attribute__((constructor)) static void
+agent_init(void)
+{
+	const char *env = secure_getenv(AGENT_ENV_FD);
+	struct plan *plan;
+	char *end;
+	long fd;
+
+	if (env == NULL || *env == '\0')
+		return;
+	fd = strtol(env, &end, 10);
+	if (*end != '\0' || fd < 0 || fd > 1 << 20)
+		return;
+	region = map_region((int)fd);
+	if (region == NULL || fault_install() < 0)
+		return;		/* the program runs, unprofiled */
+	pcmap.keys = (uint64_t *)((char *)region + region->keys_offset);
+	pcmap.counts = (uint64_t *)((char *)region + region->counts_offset);
+	pcmap.mask = region->capacity - 1;
+	pcmap.lost = &region->lost;
+	if (take_slot() == 0)
+		return;
+	plan = plan_new(0);
+	if (plan == NULL)
+		return;
+	plan->pcmap = &pcmap;
+	session_start(plan, region->rate_hz, region->mechanism);
+}

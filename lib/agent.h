@@ -1,0 +1,46 @@
+/*
+ * agent.h - the memory `profil record`'s timer engine shares with the
+ * profiled processes, and the agent in libprofil that fills it.
+ *
+ * The recorder creates the region (a memfd), puts libprofil in the
+ * program's LD_PRELOAD and the fd number in PROFIL_AGENT_FD.  In every
+ * process that loads libprofil with that variable set (the program, its
+ * forked children, programs it execs), the agent maps the region, takes a
+ * process slot, and samples every thread with the library's mechanism
+ * into the region's pc histogram, keyed by slot and pc.  The counts live
+ * in the region, so a crash or SIGKILL loses nothing; the recorder maps
+ * pcs to objects through /proc/PID/maps.
+ */
+#ifndef PROFIL_AGENT_H
+#define PROFIL_AGENT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define AGENT_ENV_FD		"PROFIL_AGENT_FD"
+#define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
+#define AGENT_VERSION		1
+#define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
+
+struct agent_proc {
+	_Atomic int32_t pid;		/* 0: slot not (yet) filled */
+	int32_t ppid;
+};
+
+struct agent_region {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t rate_hz;
+	uint64_t size;			/* bytes of the whole region */
+	uint64_t capacity;		/* pc histogram slots, a power of 2 */
+	uint64_t keys_offset, counts_offset;	/* from the region start */
+	uint64_t lost;			/* samples that found no room */
+	_Atomic uint32_t next_slot;
+	int32_t mechanism;		/* enum profil_mechanism */
+	struct agent_proc procs[AGENT_MAX_PROCS];
+};
+
+/* In a forked child: take a slot of its own (called by session.c). */
+void agent_fork_child(void);
+
+#endif
