@@ -89,6 +89,43 @@ check_output_dir(const char *path)
 	return ok;
 }
 
+/* The command line of a running process, as a NULL-terminated vector. */
+static char **
+process_cmdline(pid_t pid)
+{
+	char path[64], buf[65536];
+	char **argv = xcalloc(1, sizeof *argv);
+	size_t n = 0, len = 0, i;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (f != NULL) {
+		len = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	buf[len] = '\0';
+	for (i = 0; i < len; i += strlen(buf + i) + 1) {
+		argv = xrealloc(argv, (n + 2) * sizeof *argv);
+		argv[n++] = xstrdup(buf + i);
+	}
+	if (n == 0) {	/* a kernel thread or a zombie: use its name */
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+		f = fopen(path, "re");
+		buf[0] = '\0';
+		if (f != NULL) {
+			if (fgets(buf, sizeof buf, f) == NULL)
+				buf[0] = '\0';
+			fclose(f);
+		}
+		buf[strcspn(buf, "\n")] = '\0';
+		argv = xrealloc(argv, 2 * sizeof *argv);
+		argv[n++] = xstrdup(buf[0] ? buf : "process");
+	}
+	argv[n] = NULL;
+	return argv;
+}
+
 static int
 exit_status_of(int status)
 {
@@ -109,6 +146,7 @@ record_exec(int argc, char **argv)
 		{ "bucket", required_argument, NULL, 'b' },
 		{ "engine", required_argument, NULL, 'e' },
 		{ "no-children", no_argument, NULL, 'N' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -122,6 +160,8 @@ record_exec(int argc, char **argv)
 	struct timespec wall_start;
 	char cause[256], *path;
 	unsigned long v;
+	pid_t attach = 0;
+	char **cmdline = NULL;
 	int c, status;
 
 	opterr = 0;
@@ -164,8 +204,11 @@ record_exec(int argc, char **argv)
 				    "perf or timer)", optarg);
 			break;
 		case 'p':
-			cli_die(EXIT_USAGE, "-p: attaching to a running process "
-			    "is not available yet");
+			if (cli_parse_ulong(optarg, 1, INT_MAX, &v) < 0)
+				cli_die(EXIT_USAGE, "-p: '%s' is not a process id",
+				    optarg);
+			attach = (pid_t)v;
+			break;
 		case 'N':
 			o.follow_children = 0;
 			break;
@@ -183,11 +226,22 @@ record_exec(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind == argc) {
+	if (attach != 0) {
+		if (optind != argc)
+			cli_die(EXIT_USAGE, "-p: give a process id or a program, "
+			    "not both");
+		if (o.engine == ENGINE_TIMER)
+			cli_die(EXIT_USAGE, "-p: attaching needs the perf engine");
+		if (kill(attach, 0) < 0 && errno == ESRCH)
+			cli_die(1, "-p: no process %d", (int)attach);
+		cmdline = process_cmdline(attach);
+		o.argv = cmdline;
+	} else if (optind == argc) {
 		cli_error("no program to run (see 'profil record --help')");
 		return EXIT_USAGE;
+	} else {
+		o.argv = argv + optind;
 	}
-	o.argv = argv + optind;
 
 	/* Decide where the profile goes now, not at exit. */
 	path = output_path(output, o.argv[0], 0);
@@ -199,7 +253,7 @@ record_exec(int argc, char **argv)
 	/* auto: perf events when permitted, else the timer engine */
 	if (o.engine != ENGINE_TIMER &&
 	    record_perf_check(cause, sizeof cause) < 0) {
-		if (o.engine == ENGINE_PERF)
+		if (o.engine == ENGINE_PERF || attach != 0)
 			cli_die(1, "%s", cause);
 		if (!o.quiet)
 			cli_warn("%s: using the timer engine (user mode only, "
@@ -215,7 +269,8 @@ record_exec(int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	r.builder = builder_new(o.bucket_bytes);
 	clock_gettime(CLOCK_REALTIME, &wall_start);
-	if ((o.engine == ENGINE_PERF ? record_perf(&o, &r) :
+	if ((attach != 0 ? record_perf_attach(&o, attach, &r) :
+	    o.engine == ENGINE_PERF ? record_perf(&o, &r) :
 	    record_timer(&o, &r)) < 0) {
 		builder_free(r.builder);
 		return 1;
@@ -227,13 +282,15 @@ record_exec(int argc, char **argv)
 		cli_die(126, "cannot execute %s: %s", o.argv[0],
 		    strerror(r.exec_errno));
 	}
-	status = exit_status_of(r.status);
+	/* attached: the process is not ours to wait for; say how we did */
+	status = attach != 0 ? 0 : exit_status_of(r.status);
 
 	p = builder_finish(r.builder);
 	builder_free(r.builder);
 	p->interval_ns = 1000000000ull / o.rate_hz;
 	p->engine = xstrdup(o.engine == ENGINE_PERF ? "perf" : "timer");
-	p->argc = argc - optind;
+	for (p->argc = 0; o.argv[p->argc] != NULL; p->argc++)
+		;
 	p->argv = xcalloc((size_t)p->argc + 1, sizeof *p->argv);
 	for (c = 0; c < p->argc; c++)
 		p->argv[c] = xstrdup(o.argv[c]);
@@ -264,12 +321,17 @@ record_exec(int argc, char **argv)
 	}
 	profil_profile_free(p);
 	free(path);
+	if (cmdline != NULL) {
+		for (c = 0; cmdline[c] != NULL; c++)
+			free(cmdline[c]);
+		free(cmdline);
+	}
 	return status;
 }
 
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [-b BYTES] [-e ENGINE] "
-	    "[--no-children] [-q] [--] PROGRAM [ARGS...]",
+	    "[--no-children] [-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
 };

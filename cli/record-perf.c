@@ -9,16 +9,20 @@
  * Invariant: records are applied in time order within a drain (mappings
  * before the samples that need them, across CPUs).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,6 +64,8 @@ struct engine {
 	struct builder *b;
 	struct ring *rings;
 	int nrings;
+	int *extra_fds;			/* more events writing into the rings */
+	size_t nextra;
 	struct proc *procs;
 	size_t nprocs;
 	struct hmap proc_index;		/* pid -> index + 1 */
@@ -86,7 +92,7 @@ perf_paranoid(void)
 
 static void
 set_attr(struct perf_event_attr *a, unsigned rate_hz, int exclude_kernel,
-    int build_id)
+    int build_id, int on_exec)
 {
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
@@ -94,9 +100,9 @@ set_attr(struct perf_event_attr *a, unsigned rate_hz, int exclude_kernel,
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
 	a->sample_period = 1000000000ull / rate_hz;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	a->disabled = 1;
+	a->disabled = (unsigned)on_exec;	/* else: counting from now on */
 	a->inherit = 1;
-	a->enable_on_exec = 1;
+	a->enable_on_exec = (unsigned)on_exec;
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->comm = 1;
@@ -123,8 +129,7 @@ record_perf_check(char *why, size_t why_size)
 	struct perf_event_attr a;
 	int fd;
 
-	set_attr(&a, 1000, 1, 0);
-	a.disabled = 1;
+	set_attr(&a, 1000, 1, 0, 1);
 	a.enable_on_exec = 0;
 	fd = perf_open(&a, 0, -1);
 	if (fd >= 0) {
@@ -488,6 +493,11 @@ close_rings(struct engine *e)
 {
 	int r;
 
+	for (size_t i = 0; i < e->nextra; i++)
+		close(e->extra_fds[i]);
+	free(e->extra_fds);
+	e->extra_fds = NULL;
+	e->nextra = 0;
 	for (r = 0; r < e->nrings; r++) {
 		if (e->rings[r].meta != NULL)
 			munmap(e->rings[r].meta, e->rings[r].size + 4096);
@@ -499,22 +509,27 @@ close_rings(struct engine *e)
 	e->nrings = 0;
 }
 
-/* One event per CPU on pid; kernel samples if allowed. */
+/*
+ * One event per CPU on each of tids, kernel samples if allowed.  The
+ * first event of a CPU owns its ring buffer; the others write into it
+ * (PERF_EVENT_IOC_SET_OUTPUT).  on_exec: enabled when the task execs.
+ */
 static int
-open_rings(struct engine *e, pid_t pid)
+open_rings(struct engine *e, const pid_t *tids, size_t ntids, int on_exec)
 {
 	static int cpus[4096];
 	int ncpus = online_cpus(cpus, 4096), c;
 	int exclude_kernel = 0, build_id = 1;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), t;
 	struct perf_event_attr a;
 
 	e->rings = xcalloc((size_t)ncpus, sizeof *e->rings);
+	e->extra_fds = xcalloc(ntids * (size_t)ncpus, sizeof *e->extra_fds);
 retry:
-	set_attr(&a, e->opts->rate_hz, exclude_kernel, build_id);
+	set_attr(&a, e->opts->rate_hz, exclude_kernel, build_id, on_exec);
 	for (c = 0; c < ncpus; c++) {
 		struct ring *ring = &e->rings[c];
-		int fd = perf_open(&a, pid, cpus[c]);
+		int fd = perf_open(&a, tids[0], cpus[c]);
 
 		if (fd < 0 && c == 0 && errno == EINVAL && build_id) {
 			build_id = 0;	/* kernels before 5.12 */
@@ -543,6 +558,17 @@ retry:
 			return -1;
 		}
 		ring->data = (uint8_t *)ring->meta + page;
+		for (t = 1; t < ntids; t++) {
+			int more = perf_open(&a, tids[t], cpus[c]);
+
+			if (more < 0)
+				continue;	/* the thread has exited meanwhile */
+			if (ioctl(more, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
+				close(more);
+				continue;
+			}
+			e->extra_fds[e->nextra++] = more;
+		}
 	}
 	e->result->kernel_sampled = !exclude_kernel;
 	return 0;
@@ -555,6 +581,17 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void
+free_engine(struct engine *e)
+{
+	for (size_t k = 0; k < e->nprocs; k++)
+		free(e->procs[k].maps);
+	free(e->procs);
+	free(e->batch);
+	free(e->pend);
+	hmap_free(&e->proc_index);
 }
 
 int
@@ -577,7 +614,7 @@ record_perf(const struct record_opts *o, struct record_result *r)
 		return -1;
 	}
 	r->pid = l.pid;
-	if (open_rings(&e, l.pid) < 0) {
+	if (open_rings(&e, &l.pid, 1, 1) < 0) {
 		kill(l.pid, SIGKILL);
 		waitpid(l.pid, NULL, 0);
 		launch_close(&l);
@@ -604,11 +641,188 @@ record_perf(const struct record_opts *o, struct record_result *r)
 		    1000000000u + (uint64_t)(ru.ru_utime.tv_usec +
 		    ru.ru_stime.tv_usec) * 1000u;
 	builder_exit_status(e.b, l.pid, r->status);
-	for (size_t k = 0; k < e.nprocs; k++)
-		free(e.procs[k].maps);
-	free(e.procs);
-	free(e.batch);
-	free(e.pend);
-	hmap_free(&e.proc_index);
+	free_engine(&e);
+	return 0;
+}
+
+/* ---- attaching to a running process (-p) -------------------------------- */
+
+static pid_t *
+list_threads(pid_t pid, size_t *n)
+{
+	char path[64];
+	DIR *dir;
+	struct dirent *d;
+	pid_t *tids = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (dir == NULL)
+		return NULL;
+	/* the process's main thread first: it owns the ring buffers */
+	tids = xmalloc(16 * sizeof *tids);
+	cap = 16;
+	tids[(*n)++] = pid;
+	while ((d = readdir(dir)) != NULL) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		if (*n == cap)
+			tids = xrealloc(tids, (cap *= 2) * sizeof *tids);
+		tids[(*n)++] = (pid_t)tid;
+	}
+	closedir(dir);
+	return tids;
+}
+
+static void
+read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f != NULL) {
+		if (fgets(buf, (int)size, f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* What perf would have told us had we been there from the start. */
+static void
+synthesize(struct engine *e, pid_t pid, const pid_t *tids, size_t ntids)
+{
+	char path[64], line[PATH_MAX + 128];
+	struct proc *p = proc_of(e, pid);
+	FILE *f;
+
+	for (size_t i = 0; i < ntids; i++) {
+		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
+		    (int)tids[i]);
+		read_line(path, line, sizeof line);
+		builder_comm(e->b, pid, tids[i], line);
+	}
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f) != NULL) {
+		unsigned long long start, end, offset;
+		char perms[8];
+		int at = 0;
+		struct map m;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
+		    perms, &offset, &at) < 4 || strchr(perms, 'x') == NULL)
+			continue;
+		char *name = at > 0 ? line + at : (char *)"";
+		name[strcspn(name, "\n")] = '\0';
+		m = (struct map){ start, end, offset, -1 };
+		if (name[0] == '/' || strcmp(name, "[vdso]") == 0)
+			m.obj = builder_object(e->b, name, NULL, 0);
+		insert_map(p, m);
+	}
+	fclose(f);
+}
+
+/* CPU time of a process so far, from /proc/PID/stat; 0 if gone. */
+static uint64_t
+process_cpu_ns(pid_t pid)
+{
+	char path[64], buf[1024], *close_paren;
+	unsigned long long utime, stime;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close_paren = strrchr(buf, ')');
+	if (close_paren == NULL || sscanf(close_paren + 2,
+	    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+	    &utime, &stime) != 2)
+		return 0;
+	return (utime + stime) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+int
+record_perf_attach(const struct record_opts *o, pid_t pid,
+    struct record_result *r)
+{
+	struct engine e;
+	struct pollfd *pfd;
+	sigset_t watched, old;
+	pid_t *tids;
+	size_t ntids;
+	uint64_t start, cpu0, cpu = 0;
+	int sfd, pidfd, i, done = 0;
+
+	memset(&e, 0, sizeof e);
+	e.opts = o;
+	e.result = r;
+	e.b = r->builder;
+	hmap_init(&e.proc_index);
+	r->pid = pid;
+	tids = list_threads(pid, &ntids);
+	if (tids == NULL) {
+		cli_error("no process %d", (int)pid);
+		return -1;
+	}
+	sigemptyset(&watched);
+	sigaddset(&watched, SIGINT);
+	sigaddset(&watched, SIGTERM);
+	sigaddset(&watched, SIGHUP);
+	sigaddset(&watched, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &watched, &old);
+	sfd = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (open_rings(&e, tids, ntids, 0) < 0) {
+		free(tids);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	synthesize(&e, pid, tids, ntids);
+	free(tids);
+	start = now_ns();
+	cpu0 = process_cpu_ns(pid);
+	pfd = xcalloc((size_t)e.nrings + 2, sizeof *pfd);
+	for (i = 0; i < e.nrings; i++)
+		pfd[i] = (struct pollfd){ e.rings[i].fd, POLLIN, 0 };
+	pfd[e.nrings] = (struct pollfd){ sfd, POLLIN, 0 };
+	pfd[e.nrings + 1] = (struct pollfd){ pidfd, POLLIN, 0 };
+	while (!done) {
+		struct signalfd_siginfo si;
+		uint64_t now_cpu;
+
+		poll(pfd, (nfds_t)e.nrings + 2, 200);
+		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+			done = 1;	/* Ctrl-C or a request to stop: detach */
+		if (pidfd >= 0 && (pfd[e.nrings + 1].revents & POLLIN))
+			done = 1;	/* the process has exited */
+		if (pidfd < 0 && kill(pid, 0) < 0 && errno == ESRCH)
+			done = 1;
+		now_cpu = process_cpu_ns(pid);
+		if (now_cpu > cpu0)
+			cpu = now_cpu - cpu0;
+		drain(&e);
+	}
+	r->wall_ns = now_ns() - start;
+	r->cpu_ns = cpu;
+	drain(&e);
+	close_rings(&e);
+	free(pfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free_engine(&e);
 	return 0;
 }

@@ -62,6 +62,9 @@ int perf_paranoid(void);
 /* 0 if the perf engine can run here; -1 with a reason in why[]. */
 int record_perf_check(char *why, size_t why_size);
 int record_perf(const struct record_opts *o, struct record_result *r);
+/* Attach to running process pid until it exits or we are told to stop. */
+int record_perf_attach(const struct record_opts *o, pid_t pid,
+    struct record_result *r);
 
 /* 0 if the timer engine can profile argv[0]; -1 with a reason in why[]. */
 int record_timer_check(char *const *argv, char *why, size_t why_size);

@@ -56,9 +56,18 @@ int harness_perf_allowed(void);
 double harness_margin(double p, double n, double k, double floor);
 
 /*
+ * Loop iterations of the spin body per CPU-second, measured once per test
+ * program.  Spins count iterations instead of reading the thread's CPU
+ * clock: on this kernel a thread that reads CLOCK_THREAD_CPUTIME_ID often
+ * gets few CPU-timer signals (with large overruns), which would make the
+ * tests measure that instead of the profiler.
+ */
+double harness_loops_per_second(void);
+
+/*
  * Spin functions, each in its own section so tests know their exact
- * address range (__start_SECTION .. __stop_SECTION).  Each burns the
- * calling thread's CPU for about `seconds`, checking the clock rarely.
+ * address range (__start_SECTION .. __stop_SECTION).  Each burns about
+ * `seconds` of the calling thread's CPU.
  */
 #define HARNESS_SPIN_DECLARE(name)					\
 	extern char __start_##name[], __stop_##name[];			\
@@ -68,11 +77,10 @@ double harness_margin(double p, double n, double k, double floor);
 	name##_fn(double seconds)					\
 	{								\
 		volatile unsigned long x = 1;				\
-		double until = harness_thread_cpu() + seconds;		\
-		do {							\
-			for (unsigned long i = 0; i < 400000; i++)	\
-				x = x * 6364136223846793005ul + i;	\
-		} while (harness_thread_cpu() < until);			\
+		unsigned long n = (unsigned long)(seconds *		\
+		    harness_loops_per_second());			\
+		for (unsigned long i = 0; i < n; i++)			\
+			x = x * 6364136223846793005ul + i;		\
 	}
 
 #endif

@@ -120,14 +120,19 @@ test_invalid_arrays_are_einval(void **state)
 /* The program's text and libm's: jn() recurses inside libm. */
 static volatile double jn_sink;
 
+/* jn() calls for `seconds` of CPU; the clock is read only to calibrate. */
 static void
 libm_for(double seconds)
 {
-	double until = harness_thread_cpu() + seconds;
+	double start = harness_thread_cpu(), per_call;
+	long calls;
 
-	while (harness_thread_cpu() < until)
-		for (int i = 0; i < 200; i++)
-			jn_sink += jn(400, 1.0 + i * 1e-3);
+	for (int i = 0; i < 2000; i++)
+		jn_sink += jn(400, 1.0 + i * 1e-3);
+	per_call = (harness_thread_cpu() - start) / 2000;
+	calls = (long)((seconds - 2000 * per_call) / per_call);
+	for (long i = 0; i < calls; i++)
+		jn_sink += jn(400, 1.0 + (double)(i % 2000) * 1e-3);
 }
 
 static void
