@@ -91,23 +91,29 @@ def main():
     tmp = tempfile.mkdtemp(prefix="profil-bench-")
     rows = []
     for name, (cmd, truth, by) in WORKLOADS.items():
-        res = {k: [] for k in ("cpu_p", "wall_p", "cpu_f", "wall_f", "tv_p", "tv_f",
-                               "size_p", "size_f")}
+        res = {k: [] for k in ("cpu_p", "wall_p", "cpu_t", "wall_t", "cpu_f",
+                               "wall_f", "tv_p", "tv_t", "tv_f", "size_p", "size_f")}
         for r in range(ROUNDS):
             wall0, cpu0 = timed(cmd)
             prf = os.path.join(tmp, "a.prf")
             pdata = os.path.join(tmp, "a.data")
             wall1, cpu1 = timed([PROFIL, "record", "-q", "-F", RATE, "-o", prf] + cmd)
+            tprf = os.path.join(tmp, "t.prf")
+            wall3, cpu3 = timed([PROFIL, "record", "-q", "-e", "timer", "-F", RATE,
+                                 "-o", tprf] + cmd)
             wall2, cpu2 = timed(["perf", "record", "-q", "-F", RATE, "-e", "cpu-clock",
                                  "-o", pdata, "--"] + cmd)
             res["cpu_p"].append(cpu1 / cpu0)
             res["wall_p"].append(wall1 / wall0)
+            res["cpu_t"].append(cpu3 / cpu0)
+            res["wall_t"].append(wall3 / wall0)
             res["cpu_f"].append(cpu2 / cpu0)
             res["wall_f"].append(wall2 / wall0)
             res["size_p"].append(os.path.getsize(prf))
             res["size_f"].append(os.path.getsize(pdata))
             if truth:
                 res["tv_p"].append(tv_distance(profil_shares(prf, by), truth))
+                res["tv_t"].append(tv_distance(profil_shares(tprf, by), truth))
                 res["tv_f"].append(tv_distance(perf_shares(pdata, by), truth))
         rows.append((name, {k: statistics.median(v) if v else None
                             for k, v in res.items()}))
@@ -131,15 +137,18 @@ def main():
     def tv(x):
         return "-" if x is None else "%.4f" % x
 
-    print("Medians of %d alternating runs at %s Hz (profil: perf engine; "
-          "perf: `perf record -e cpu-clock`).\n" % (ROUNDS, RATE))
-    print("| workload | CPU profil | CPU perf | wall profil | wall perf "
-          "| TV profil | TV perf |")
-    print("|---|---|---|---|---|---|---|")
+    print("Medians of %d alternating runs at %s Hz. profil-perf and "
+          "profil-timer are `profil record` with each engine; perf is "
+          "`perf record -e cpu-clock`.\n" % (ROUNDS, RATE))
+    print("| workload | CPU profil-perf | CPU profil-timer | CPU perf "
+          "| wall profil-perf | wall profil-timer | wall perf "
+          "| TV profil-perf | TV profil-timer | TV perf |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, m in rows:
-        print("| %s | %s | %s | %s | %s | %s | %s |" % (
-            name, pct(m["cpu_p"]), pct(m["cpu_f"]), pct(m["wall_p"]),
-            pct(m["wall_f"]), tv(m["tv_p"]), tv(m["tv_f"])))
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            name, pct(m["cpu_p"]), pct(m["cpu_t"]), pct(m["cpu_f"]),
+            pct(m["wall_p"]), pct(m["wall_t"]), pct(m["wall_f"]),
+            tv(m["tv_p"]), tv(m["tv_t"]), tv(m["tv_f"])))
     print("\n| run length | profil .prf | perf.data |")
     print("|---|---|---|")
     for mult in (1, 4):
