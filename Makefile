@@ -128,8 +128,18 @@ $(BUILD)/tests/workload-static: tests/workload.c
 	$(CC) -O2 -g -static -o $@ $< -lm -lpthread
 WORKLOADS := $(BUILD)/tests/workload $(BUILD)/tests/workload-static
 
-check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS)
-	BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN)
+# Under sanitizers, the library the timer engine injects into (plain) test
+# programs is the plain build: a sanitized one cannot load there.  The
+# recorder and every test program are still sanitized.
+ifneq ($(SANITIZE),)
+INJECTED  := build/libprofil.so.$(VERSION)
+$(INJECTED): $(LIB_SRC) $(LIB_ASM)
+	$(MAKE) --no-print-directory SANITIZE= BUILD=build $@
+endif
+
+check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
+	$(if $(INJECTED),PROFIL_LIBRARY=$(CURDIR)/$(INJECTED)) \
+	    BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN)
 
 # ---- bench -----------------------------------------------------------------
 $(BUILD)/bench/%: bench/%.c $(SHLIB)

@@ -318,6 +318,10 @@ record_exec(int argc, char **argv)
 		if (p->samples < 100)
 			cli_warn("only %llu samples: too few to trust; run longer "
 			    "or raise -F", (unsigned long long)p->samples);
+		if (attach == 0 && WIFSIGNALED(r.status))
+			cli_error("%s died of signal %d (%s)%s", o.argv[0],
+			    WTERMSIG(r.status), strsignal(WTERMSIG(r.status)),
+			    WCOREDUMP(r.status) ? ", core dumped" : "");
 	}
 	profil_profile_free(p);
 	free(path);

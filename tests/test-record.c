@@ -195,10 +195,8 @@ assert_split(const struct shares *s, double max_points)
 	}
 }
 
-static const char *engine = "auto";
-
 static void
-record_ok(const char *prf, char **program)
+record_with(const char *engine, const char *prf, char **program)
 {
 	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
 	    (char *)prf, "-e", (char *)engine };
@@ -211,6 +209,12 @@ record_ok(const char *prf, char **program)
 	run(&r, argv);
 	if (r.status != 0)
 		fail_msg("record exited %d: %s", r.status, r.err);
+}
+
+static void
+record_ok(const char *prf, char **program)
+{
+	record_with("auto", prf, program);
 }
 
 static void
@@ -277,18 +281,16 @@ test_timer_engine_splits(void **state)
 	char *check[] = { profil_bin, "check", (char *)tmp("tfe.prf"), NULL };
 
 	(void)state;
-	engine = "timer";
-	record_ok(tmp("tsingle.prf"), single);
+	record_with("timer", tmp("tsingle.prf"), single);
 	report(&s, tmp("tsingle.prf"));
 	assert_split(&s, 3);
-	record_ok(tmp("tthreads.prf"), threads);
+	record_with("timer", tmp("tthreads.prf"), threads);
 	report(&s, tmp("tthreads.prf"));
 	assert_split(&s, 3);
-	record_ok(tmp("tfe.prf"), fe);
+	record_with("timer", tmp("tfe.prf"), fe);
 	report(&s, tmp("tfe.prf"));
 	assert_split(&s, 3);
 	run(&r, check);
-	engine = "auto";
 	if (strstr(r.out, " 2 processes") == NULL)
 		fail_msg("the child process is missing: %s", r.out);
 }
@@ -425,6 +427,54 @@ test_faults_lose_nothing(void **state)
 	/* the recorder told to stop: it stops the program and writes */
 	expect_status_and_profile(forever, 128 + SIGTERM, SIGTERM, TO_RECORDER,
 	    500, tmp("f.prf"));
+}
+
+/* -p: attach to a running program until Ctrl-C, or until it exits. */
+static void
+test_attach(void **state)
+{
+	struct shares s;
+	struct run r;
+	char pidstr[16];
+	char *argv[] = { profil_bin, "record", "-q", "-F", "4000", "-o",
+	    (char *)tmp("att.prf"), "-p", pidstr, NULL };
+	char *check[] = { profil_bin, "check", (char *)tmp("att.prf"), NULL };
+	pid_t w = fork();
+
+	(void)state;
+	assert_true(w >= 0);
+	if (w == 0) {
+		execl(workload, "workload", "forever", (char *)NULL);
+		_exit(99);
+	}
+	snprintf(pidstr, sizeof pidstr, "%d", (int)w);
+	usleep(200000);
+	run_full(&r, argv, NULL, SIGINT, TO_GROUP, 1500);
+	kill(w, SIGKILL);
+	waitpid(w, NULL, 0);
+	if (r.status != 0)
+		fail_msg("attach: exit %d: %s", r.status, r.err);
+	run(&r, check);
+	assert_int_equal(r.status, 0);
+	report(&s, tmp("att.prf"));
+	if (s.total < 500)
+		fail_msg("attach: only %.0f samples", s.total);
+	assert_split(&s, 8);
+
+	/* a process that ends while we watch: we stop with it */
+	w = fork();
+	if (w == 0) {
+		execl(workload, "workload", "split", "30", (char *)NULL);
+		_exit(99);
+	}
+	snprintf(pidstr, sizeof pidstr, "%d", (int)w);
+	usleep(50000);
+	run(&r, argv);
+	waitpid(w, NULL, 0);
+	if (r.status != 0)
+		fail_msg("attach until exit: %d: %s", r.status, r.err);
+	run(&r, check);
+	assert_int_equal(r.status, 0);
 }
 
 static void
@@ -606,6 +656,7 @@ main(void)
 		cmocka_unit_test(test_fork_exec_children),
 		cmocka_unit_test(test_static_binary),
 		cmocka_unit_test(test_faults_lose_nothing),
+		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_cannot_run),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_io_and_environment_pass_through),
