@@ -30,6 +30,7 @@ usage(FILE *f)
 	fprintf(f, "usage: profil record %s\n", cmd_record.usage);
 	fprintf(f,
 	    "  -o FILE       profile file (default PROGRAM.prf; %%p is the pid)\n"
+	    "  -p PID        attach to a running process until it exits or Ctrl-C\n"
 	    "  -F HZ         samples per CPU-second (default %d, at most %d)\n"
 	    "  -i USEC       or the interval between samples in microseconds\n"
 	    "  -b BYTES      code bytes per counter (default %d: exact)\n"
