@@ -65,6 +65,15 @@ double harness_margin(double p, double n, double k, double floor);
 double harness_loops_per_second(void);
 
 /*
+ * Called by spins every HARNESS_CHUNK iterations: reads CLOCK_MONOTONIC
+ * (which, unlike the thread's CPU clock, does not disturb CPU timers).
+ * ThreadSanitizer delivers signals only when the thread enters a call it
+ * intercepts; this is that call.
+ */
+void harness_poll(void);
+#define HARNESS_CHUNK 40000ul
+
+/*
  * Spin functions, each in its own section so tests know their exact
  * address range (__start_SECTION .. __stop_SECTION).  Each burns about
  * `seconds` of the calling thread's CPU.
@@ -79,8 +88,11 @@ double harness_loops_per_second(void);
 		volatile unsigned long x = 1;				\
 		unsigned long n = (unsigned long)(seconds *		\
 		    harness_loops_per_second());			\
-		for (unsigned long i = 0; i < n; i++)			\
+		for (unsigned long i = 0; i < n; i++) {			\
 			x = x * 6364136223846793005ul + i;		\
+			if (i % HARNESS_CHUNK == 0)			\
+				harness_poll();				\
+		}							\
 	}
 
 #endif

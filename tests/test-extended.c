@@ -131,8 +131,11 @@ libm_for(double seconds)
 		jn_sink += jn(400, 1.0 + i * 1e-3);
 	per_call = (harness_thread_cpu() - start) / 2000;
 	calls = (long)((seconds - 2000 * per_call) / per_call);
-	for (long i = 0; i < calls; i++)
+	for (long i = 0; i < calls; i++) {
 		jn_sink += jn(400, 1.0 + (double)(i % 2000) * 1e-3);
+		if (i % 20 == 0)
+			harness_poll();
+	}
 }
 
 static void
