@@ -31,8 +31,8 @@ MANY = {"f%d" % i: (i + 1) / 528 for i in range(32)}
 
 # name: (command, truth, truth is over "function" or "object")
 WORKLOADS = {
-    "single-thread 6:3:1": ([WL, "split", "40"], SPLIT, "function"),
-    "4 threads 6:3:1": ([WL, "threads", "4", "10"], SPLIT, "function"),
+    "single-thread 6:3:1": ([WL, "split", "150"], SPLIT, "function"),
+    "4 threads 6:3:1": ([WL, "threads", "4", "40"], SPLIT, "function"),
     "32 small functions": ([WL, "many", "200"], MANY, "function"),
     "half in libm": ([WL, "libm", "0.25"], {"workload": 0.5, "libm.so.6": 0.5}, "object"),
     "syscall-heavy": ([WL, "syscalls", "0.5"], None, None),
