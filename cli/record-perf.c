@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "hmap.h"
+#include "procmaps.h"
 #include "record.h"
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
@@ -345,9 +346,7 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 			if (bid_len > 20)
 				bid_len = 0;
 		}
-		if (strncmp(name, "//anon", 6) != 0 &&
-		    strncmp(name, "/memfd:", 7) != 0 &&
-		    strncmp(name, "/dev/zero", 9) != 0)
+		if (procmaps_is_object(name))
 			m.obj = builder_object(e->b, name, bid, bid_len);
 	}
 	insert_map(proc_of(e, (pid_t)pid), m);
@@ -692,13 +691,28 @@ read_line(const char *path, char *buf, size_t size)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+struct synth {
+	struct engine *e;
+	struct proc *p;
+};
+
+static void
+synth_map(const struct procmap *pm, void *arg)
+{
+	struct synth *sy = arg;
+	struct map m = { pm->start, pm->end, pm->offset, -1 };
+
+	if (procmaps_is_object(pm->name))
+		m.obj = builder_object(sy->e->b, pm->name, NULL, 0);
+	insert_map(sy->p, m);
+}
+
 /* What perf would have told us had we been there from the start. */
 static void
 synthesize(struct engine *e, pid_t pid, const pid_t *tids, size_t ntids)
 {
-	char path[64], line[PATH_MAX + 128];
-	struct proc *p = proc_of(e, pid);
-	FILE *f;
+	char path[64], line[256];
+	struct synth sy = { e, proc_of(e, pid) };
 
 	for (size_t i = 0; i < ntids; i++) {
 		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
@@ -706,27 +720,7 @@ synthesize(struct engine *e, pid_t pid, const pid_t *tids, size_t ntids)
 		read_line(path, line, sizeof line);
 		builder_comm(e->b, pid, tids[i], line);
 	}
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return;
-	while (fgets(line, sizeof line, f) != NULL) {
-		unsigned long long start, end, offset;
-		char perms[8];
-		int at = 0;
-		struct map m;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
-		    perms, &offset, &at) < 4 || strchr(perms, 'x') == NULL)
-			continue;
-		char *name = at > 0 ? line + at : (char *)"";
-		name[strcspn(name, "\n")] = '\0';
-		m = (struct map){ start, end, offset, -1 };
-		if (name[0] == '/' || strcmp(name, "[vdso]") == 0)
-			m.obj = builder_object(e->b, name, NULL, 0);
-		insert_map(p, m);
-	}
-	fclose(f);
+	procmaps_each(pid, synth_map, &sy);
 }
 
 /* CPU time of a process so far, from /proc/PID/stat; 0 if gone. */

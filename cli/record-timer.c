@@ -29,6 +29,7 @@
 
 #include "agent.h"
 #include "cli.h"
+#include "procmaps.h"
 #include "record.h"
 
 #define PCMAP_CAPACITY	(1u << 19)	/* distinct pcs: 8 MiB shared */
@@ -174,50 +175,45 @@ make_region(int *fd_out, unsigned rate_hz)
 	return r;
 }
 
+struct collect {
+	struct builder *b;
+	struct tmap *maps;
+	size_t n, cap;
+};
+
+static void
+collect_map(const struct procmap *pm, void *arg)
+{
+	struct collect *c = arg;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 32;
+		c->maps = xrealloc(c->maps, c->cap * sizeof *c->maps);
+	}
+	c->maps[c->n++] = (struct tmap){ pm->start, pm->end, pm->offset,
+	    procmaps_is_object(pm->name) ? builder_object(c->b, pm->name, NULL, 0)
+	    : -1 };
+}
+
 /* Re-read the executable mappings of a live process. */
 static void
 snapshot(struct builder *b, struct slot_maps *s)
 {
-	char path[64], line[PATH_MAX + 128];
-	struct tmap *maps = NULL;
-	size_t n = 0, cap = 0;
+	struct collect c = { b, NULL, 0, 0 };
+	char path[64], line[256];
 	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)s->pid);
-	f = fopen(path, "re");
-	if (f == NULL) {
+	if (procmaps_each(s->pid, collect_map, &c) < 0) {
 		s->gone = 1;
 		return;
 	}
-	while (fgets(line, sizeof line, f) != NULL) {
-		unsigned long long start, end, offset;
-		char perms[8];
-		int name_at = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
-		    perms, &offset, &name_at) < 4 || strchr(perms, 'x') == NULL)
-			continue;
-		char *name = name_at > 0 ? line + name_at : (char *)"";
-		name[strcspn(name, "\n")] = '\0';
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			maps = xrealloc(maps, cap * sizeof *maps);
-		}
-		maps[n].start = start;
-		maps[n].end = end;
-		maps[n].offset = offset;
-		maps[n].obj = name[0] == '/' || strcmp(name, "[vdso]") == 0 ?
-		    builder_object(b, name, NULL, 0) : -1;
-		n++;
-	}
-	fclose(f);
-	if (n == 0) {
-		free(maps);	/* a zombie: keep what we knew */
+	if (c.n == 0) {
+		free(c.maps);	/* a zombie: keep what we knew */
 		return;
 	}
 	free(s->maps);
-	s->maps = maps;
-	s->n = n;
+	s->maps = c.maps;
+	s->n = c.n;
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)s->pid);
 	f = fopen(path, "re");
 	if (f != NULL) {
