@@ -80,7 +80,7 @@ $(BUILD)/cli/%.o: cli/%.c
 	$(CC) $(CLICFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/profil: $(CLI_OBJ) $(STLIB)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lz -ldl -lpthread
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lz -ldl -lpthread -lm
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)

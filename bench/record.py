@@ -12,6 +12,8 @@ times, and reports medians of:
 
 usage: bench/record.py [BUILD_DIR [ROUNDS [RATE]]]   (build 7 1000)
 """
+import csv
+import io
 import os
 import re
 import resource
@@ -56,12 +58,9 @@ def profil_shares(path, by):
     out = subprocess.run([PROFIL, "report", "--format", "csv", path],
                          check=True, capture_output=True, text=True).stdout
     shares = {}
-    for line in out.splitlines()[1:]:
-        fields = line.rsplit(",", 3)
-        if len(fields) != 4:
-            continue
-        key = fields[0] if by == "function" else fields[1]
-        shares[key] = shares.get(key, 0.0) + float(fields[3]) / 100
+    for row in csv.DictReader(io.StringIO(out)):
+        key = row[by]
+        shares[key] = shares.get(key, 0.0) + float(row["percent"]) / 100
     return shares
 
 

@@ -136,7 +136,8 @@ report(struct shares *s, const char *prf)
 	run(&r, argv);
 	if (r.status != 0)
 		fail_msg("report failed (%d): %s", r.status, r.err);
-	assert_true(strncmp(r.out, "function,object,samples,percent\n", 32) == 0);
+	/* the stable columns come first (profil.1) */
+	assert_true(strncmp(r.out, "function,object,samples,percent,", 32) == 0);
 	memcpy(s->csv, r.out, sizeof s->csv);
 	s->total = 0;
 	for (char *line = strchr(s->csv, '\n') + 1; *line; ) {
@@ -477,6 +478,119 @@ test_attach(void **state)
 	assert_int_equal(r.status, 0);
 }
 
+/* report's views and options, on profiles with known contents. */
+static int
+count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void
+test_report_views(void **state)
+{
+	struct run r;
+	char *prog[] = { workload, "split", "20", NULL };
+	char *fe[] = { workload, "forkexec", "10", NULL };
+	char *th[] = { workload, "threads", "4", "4", NULL };
+	const char *prf = tmp("views.prf");
+	double six_pct = 0, six_err = 0, n = 0, last_cum = 0;
+	char fn[64], obj[64];
+	const char *line;
+
+	(void)state;
+	record_ok(prf, prog);
+	/* flat CSV: the stable columns, and error bars computed independently */
+	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
+	run(&r, flat);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "function,object,samples,percent,error95,"
+	    "cumulative,seconds\n", 54) == 0);
+	for (line = strchr(r.out, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		double k, pct, err, cum, sec;
+
+		if (sscanf(line, "%63[^,],%63[^,],%lf,%lf,%lf,%lf,%lf", fn, obj, &k,
+		    &pct, &err, &cum, &sec) != 7)
+			fail_msg("bad line: %s", line);
+		n += k;
+		last_cum = cum;
+		if (strcmp(fn, "six") == 0)
+			six_pct = pct, six_err = err;
+	}
+	double p6 = six_pct / 100, want = 100 * 1.96 * sqrt(p6 * (1 - p6) / n);
+	if (fabs(six_err - want) > 0.1 * want)
+		fail_msg("error95 %.3f, a 95%% interval for %.1f%% of %.0f is %.3f",
+		    six_err, six_pct, n, want);
+	assert_true(fabs(last_cum - 100) < 0.01);
+
+	char *limit[] = { profil_bin, "report", "--format", "csv", "--limit", "1",
+	    (char *)prf, NULL };
+	run(&r, limit);
+	assert_int_equal(count_lines(r.out), 2);
+	char *minp[] = { profil_bin, "report", "--format", "csv", "--min-percent",
+	    "20", (char *)prf, NULL };
+	run(&r, minp);
+	assert_int_equal(count_lines(r.out), 3);	/* six and three */
+	char *sorted[] = { profil_bin, "report", "--format", "csv", "--sort",
+	    "function", "--min-percent", "5", (char *)prf, NULL };
+	run(&r, sorted);
+	assert_non_null(strstr(r.out, "\none,"));
+	assert_true(strstr(r.out, "\none,") < strstr(r.out, "\nsix,"));
+	assert_true(strstr(r.out, "\nsix,") < strstr(r.out, "\nthree,"));
+
+	/* objects: every sample taken, lost included, adds up to 100% */
+	char *objs[] = { profil_bin, "report", "--objects", "--format", "csv",
+	    (char *)prf, NULL };
+	run(&r, objs);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "object,path,samples,percent,error95,seconds\n",
+	    44) == 0);
+	double total_pct = 0;
+	for (line = strchr(r.out, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		const char *f = line;
+
+		for (int k = 0; k < 3; k++)
+			f = strchr(f, ',') + 1;
+		total_pct += atof(f);
+	}
+	assert_true(fabs(total_pct - 100) < 0.01);
+	assert_non_null(strstr(r.out, "\nworkload,"));
+
+	/* threads (JSON) and processes */
+	record_ok(tmp("views-th.prf"), th);
+	char *threads[] = { profil_bin, "report", "--threads", "--format", "json",
+	    (char *)tmp("views-th.prf"), NULL };
+	run(&r, threads);
+	assert_int_equal(r.status, 0);
+	int nthreads = 0;
+	for (line = r.out; (line = strstr(line, "\"tid\"")) != NULL; line++)
+		nthreads++;
+	if (nthreads < 4 || nthreads > 5)
+		fail_msg("%d threads in: %s", nthreads, r.out);
+	record_ok(tmp("views-fe.prf"), fe);
+	char *procs[] = { profil_bin, "report", "--pid", "--format", "csv",
+	    (char *)tmp("views-fe.prf"), NULL };
+	run(&r, procs);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_lines(r.out), 3);	/* header + 2 processes */
+
+	static const char *bad[][2] = { { "--min-percent", "abc" },
+	    { "--min-percent", "101" }, { "--limit", "-1" }, { "--sort", "x" },
+	    { "--format", "xml" } };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *argv[] = { profil_bin, "report", (char *)bad[i][0],
+		    (char *)bad[i][1], (char *)prf, NULL };
+
+		run(&r, argv);
+		if (r.status != 2 || strncmp(r.err, "profil: report: ", 16) != 0)
+			fail_msg("'%s %s': exit %d, %s", bad[i][0], bad[i][1],
+			    r.status, r.err);
+	}
+}
+
 static void
 test_cannot_run(void **state)
 {
@@ -657,6 +771,7 @@ main(void)
 		cmocka_unit_test(test_static_binary),
 		cmocka_unit_test(test_faults_lose_nothing),
 		cmocka_unit_test(test_attach),
+		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_cannot_run),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_io_and_environment_pass_through),

@@ -1,0 +1,56 @@
+/*
+ * table.h - the rows a report view produces, printed as aligned text,
+ * CSV or JSON.  Machine formats use the column names as keys, in the
+ * order given (documented in profil.1); text may reorder and omit.
+ */
+#ifndef PROFIL_TABLE_H
+#define PROFIL_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum col_type {
+	COL_STR,		/* text */
+	COL_INT,		/* integer */
+	COL_PCT,		/* a percentage: 12.3456 */
+	COL_ERR,		/* the 95% half-width of a percentage, in points */
+	COL_SEC,		/* seconds */
+};
+
+struct col {
+	const char *name;	/* CSV header / JSON key */
+	const char *title;	/* text header */
+	enum col_type type;
+};
+
+union cell {
+	const char *s;
+	int64_t i;
+	double d;
+};
+
+struct table {
+	const struct col *cols;
+	int ncols;
+	union cell *cells;	/* nrows * ncols */
+	size_t nrows, cap;
+};
+
+void table_init(struct table *t, const struct col *cols, int ncols);
+void table_free(struct table *t);
+/* A new row; fill its ncols cells. */
+union cell *table_row(struct table *t);
+
+enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+
+/*
+ * Print t.  For text, text_order lists the columns to show (-1 ends it);
+ * a header line (caption) comes first if not NULL.
+ */
+void table_print(const struct table *t, int format, const int *text_order,
+    const char *caption);
+
+/* The 95% half-width, in percentage points, of the share k/n (Wilson). */
+double table_error95(uint64_t k, uint64_t n);
+
+#endif
