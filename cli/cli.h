@@ -15,7 +15,7 @@ struct cmd {
 	int (*exec)(int argc, char **argv);	/* argv[0] is the name */
 };
 
-extern const struct cmd cmd_record, cmd_report, cmd_check;
+extern const struct cmd cmd_record, cmd_report, cmd_export, cmd_check;
 
 #define EXIT_USAGE 2
 

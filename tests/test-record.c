@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include <profil.h>
 
 static char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
 static char workload_static[PATH_MAX], tmpdir[] = "/tmp/profil-e2e-XXXXXX";
@@ -591,6 +592,97 @@ test_report_views(void **state)
 	}
 }
 
+/* gprof's flat profile: top functions and their percentages. */
+static int
+gprof_percent(const char *gmon, const char *function, double *pct)
+{
+	char cmd[3 * PATH_MAX], line[512], name[256];
+	FILE *f;
+	double p;
+	int found = 0;
+
+	snprintf(cmd, sizeof cmd, "gprof -b -p %s %s 2>&1", workload, gmon);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "%lf %*f %*f %255s", &p, name) == 2 &&
+		    strcmp(name, function) == 0) {
+			*pct = p;
+			found = 1;
+		}
+	pclose(f);
+	return found;
+}
+
+/* export --format gmon, read back by the real gprof. */
+static void
+test_export_gmon_for_gprof(void **state)
+{
+	struct shares s;
+	struct run r;
+	char *prog[] = { workload, "split", "60", NULL };
+	char *exp[] = { profil_bin, "export", "--format", "gmon", "-o", tmpdir,
+	    (char *)tmp("gm.prf"), NULL };
+	char *exp_big[] = { profil_bin, "export", "--format", "gmon", "-o", tmpdir,
+	    (char *)tmp("gm-big.prf"), NULL };
+	static const char *const fns[] = { "six", "three", "one" };
+	char gmon[PATH_MAX], cause[256];
+	struct profil_profile *p;
+	double ours, theirs;
+
+	(void)state;
+	if (system("gprof --version >/dev/null 2>&1") != 0)
+		skip();
+	record_ok(tmp("gm.prf"), prog);
+	run(&r, exp);
+	if (r.status != 0)
+		fail_msg("export: %s", r.err);
+	snprintf(gmon, sizeof gmon, "%s/gmon.workload.out", tmpdir);
+	report(&s, tmp("gm.prf"));
+	for (int i = 0; i < 3; i++) {
+		ours = 100 * samples_of(&s, fns[i], NULL) / s.total;
+		if (!gprof_percent(gmon, fns[i], &theirs))
+			fail_msg("gprof does not list %s", fns[i]);
+		if (fabs(ours - theirs) > 1)
+			fail_msg("%s: gprof %.2f%%, profil %.2f%%", fns[i], theirs, ours);
+	}
+
+	/* counts beyond 16 bits go into repeated records gprof adds up */
+	p = profil_profile_read(tmp("gm.prf"), cause, sizeof cause);
+	assert_non_null(p);
+	p->samples = p->kernel *= 10000;
+	p->unknown *= 10000;
+	p->samples += p->unknown;
+	for (size_t i = 0; i < p->nobjects; i++) {
+		p->objects[i].samples *= 10000;
+		p->samples += p->objects[i].samples;
+		for (size_t k = 0; k < p->objects[i].nbuckets; k++)
+			p->objects[i].buckets[k].count *= 10000;
+	}
+	for (size_t i = 0; i < p->nthreads; i++)
+		p->threads[i].samples *= 10000;
+	for (size_t i = 0; i < p->nprocesses; i++)
+		p->processes[i].samples *= 10000;
+	struct stat small, big;
+	assert_int_equal(stat(gmon, &small), 0);
+	assert_int_equal(profil_profile_save(p, tmp("gm-big.prf"), cause,
+	    sizeof cause), 0);
+	profil_profile_free(p);
+	run(&r, exp_big);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(stat(gmon, &big), 0);
+	if (big.st_size < 2 * small.st_size - 20)
+		fail_msg("no repeated records: %lld bytes, one record: %lld",
+		    (long long)big.st_size, (long long)small.st_size);
+	for (int i = 0; i < 3; i++) {
+		ours = 100 * samples_of(&s, fns[i], NULL) / s.total;
+		assert_true(gprof_percent(gmon, fns[i], &theirs));
+		if (fabs(ours - theirs) > 1)
+			fail_msg("x10000: %s: gprof %.2f%%, profil %.2f%%", fns[i],
+			    theirs, ours);
+	}
+}
+
 static void
 test_cannot_run(void **state)
 {
@@ -772,6 +864,7 @@ main(void)
 		cmocka_unit_test(test_faults_lose_nothing),
 		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_report_views),
+		cmocka_unit_test(test_export_gmon_for_gprof),
 		cmocka_unit_test(test_cannot_run),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_io_and_environment_pass_through),

@@ -1,0 +1,168 @@
+/*
+ * cmd-export.c - `profil export --format gmon [-o DIR] FILE`: the profile
+ * as gmon.out files GNU gprof reads, one per object with samples
+ * (gmon.OBJECT.out), at link-time addresses.  Only the flat histogram:
+ * PC sampling records no call arcs, so gprof's call graph stays empty.
+ *
+ * gmon.out: "gmon" version:u32(1) spare[12], then histogram records:
+ *   tag:u8(0) low_pc high_pc (address-sized) bins:u32 rate:u32
+ *   dimension[15] abbrev:u8, then bins 16-bit counts (host order).
+ * A count above 65535 continues in further records over the same range,
+ * which gprof adds up.  gprof works in 2-byte units and truncates bin
+ * addresses to them, so bins are at least 2 bytes wide.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "cli.h"
+
+static void
+put(FILE *f, const void *p, size_t n)
+{
+	fwrite(p, 1, n, f);
+}
+
+/* Write one object's histogram; 0, or -1 with errno. */
+static int
+write_gmon(const struct profil_profile *p, const struct profil_object *o,
+    const char *path)
+{
+	uint64_t width = o->bucket_bytes < 2 ? 2 : o->bucket_bytes;
+	uint64_t low = o->lowpc - o->lowpc % width, nbins, *left, more = 1, i;
+	char tmp[PATH_MAX + 16], dimen[15] = "seconds";
+	uint32_t version = 1, bins32, rate;
+	FILE *f;
+	int fd;
+
+	nbins = (o->highpc - low + width - 1) / width;
+	if (nbins > UINT32_MAX) {
+		errno = EFBIG;
+		return -1;
+	}
+	left = xcalloc(nbins, sizeof *left);
+	for (i = 0; i < o->nbuckets; i++)
+		left[(o->buckets[i].addr - low) / width] += o->buckets[i].count;
+	snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		int saved = errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(left);
+		errno = saved;
+		return -1;
+	}
+	put(f, "gmon", 4);
+	put(f, &version, 4);
+	put(f, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
+	bins32 = (uint32_t)nbins;
+	rate = p->interval_ns ? (uint32_t)(1000000000u / p->interval_ns) : 1;
+	while (more) {
+		uint64_t high = low + nbins * width;
+
+		more = 0;
+		fputc(0, f);			/* GMON_TAG_TIME_HIST */
+		put(f, &low, sizeof low);
+		put(f, &high, sizeof high);
+		put(f, &bins32, 4);
+		put(f, &rate, 4);
+		put(f, dimen, 15);
+		fputc('s', f);
+		for (i = 0; i < nbins; i++) {
+			uint16_t c = left[i] > 65535 ? 65535 : (uint16_t)left[i];
+
+			left[i] -= c;
+			more |= left[i];
+			put(f, &c, 2);
+		}
+	}
+	free(left);
+	errno = 0;
+	if ((ferror(f) | (fclose(f) != 0)) || chmod(tmp, 0644) < 0 ||
+	    rename(tmp, path) < 0) {
+		int saved = errno ? errno : EIO;
+
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+export_exec(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = NULL, *dir = ".";
+	struct profil_profile *p;
+	char cause[256], path[PATH_MAX];
+	struct stat st;
+	int c, written = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:f:o:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case 'h':
+			printf("usage: profil export %s\n", cmd_export.usage);
+			return cli_finish_stdout(0);
+		default:
+			cli_bad_option(c, optopt, argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (format == NULL || strcmp(format, "gmon") != 0)
+		cli_die(EXIT_USAGE, "--format: %s%s%s (gmon)", format ? "unknown format '" :
+		    "a format is needed", format ? format : "", format ? "'" : "");
+	if (optind != argc - 1)
+		cli_die(EXIT_USAGE, "one profile to export (see 'profil export --help')");
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		cli_die(EXIT_USAGE, "-o: %s: not a directory", dir);
+	p = profil_profile_read(argv[optind], cause, sizeof cause);
+	if (p == NULL)
+		cli_die(1, "%s: %s", argv[optind], cause);
+	for (size_t i = 0; i < p->nobjects; i++) {
+		const struct profil_object *o = &p->objects[i];
+		const char *slash = strrchr(o->path, '/');
+
+		if (o->samples == 0 || o->path[0] != '/')
+			continue;
+		snprintf(path, sizeof path, "%s/gmon.%s.out", dir, slash + 1);
+		if (write_gmon(p, o, path) < 0) {
+			cli_error("%s: %s", path, strerror(errno));
+			profil_profile_free(p);
+			return 1;
+		}
+		printf("%s\t%s\n", path, o->path);
+		written++;
+	}
+	if (written == 0)
+		cli_warn("%s: no object has samples: nothing to export", argv[optind]);
+	profil_profile_free(p);
+	return cli_finish_stdout(0);
+}
+
+const struct cmd cmd_export = {
+	"export", "--format gmon [-o DIR] FILE",
+	"write the profile in another tool's format (gprof's gmon.out)",
+	export_exec,
+};
