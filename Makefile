@@ -80,7 +80,7 @@ $(BUILD)/cli/%.o: cli/%.c
 	$(CC) $(CLICFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/profil: $(CLI_OBJ) $(STLIB)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lz -ldl -lpthread -lm
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lz -ldl -lpthread -lm -lstdc++
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
@@ -105,11 +105,11 @@ TEST_SRC   := $(wildcard tests/test-*.c)
 TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP  := $(wildcard tests/helper-*.c)
 TEST_HBIN  := $(TEST_HELP:tests/%.c=$(BUILD)/tests/%)
-HARNESS    := tests/harness.c
+HARNESS    := tests/harness.c tests/e2e.c
 # Unit tests reach internal functions through the static library.
 TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
 
-$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h $(SHLIB) $(STLIB)
+$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
 	    $(if $(filter bins plan,$*),$(STLIB)) \

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "builder.h"
+#include "vdso.h"
 #include "cli.h"
 #include "hmap.h"
 
@@ -136,23 +137,13 @@ read_elf(struct bobject *o, Elf *elf)
 static void
 read_vdso(struct bobject *o)
 {
-	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const void *)base;
-	size_t size = 0;
+	size_t size;
+	const void *image = vdso_image(&size);
 	Elf *elf;
 
-	if (base == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+	if (image == NULL)
 		return;
-	for (int i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const void *)(base + eh->e_phoff +
-		    (size_t)i * eh->e_phentsize);
-		if (ph->p_offset + ph->p_filesz > size)
-			size = ph->p_offset + ph->p_filesz;
-	}
-	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > size)
-		size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	elf = elf_memory((char *)base, size);
+	elf = elf_memory((char *)image, size);
 	read_elf(o, elf);
 	elf_end(elf);
 }

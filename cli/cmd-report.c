@@ -11,108 +11,10 @@
 #include <profil.h>
 
 #include "cli.h"
-#include "symbols.h"
+#include "funcs.h"
 #include "table.h"
 
-struct row {
-	const char *function;
-	const char *object;		/* basename of the object's path */
-	uint64_t samples;
-};
-
-struct rows {
-	struct row *v;
-	size_t n, cap;
-};
-
-static void
-add_row(struct rows *r, const char *function, const char *object,
-    uint64_t samples)
-{
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 64;
-		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
-	}
-	r->v[r->n++] = (struct row){ function, object, samples };
-}
-
-static int
-by_samples(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c;
-
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	c = strcmp(x->function, y->function);
-	return c ? c : strcmp(x->object, y->object);
-}
-
-static const char *
-base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
-/*
- * Fold one object's buckets into function rows.  Buckets are sorted, so
- * consecutive ones usually fall in the same function: one lookup each
- * time the address leaves the current function.
- */
-static void
-object_rows(struct rows *rows, const struct profil_object *o,
-    struct symtab *t, char **unresolved)
-{
-	const char *name = NULL;
-	uint64_t start = 1, end = 0, sum = 0, lost = 0;
-	size_t i;
-
-	for (i = 0; i < o->nbuckets; i++) {
-		uint64_t addr = o->buckets[i].addr;
-
-		if (name == NULL || addr < start || addr >= end) {
-			if (name != NULL && sum > 0)
-				add_row(rows, name, base_name(o->path), sum);
-			sum = 0;
-			name = symtab_lookup(t, addr, &start, &end);
-		}
-		if (name != NULL)
-			sum += o->buckets[i].count;
-		else
-			lost += o->buckets[i].count;
-	}
-	if (name != NULL && sum > 0)
-		add_row(rows, name, base_name(o->path), sum);
-	if (lost > 0) {
-		/* code outside any known function: one row for the object */
-		size_t len = strlen(base_name(o->path)) + 16;
-
-		*unresolved = xmalloc(len);
-		snprintf(*unresolved, len, "[%s]", base_name(o->path));
-		add_row(rows, *unresolved, base_name(o->path), lost);
-	}
-}
-
-/* Rows with the same function and object are merged (split buckets). */
-static void
-merge_rows(struct rows *r)
-{
-	size_t i, j, out = 0;
-
-	for (i = 0; i < r->n; i++) {
-		for (j = 0; j < out; j++)
-			if (r->v[j].function == r->v[i].function &&
-			    r->v[j].object == r->v[i].object)
-				break;
-		if (j < out)
-			r->v[j].samples += r->v[i].samples;
-		else
-			r->v[out++] = r->v[i];
-	}
-	r->n = out;
-}
+#define base_name funcs_base_name
 
 enum { VIEW_FLAT, VIEW_OBJECTS, VIEW_THREADS, VIEW_PROCESSES };
 enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT };
@@ -124,9 +26,21 @@ struct options {
 };
 
 static int
+by_samples(const void *a, const void *b)
+{
+	const struct func_row *x = a, *y = b;
+	int c;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	c = strcmp(x->function, y->function);
+	return c ? c : strcmp(x->object, y->object);
+}
+
+static int
 by_function(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct func_row *x = a, *y = b;
 	int c = strcmp(x->function, y->function);
 
 	return c ? c : by_samples(a, b);
@@ -135,7 +49,7 @@ by_function(const void *a, const void *b)
 static int
 by_object(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct func_row *x = a, *y = b;
 	int c = strcmp(x->object, y->object);
 
 	return c ? c : by_samples(a, b);
@@ -160,19 +74,19 @@ static const struct col flat_cols[] = {
 static const int flat_text[] = { 3, 4, 5, 6, 2, 0, 1, -1 };
 
 static void
-flat_view(const struct profil_profile *p, struct rows *rows,
+flat_view(const struct profil_profile *p, struct funcs *f,
     const struct options *o, const char *caption)
 {
 	struct table t;
 	double cumulative = 0;
 	size_t i;
 
-	if (rows->n > 1)
-		qsort(rows->v, rows->n, sizeof *rows->v, o->sort == SORT_FUNCTION ?
+	if (f->nrows > 1 && o->sort != SORT_SAMPLES)
+		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
 		    by_function : o->sort == SORT_OBJECT ? by_object : by_samples);
 	table_init(&t, flat_cols, 7);
-	for (i = 0; i < rows->n; i++) {
-		const struct row *r = &rows->v[i];
+	for (i = 0; i < f->nrows; i++) {
+		const struct func_row *r = &f->rows[i];
 		double pct = percent(r->samples, p->samples);
 		union cell *c;
 
@@ -356,12 +270,9 @@ report_exec(int argc, char **argv)
 	struct options o = { VIEW_FLAT, FORMAT_TEXT, SORT_SAMPLES, 0, -1 };
 	const char *file = "profil.prf";
 	struct profil_profile *p;
-	struct rows rows = { NULL, 0, 0 };
-	struct symtab **tabs;
-	char **unresolved;
+	struct funcs f = { 0 };
 	char cause[256], caption[512], *end;
 	unsigned long v;
-	size_t i;
 	int c;
 
 	opterr = 0;
@@ -433,42 +344,17 @@ report_exec(int argc, char **argv)
 	    (double)p->cpu_ns / 1e9, p->interval_ns ? 1e9 / (double)p->interval_ns : 0,
 	    (unsigned long long)p->lost, p->engine);
 
-	tabs = xcalloc(p->nobjects, sizeof *tabs);
-	unresolved = xcalloc(p->nobjects, sizeof *unresolved);
 	if (o.view == VIEW_FLAT) {
-		for (i = 0; i < p->nobjects; i++) {
-			const char *problem;
-
-			tabs[i] = symtab_open(&p->objects[i], &problem);
-			if (problem != NULL && p->objects[i].samples > 0 &&
-			    p->objects[i].path[0] == '/')
-				cli_warn("%s: %s; its samples show as [%s]",
-				    p->objects[i].path, problem,
-				    base_name(p->objects[i].path));
-			object_rows(&rows, &p->objects[i], tabs[i], &unresolved[i]);
-		}
-		merge_rows(&rows);
-		if (p->kernel > 0)
-			add_row(&rows, "[kernel]", "[kernel]", p->kernel);
-		if (p->unknown > 0)
-			add_row(&rows, "[unknown]", "[unknown]", p->unknown);
-		flat_view(p, &rows, &o, caption);
-	} else if (o.view == VIEW_OBJECTS) {
+		funcs_build(&f, p, 1);
+		flat_view(p, &f, &o, caption);
+	} else if (o.view == VIEW_OBJECTS)
 		objects_view(p, &o, caption);
-	} else if (o.view == VIEW_THREADS) {
+	else if (o.view == VIEW_THREADS)
 		threads_view(p, &o, caption);
-	} else {
+	else
 		processes_view(p, &o, caption);
-	}
 	c = cli_finish_stdout(0);
-	for (i = 0; i < p->nobjects; i++) {
-		if (tabs[i] != NULL)
-			symtab_close(tabs[i]);
-		free(unresolved[i]);
-	}
-	free(tabs);
-	free(unresolved);
-	free(rows.v);
+	funcs_free(&f);
 	profil_profile_free(p);
 	return c;
 }

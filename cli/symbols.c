@@ -7,9 +7,12 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "symbols.h"
+#include "vdso.h"
 
 struct func {
 	uint64_t start, end;
@@ -18,6 +21,7 @@ struct func {
 
 struct symtab {
 	Dwfl *dwfl;
+	Dwfl_Module *mod;
 	struct func *funcs;
 	size_t n;
 };
@@ -75,6 +79,23 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 	t->n = out;
 }
 
+/* A file holding our vdso image, for libdwfl (which wants a file). */
+static int
+vdso_file(void)
+{
+	size_t size;
+	const void *image = vdso_image(&size);
+	int fd;
+
+	if (image == NULL || (fd = memfd_create("vdso", MFD_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 struct symtab *
 symtab_open(const struct profil_object *o, const char **problem)
 {
@@ -82,29 +103,41 @@ symtab_open(const struct profil_object *o, const char **problem)
 	Dwfl_Module *mod;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
-	int len;
+	int len, fd = -1;
 
 	*problem = NULL;
-	if (o->path[0] != '/') {
+	if (o->path[0] != '/' && strcmp(o->path, "[vdso]") != 0) {
 		*problem = "no file to read symbols from";
+		return t;
+	}
+	if (o->path[0] != '/' && (fd = vdso_file()) < 0) {
+		*problem = "cannot read this kernel's vdso";
 		return t;
 	}
 	t->dwfl = dwfl_begin(&offline_callbacks);
 	if (t->dwfl == NULL) {
 		*problem = "libdwfl failed";
+		if (fd >= 0)
+			close(fd);
 		return t;
 	}
 	dwfl_report_begin(t->dwfl);
-	mod = dwfl_report_elf(t->dwfl, o->path, o->path, -1, 0, true);
+	mod = dwfl_report_elf(t->dwfl, o->path, o->path[0] == '/' ? o->path :
+	    "/dev/null", fd, 0, true);
 	dwfl_report_end(t->dwfl, NULL, NULL);
 	if (mod == NULL) {
 		*problem = "cannot read the file";
+		if (fd >= 0)
+			close(fd);
 		return t;
 	}
+	t->mod = mod;
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (o->build_id_len > 0 && (len != (int)o->build_id_len ||
 	    memcmp(bits, o->build_id, o->build_id_len) != 0)) {
-		*problem = "the file on disk is not the one profiled (build-id differs)";
+		*problem = o->path[0] == '/' ? "the file on disk is not the one "
+		    "profiled (build-id differs)" : "recorded on another kernel "
+		    "(build-id differs)";
 		return t;
 	}
 	read_functions(t, mod);
@@ -140,4 +173,17 @@ symtab_lookup(const struct symtab *t, uint64_t addr, uint64_t *start,
 	*start = t->funcs[lo - 1].start;
 	*end = t->funcs[lo - 1].end;
 	return t->funcs[lo - 1].name;
+}
+
+const char *
+symtab_source(const struct symtab *t, uint64_t addr, int *line)
+{
+	Dwfl_Line *l;
+	const char *file;
+
+	if (t->mod == NULL || t->n == 0 ||
+	    (l = dwfl_module_getsrc(t->mod, addr)) == NULL)
+		return NULL;
+	file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	return file != NULL && *line > 0 ? file : NULL;
 }

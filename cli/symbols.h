@@ -27,4 +27,11 @@ void symtab_close(struct symtab *t);
 const char *symtab_lookup(const struct symtab *t, uint64_t addr,
     uint64_t *start, uint64_t *end);
 
+/*
+ * The source file (as the compiler recorded it: absolute, or relative to
+ * the compilation directory) and line of the instruction at addr, from
+ * the DWARF line table; NULL when there is no debug information for it.
+ */
+const char *symtab_source(const struct symtab *t, uint64_t addr, int *line);
+
 #endif

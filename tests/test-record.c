@@ -17,163 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "e2e.h"
 #include "harness.h"
 #include <profil.h>
-
-static char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
-static char workload_static[PATH_MAX], tmpdir[] = "/tmp/profil-e2e-XXXXXX";
-
-struct run {
-	int status;		/* exit code, or 128 + signal */
-	char out[65536], err[8192];
-};
-
-static void
-drain_into(int fd, char *buf, size_t size)
-{
-	size_t n = 0;
-	ssize_t got;
-
-	while ((got = read(fd, buf + n, size - 1 - n)) > 0)
-		n += (size_t)got;
-	buf[n] = '\0';
-}
-
-/*
- * Run argv (NULL-terminated) with stdin from input, in its own process
- * group if pgrp; kill_after_ms > 0 sends sig to the group (or the
- * recorder, or its child) then.  Waits at most 120 s.
- */
-enum { TO_GROUP, TO_RECORDER, TO_CHILD };
-
-static void
-run_full(struct run *r, char *const argv[], const char *input, int sig,
-    int whom, unsigned kill_after_ms)
-{
-	int in[2], out[2], err[2], status;
-	pid_t pid;
-
-	memset(r, 0, sizeof *r);
-	assert_int_equal(pipe(in), 0);
-	assert_int_equal(pipe(out), 0);
-	assert_int_equal(pipe(err), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		close(in[1]);
-		close(out[0]);
-		close(err[0]);
-		execv(argv[0], argv);
-		_exit(99);
-	}
-	close(in[0]);
-	close(out[1]);
-	close(err[1]);
-	if (input != NULL && write(in[1], input, strlen(input)) < 0)
-		fail_msg("write stdin: %s", strerror(errno));
-	close(in[1]);
-	if (kill_after_ms > 0) {
-		struct timespec ts = { kill_after_ms / 1000,
-		    (long)(kill_after_ms % 1000) * 1000000 };
-
-		nanosleep(&ts, NULL);
-		if (whom == TO_GROUP) {
-			kill(-pid, sig);
-		} else if (whom == TO_RECORDER) {
-			kill(pid, sig);
-		} else {
-			char cmd[64];
-			FILE *f;
-			int child = 0;
-
-			snprintf(cmd, sizeof cmd, "pgrep -P %d", (int)pid);
-			f = popen(cmd, "r");
-			assert_true(f != NULL && fscanf(f, "%d", &child) == 1);
-			pclose(f);
-			kill(child, sig);
-		}
-	}
-	drain_into(out[0], r->out, sizeof r->out);
-	drain_into(err[0], r->err, sizeof r->err);
-	close(out[0]);
-	close(err[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static void
-run(struct run *r, char *const argv[])
-{
-	run_full(r, argv, NULL, 0, 0, 0);
-}
-
-static const char *
-tmp(const char *name)
-{
-	static char paths[8][PATH_MAX];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, PATH_MAX, "%s/%s", tmpdir, name);
-	return p;
-}
-
-/* Samples of a function (or object when function is NULL) in the CSV. */
-struct shares {
-	double total;
-	char csv[65536];
-};
-
-static void
-report(struct shares *s, const char *prf)
-{
-	struct run r;
-	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
-
-	run(&r, argv);
-	if (r.status != 0)
-		fail_msg("report failed (%d): %s", r.status, r.err);
-	/* the stable columns come first (profil.1) */
-	assert_true(strncmp(r.out, "function,object,samples,percent,", 32) == 0);
-	memcpy(s->csv, r.out, sizeof s->csv);
-	s->total = 0;
-	for (char *line = strchr(s->csv, '\n') + 1; *line; ) {
-		char *end = strchr(line, '\n'), *f3 = line;
-		for (int k = 0; k < 2 && f3; k++)
-			f3 = strchr(f3, ',') ? strchr(f3, ',') + 1 : NULL;
-		if (f3 != NULL)
-			s->total += atof(f3);
-		if (end == NULL)
-			break;
-		line = end + 1;
-	}
-}
-
-static double
-samples_of(const struct shares *s, const char *function, const char *object)
-{
-	double sum = 0;
-	const char *line = strchr(s->csv, '\n') + 1;
-
-	while (*line) {
-		char fn[512], obj[512];
-		double n;
-
-		if (sscanf(line, "%511[^,],%511[^,],%lf", fn, obj, &n) == 3 &&
-		    (function == NULL || strcmp(fn, function) == 0) &&
-		    (object == NULL || strcmp(obj, object) == 0))
-			sum += n;
-		line = strchr(line, '\n');
-		if (line == NULL)
-			break;
-		line++;
-	}
-	return sum;
-}
 
 /* six:three:one must come out 6:3:1 of their sum, within the margin. */
 static void
@@ -195,28 +41,6 @@ assert_split(const struct shares *s, double max_points)
 			fail_msg("share %d: %.2f%% (want %.0f%% +- %.2f) of %.0f",
 			    i, 100 * got[i], 100 * want[i], 100 * margin, n);
 	}
-}
-
-static void
-record_with(const char *engine, const char *prf, char **program)
-{
-	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
-	    (char *)prf, "-e", (char *)engine };
-	struct run r;
-	int i = 9;
-
-	for (; *program && i < 31; program++)
-		argv[i++] = *program;
-	argv[i] = NULL;
-	run(&r, argv);
-	if (r.status != 0)
-		fail_msg("record exited %d: %s", r.status, r.err);
-}
-
-static void
-record_ok(const char *prf, char **program)
-{
-	record_with("auto", prf, program);
 }
 
 static void
@@ -822,32 +646,6 @@ test_check_and_report_refuse_bad_files(void **state)
 	assert_true(strncmp(r.err, "profil: report: ", 16) == 0);
 }
 
-static int
-setup(void **state)
-{
-	ssize_t n = readlink("/proc/self/exe", bindir, sizeof bindir - 1);
-
-	(void)state;
-	if (n < 0 || mkdtemp(tmpdir) == NULL)
-		return -1;
-	bindir[n] = '\0';
-	*strrchr(bindir, '/') = '\0';
-	snprintf(workload, sizeof workload, "%s/workload", bindir);
-	snprintf(workload_static, sizeof workload_static, "%s/workload-static", bindir);
-	snprintf(profil_bin, sizeof profil_bin, "%s/../profil", bindir);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	char cmd[PATH_MAX + 16];
-
-	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int
 main(void)
 {
@@ -872,5 +670,5 @@ main(void)
 		cmocka_unit_test(test_size_does_not_grow_with_time),
 		cmocka_unit_test(test_check_and_report_refuse_bad_files),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
 }

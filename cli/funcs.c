@@ -1,0 +1,184 @@
+/*
+ * funcs.c - buckets to function rows.  Buckets are sorted by address, so
+ * consecutive ones usually fall in the same function: one symbol lookup
+ * each time the address leaves the current function.  Rows of the same
+ * function (a function whose buckets were interrupted by an overlapping
+ * symbol) are merged after a sort, so a 50,000-function profile costs
+ * O(n log n).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "demangle.h"
+#include "funcs.h"
+
+static void
+add_row(struct funcs *f, size_t *cap, struct func_row row)
+{
+	if (f->nrows == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		f->rows = xrealloc(f->rows, *cap * sizeof *f->rows);
+	}
+	f->rows[f->nrows++] = row;
+}
+
+static const char *
+own(struct funcs *f, char *s)
+{
+	f->owned = xrealloc(f->owned, (f->nowned + 1) * sizeof *f->owned);
+	f->owned[f->nowned++] = s;
+	return s;
+}
+
+const char *
+funcs_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+static void
+object_rows(struct funcs *f, size_t *cap, size_t oi)
+{
+	const struct profil_object *o = &f->p->objects[oi];
+	const char *name = NULL, *base = funcs_base_name(o->path);
+	uint64_t start = 1, end = 0, sum = 0, outside = 0;
+
+	for (size_t i = 0; i < o->nbuckets; i++) {
+		uint64_t addr = o->buckets[i].addr;
+
+		if (name == NULL || addr < start || addr >= end) {
+			if (name != NULL && sum > 0)
+				add_row(f, cap, (struct func_row){ name, name, base,
+				    oi, start, end, sum });
+			sum = 0;
+			name = symtab_lookup(f->tabs[oi], addr, &start, &end);
+		}
+		if (name != NULL)
+			sum += o->buckets[i].count;
+		else
+			outside += o->buckets[i].count;
+	}
+	if (name != NULL && sum > 0)
+		add_row(f, cap, (struct func_row){ name, name, base, oi, start,
+		    end, sum });
+	if (outside > 0) {
+		/* code outside any known function: one row for the object */
+		size_t len = strlen(base) + 3;
+		char *s = xmalloc(len);
+
+		snprintf(s, len, "[%s]", base);
+		own(f, s);
+		add_row(f, cap, (struct func_row){ s, s, base, oi, 0, 0, outside });
+	}
+}
+
+static int
+by_place(const void *a, const void *b)
+{
+	const struct func_row *x = a, *y = b;
+
+	if (x->object_index != y->object_index)
+		return x->object_index < y->object_index ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return strcmp(x->symbol, y->symbol);
+}
+
+static int
+by_samples(const void *a, const void *b)
+{
+	const struct func_row *x = a, *y = b;
+	int c;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	c = strcmp(x->function, y->function);
+	return c ? c : strcmp(x->object, y->object);
+}
+
+void
+funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
+{
+	size_t cap = 0, i, out;
+
+	memset(f, 0, sizeof *f);
+	f->p = p;
+	f->tabs = xcalloc(p->nobjects, sizeof *f->tabs);
+	f->problems = xcalloc(p->nobjects, sizeof *f->problems);
+	for (i = 0; i < p->nobjects; i++) {
+		const struct profil_object *o = &p->objects[i];
+
+		f->tabs[i] = symtab_open(o, &f->problems[i]);
+		if (warn && f->problems[i] != NULL && o->samples > 0)
+			cli_warn("%s: %s; its samples show as [%s]", o->path,
+			    f->problems[i], funcs_base_name(o->path));
+		object_rows(f, &cap, i);
+	}
+	if (f->nrows > 1)
+		qsort(f->rows, f->nrows, sizeof *f->rows, by_place);
+	for (i = 0, out = 0; i < f->nrows; i++) {
+		struct func_row *prev = out ? &f->rows[out - 1] : NULL;
+
+		if (prev != NULL && prev->object_index == f->rows[i].object_index &&
+		    prev->start == f->rows[i].start &&
+		    strcmp(prev->symbol, f->rows[i].symbol) == 0)
+			prev->samples += f->rows[i].samples;
+		else
+			f->rows[out++] = f->rows[i];
+	}
+	f->nrows = out;
+	for (i = 0; i < f->nrows; i++) {
+		char *d = demangle(f->rows[i].symbol);
+
+		if (d != NULL)
+			f->rows[i].function = own(f, d);
+	}
+	if (p->kernel > 0)
+		add_row(f, &cap, (struct func_row){ "[kernel]", "[kernel]",
+		    "[kernel]", FUNC_NO_OBJECT, 0, 0, p->kernel });
+	if (p->unknown > 0)
+		add_row(f, &cap, (struct func_row){ "[unknown]", "[unknown]",
+		    "[unknown]", FUNC_NO_OBJECT, 0, 0, p->unknown });
+	if (f->nrows > 1)
+		qsort(f->rows, f->nrows, sizeof *f->rows, by_samples);
+}
+
+void
+funcs_free(struct funcs *f)
+{
+	for (size_t i = 0; f->p != NULL && i < f->p->nobjects; i++)
+		symtab_close(f->tabs[i]);
+	for (size_t i = 0; i < f->nowned; i++)
+		free(f->owned[i]);
+	free(f->owned);
+	free(f->tabs);
+	free(f->problems);
+	free(f->rows);
+	memset(f, 0, sizeof *f);
+}
+
+/* name matches a demangled "ns::f(int) const" given as "ns::f" too */
+static int
+same_name(const char *full, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(full, name) == 0)
+		return 1;
+	return strncmp(full, name, n) == 0 && full[n] == '(' &&
+	    strchr(name, '(') == NULL;
+}
+
+const struct func_row *
+funcs_find(const struct funcs *f, const char *name)
+{
+	for (size_t i = 0; i < f->nrows; i++)
+		if (same_name(f->rows[i].function, name) ||
+		    strcmp(f->rows[i].symbol, name) == 0)
+			return &f->rows[i];
+	return NULL;
+}

@@ -1,0 +1,53 @@
+/*
+ * funcs.h - a profile's samples folded into functions: every object's
+ * symbol table opened once, and one row per function that has samples
+ * (plus [OBJECT] for code of an object outside its known functions,
+ * [kernel] and [unknown]).  What the flat report, the HTML page, diff and
+ * the exports share.
+ */
+#ifndef PROFIL_FUNCS_H
+#define PROFIL_FUNCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <profil.h>
+
+#include "symbols.h"
+
+#define FUNC_NO_OBJECT ((size_t)-1)
+
+struct func_row {
+	const char *function;	/* demangled; [obj], [kernel], [unknown] */
+	const char *symbol;	/* the symbol as in the file (mangled) */
+	const char *object;	/* basename of the object, [kernel], [unknown] */
+	size_t object_index;	/* into p->objects, or FUNC_NO_OBJECT */
+	uint64_t start, end;	/* link-time [start, end); 0, 0 if no function */
+	uint64_t samples;
+};
+
+struct funcs {
+	const struct profil_profile *p;
+	struct symtab **tabs;	/* one per object; empty tables when unreadable */
+	const char **problems;	/* per object: why its table is empty, or NULL */
+	struct func_row *rows;	/* by samples, most first; then name, object */
+	size_t nrows;
+	char **owned;		/* strings made here */
+	size_t nowned;
+};
+
+/*
+ * Fold p (which must outlive f).  Objects whose symbols cannot be read
+ * (or whose build-id differs) get one [OBJECT] row; if warn, each such
+ * object with samples is named on stderr with the reason.
+ */
+void funcs_build(struct funcs *f, const struct profil_profile *p, int warn);
+void funcs_free(struct funcs *f);
+
+/* The basename of a path ("[vdso]" stays as it is). */
+const char *funcs_base_name(const char *path);
+
+/* The first row for function name (demangled or not), or NULL. */
+const struct func_row *funcs_find(const struct funcs *f, const char *name);
+
+#endif

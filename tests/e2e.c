@@ -1,0 +1,210 @@
+/*
+ * e2e.c - what the end-to-end tests share: running the real `profil`
+ * command and the test workloads (tests/workload.c) in a scratch
+ * directory, and reading the flat profile back as CSV.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
+char workload_static[PATH_MAX], tmpdir[] = "/tmp/profil-e2e-XXXXXX";
+
+static void
+drain_into(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+	ssize_t got;
+
+	while ((got = read(fd, buf + n, size - 1 - n)) > 0)
+		n += (size_t)got;
+	buf[n] = '\0';
+}
+
+/*
+ * Run argv (NULL-terminated) with stdin from input, in its own process
+ * group if pgrp; kill_after_ms > 0 sends sig to the group (or the
+ * recorder, or its child) then.  Waits at most 120 s.
+ */
+void
+run_full(struct run *r, char *const argv[], const char *input, int sig,
+    int whom, unsigned kill_after_ms)
+{
+	int in[2], out[2], err[2], status;
+	pid_t pid;
+
+	memset(r, 0, sizeof *r);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(pipe(err), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(in[1]);
+		close(out[0]);
+		close(err[0]);
+		execv(argv[0], argv);
+		_exit(99);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	if (input != NULL && write(in[1], input, strlen(input)) < 0)
+		fail_msg("write stdin: %s", strerror(errno));
+	close(in[1]);
+	if (kill_after_ms > 0) {
+		struct timespec ts = { kill_after_ms / 1000,
+		    (long)(kill_after_ms % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+		if (whom == TO_GROUP) {
+			kill(-pid, sig);
+		} else if (whom == TO_RECORDER) {
+			kill(pid, sig);
+		} else {
+			char cmd[64];
+			FILE *f;
+			int child = 0;
+
+			snprintf(cmd, sizeof cmd, "pgrep -P %d", (int)pid);
+			f = popen(cmd, "r");
+			assert_true(f != NULL && fscanf(f, "%d", &child) == 1);
+			pclose(f);
+			kill(child, sig);
+		}
+	}
+	drain_into(out[0], r->out, sizeof r->out);
+	drain_into(err[0], r->err, sizeof r->err);
+	close(out[0]);
+	close(err[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void
+run(struct run *r, char *const argv[])
+{
+	run_full(r, argv, NULL, 0, 0, 0);
+}
+
+const char *
+tmp(const char *name)
+{
+	static char paths[8][PATH_MAX];
+	static int next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, PATH_MAX, "%s/%s", tmpdir, name);
+	return p;
+}
+
+void
+report(struct shares *s, const char *prf)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("report failed (%d): %s", r.status, r.err);
+	/* the stable columns come first (profil.1) */
+	assert_true(strncmp(r.out, "function,object,samples,percent,", 32) == 0);
+	memcpy(s->csv, r.out, sizeof s->csv);
+	s->total = 0;
+	for (char *line = strchr(s->csv, '\n') + 1; *line; ) {
+		char *end = strchr(line, '\n'), *f3 = line;
+		for (int k = 0; k < 2 && f3; k++)
+			f3 = strchr(f3, ',') ? strchr(f3, ',') + 1 : NULL;
+		if (f3 != NULL)
+			s->total += atof(f3);
+		if (end == NULL)
+			break;
+		line = end + 1;
+	}
+}
+
+double
+samples_of(const struct shares *s, const char *function, const char *object)
+{
+	double sum = 0;
+	const char *line = strchr(s->csv, '\n') + 1;
+
+	while (*line) {
+		char fn[512], obj[512];
+		double n;
+
+		if (sscanf(line, "%511[^,],%511[^,],%lf", fn, obj, &n) == 3 &&
+		    (function == NULL || strcmp(fn, function) == 0) &&
+		    (object == NULL || strcmp(obj, object) == 0))
+			sum += n;
+		line = strchr(line, '\n');
+		if (line == NULL)
+			break;
+		line++;
+	}
+	return sum;
+}
+
+
+void
+record_with(const char *engine, const char *prf, char **program)
+{
+	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
+	    (char *)prf, "-e", (char *)engine };
+	struct run r;
+	int i = 9;
+
+	for (; *program && i < 31; program++)
+		argv[i++] = *program;
+	argv[i] = NULL;
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("record exited %d: %s", r.status, r.err);
+}
+
+void
+record_ok(const char *prf, char **program)
+{
+	record_with("auto", prf, program);
+}
+
+
+int
+e2e_setup(void **state)
+{
+	ssize_t n = readlink("/proc/self/exe", bindir, sizeof bindir - 1);
+
+	(void)state;
+	if (n < 0 || mkdtemp(tmpdir) == NULL)
+		return -1;
+	bindir[n] = '\0';
+	*strrchr(bindir, '/') = '\0';
+	snprintf(workload, sizeof workload, "%s/workload", bindir);
+	snprintf(workload_static, sizeof workload_static, "%s/workload-static", bindir);
+	snprintf(profil_bin, sizeof profil_bin, "%s/../profil", bindir);
+	return 0;
+}
+
+int
+e2e_teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+

@@ -1,0 +1,52 @@
+/*
+ * e2e.h - helpers of the end-to-end tests: run the built `profil`
+ * command and the workloads beside the test binaries, in a scratch
+ * directory made by e2e_setup and removed by e2e_teardown (cmocka group
+ * fixtures).
+ */
+#ifndef PROFIL_TEST_E2E_H
+#define PROFIL_TEST_E2E_H
+
+#include <limits.h>
+
+/* Paths found by e2e_setup: build dir of the tests, the command, workloads. */
+extern char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
+extern char workload_static[PATH_MAX], tmpdir[];
+
+struct run {
+	int status;		/* exit code, or 128 + signal */
+	char out[65536], err[8192];
+};
+
+enum { TO_GROUP, TO_RECORDER, TO_CHILD };
+
+/*
+ * Run argv (NULL-terminated) with stdin from input, in its own process
+ * group; kill_after_ms > 0 sends sig to the group (or the recorder, or
+ * its child) then.
+ */
+void run_full(struct run *r, char *const argv[], const char *input, int sig,
+    int whom, unsigned kill_after_ms);
+void run(struct run *r, char *const argv[]);
+
+/* NAME inside the scratch directory (8 rotating buffers). */
+const char *tmp(const char *name);
+
+/* The flat profile of prf as CSV, and its total sample count. */
+struct shares {
+	double total;
+	char csv[65536];
+};
+void report(struct shares *s, const char *prf);
+/* Samples of a function (or object when function is NULL) in the CSV. */
+double samples_of(const struct shares *s, const char *function,
+    const char *object);
+
+/* `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...`, which must succeed. */
+void record_with(const char *engine, const char *prf, char **program);
+void record_ok(const char *prf, char **program);
+
+int e2e_setup(void **state);
+int e2e_teardown(void **state);
+
+#endif
