@@ -115,6 +115,9 @@ $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(S
 	    $(if $(filter bins plan,$*),$(STLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
 
+# test-merge compiles the merge module itself (#include)
+$(BUILD)/tests/test-merge: cli/merge.c cli/merge.h cli/util.c
+
 $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
@@ -127,6 +130,11 @@ $(BUILD)/tests/workload-static: tests/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -static -o $@ $< -lm -lpthread
 WORKLOADS := $(BUILD)/tests/workload $(BUILD)/tests/workload-static
+# C++ names, a marked hot line and vDSO time for the report tests
+$(BUILD)/tests/cxx-workload: tests/cxx-workload.cc
+	@mkdir -p $(@D)
+	$(CXX) -O2 -g -o $@ $<
+WORKLOADS += $(BUILD)/tests/cxx-workload
 
 # Under sanitizers, the library the timer engine injects into (plain) test
 # programs is the plain build: a sanitized one cannot load there.  The

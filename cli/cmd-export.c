@@ -1,8 +1,13 @@
 /*
- * cmd-export.c - `profil export --format gmon [-o DIR] FILE`: the profile
- * as gmon.out files GNU gprof reads, one per object with samples
- * (gmon.OBJECT.out), at link-time addresses.  Only the flat histogram:
- * PC sampling records no call arcs, so gprof's call graph stays empty.
+ * cmd-export.c - `profil export --format FORMAT [-o OUT] FILE`: the
+ * profile in another tool's format.
+ *
+ * pprof: one gzipped profile.proto file (export-pprof.c), -o names it.
+ *
+ * gmon: gmon.out files GNU gprof reads, one per object with samples
+ * (gmon.OBJECT.out in the directory -o names), at link-time addresses.
+ * Only the flat histogram: PC sampling records no call arcs, so gprof's
+ * call graph stays empty.
  *
  * gmon.out: "gmon" version:u32(1) spare[12], then histogram records:
  *   tag:u8(0) low_pc high_pc (address-sized) bins:u32 rate:u32
@@ -23,6 +28,8 @@
 #include <profil.h>
 
 #include "cli.h"
+#include "export-pprof.h"
+#include "symbols.h"
 
 static void
 put(FILE *f, const void *p, size_t n)
@@ -98,48 +105,13 @@ write_gmon(const struct profil_profile *p, const struct profil_object *o,
 	return 0;
 }
 
+/* The gmon.out files of p in dir; the exit status. */
 static int
-export_exec(int argc, char **argv)
+export_gmon(const struct profil_profile *p, const char *file, const char *dir)
 {
-	static const struct option options[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *format = NULL, *dir = ".";
-	struct profil_profile *p;
-	char cause[256], path[PATH_MAX];
-	struct stat st;
-	int c, written = 0;
+	char path[PATH_MAX];
+	int written = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:o:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			format = optarg;
-			break;
-		case 'o':
-			dir = optarg;
-			break;
-		case 'h':
-			printf("usage: profil export %s\n", cmd_export.usage);
-			return cli_finish_stdout(0);
-		default:
-			cli_bad_option(c, optopt, argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (format == NULL || strcmp(format, "gmon") != 0)
-		cli_die(EXIT_USAGE, "--format: %s%s%s (gmon)", format ? "unknown format '" :
-		    "a format is needed", format ? format : "", format ? "'" : "");
-	if (optind != argc - 1)
-		cli_die(EXIT_USAGE, "one profile to export (see 'profil export --help')");
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		cli_die(EXIT_USAGE, "-o: %s: not a directory", dir);
-	p = profil_profile_read(argv[optind], cause, sizeof cause);
-	if (p == NULL)
-		cli_die(1, "%s: %s", argv[optind], cause);
 	for (size_t i = 0; i < p->nobjects; i++) {
 		const struct profil_object *o = &p->objects[i];
 		const char *slash = strrchr(o->path, '/');
@@ -149,20 +121,109 @@ export_exec(int argc, char **argv)
 		snprintf(path, sizeof path, "%s/gmon.%s.out", dir, slash + 1);
 		if (write_gmon(p, o, path) < 0) {
 			cli_error("%s: %s", path, strerror(errno));
-			profil_profile_free(p);
 			return 1;
 		}
 		printf("%s\t%s\n", path, o->path);
 		written++;
 	}
 	if (written == 0)
-		cli_warn("%s: no object has samples: nothing to export", argv[optind]);
+		cli_warn("%s: no object has samples: nothing to export", file);
+	return 0;
+}
+
+/* p as the pprof file path; the exit status. */
+static int
+export_pprof(const struct profil_profile *p, const char *path)
+{
+	struct symtab **tabs = xcalloc(p->nobjects, sizeof *tabs);
+	const char *problem;
+	int status = 0;
+
+	for (size_t i = 0; i < p->nobjects; i++) {
+		if (p->objects[i].samples == 0)
+			continue;	/* no Location needs a name */
+		tabs[i] = symtab_open(&p->objects[i], &problem);
+		if (problem != NULL)
+			cli_warn("%s: %s; its samples have no function names",
+			    p->objects[i].path, problem);
+	}
+	if (export_pprof_save(p, tabs, path) < 0) {
+		cli_error("%s: %s", path, strerror(errno));
+		status = 1;
+	} else {
+		printf("%s\n", path);
+	}
+	for (size_t i = 0; i < p->nobjects; i++)
+		if (tabs[i] != NULL)
+			symtab_close(tabs[i]);
+	free(tabs);
+	return status;
+}
+
+static int
+export_exec(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = NULL, *out = NULL;
+	struct profil_profile *p;
+	char cause[256];
+	struct stat st;
+	int c, pprof, status;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:f:o:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			printf("usage: profil export %s\n"
+			    "  --format pprof  one gzipped pprof profile (profile.proto)"
+			    " for pprof,\n                  Pyroscope, Parca, Grafana;"
+			    " -o FILE, default %s\n"
+			    "  --format gmon   gmon.OBJECT.out files for GNU gprof, one"
+			    " per object\n                  with samples; -o DIR,"
+			    " default the current directory\n",
+			    cmd_export.usage, EXPORT_PPROF_DEFAULT_PATH);
+			return cli_finish_stdout(0);
+		default:
+			cli_bad_option(c, optopt, argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (format == NULL || (strcmp(format, "gmon") != 0 &&
+	    strcmp(format, "pprof") != 0))
+		cli_die(EXIT_USAGE, "--format: %s%s%s (gmon, pprof)", format ?
+		    "unknown format '" : "a format is needed", format ? format : "",
+		    format ? "'" : "");
+	pprof = strcmp(format, "pprof") == 0;
+	if (optind != argc - 1)
+		cli_die(EXIT_USAGE, "one profile to export (see 'profil export --help')");
+	if (out != NULL && *out == '\0')
+		cli_die(EXIT_USAGE, "-o: an empty name");
+	if (out == NULL)
+		out = pprof ? EXPORT_PPROF_DEFAULT_PATH : ".";
+	if (!pprof && (stat(out, &st) < 0 || !S_ISDIR(st.st_mode)))
+		cli_die(EXIT_USAGE, "-o: %s: not a directory", out);
+	p = profil_profile_read(argv[optind], cause, sizeof cause);
+	if (p == NULL)
+		cli_die(1, "%s: %s", argv[optind], cause);
+	status = pprof ? export_pprof(p, out) : export_gmon(p, argv[optind], out);
 	profil_profile_free(p);
-	return cli_finish_stdout(0);
+	return cli_finish_stdout(status);
 }
 
 const struct cmd cmd_export = {
-	"export", "--format gmon [-o DIR] FILE",
-	"write the profile in another tool's format (gprof's gmon.out)",
+	"export", "--format pprof|gmon [-o FILE|DIR] PROFILE",
+	"write the profile in another tool's format (pprof's profile.proto, "
+	    "gprof's gmon.out)",
 	export_exec,
 };

@@ -1,255 +1,64 @@
 /*
- * cmd-report.c - `profil report [--format text|csv] [FILE]`: the flat
- * profile, one row per function with its samples, its share of all
- * samples and its object, plus rows for the kernel and unknown code.
+ * cmd-report.c - `profil report`: reads a profile, picks a view
+ * (report.h) and the way to print it.  Text fits the terminal and is
+ * coloured only on one; CSV and JSON keep the documented columns.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <profil.h>
 
 #include "cli.h"
 #include "funcs.h"
+#include "report.h"
 #include "table.h"
 
-#define base_name funcs_base_name
+enum { VIEW_FLAT, VIEW_OBJECTS, VIEW_THREADS, VIEW_PROCESSES, VIEW_HISTOGRAM,
+    VIEW_ANNOTATE };
 
-enum { VIEW_FLAT, VIEW_OBJECTS, VIEW_THREADS, VIEW_PROCESSES };
-enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT };
+/* The width to fit text to: the terminal's, $COLUMNS, else 80. */
+static int
+text_columns(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	unsigned long v;
 
-struct options {
-	int view, format, sort;
-	double min_percent;
-	long limit;
-};
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col >= 40)
+		return ws.ws_col;
+	if (env != NULL && cli_parse_ulong(env, 40, 1000, &v) == 0)
+		return (int)v;
+	return 80;
+}
+
+/* --color=auto follows the terminal and the NO_COLOR convention. */
+static int
+want_colour(const char *when)
+{
+	const char *term = getenv("TERM");
+
+	if (strcmp(when, "always") == 0)
+		return 1;
+	if (strcmp(when, "never") == 0)
+		return 0;
+	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL &&
+	    term != NULL && strcmp(term, "dumb") != 0;
+}
 
 static int
-by_samples(const void *a, const void *b)
+looks_like_profile(const char *arg)
 {
-	const struct func_row *x = a, *y = b;
-	int c;
+	struct stat st;
+	size_t n = strlen(arg);
 
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	c = strcmp(x->function, y->function);
-	return c ? c : strcmp(x->object, y->object);
-}
-
-static int
-by_function(const void *a, const void *b)
-{
-	const struct func_row *x = a, *y = b;
-	int c = strcmp(x->function, y->function);
-
-	return c ? c : by_samples(a, b);
-}
-
-static int
-by_object(const void *a, const void *b)
-{
-	const struct func_row *x = a, *y = b;
-	int c = strcmp(x->object, y->object);
-
-	return c ? c : by_samples(a, b);
-}
-
-static double
-percent(uint64_t k, uint64_t n)
-{
-	return n ? 100.0 * (double)k / (double)n : 0.0;
-}
-
-/* Flat: columns in machine order; text shows them gprof-like. */
-static const struct col flat_cols[] = {
-	{ "function", "function", COL_STR },
-	{ "object", "object", COL_STR },
-	{ "samples", "samples", COL_INT },
-	{ "percent", "%self", COL_PCT },
-	{ "error95", "95%", COL_ERR },
-	{ "cumulative", "cum%", COL_PCT },
-	{ "seconds", "self s", COL_SEC },
-};
-static const int flat_text[] = { 3, 4, 5, 6, 2, 0, 1, -1 };
-
-static void
-flat_view(const struct profil_profile *p, struct funcs *f,
-    const struct options *o, const char *caption)
-{
-	struct table t;
-	double cumulative = 0;
-	size_t i;
-
-	if (f->nrows > 1 && o->sort != SORT_SAMPLES)
-		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
-		    by_function : o->sort == SORT_OBJECT ? by_object : by_samples);
-	table_init(&t, flat_cols, 7);
-	for (i = 0; i < f->nrows; i++) {
-		const struct func_row *r = &f->rows[i];
-		double pct = percent(r->samples, p->samples);
-		union cell *c;
-
-		cumulative += pct;
-		if (pct < o->min_percent)
-			continue;
-		if (o->limit >= 0 && (long)t.nrows >= o->limit)
-			break;
-		c = table_row(&t);
-		c[0].s = r->function;
-		c[1].s = r->object;
-		c[2].i = (int64_t)r->samples;
-		c[3].d = pct;
-		c[4].d = table_error95(r->samples, p->samples);
-		c[5].d = cumulative;
-		c[6].d = (double)r->samples * (double)p->interval_ns / 1e9;
-	}
-	table_print(&t, o->format, flat_text, caption);
-	table_free(&t);
-}
-
-static const struct col object_cols[] = {
-	{ "object", "object", COL_STR },
-	{ "path", "path", COL_STR },
-	{ "samples", "samples", COL_INT },
-	{ "percent", "%", COL_PCT },
-	{ "error95", "95%", COL_ERR },
-	{ "seconds", "seconds", COL_SEC },
-};
-static const int object_text[] = { 3, 4, 5, 2, 0, 1, -1 };
-
-/*
- * Objects: the program, each library, the kernel, unknown code and lost
- * samples, as shares of every sample taken (lost included).
- */
-static void
-objects_view(const struct profil_profile *p, const struct options *o,
-    const char *caption)
-{
-	uint64_t total = p->samples + p->lost;
-	struct { const char *name, *path; uint64_t n; } *v;
-	size_t n = 0, i, j;
-	struct table t;
-
-	v = xcalloc(p->nobjects + 3, sizeof *v);
-	for (i = 0; i < p->nobjects; i++)
-		v[n++] = (typeof(*v)){ base_name(p->objects[i].path),
-		    p->objects[i].path, p->objects[i].samples };
-	v[n++] = (typeof(*v)){ "[kernel]", "", p->kernel };
-	v[n++] = (typeof(*v)){ "[unknown]", "", p->unknown };
-	v[n++] = (typeof(*v)){ "[lost]", "", p->lost };
-	for (i = 1; i < n; i++)	/* insertion sort by samples, few rows */
-		for (j = i; j > 0 && v[j].n > v[j - 1].n; j--) {
-			typeof(*v) tmp = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = tmp;
-		}
-	table_init(&t, object_cols, 6);
-	for (i = 0; i < n; i++) {
-		union cell *c;
-
-		if (v[i].n == 0 && (o->format == FORMAT_TEXT || v[i].path[0] == 0))
-			continue;
-		if (percent(v[i].n, total) < o->min_percent)
-			continue;
-		if (o->limit >= 0 && (long)t.nrows >= o->limit)
-			break;
-		c = table_row(&t);
-		c[0].s = v[i].name;
-		c[1].s = v[i].path;
-		c[2].i = (int64_t)v[i].n;
-		c[3].d = percent(v[i].n, total);
-		c[4].d = table_error95(v[i].n, total);
-		c[5].d = (double)v[i].n * (double)p->interval_ns / 1e9;
-	}
-	table_print(&t, o->format, object_text, caption);
-	table_free(&t);
-	free(v);
-}
-
-static const struct col thread_cols[] = {
-	{ "pid", "pid", COL_INT },
-	{ "tid", "tid", COL_INT },
-	{ "name", "name", COL_STR },
-	{ "samples", "samples", COL_INT },
-	{ "percent", "%", COL_PCT },
-	{ "error95", "95%", COL_ERR },
-	{ "seconds", "seconds", COL_SEC },
-};
-static const int thread_text[] = { 4, 5, 6, 3, 0, 1, 2, -1 };
-
-static void
-threads_view(const struct profil_profile *p, const struct options *o,
-    const char *caption)
-{
-	struct table t;
-	size_t i;
-
-	if (p->nthreads == 0 && o->format == FORMAT_TEXT)
-		printf("(this profile has no per-thread figures: the %s engine "
-		    "does not record them)\n\n", p->engine);
-	table_init(&t, thread_cols, 7);
-	for (i = 0; i < p->nthreads; i++) {
-		const struct profil_thread *th = &p->threads[i];
-		union cell *c;
-
-		if (percent(th->samples, p->samples) < o->min_percent)
-			continue;
-		if (o->limit >= 0 && (long)t.nrows >= o->limit)
-			break;
-		c = table_row(&t);
-		c[0].i = th->pid;
-		c[1].i = th->tid;
-		c[2].s = th->name;
-		c[3].i = (int64_t)th->samples;
-		c[4].d = percent(th->samples, p->samples);
-		c[5].d = table_error95(th->samples, p->samples);
-		c[6].d = (double)th->samples * (double)p->interval_ns / 1e9;
-	}
-	table_print(&t, o->format, thread_text, caption);
-	table_free(&t);
-}
-
-static const struct col process_cols[] = {
-	{ "pid", "pid", COL_INT },
-	{ "ppid", "ppid", COL_INT },
-	{ "command", "command", COL_STR },
-	{ "exit_status", "status", COL_INT },
-	{ "samples", "samples", COL_INT },
-	{ "percent", "%", COL_PCT },
-	{ "error95", "95%", COL_ERR },
-	{ "seconds", "seconds", COL_SEC },
-};
-static const int process_text[] = { 5, 6, 7, 4, 0, 1, 3, 2, -1 };
-
-static void
-processes_view(const struct profil_profile *p, const struct options *o,
-    const char *caption)
-{
-	struct table t;
-	size_t i;
-
-	table_init(&t, process_cols, 8);
-	for (i = 0; i < p->nprocesses; i++) {
-		const struct profil_process *pr = &p->processes[i];
-		union cell *c;
-
-		if (percent(pr->samples, p->samples) < o->min_percent)
-			continue;
-		if (o->limit >= 0 && (long)t.nrows >= o->limit)
-			break;
-		c = table_row(&t);
-		c[0].i = pr->pid;
-		c[1].i = pr->ppid;
-		c[2].s = pr->command;
-		c[3].i = pr->exit_status;
-		c[4].i = (int64_t)pr->samples;
-		c[5].d = percent(pr->samples, p->samples);
-		c[6].d = table_error95(pr->samples, p->samples);
-		c[7].d = (double)pr->samples * (double)p->interval_ns / 1e9;
-	}
-	table_print(&t, o->format, process_text, caption);
-	table_free(&t);
+	return (n > 4 && strcmp(arg + n - 4, ".prf") == 0) ||
+	    (stat(arg, &st) == 0 && S_ISREG(st.st_mode));
 }
 
 static int
@@ -261,19 +70,25 @@ report_exec(int argc, char **argv)
 		{ "threads", no_argument, NULL, 'T' },
 		{ "pid", no_argument, NULL, 'P' },
 		{ "processes", no_argument, NULL, 'P' },
+		{ "histogram", optional_argument, NULL, 'H' },
+		{ "annotate", required_argument, NULL, 'a' },
+		{ "html", required_argument, NULL, 'w' },
 		{ "min-percent", required_argument, NULL, 'm' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { VIEW_FLAT, FORMAT_TEXT, SORT_SAMPLES, 0, -1 };
-	const char *file = "profil.prf";
+	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, 0, -1, NULL, 80, NULL };
+	const char *file = "profil.prf", *html = NULL, *colour = "auto";
+	int view = VIEW_FLAT, wide = 0, c;
 	struct profil_profile *p;
 	struct funcs f = { 0 };
-	char cause[256], caption[512], *end;
+	char cause[512], caption[512], *end;
 	unsigned long v;
-	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
@@ -290,13 +105,28 @@ report_exec(int argc, char **argv)
 				    "(text, csv or json)", optarg);
 			break;
 		case 'O':
-			o.view = VIEW_OBJECTS;
+			view = VIEW_OBJECTS;
 			break;
 		case 'T':
-			o.view = VIEW_THREADS;
+			view = VIEW_THREADS;
 			break;
 		case 'P':
-			o.view = VIEW_PROCESSES;
+			view = VIEW_PROCESSES;
+			break;
+		case 'H':
+			view = VIEW_HISTOGRAM;
+			o.target = optarg;
+			/* "--histogram six prof.prf": a bare one takes a target too */
+			if (optarg == NULL && optind < argc && argv[optind][0] != '-' &&
+			    !looks_like_profile(argv[optind]))
+				o.target = argv[optind++];
+			break;
+		case 'a':
+			view = VIEW_ANNOTATE;
+			o.target = optarg;
+			break;
+		case 'w':
+			html = optarg;
 			break;
 		case 'm':
 			o.min_percent = strtod(optarg, &end);
@@ -322,6 +152,16 @@ report_exec(int argc, char **argv)
 				cli_die(EXIT_USAGE, "--sort: unknown key '%s' "
 				    "(samples, function or object)", optarg);
 			break;
+		case 'c':
+			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
+			    strcmp(optarg, "never") != 0)
+				cli_die(EXIT_USAGE, "--color: '%s' is not auto, always "
+				    "or never", optarg);
+			colour = optarg;
+			break;
+		case 'W':
+			wide = 1;
+			break;
 		case 'h':
 			printf("usage: profil report %s\n", cmd_report.usage);
 			return cli_finish_stdout(0);
@@ -335,33 +175,54 @@ report_exec(int argc, char **argv)
 	if (optind < argc)
 		cli_die(EXIT_USAGE, "one profile at a time ('%s' is extra)",
 		    argv[optind]);
+	if (html != NULL && view != VIEW_FLAT)
+		cli_die(EXIT_USAGE, "--html makes a page of every view; it does "
+		    "not combine with another view");
 	p = profil_profile_read(file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", file, cause);
-	snprintf(caption, sizeof caption, "%llu samples (%.2f s of CPU at "
-	    "%.0f Hz), %llu lost, %s engine; percentages +- their 95%% "
-	    "sampling error", (unsigned long long)p->samples,
-	    (double)p->cpu_ns / 1e9, p->interval_ns ? 1e9 / (double)p->interval_ns : 0,
-	    (unsigned long long)p->lost, p->engine);
+	snprintf(caption, sizeof caption, "%llu samples (%.2f s CPU, %.0f Hz, "
+	    "%s engine), %llu lost; ± = 95%% sampling error",
+	    (unsigned long long)p->samples, (double)p->cpu_ns / 1e9,
+	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine,
+	    (unsigned long long)p->lost);
+	o.caption = caption;
+	o.columns = wide ? 0 : text_columns();
+	table_style(o.columns, want_colour(colour));
 
-	if (o.view == VIEW_FLAT) {
+	if (html != NULL || view == VIEW_FLAT || view == VIEW_HISTOGRAM ||
+	    view == VIEW_ANNOTATE)
 		funcs_build(&f, p, 1);
-		flat_view(p, &f, &o, caption);
-	} else if (o.view == VIEW_OBJECTS)
-		objects_view(p, &o, caption);
-	else if (o.view == VIEW_THREADS)
-		threads_view(p, &o, caption);
-	else
-		processes_view(p, &o, caption);
-	c = cli_finish_stdout(0);
+	c = 0;
+	if (html != NULL) {
+		c = report_html(p, &f, html, cause, sizeof cause);
+	} else if (view == VIEW_FLAT) {
+		report_flat(p, &f, &o);
+	} else if (view == VIEW_OBJECTS) {
+		report_objects(p, &o);
+	} else if (view == VIEW_THREADS) {
+		report_threads(p, &o);
+	} else if (view == VIEW_PROCESSES) {
+		report_processes(p, &o);
+	} else if (view == VIEW_HISTOGRAM) {
+		c = report_histogram(p, &f, &o, cause, sizeof cause);
+	} else {
+		c = report_annotate(p, &f, &o, cause, sizeof cause);
+	}
+	if (c < 0)
+		cli_error("%s", cause);
+	c = cli_finish_stdout(c < 0 ? 1 : 0);
 	funcs_free(&f);
 	profil_profile_free(p);
 	return c;
 }
 
 const struct cmd cmd_report = {
-	"report", "[--objects | --threads | --pid] [--format text|csv|json] "
-	    "[--min-percent P] [--limit N] [--sort samples|function|object] [FILE]",
-	"print where the time went (the flat profile)",
+	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
+	    "--annotate FUNCTION | --html FILE] [--format text|csv|json] "
+	    "[--min-percent P] [--limit N] [--sort samples|function|object] "
+	    "[--color auto|always|never] [--wide] [FILE]",
+	"print where the time went (flat profile, objects, threads, "
+	    "histogram, source lines, HTML)",
 	report_exec,
 };

@@ -10,7 +10,7 @@
 #define PROFIL_VERSION "0.1.0"
 
 static const struct cmd *const commands[] = {
-	&cmd_record, &cmd_report, &cmd_export, &cmd_check,
+	&cmd_record, &cmd_report, &cmd_export, &cmd_check, &cmd_merge, &cmd_diff,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -4,10 +4,12 @@
  * by address; lookups are binary searches.
  */
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -22,6 +24,8 @@ struct func {
 struct symtab {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	char **paths;		/* source paths made absolute, interned */
+	size_t npaths;
 	struct func *funcs;
 	size_t n;
 };
@@ -65,17 +69,35 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 		t->funcs[k++] = (struct func){ addr, addr + sym.st_size, name };
 	}
 	qsort(t->funcs, k, sizeof *t->funcs, by_start);
-	/* one entry per address; a zero-size symbol reaches the next one */
+	/* one entry per address */
 	size_t out = 0;
 	for (size_t j = 0; j < k; j++) {
 		if (out > 0 && t->funcs[out - 1].start == t->funcs[j].start)
 			continue;
 		t->funcs[out++] = t->funcs[j];
 	}
-	for (size_t j = 0; j < out; j++)
-		if (t->funcs[j].end == t->funcs[j].start)
-			t->funcs[j].end = j + 1 < out ? t->funcs[j + 1].start :
-			    t->funcs[j].start + 1;
+	/*
+	 * Ranges never overlap, so that an address has one function and a
+	 * function's [start, end) holds only addresses that look up to it: a
+	 * symbol reaching into the next one (nested, overlapping) ends where
+	 * that one starts; a zero-size one reaches it; a size wrapping past
+	 * the top of the address space stops there.
+	 *
+	 *   outer [--------------)            outer [---)
+	 *   inner     [---)          becomes  inner     [---)
+	 *   zero             |    [--)        zero             [--)
+	 */
+	for (size_t j = 0; j < out; j++) {
+		struct func *f = &t->funcs[j];
+		uint64_t next = j + 1 < out ? t->funcs[j + 1].start : UINT64_MAX;
+
+		if (f->end < f->start)
+			f->end = UINT64_MAX;
+		if (f->end == f->start)
+			f->end = j + 1 < out ? next : f->start + (f->start < UINT64_MAX);
+		if (f->end > next)
+			f->end = next;
+	}
 	t->n = out;
 }
 
@@ -90,6 +112,31 @@ vdso_file(void)
 	if (image == NULL || (fd = memfd_create("vdso", MFD_CLOEXEC)) < 0)
 		return -1;
 	if (write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * path opened for reading if it is a regular file: a profile may name
+ * anything, and a FIFO or a device would block or never end.  Returns the
+ * descriptor, or -1 with *problem set.
+ */
+static int
+open_regular(const char *path, const char **problem)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*problem = "cannot read the file";
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*problem = "not a regular file";
 		close(fd);
 		return -1;
 	}
@@ -114,6 +161,8 @@ symtab_open(const struct profil_object *o, const char **problem)
 		*problem = "cannot read this kernel's vdso";
 		return t;
 	}
+	if (o->path[0] == '/' && (fd = open_regular(o->path, problem)) < 0)
+		return t;
 	t->dwfl = dwfl_begin(&offline_callbacks);
 	if (t->dwfl == NULL) {
 		*problem = "libdwfl failed";
@@ -149,6 +198,9 @@ symtab_close(struct symtab *t)
 {
 	if (t->dwfl != NULL)
 		dwfl_end(t->dwfl);
+	for (size_t i = 0; i < t->npaths; i++)
+		free(t->paths[i]);
+	free(t->paths);
 	free(t->funcs);
 	free(t);
 }
@@ -175,15 +227,40 @@ symtab_lookup(const struct symtab *t, uint64_t addr, uint64_t *start,
 	return t->funcs[lo - 1].name;
 }
 
+/* dir/file, interned in t so that it lives as long as the table. */
+static const char *
+intern_path(struct symtab *t, const char *dir, const char *file)
+{
+	size_t dl = strlen(dir), fl = strlen(file);
+	char *s;
+
+	for (size_t i = 0; i < t->npaths; i++)
+		if (strncmp(t->paths[i], dir, dl) == 0 && t->paths[i][dl] == '/' &&
+		    strcmp(t->paths[i] + dl + 1, file) == 0)
+			return t->paths[i];
+	s = xmalloc(dl + fl + 2);
+	memcpy(s, dir, dl);
+	s[dl] = '/';
+	memcpy(s + dl + 1, file, fl + 1);
+	t->paths = xrealloc(t->paths, (t->npaths + 1) * sizeof *t->paths);
+	t->paths[t->npaths++] = s;
+	return s;
+}
+
 const char *
-symtab_source(const struct symtab *t, uint64_t addr, int *line)
+symtab_source(struct symtab *t, uint64_t addr, int *line)
 {
 	Dwfl_Line *l;
-	const char *file;
+	const char *file, *dir;
 
 	if (t->mod == NULL || t->n == 0 ||
 	    (l = dwfl_module_getsrc(t->mod, addr)) == NULL)
 		return NULL;
 	file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
-	return file != NULL && *line > 0 ? file : NULL;
+	if (file == NULL || *line <= 0)
+		return NULL;
+	/* a relative name is relative to where the compiler ran */
+	if (file[0] != '/' && (dir = dwfl_line_comp_dir(l)) != NULL && dir[0] == '/')
+		return intern_path(t, dir, file);
+	return file;
 }

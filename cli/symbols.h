@@ -28,10 +28,10 @@ const char *symtab_lookup(const struct symtab *t, uint64_t addr,
     uint64_t *start, uint64_t *end);
 
 /*
- * The source file (as the compiler recorded it: absolute, or relative to
- * the compilation directory) and line of the instruction at addr, from
+ * The source file (absolute when the compiler recorded where it ran)
+ * and line of the instruction at addr, from
  * the DWARF line table; NULL when there is no debug information for it.
  */
-const char *symtab_source(const struct symtab *t, uint64_t addr, int *line);
+const char *symtab_source(struct symtab *t, uint64_t addr, int *line);
 
 #endif

@@ -59,7 +59,8 @@ format_cell(char *buf, size_t size, const struct col *c, union cell v)
 		snprintf(buf, size, "%lld", (long long)v.i);
 		break;
 	case COL_PCT:
-		snprintf(buf, size, "%.2f", v.d);
+		/* a change that rounds to nothing is 0.00, not -0.00 */
+		snprintf(buf, size, "%.2f", fabs(v.d) < 0.005 ? 0.0 : v.d);
 		break;
 	case COL_ERR:
 		snprintf(buf, size, "%.*f", v.d < 9.995 ? 2 : 1, v.d);
@@ -154,11 +155,49 @@ print_machine(const struct table *t, int format)
 		printf("%s]\n", t->nrows ? "\n" : "");
 }
 
+static int text_columns = 80, text_colour;
+
+void
+table_style(int columns, int colour)
+{
+	text_columns = columns;
+	text_colour = colour;
+}
+
+const char *
+table_colour_of(double percent)
+{
+	if (!text_colour)
+		return "";
+	return percent >= 10 ? "\033[1;31m" : percent >= 1 ? "\033[33m" : "";
+}
+
+const char *
+table_colour_end(void)
+{
+	return text_colour ? "\033[0m" : "";
+}
+
+/* Copy s into buf cut to width display columns, "..." marking the cut. */
+static const char *
+fit(char *buf, size_t size, const char *s, int width)
+{
+	if ((int)strlen(s) <= width || width < 4)
+		return s;
+	snprintf(buf, size, "%.*s...", width - 3, s);
+	return buf;
+}
+
+/*
+ * Text: each shown column as wide as its widest cell.  When the line
+ * would pass the width to fit, the widest text columns (a long C++ name,
+ * a long library name) give way, down to 16 columns; cut cells end "...".
+ */
 static void
 print_text(const struct table *t, const int *order, const char *caption)
 {
-	int width[32] = { 0 }, n = 0, k;
-	char buf[512];
+	int width[32] = { 0 }, n = 0, k, total, widest = -1;
+	char buf[512], cut[512];
 	size_t r;
 
 	for (n = 0; order[n] >= 0 && n < 32; n++)
@@ -173,8 +212,26 @@ print_text(const struct table *t, const int *order, const char *caption)
 			if (len > width[k])
 				width[k] = len;
 		}
+	for (k = 0, total = 0; k < n; k++)
+		total += width[k] + (k ? 2 : 0);
+	/* the widest text column gives way first, none below 16 columns */
+	while (text_columns > 0 && total > text_columns) {
+		widest = -1;
+		for (k = 0; k < n; k++)
+			if (t->cols[order[k]].type == COL_STR && width[k] > 16 &&
+			    (widest < 0 || width[k] > width[widest]))
+				widest = k;
+		if (widest < 0)
+			break;
+		int give = total - text_columns < width[widest] - 16 ?
+		    total - text_columns : width[widest] - 16;
+		width[widest] -= give;
+		total -= give;
+	}
 	if (caption != NULL)
 		printf("%s\n\n", caption);
+	if (text_colour)
+		fputs("\033[1m", stdout);
 	for (k = 0; k < n; k++) {
 		const struct col *c = &t->cols[order[k]];
 		int left = c->type == COL_STR;
@@ -182,13 +239,14 @@ print_text(const struct table *t, const int *order, const char *caption)
 		printf("%s%*s", k ? "  " : "", left && k == n - 1 ? 0 :
 		    (left ? -width[k] : width[k]), c->title);
 	}
-	putchar('\n');
+	printf("%s\n", table_colour_end());
 	for (r = 0; r < t->nrows; r++) {
 		const union cell *row = &t->cells[r * (size_t)t->ncols];
 
 		for (k = 0; k < n; k++) {
 			const struct col *c = &t->cols[order[k]];
 			int left = c->type == COL_STR;
+			const char *shown;
 
 			format_cell(buf, sizeof buf, c, row[order[k]]);
 			if (c->type == COL_ERR) {
@@ -198,8 +256,14 @@ print_text(const struct table *t, const int *order, const char *caption)
 				printf("%s%*s", k ? " " : "", width[k] + 1, with);
 				continue;
 			}
-			printf("%s%*s", k ? "  " : "", left && k == n - 1 ? 0 :
-			    (left ? -width[k] : width[k]), buf);
+			shown = left ? fit(cut, sizeof cut, buf, width[k]) : buf;
+			fputs(k ? "  " : "", stdout);
+			if (c->type == COL_PCT && k == 0)
+				fputs(table_colour_of(row[order[k]].d), stdout);
+			printf("%*s", left && k == n - 1 ? 0 :
+			    (left ? -width[k] : width[k]), shown);
+			if (c->type == COL_PCT && k == 0)
+				fputs(table_colour_end(), stdout);
 		}
 		putchar('\n');
 	}

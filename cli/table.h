@@ -50,6 +50,16 @@ enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 void table_print(const struct table *t, int format, const int *text_order,
     const char *caption);
 
+/*
+ * How text is printed: fitted to columns (0: never cut) and coloured
+ * (ANSI) or not.  Set once by the command.
+ */
+void table_style(int columns, int colour);
+/* The escape that colours a share of percent (hot red, warm yellow), or "". */
+const char *table_colour_of(double percent);
+/* The escape that ends a colour, or "". */
+const char *table_colour_end(void);
+
 /* The 95% half-width, in percentage points, of the share k/n (Wilson). */
 double table_error95(uint64_t k, uint64_t n);
 

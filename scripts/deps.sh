@@ -6,7 +6,7 @@ set -eu
 
 case "${1:-build}" in
 build) pkgs="gcc make libc6-dev zlib1g-dev libelf-dev libdw-dev" ;;
-check) pkgs="gcc make libc6-dev zlib1g-dev libelf-dev libdw-dev libcmocka-dev pkg-config" ;;
+check) pkgs="gcc g++ make libc6-dev zlib1g-dev libelf-dev libdw-dev libcmocka-dev pkg-config" ;;
 *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 

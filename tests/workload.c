@@ -3,6 +3,7 @@
  * `profil record`.  Built plain: nothing of profil's is linked in.
  *
  *   split ROUNDS          six(), three(), one(): 6:3:1
+ *   split2 ROUNDS         the same functions 3:6:1, as much CPU as split
  *   threads N ROUNDS      N threads, each running split ROUNDS
  *   libm SECONDS          SECONDS of CPU in our code, then as long in libm
  *   syscalls SECONDS      cheap system calls for SECONDS of CPU
@@ -64,6 +65,19 @@ split(long rounds)
 	for (long r = 0; r < rounds * 10; r++) {
 		six();
 		three();
+		one();
+	}
+}
+
+/* six() once, three() four times, one() twice: 6:12:2 = 3:6:1 */
+static void
+split2(long rounds)
+{
+	for (long r = 0; r < rounds * 5; r++) {
+		six();
+		for (int i = 0; i < 4; i++)
+			three();
+		one();
 		one();
 	}
 }
@@ -168,6 +182,8 @@ main(int argc, char **argv)
 		while ((got = fread(buf, 1, sizeof buf, stdin)) > 0)
 			fwrite(buf, 1, got, stdout);
 		printf("[%s]\n", v ? v : "(unset)");
+	} else if (strcmp(mode, "split2") == 0) {
+		split2(n);
 	} else {
 		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
 		return 2;

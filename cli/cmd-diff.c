@@ -1,0 +1,290 @@
+/*
+ * cmd-diff.c - `profil diff BEFORE AFTER`: each function's share of all
+ * samples before and after, the change in points with its 95% error bar,
+ * most significant change first.  Functions are matched by name and
+ * object basename (cli/funcs.h), so the two runs may be of two builds.
+ * Shares are of all samples (lost ones aside), as in the flat report, so
+ * the two columns of percentages read like two flat reports side by side.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <profil.h>
+
+#include "cli.h"
+#include "funcs.h"
+#include "table.h"
+
+#define Z95 1.96	/* the normal quantile of a two-sided 95% interval */
+
+struct diff_row {
+	const char *function, *object;
+	uint64_t before, after;
+	double before_percent, after_percent;	/* of all samples */
+	double change;		/* after% - before%, in points */
+	double error95;		/* half-width of its 95% interval, in points */
+	double z;		/* change / its standard error */
+};
+
+/* A function row of one side, before they are paired. */
+struct side_row {
+	const struct func_row *row;
+	int after;
+};
+
+static int
+by_key(const void *a, const void *b)
+{
+	const struct side_row *x = a, *y = b;
+	int c = strcmp(x->row->function, y->row->function);
+
+	if (c == 0)
+		c = strcmp(x->row->object, y->row->object);
+	return c ? c : x->after - y->after;
+}
+
+static int
+by_significance(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	int c;
+
+	if (fabs(x->z) != fabs(y->z))
+		return fabs(x->z) > fabs(y->z) ? -1 : 1;
+	if (fabs(x->change) != fabs(y->change))
+		return fabs(x->change) > fabs(y->change) ? -1 : 1;
+	c = strcmp(x->function, y->function);
+	return c ? c : strcmp(x->object, y->object);
+}
+
+/*
+ * The change of a share from k1 of n1 samples to k2 of n2 (n1, n2 > 0),
+ * as two independent binomial proportions p1, p2 (normal approximation):
+ *
+ *   change  = p2 - p1
+ *   se      = sqrt(p1 (1 - p1) / n1 + p2 (1 - p2) / n2)
+ *   error95 = 1.96 se,  z = change / se
+ *
+ * se is 0 only when both shares are 0 or 1; if they still differ (all
+ * samples in one function before, none after), z uses the pooled share's
+ * error, the test's error under "no change", which is not 0 then.
+ */
+static void
+compare(struct diff_row *d, uint64_t n1, uint64_t n2)
+{
+	double p1 = (double)d->before / (double)n1;
+	double p2 = (double)d->after / (double)n2;
+	double se = sqrt(p1 * (1 - p1) / (double)n1 + p2 * (1 - p2) / (double)n2);
+
+	d->before_percent = 100 * p1;
+	d->after_percent = 100 * p2;
+	d->change = 100 * (p2 - p1);
+	d->error95 = 100 * Z95 * se;
+	if (se > 0) {
+		d->z = (p2 - p1) / se;
+	} else if (p1 != p2) {
+		double p = (double)(d->before + d->after) / ((double)n1 + (double)n2);
+
+		d->z = (p2 - p1) / sqrt(p * (1 - p) * (1 / (double)n1 + 1 / (double)n2));
+	} else {
+		d->z = 0;
+	}
+}
+
+/*
+ * One row per (function, object) of either profile, its samples summed
+ * on each side (0 where absent), compared; sorted by significance.
+ * Returns a malloc'd array and its length in *n.
+ */
+static struct diff_row *
+pair_rows(const struct funcs *before, const struct funcs *after, size_t *n)
+{
+	size_t nsides = before->nrows + after->nrows, out = 0;
+	struct side_row *sides = xcalloc(nsides, sizeof *sides);
+	struct diff_row *rows = xcalloc(nsides, sizeof *rows);
+
+	for (size_t i = 0; i < before->nrows; i++)
+		sides[i] = (struct side_row){ &before->rows[i], 0 };
+	for (size_t i = 0; i < after->nrows; i++)
+		sides[before->nrows + i] = (struct side_row){ &after->rows[i], 1 };
+	qsort(sides, nsides, sizeof *sides, by_key);
+	for (size_t i = 0; i < nsides; i++) {
+		const struct func_row *r = sides[i].row;
+		struct diff_row *d = out > 0 ? &rows[out - 1] : NULL;
+
+		if (d == NULL || strcmp(d->function, r->function) != 0 ||
+		    strcmp(d->object, r->object) != 0) {
+			d = &rows[out++];
+			d->function = r->function;
+			d->object = r->object;
+		}
+		if (sides[i].after)
+			d->after += r->samples;
+		else
+			d->before += r->samples;
+	}
+	free(sides);
+	for (size_t i = 0; i < out; i++)
+		compare(&rows[i], before->p->samples, after->p->samples);
+	qsort(rows, out, sizeof *rows, by_significance);
+	*n = out;
+	return rows;
+}
+
+/* Machine formats show the first 10 columns; text adds the mark. */
+static const struct col diff_cols[] = {
+	{ "function", "function", COL_STR },
+	{ "object", "object", COL_STR },
+	{ "before_samples", "before", COL_INT },
+	{ "after_samples", "after", COL_INT },
+	{ "before_percent", "before%", COL_PCT },
+	{ "after_percent", "after%", COL_PCT },
+	{ "change", "change", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "z", "z", COL_PCT },
+	{ "significant", "significant", COL_INT },
+	{ "mark", "", COL_STR },
+};
+#define DIFF_MACHINE_COLS 10
+static const int diff_text[] = { 4, 5, 6, 7, 8, 10, 0, 1, -1 };
+
+struct diff_options {
+	int format;
+	long limit;		/* -1: all */
+	double min_change;	/* in points */
+};
+
+static void
+print_diff(const struct diff_row *rows, size_t n, const struct diff_options *o,
+    const char *caption)
+{
+	struct table t;
+
+	table_init(&t, diff_cols, o->format == FORMAT_TEXT ? 11 :
+	    DIFF_MACHINE_COLS);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *d = &rows[i];
+		int significant = fabs(d->change) > d->error95;
+		union cell *c;
+
+		if (fabs(d->change) < o->min_change)
+			continue;
+		if (o->limit >= 0 && (long)t.nrows >= o->limit)
+			break;
+		c = table_row(&t);
+		c[0].s = d->function;
+		c[1].s = d->object;
+		c[2].i = (int64_t)d->before;
+		c[3].i = (int64_t)d->after;
+		c[4].d = d->before_percent;
+		c[5].d = d->after_percent;
+		c[6].d = d->change;
+		c[7].d = d->error95;
+		c[8].d = d->z;
+		c[9].i = significant;
+		if (o->format == FORMAT_TEXT)
+			c[10].s = significant ? "*" : "";
+	}
+	table_print(&t, o->format, diff_text, caption);
+	table_free(&t);
+}
+
+static int
+diff_exec(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "min-change", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct diff_options o = { FORMAT_TEXT, -1, 0 };
+	struct profil_profile *p[2];
+	struct funcs f[2];
+	struct diff_row *rows;
+	char cause[256], caption[1024], *end;
+	unsigned long v;
+	size_t nrows;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				o.format = FORMAT_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				o.format = FORMAT_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				o.format = FORMAT_JSON;
+			else
+				cli_die(EXIT_USAGE, "--format: unknown format '%s' "
+				    "(text, csv or json)", optarg);
+			break;
+		case 'n':
+			if (cli_parse_ulong(optarg, 0, 100000000, &v) < 0)
+				cli_die(EXIT_USAGE, "--limit: '%s' is not a number of "
+				    "rows", optarg);
+			o.limit = (long)v;
+			break;
+		case 'm':
+			o.min_change = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(o.min_change >= 0) ||
+			    o.min_change > 100)
+				cli_die(EXIT_USAGE, "--min-change: '%s' is not a number "
+				    "of points from 0 to 100", optarg);
+			break;
+		case 'h':
+			printf("usage: profil diff %s\n", cmd_diff.usage);
+			return cli_finish_stdout(0);
+		default:
+			cli_bad_option(c, optopt, argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2)
+		cli_die(EXIT_USAGE, "two profiles to compare, before and after "
+		    "(see 'profil diff --help')");
+	for (int k = 0; k < 2; k++) {
+		const char *file = argv[optind + k];
+
+		p[k] = profil_profile_read(file, cause, sizeof cause);
+		if (p[k] == NULL || p[k]->samples == 0) {
+			if (p[k] == NULL)
+				cli_error("%s: %s", file, cause);
+			else
+				cli_error("%s: no samples: nothing to compare", file);
+			profil_profile_free(p[k]);
+			if (k == 1)
+				profil_profile_free(p[0]);
+			return 1;
+		}
+	}
+	funcs_build(&f[0], p[0], 1);
+	funcs_build(&f[1], p[1], 1);
+	rows = pair_rows(&f[0], &f[1], &nrows);
+	snprintf(caption, sizeof caption, "before: %s (%llu samples)\n"
+	    "after: %s (%llu samples)\nchange = after%% - before%% in points, "
+	    "+- 95%% error; *: the error bar excludes 0", argv[optind],
+	    (unsigned long long)p[0]->samples, argv[optind + 1],
+	    (unsigned long long)p[1]->samples);
+	print_diff(rows, nrows, &o, caption);
+	c = cli_finish_stdout(0);
+	free(rows);
+	funcs_free(&f[0]);
+	funcs_free(&f[1]);
+	profil_profile_free(p[0]);
+	profil_profile_free(p[1]);
+	return c;
+}
+
+const struct cmd cmd_diff = {
+	"diff", "[--format text|csv|json] [--limit N] [--min-change P] "
+	    "BEFORE AFTER",
+	"compare two profiles function by function, with error bars",
+	diff_exec,
+};

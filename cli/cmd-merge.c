@@ -1,0 +1,111 @@
+/*
+ * cmd-merge.c - `profil merge [-q] [-o FILE] FILE FILE...`: profiles of one
+ * program summed into one (merge.c does the work).  Every input is read
+ * before the output is written, so the output may be one of the inputs;
+ * a refusal writes nothing.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <profil.h>
+
+#include "cli.h"
+#include "merge.h"
+
+#define DEFAULT_OUTPUT "merged.prf"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: profil merge %s\n", cmd_merge.usage);
+	fprintf(f,
+	    "  -o FILE   the summed profile (default %s)\n"
+	    "  -q        no closing message\n"
+	    "Inputs must be of the same program (executable), rate and engine.\n",
+	    DEFAULT_OUTPUT);
+}
+
+static void
+free_all(struct profil_profile **in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		profil_profile_free(in[i]);
+	free(in);
+}
+
+static int
+merge_exec(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = DEFAULT_OUTPUT;
+	struct profil_profile **in, *sum;
+	char cause[1024];
+	size_t n, i;
+	int c, quiet = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:qh", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (*optarg == '\0')
+				cli_die(EXIT_USAGE, "-o: empty file name");
+			output = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return cli_finish_stdout(0);
+		default:
+			cli_bad_option(c, optopt, argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind < 2)
+		cli_die(EXIT_USAGE, "two profiles or more to merge (see 'profil "
+		    "merge --help')");
+	n = (size_t)(argc - optind);
+	in = xcalloc(n, sizeof *in);
+	for (i = 0; i < n; i++) {
+		in[i] = profil_profile_read(argv[optind + i], cause, sizeof cause);
+		if (in[i] == NULL) {
+			cli_error("%s: %s", argv[optind + i], cause);
+			free_all(in, i);
+			return 1;
+		}
+	}
+	if (merge_profiles(in, (const char *const *)argv + optind, n, &sum,
+	    cause, sizeof cause) < 0) {
+		cli_error("%s", cause);
+		free_all(in, n);
+		return 1;
+	}
+	free_all(in, n);
+	if (profil_profile_save(sum, output, cause, sizeof cause) < 0) {
+		cli_error("cannot write %s: %s (any previous file there is "
+		    "unchanged)", output, cause);
+		profil_profile_free(sum);
+		return 1;
+	}
+	if (!quiet)
+		fprintf(stderr, "profil: merged %zu profiles: %llu samples, "
+		    "%.2f s CPU, %llu lost; wrote %s\n", n,
+		    (unsigned long long)sum->samples, (double)sum->cpu_ns / 1e9,
+		    (unsigned long long)sum->lost, output);
+	profil_profile_free(sum);
+	return cli_finish_stdout(0);
+}
+
+const struct cmd cmd_merge = {
+	"merge", "[-q] [-o FILE] FILE FILE...",
+	"sum profiles of the same program into one",
+	merge_exec,
+};

@@ -1,0 +1,447 @@
+/*
+ * export-pprof.c - a profile as pprof's profile.proto (export-pprof.h).
+ * Every bucket with samples becomes exactly one Location and one Sample,
+ * and [kernel] and [unknown] one each: the samples/count values must add
+ * up to p->samples, which is what the tools show as the total.  Ids are
+ * 1-based (0 means "none" in profile.proto), string 0 is "".
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "cli.h"
+#include "demangle.h"
+#include "export-pprof.h"
+#include "hmap.h"
+
+/* Field numbers of github.com/google/pprof proto/profile.proto. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12, PROFILE_COMMENT = 13,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
+	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3,
+	MAPPING_FILE_OFFSET = 4, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8,
+	MAPPING_HAS_LINE_NUMBERS = 9,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5,
+};
+
+/* The string table: each string once, found again by an FNV-1a hash. */
+struct strtab {
+	char **strs;
+	size_t n, cap;
+	size_t *slots;		/* index + 1, or 0 for an empty slot */
+	size_t nslots;		/* a power of two, at least twice n */
+};
+
+static uint64_t
+hash_string(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static void
+strtab_rehash(struct strtab *t)
+{
+	t->nslots = t->nslots ? t->nslots * 2 : 1024;
+	free(t->slots);
+	t->slots = xcalloc(t->nslots, sizeof *t->slots);
+	for (size_t i = 0; i < t->n; i++) {
+		size_t k = hash_string(t->strs[i]) & (t->nslots - 1);
+
+		while (t->slots[k] != 0)
+			k = (k + 1) & (t->nslots - 1);
+		t->slots[k] = i + 1;
+	}
+}
+
+/* The index of s in the table, adding a copy of it if new. */
+static uint64_t
+strtab_index(struct strtab *t, const char *s)
+{
+	size_t k;
+
+	if (2 * (t->n + 1) > t->nslots)
+		strtab_rehash(t);
+	k = hash_string(s) & (t->nslots - 1);
+	for (; t->slots[k] != 0; k = (k + 1) & (t->nslots - 1))
+		if (strcmp(t->strs[t->slots[k] - 1], s) == 0)
+			return t->slots[k] - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->strs = xrealloc(t->strs, t->cap * sizeof *t->strs);
+	}
+	t->strs[t->n] = xstrdup(s);
+	t->slots[k] = ++t->n;
+	return t->n - 1;
+}
+
+static void
+strtab_free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->slots);
+}
+
+struct function {
+	uint64_t name, system_name, filename;	/* string indices */
+	int64_t start_line;
+};
+
+struct builder {
+	const struct profil_profile *p;
+	struct strtab strings;
+	struct function *funcs;		/* function id i + 1 */
+	size_t nfuncs, funcs_cap;
+	uint64_t nlocations;
+	struct pbuf samples, mappings, locations, msg, line;
+};
+
+/* A new Function; its id. */
+static uint64_t
+add_function(struct builder *b, const char *symbol, const char *file,
+    int start_line)
+{
+	char *readable = demangle(symbol);
+	struct function *f;
+
+	if (b->nfuncs == b->funcs_cap) {
+		b->funcs_cap = b->funcs_cap ? b->funcs_cap * 2 : 64;
+		b->funcs = xrealloc(b->funcs, b->funcs_cap * sizeof *b->funcs);
+	}
+	f = &b->funcs[b->nfuncs];
+	f->name = strtab_index(&b->strings, readable ? readable : symbol);
+	f->system_name = strtab_index(&b->strings, symbol);
+	f->filename = file ? strtab_index(&b->strings, file) : 0;
+	f->start_line = file ? start_line : 0;
+	free(readable);
+	return ++b->nfuncs;
+}
+
+/*
+ * One Location with its Sample: count samples at addr of mapping (0: no
+ * mapping, no address), in function (0: none) at line (0: unknown).
+ */
+static int
+add_location(struct builder *b, uint64_t mapping, uint64_t addr,
+    uint64_t function, int line, uint64_t count)
+{
+	uint64_t id = ++b->nlocations, values[2];
+
+	if (count > INT64_MAX / b->p->interval_ns) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	pbuf_reset(&b->msg);
+	pbuf_uint(&b->msg, LOCATION_ID, id);
+	if (mapping != 0) {
+		pbuf_uint(&b->msg, LOCATION_MAPPING_ID, mapping);
+		pbuf_uint(&b->msg, LOCATION_ADDRESS, addr);
+	}
+	if (function != 0) {
+		pbuf_reset(&b->line);
+		pbuf_uint(&b->line, LINE_FUNCTION_ID, function);
+		if (line > 0)
+			pbuf_int(&b->line, LINE_LINE, line);
+		pbuf_message(&b->msg, LOCATION_LINE, &b->line);
+	}
+	pbuf_message(&b->locations, PROFILE_LOCATION, &b->msg);
+
+	values[0] = count;
+	values[1] = count * b->p->interval_ns;
+	pbuf_reset(&b->msg);
+	pbuf_packed(&b->msg, SAMPLE_LOCATION_ID, &id, 1);
+	pbuf_packed(&b->msg, SAMPLE_VALUE, values, 2);
+	pbuf_message(&b->samples, PROFILE_SAMPLE, &b->msg);
+	return 0;
+}
+
+/*
+ * The Locations of object oi and then its Mapping, whose has_* flags say
+ * whether any Location got a function, a file, a line, as pprof's own
+ * symbolizer sets them.  A Line's number is kept only when the line table
+ * puts the address in the function's own file (not in inlined code from
+ * another file, which profile.proto would need an inline frame for).
+ */
+static int
+add_object(struct builder *b, size_t oi, struct symtab *tab)
+{
+	const struct profil_object *o = &b->p->objects[oi];
+	int has_functions = 0, has_filenames = 0, has_lines = 0, rc = 0;
+	struct hmap by_start;	/* function start address -> Function id */
+	char hex[2 * sizeof o->build_id + 1];
+
+	hmap_init(&by_start);
+	for (size_t k = 0; k < o->nbuckets && rc == 0; k++) {
+		uint64_t addr = o->buckets[k].addr, start, end, id = 0;
+		const char *name = NULL, *file = NULL;
+		int line = 0;
+
+		if (o->buckets[k].count == 0)
+			continue;
+		if (tab != NULL)
+			name = symtab_lookup(tab, addr, &start, &end);
+		if (name != NULL && (id = hmap_get(&by_start, start)) == 0) {
+			int start_line = 0;
+			const char *start_file = symtab_source(tab, start, &start_line);
+
+			id = add_function(b, name, start_file, start_line);
+			hmap_add(&by_start, start, id);
+		}
+		if (id != 0) {
+			struct function *f = &b->funcs[id - 1];
+
+			has_functions = 1;
+			file = symtab_source(tab, addr, &line);
+			if (file != NULL && f->filename == 0)
+				f->filename = strtab_index(&b->strings, file);
+			if (file == NULL ||
+			    strcmp(b->strings.strs[f->filename], file) != 0)
+				line = 0;
+			has_filenames |= f->filename != 0;
+			has_lines |= line > 0;
+		}
+		rc = add_location(b, oi + 1, addr, id, line, o->buckets[k].count);
+	}
+	hmap_free(&by_start);
+
+	for (unsigned i = 0; i < o->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", o->build_id[i]);
+	hex[2 * o->build_id_len] = '\0';
+	pbuf_reset(&b->msg);
+	pbuf_uint(&b->msg, MAPPING_ID, oi + 1);
+	pbuf_uint(&b->msg, MAPPING_MEMORY_START, o->lowpc);
+	pbuf_uint(&b->msg, MAPPING_MEMORY_LIMIT, o->highpc);
+	pbuf_uint(&b->msg, MAPPING_FILE_OFFSET, 0);
+	pbuf_int(&b->msg, MAPPING_FILENAME,
+	    (int64_t)strtab_index(&b->strings, o->path));
+	pbuf_int(&b->msg, MAPPING_BUILD_ID,
+	    (int64_t)strtab_index(&b->strings, hex));
+	pbuf_uint(&b->msg, MAPPING_HAS_FUNCTIONS, (uint64_t)has_functions);
+	pbuf_uint(&b->msg, MAPPING_HAS_FILENAMES, (uint64_t)has_filenames);
+	pbuf_uint(&b->msg, MAPPING_HAS_LINE_NUMBERS, (uint64_t)has_lines);
+	pbuf_message(&b->mappings, PROFILE_MAPPING, &b->msg);
+	return rc;
+}
+
+/* A ValueType message {type, unit} as field of out. */
+static void
+add_value_type(struct builder *b, struct pbuf *out, unsigned field,
+    const char *type, const char *unit)
+{
+	pbuf_reset(&b->msg);
+	pbuf_int(&b->msg, VALUE_TYPE_TYPE, (int64_t)strtab_index(&b->strings, type));
+	pbuf_int(&b->msg, VALUE_TYPE_UNIT, (int64_t)strtab_index(&b->strings, unit));
+	pbuf_message(out, field, &b->msg);
+}
+
+/* Free-form comments: the profiled command, the engine, lost samples. */
+static void
+add_comments(struct builder *b, struct pbuf *out)
+{
+	const struct profil_profile *p = b->p;
+	size_t len = sizeof "command:" + sizeof "engine: " + strlen(p->engine);
+	char *s, lost[64];
+	uint64_t ids[3];
+	size_t n = 0;
+
+	for (int i = 0; i < p->argc; i++)
+		len += strlen(p->argv[i]) + 1;
+	s = xmalloc(len);
+	strcpy(s, "command:");
+	for (int i = 0; i < p->argc; i++)
+		strcat(strcat(s, " "), p->argv[i]);
+	ids[n++] = strtab_index(&b->strings, s);
+	sprintf(s, "engine: %s", p->engine);
+	ids[n++] = strtab_index(&b->strings, s);
+	free(s);
+	if (p->lost > 0) {
+		snprintf(lost, sizeof lost, "lost samples: %llu (not in the totals)",
+		    (unsigned long long)p->lost);
+		ids[n++] = strtab_index(&b->strings, lost);
+	}
+	pbuf_packed(out, PROFILE_COMMENT, ids, n);
+}
+
+int
+export_pprof_encode(const struct profil_profile *p, struct symtab *const *tabs,
+    struct pbuf *out)
+{
+	struct builder b = { .p = p };
+	struct pbuf head = { 0 };
+	uint64_t kernel_fn, unknown_fn;
+	int rc = 0;
+
+	if (p->interval_ns == 0 || p->interval_ns > INT64_MAX ||
+	    p->start_ns < 0 || p->duration_ns > INT64_MAX) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	strtab_index(&b.strings, "");
+	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "samples", "count");
+	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	for (size_t i = 0; i < p->nobjects && rc == 0; i++)
+		rc = add_object(&b, i, tabs[i]);
+	if (rc == 0 && p->kernel > 0) {
+		kernel_fn = add_function(&b, "[kernel]", NULL, 0);
+		rc = add_location(&b, 0, 0, kernel_fn, 0, p->kernel);
+	}
+	if (rc == 0 && p->unknown > 0) {
+		unknown_fn = add_function(&b, "[unknown]", NULL, 0);
+		rc = add_location(&b, 0, 0, unknown_fn, 0, p->unknown);
+	}
+	if (rc == 0) {
+		pbuf_append(out, &head);
+		pbuf_append(out, &b.samples);
+		pbuf_append(out, &b.mappings);
+		pbuf_append(out, &b.locations);
+		for (size_t i = 0; i < b.nfuncs; i++) {
+			const struct function *f = &b.funcs[i];
+
+			pbuf_reset(&b.msg);
+			pbuf_uint(&b.msg, FUNCTION_ID, i + 1);
+			pbuf_int(&b.msg, FUNCTION_NAME, (int64_t)f->name);
+			pbuf_int(&b.msg, FUNCTION_SYSTEM_NAME, (int64_t)f->system_name);
+			pbuf_int(&b.msg, FUNCTION_FILENAME, (int64_t)f->filename);
+			pbuf_int(&b.msg, FUNCTION_START_LINE, f->start_line);
+			pbuf_message(out, PROFILE_FUNCTION, &b.msg);
+		}
+		/* every string is in the table by now: the comments go first */
+		pbuf_reset(&head);
+		add_comments(&b, &head);
+		add_value_type(&b, &head, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+		pbuf_int(&head, PROFILE_DEFAULT_SAMPLE_TYPE,
+		    (int64_t)strtab_index(&b.strings, "cpu"));
+		for (size_t i = 0; i < b.strings.n; i++)
+			pbuf_string(out, PROFILE_STRING_TABLE, b.strings.strs[i]);
+		pbuf_int(out, PROFILE_TIME_NANOS, p->start_ns);
+		pbuf_int(out, PROFILE_DURATION_NANOS, (int64_t)p->duration_ns);
+		pbuf_int(out, PROFILE_PERIOD, (int64_t)p->interval_ns);
+		pbuf_append(out, &head);
+	}
+	strtab_free(&b.strings);
+	free(b.funcs);
+	pbuf_free(&head);
+	pbuf_free(&b.samples);
+	pbuf_free(&b.mappings);
+	pbuf_free(&b.locations);
+	pbuf_free(&b.msg);
+	pbuf_free(&b.line);
+	return rc;
+}
+
+static int
+write_all(int fd, const unsigned char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* data gzip-compressed into fd; 0, or -1 with errno. */
+static int
+write_gzip(int fd, const unsigned char *data, size_t len)
+{
+	unsigned char chunk[65536];
+	z_stream z;
+	int flush, rc;
+
+	memset(&z, 0, sizeof z);
+	/* windowBits 15 + 16: a gzip header and trailer around the stream */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	    Z_DEFAULT_STRATEGY) != Z_OK) {
+		errno = ENOMEM;
+		return -1;
+	}
+	do {
+		size_t in = len > (1u << 30) ? (1u << 30) : len;
+
+		z.next_in = (Bytef *)data;
+		z.avail_in = (uInt)in;
+		data += in;
+		len -= in;
+		flush = len == 0 ? Z_FINISH : Z_NO_FLUSH;
+		do {
+			z.next_out = chunk;
+			z.avail_out = sizeof chunk;
+			rc = deflate(&z, flush);
+			if (write_all(fd, chunk, sizeof chunk - z.avail_out) < 0) {
+				int saved = errno;
+
+				deflateEnd(&z);
+				errno = saved;
+				return -1;
+			}
+		} while (z.avail_out == 0);
+	} while (flush != Z_FINISH);
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int
+export_pprof_save(const struct profil_profile *p, struct symtab *const *tabs,
+    const char *path)
+{
+	struct pbuf msg = { 0 };
+	char tmp[PATH_MAX];
+	int fd, saved;
+
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (export_pprof_encode(p, tabs, &msg) < 0 || (fd = mkstemp(tmp)) < 0) {
+		saved = errno;
+		pbuf_free(&msg);
+		errno = saved;
+		return -1;
+	}
+	if (write_gzip(fd, msg.data, msg.len) < 0 || fsync(fd) < 0 ||
+	    fchmod(fd, 0644) < 0) {
+		saved = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		saved = errno;
+		goto fail;
+	}
+	pbuf_free(&msg);
+	return 0;
+fail:
+	unlink(tmp);
+	pbuf_free(&msg);
+	errno = saved;
+	return -1;
+}

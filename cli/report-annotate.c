@@ -1,0 +1,275 @@
+/*
+ * report-annotate.c - one function's samples by source line (the DWARF
+ * line table, through libdwfl) shown beside its source text, or by
+ * address when the object has no debug information.  Percentages are of
+ * the function's own samples.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+#include "table.h"
+
+/* Walking a function's bytes for its line span stops after this many. */
+#define SPAN_WALK_MAX 65536
+
+struct line_count {
+	const char *file;	/* libdwfl's, lives as long as the table */
+	int line;
+	uint64_t samples;
+};
+
+struct lines {
+	struct line_count *v;
+	size_t n, cap;
+};
+
+static void
+count_line(struct lines *l, const char *file, int line, uint64_t samples)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].line == line && strcmp(l->v[i].file, file) == 0) {
+			l->v[i].samples += samples;
+			return;
+		}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = (struct line_count){ file, line, samples };
+}
+
+static uint64_t
+line_samples(const struct lines *l, const char *file, int line)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].line == line && strcmp(l->v[i].file, file) == 0)
+			return l->v[i].samples;
+	return 0;
+}
+
+/* The source file's lines, malloc'd, NULL-terminated; NULL if unreadable. */
+static char **
+read_source(const char *path, int *nlines)
+{
+	FILE *fp = fopen(path, "r");
+	char **v = NULL, *buf = NULL;
+	size_t cap = 0, n = 0, len = 0;
+	ssize_t got;
+
+	if (fp == NULL)
+		return NULL;
+	while ((got = getline(&buf, &len, fp)) >= 0) {
+		if (got > 0 && buf[got - 1] == '\n')
+			buf[got - 1] = '\0';
+		if (n + 1 >= cap) {
+			cap = cap ? 2 * cap : 256;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[n++] = xstrdup(buf);
+	}
+	free(buf);
+	fclose(fp);
+	if (v == NULL)
+		v = xcalloc(1, sizeof *v);
+	v[n] = NULL;
+	*nlines = (int)n;
+	return v;
+}
+
+static void
+free_source(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+static const struct col line_cols[] = {
+	{ "file", "file", COL_STR },
+	{ "line", "line", COL_INT },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "source", "source", COL_STR },
+};
+
+static const struct col address_cols[] = {
+	{ "address", "address", COL_INT },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+};
+
+/* Per address: the object has no line table for this function. */
+static void
+by_address(const struct profil_object *ob, const struct func_row *row,
+    const struct report_options *o)
+{
+	struct table t;
+
+	if (o->format == FORMAT_TEXT)
+		printf("(no debug information for %s in %s: samples by address)\n\n"
+		    "%18s %8s %7s\n", row->function, ob->path, "address",
+		    "samples", "%");
+	table_init(&t, address_cols, 4);
+	for (size_t i = 0; i < ob->nbuckets; i++) {
+		const struct profil_bucket *b = &ob->buckets[i];
+		double pct = report_percent(b->count, row->samples);
+
+		if (b->addr < row->start || b->addr >= row->end)
+			continue;
+		if (o->format == FORMAT_TEXT) {
+			printf("%#18llx %8llu %6.2f%%\n", (unsigned long long)b->addr,
+			    (unsigned long long)b->count, pct);
+			continue;
+		}
+		union cell *c = table_row(&t);
+		c[0].i = (int64_t)b->addr;
+		c[1].i = (int64_t)b->count;
+		c[2].d = pct;
+		c[3].d = table_error95(b->count, row->samples);
+	}
+	if (o->format != FORMAT_TEXT)
+		table_print(&t, o->format, NULL, NULL);
+	table_free(&t);
+}
+
+static void
+emit_line(struct table *t, const struct report_options *o, const char *file,
+    int line, uint64_t samples, uint64_t total, const char *text)
+{
+	double pct = report_percent(samples, total);
+
+	if (o->format != FORMAT_TEXT) {
+		union cell *c = table_row(t);
+
+		c[0].s = file;
+		c[1].i = line;
+		c[2].i = (int64_t)samples;
+		c[3].d = pct;
+		c[4].d = table_error95(samples, total);
+		c[5].s = text ? text : "";
+		return;
+	}
+	if (samples > 0)
+		printf("%8llu %s%6.2f%%%s %6d  %s\n", (unsigned long long)samples,
+		    table_colour_of(pct), pct, table_colour_end(), line,
+		    text ? text : "");
+	else
+		printf("%8s %7s %6d  %s\n", "", "", line, text ? text : "");
+}
+
+int
+report_annotate(const struct profil_profile *p, const struct funcs *f,
+    const struct report_options *o, char *cause, size_t cause_size)
+{
+	const struct func_row *row = funcs_find(f, o->target);
+	const struct profil_object *ob;
+	struct symtab *tab;
+	struct lines lines = { NULL, 0, 0 };
+	const char *file, *main_file = NULL;
+	int first = 0, last = 0, nsource = 0, line;
+	uint64_t in_lines = 0;
+	char **source = NULL;
+	struct table t;
+
+	if (row == NULL) {
+		snprintf(cause, cause_size, "no function named '%s' has samples "
+		    "in this profile", o->target);
+		return -1;
+	}
+	if (row->object_index == FUNC_NO_OBJECT || row->end <= row->start) {
+		snprintf(cause, cause_size, "%s is not a function with an address "
+		    "range; nothing to annotate", row->function);
+		return -1;
+	}
+	ob = &p->objects[row->object_index];
+	tab = f->tabs[row->object_index];
+	for (size_t i = 0; i < ob->nbuckets; i++) {
+		const struct profil_bucket *b = &ob->buckets[i];
+
+		if (b->addr < row->start || b->addr >= row->end)
+			continue;
+		if ((file = symtab_source(tab, b->addr, &line)) != NULL) {
+			count_line(&lines, file, line, b->count);
+			in_lines += b->count;
+		}
+	}
+	if (o->format == FORMAT_TEXT)
+		printf("%s (%s): %llu samples, %.2f%% ± %.2f of all\n",
+		    row->function, row->object, (unsigned long long)row->samples,
+		    report_percent(row->samples, p->samples),
+		    table_error95(row->samples, p->samples));
+	if (lines.n == 0) {
+		by_address(ob, row, o);
+		return 0;
+	}
+
+	/* the function's own file and line span: where its entry is */
+	main_file = symtab_source(tab, row->start, &first);
+	if (main_file == NULL) {
+		main_file = lines.v[0].file;
+		first = lines.v[0].line;
+	}
+	last = first;
+	for (uint64_t a = row->start; a < row->end &&
+	    a - row->start < SPAN_WALK_MAX; a++)
+		if ((file = symtab_source(tab, a, &line)) != NULL &&
+		    strcmp(file, main_file) == 0) {
+			if (line < first)
+				first = line;
+			if (line > last)
+				last = line;
+		}
+	source = read_source(main_file, &nsource);
+	if (o->format == FORMAT_TEXT) {
+		if (source == NULL)
+			printf("source %s is not here; lines by number\n\n",
+			    main_file);
+		else
+			printf("source %s\n\n", main_file);
+		printf("%8s %7s %6s  %s\n", "samples", "%", "line", "source");
+	}
+	table_init(&t, line_cols, 6);
+	if (first > 1 && o->format == FORMAT_TEXT)
+		first--;	/* the line before: the return type, usually */
+	for (line = first; line <= last; line++) {
+		uint64_t n = line_samples(&lines, main_file, line);
+		const char *text = source != NULL && line <= nsource ?
+		    source[line - 1] : NULL;
+
+		if (source == NULL && n == 0)
+			continue;
+		emit_line(&t, o, main_file, line, n, row->samples, text);
+	}
+	/* inlined code from other files, and lines outside the span */
+	for (size_t i = 0; i < lines.n; i++) {
+		const struct line_count *lc = &lines.v[i];
+
+		if (strcmp(lc->file, main_file) == 0 && lc->line >= first &&
+		    lc->line <= last)
+			continue;
+		if (o->format == FORMAT_TEXT) {
+			printf("%8llu %6.2f%% %s:%d (inlined)\n",
+			    (unsigned long long)lc->samples,
+			    report_percent(lc->samples, row->samples), lc->file,
+			    lc->line);
+			continue;
+		}
+		emit_line(&t, o, lc->file, lc->line, lc->samples, row->samples,
+		    NULL);
+	}
+	if (o->format == FORMAT_TEXT && in_lines < row->samples)
+		printf("%8llu %6.2f%% (addresses without line information)\n",
+		    (unsigned long long)(row->samples - in_lines),
+		    report_percent(row->samples - in_lines, row->samples));
+	if (o->format != FORMAT_TEXT)
+		table_print(&t, o->format, NULL, NULL);
+	table_free(&t);
+	free_source(source);
+	free(lines.v);
+	return 0;
+}

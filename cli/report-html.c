@@ -1,0 +1,318 @@
+/*
+ * report-html.c - `profil report --html FILE`: one self-contained page
+ * (inline CSS, inline script, inline SVG; nothing fetched): the run, the
+ * object split, a picture per busy object of where in its code the time
+ * went (bars with the function on hover) and the flat table, sortable.
+ * Every name is HTML-escaped: C++ names are full of < > &.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report.h"
+#include "table.h"
+
+#define PICTURE_BINS 200	/* bars per object picture */
+#define PICTURE_OBJECTS 4	/* busiest objects drawn */
+#define TABLE_ROWS 2000		/* flat rows on the page at most */
+
+static void
+esc(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		case '\'': fputs("&#39;", fp); break;
+		default: fputc(*s, fp);
+		}
+	}
+}
+
+static const char style[] =
+"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:72em;"
+"padding:0 1em;color:#222}\n"
+"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\n"
+"table{border-collapse:collapse}td,th{padding:2px 8px;text-align:right;"
+"white-space:nowrap}\n"
+"td.n,th.n{text-align:left;white-space:normal}\n"
+"th{cursor:pointer;border-bottom:1px solid #888;user-select:none}\n"
+"th.up::after{content:' \\25b2'}th.down::after{content:' \\25bc'}\n"
+"tr:nth-child(even) td{background:#f5f5f5}\n"
+".bar{display:inline-block;height:.8em;background:#c0392b;"
+"vertical-align:middle}\n"
+".err{color:#888}.meta td{text-align:left}\n"
+"svg{display:block;margin:.5em 0}svg rect.b{fill:#c0392b}"
+"svg rect.b:hover{fill:#e67e22}\n"
+".split{display:flex;height:1.4em;width:100%;margin:.5em 0}"
+".split div{height:100%}\n";
+
+/* Sorting by a click on a header; numbers sort by their data-v. */
+static const char script[] =
+"document.querySelectorAll('table.sortable').forEach(function(t){\n"
+" t.querySelectorAll('th').forEach(function(th,i){\n"
+"  th.addEventListener('click',function(){\n"
+"   var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
+"   var up=!th.classList.contains('up');\n"
+"   t.querySelectorAll('th').forEach(function(h){h.classList.remove('up','down');});\n"
+"   th.classList.add(up?'up':'down');\n"
+"   rows.sort(function(a,b){\n"
+"    var x=a.cells[i].getAttribute('data-v'),y=b.cells[i].getAttribute('data-v');\n"
+"    var c=(x!==null&&y!==null)?(parseFloat(x)-parseFloat(y)):\n"
+"     a.cells[i].textContent.localeCompare(b.cells[i].textContent);\n"
+"    return up?c:-c;});\n"
+"   rows.forEach(function(r){body.appendChild(r);});\n"
+"  });\n"
+" });\n"
+"});\n";
+
+static const char *const palette[] = { "#c0392b", "#2980b9", "#27ae60",
+    "#8e44ad", "#d35400", "#16a085", "#7f8c8d", "#2c3e50" };
+
+static void
+meta(FILE *fp, const struct profil_profile *p)
+{
+	char when[64] = "";
+	time_t t = (time_t)(p->start_ns / 1000000000);
+	struct tm tm;
+
+	if (p->start_ns > 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fputs("<table class=\"meta\">\n<tr><th class=\"n\">command</th><td>", fp);
+	for (int i = 0; i < p->argc; i++) {
+		esc(fp, p->argv[i]);
+		fputc(' ', fp);
+	}
+	fprintf(fp, "</td></tr>\n<tr><th class=\"n\">started</th><td>%s</td></tr>\n"
+	    "<tr><th class=\"n\">samples</th><td>%llu (%llu lost), %.0f Hz, "
+	    "%s engine</td></tr>\n<tr><th class=\"n\">CPU time</th><td>%.3f s "
+	    "in %.3f s of wall time</td></tr>\n</table>\n", when,
+	    (unsigned long long)p->samples, (unsigned long long)p->lost,
+	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0, p->engine,
+	    (double)p->cpu_ns / 1e9, (double)p->duration_ns / 1e9);
+}
+
+static void
+objects(FILE *fp, const struct profil_profile *p)
+{
+	uint64_t total = p->samples + p->lost;
+	int colour = 0;
+
+	fputs("<h2>Objects</h2>\n<div class=\"split\" id=\"split\">", fp);
+	for (size_t i = 0; i <= p->nobjects + 2; i++) {
+		const char *name = i < p->nobjects ? funcs_base_name(p->objects[i].path) :
+		    i == p->nobjects ? "[kernel]" : i == p->nobjects + 1 ? "[unknown]" :
+		    "[lost]";
+		uint64_t n = i < p->nobjects ? p->objects[i].samples :
+		    i == p->nobjects ? p->kernel : i == p->nobjects + 1 ? p->unknown :
+		    p->lost;
+
+		if (n == 0)
+			continue;
+		fprintf(fp, "<div style=\"width:%.3f%%;background:%s\" title=\"",
+		    report_percent(n, total), palette[colour++ % 8]);
+		esc(fp, name);
+		fprintf(fp, ": %llu samples, %.2f%%\"></div>", (unsigned long long)n,
+		    report_percent(n, total));
+	}
+	fputs("</div>\n<table class=\"sortable\" id=\"objects\"><thead><tr>"
+	    "<th class=\"n\">object</th><th>samples</th><th>%</th><th>&plusmn;95%</th>"
+	    "<th>seconds</th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i <= p->nobjects + 2; i++) {
+		const char *name = i < p->nobjects ? p->objects[i].path :
+		    i == p->nobjects ? "[kernel]" : i == p->nobjects + 1 ? "[unknown]" :
+		    "[lost]";
+		uint64_t n = i < p->nobjects ? p->objects[i].samples :
+		    i == p->nobjects ? p->kernel : i == p->nobjects + 1 ? p->unknown :
+		    p->lost;
+
+		if (n == 0)
+			continue;
+		fputs("<tr><td class=\"n\">", fp);
+		esc(fp, name);
+		fprintf(fp, "</td><td data-v=\"%llu\">%llu</td><td data-v=\"%.4f\">"
+		    "%.2f</td><td class=\"err\" data-v=\"%.4f\">%.2f</td><td "
+		    "data-v=\"%.4f\">%.3f</td></tr>\n", (unsigned long long)n,
+		    (unsigned long long)n, report_percent(n, total),
+		    report_percent(n, total), table_error95(n, total),
+		    table_error95(n, total),
+		    (double)n * (double)p->interval_ns / 1e9,
+		    (double)n * (double)p->interval_ns / 1e9);
+	}
+	fputs("</tbody></table>\n", fp);
+}
+
+/*
+ * One object's picture: its sampled address range in PICTURE_BINS bars,
+ * height by samples; hovering a bar names its function (SVG <title>).
+ */
+static void
+picture(FILE *fp, const struct profil_profile *p, const struct funcs *f,
+    size_t oi)
+{
+	const struct profil_object *ob = &p->objects[oi];
+	const double w = 960, h = 140, axis = 18;
+	uint64_t lo = ob->buckets[0].addr, most = 0;
+	uint64_t hi = ob->buckets[ob->nbuckets - 1].addr +
+	    (ob->bucket_bytes ? ob->bucket_bytes : 1);
+	size_t n;
+	struct hist_bin *bins = report_bins(ob, f->tabs[oi], lo, hi,
+	    PICTURE_BINS, &n);
+	double bw = w / (double)n;
+
+	for (size_t i = 0; i < n; i++)
+		if (bins[i].samples > most)
+			most = bins[i].samples;
+	fputs("<h3>", fp);
+	esc(fp, ob->path);
+	fprintf(fp, "</h3>\n<svg class=\"hist\" width=\"%.0f\" height=\"%.0f\" "
+	    "viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\" "
+	    "role=\"img\">\n", w, h + axis, w, h + axis);
+	for (size_t i = 0; i < n; i++) {
+		double bh;
+
+		if (bins[i].samples == 0)
+			continue;
+		bh = (double)bins[i].samples * (h - 4) / (double)most;
+		if (bh < 1)
+			bh = 1;
+		fprintf(fp, "<rect class=\"b\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+		    "height=\"%.2f\"><title>", (double)i * bw, h - bh,
+		    bw > 1.5 ? bw - 0.5 : bw, bh);
+		esc(fp, bins[i].label ? bins[i].label : "(no function)");
+		fprintf(fp, " @ %#llx: %llu samples (%.2f%%)</title></rect>\n",
+		    (unsigned long long)bins[i].start,
+		    (unsigned long long)bins[i].samples,
+		    report_percent(bins[i].samples, p->samples));
+	}
+	fprintf(fp, "<line x1=\"0\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+	    "stroke=\"#888\"/>\n<text x=\"0\" y=\"%.0f\" font-size=\"12\">%#llx"
+	    "</text>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" "
+	    "text-anchor=\"end\">%#llx</text>\n</svg>\n", h, w, h, h + axis - 4,
+	    (unsigned long long)lo, w, h + axis - 4, (unsigned long long)hi);
+	report_bins_free(bins, n);
+}
+
+static void
+flat(FILE *fp, const struct profil_profile *p, const struct funcs *f)
+{
+	double cumulative = 0, top = f->nrows ?
+	    report_percent(f->rows[0].samples, p->samples) : 1;
+
+	fputs("<h2>Functions</h2>\n<p>Click a heading to sort. &plusmn;95%: "
+	    "the sampling error of the share, in points.</p>\n"
+	    "<table class=\"sortable\" id=\"flat\"><thead><tr><th>%self</th>"
+	    "<th>&plusmn;95%</th><th>cum%</th><th>self s</th><th>samples</th>"
+	    "<th class=\"n\">function</th><th class=\"n\">object</th><th "
+	    "class=\"n\"></th></tr></thead><tbody>\n", fp);
+	for (size_t i = 0; i < f->nrows && i < TABLE_ROWS; i++) {
+		const struct func_row *r = &f->rows[i];
+		double pct = report_percent(r->samples, p->samples);
+		double err = table_error95(r->samples, p->samples);
+		double sec = (double)r->samples * (double)p->interval_ns / 1e9;
+
+		cumulative += pct;
+		fprintf(fp, "<tr><td data-v=\"%.4f\">%.2f</td><td class=\"err\" "
+		    "data-v=\"%.4f\">%.2f</td><td data-v=\"%.4f\">%.2f</td><td "
+		    "data-v=\"%.6f\">%.3f</td><td data-v=\"%llu\">%llu</td>"
+		    "<td class=\"n\">", pct, pct, err, err, cumulative, cumulative,
+		    sec, sec, (unsigned long long)r->samples,
+		    (unsigned long long)r->samples);
+		esc(fp, r->function);
+		fputs("</td><td class=\"n\">", fp);
+		esc(fp, r->object);
+		fprintf(fp, "</td><td class=\"n\" data-v=\"%.4f\"><span class=\"bar\" "
+		    "style=\"width:%.1fpx\"></span></td></tr>\n", pct,
+		    top > 0 ? 120.0 * pct / top : 0);
+	}
+	fputs("</tbody></table>\n", fp);
+	if (f->nrows > TABLE_ROWS)
+		fprintf(fp, "<p>%zu more functions with fewer samples are left "
+		    "out; profil report lists them all.</p>\n",
+		    f->nrows - TABLE_ROWS);
+}
+
+static void
+page(FILE *fp, const struct profil_profile *p, const struct funcs *f)
+{
+	size_t order[PICTURE_OBJECTS], n = 0;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width\">\n<title>profil: ",
+	    fp);
+	esc(fp, p->argc > 0 ? p->argv[0] : "profile");
+	fprintf(fp, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Where the "
+	    "time went: ", style);
+	esc(fp, p->argc > 0 ? funcs_base_name(p->argv[0]) : "profile");
+	fputs("</h1>\n", fp);
+	meta(fp, p);
+	objects(fp, p);
+	/* the busiest objects, most samples first */
+	for (size_t i = 0; i < p->nobjects; i++) {
+		size_t k;
+
+		if (p->objects[i].nbuckets == 0)
+			continue;
+		for (k = n; k > 0 && p->objects[order[k - 1]].samples <
+		    p->objects[i].samples; k--)
+			if (k < PICTURE_OBJECTS)
+				order[k] = order[k - 1];
+		if (k < PICTURE_OBJECTS) {
+			order[k] = i;
+			if (n < PICTURE_OBJECTS)
+				n++;
+		}
+	}
+	if (n > 0)
+		fputs("<h2>Where in the code</h2>\n<p>Each bar is a range of "
+		    "addresses; its height, the samples there. Hover a bar for "
+		    "its function.</p>\n", fp);
+	for (size_t k = 0; k < n; k++)
+		picture(fp, p, f, order[k]);
+	flat(fp, p, f);
+	fprintf(fp, "<script>\n%s</script>\n</body>\n</html>\n", script);
+}
+
+int
+report_html(const struct profil_profile *p, const struct funcs *f,
+    const char *path, char *cause, size_t cause_size)
+{
+	size_t size = strlen(path) + 16;
+	char *tmp = xmalloc(size);
+	const char *slash = strrchr(path, '/');
+	FILE *fp;
+	int fd;
+
+	/* a temporary file beside the page, renamed over it when complete */
+	if (slash != NULL)
+		snprintf(tmp, size, "%.*s/.profil-XXXXXX", (int)(slash - path), path);
+	else
+		snprintf(tmp, size, ".profil-XXXXXX");
+	if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0644) < 0 ||
+	    (fp = fdopen(fd, "w")) == NULL) {
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return -1;
+	}
+	page(fp, p, f);
+	if (fflush(fp) != 0 || ferror(fp) || fclose(fp) != 0 ||
+	    rename(tmp, path) < 0) {
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,239 @@
+/*
+ * report-tables.c - the tabular views of `profil report`: flat (one row
+ * per function), objects, threads and processes.  Every share comes with
+ * its 95% sampling error; machine columns are documented in profil.1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+#include "table.h"
+
+#define base_name funcs_base_name
+
+static int
+by_samples(const void *a, const void *b)
+{
+	const struct func_row *x = a, *y = b;
+	int c;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	c = strcmp(x->function, y->function);
+	return c ? c : strcmp(x->object, y->object);
+}
+
+static int
+by_function(const void *a, const void *b)
+{
+	const struct func_row *x = a, *y = b;
+	int c = strcmp(x->function, y->function);
+
+	return c ? c : by_samples(a, b);
+}
+
+static int
+by_object(const void *a, const void *b)
+{
+	const struct func_row *x = a, *y = b;
+	int c = strcmp(x->object, y->object);
+
+	return c ? c : by_samples(a, b);
+}
+
+double
+report_percent(uint64_t k, uint64_t n)
+{
+	return n ? 100.0 * (double)k / (double)n : 0.0;
+}
+
+/* Flat: columns in machine order; text shows them gprof-like. */
+static const struct col flat_cols[] = {
+	{ "function", "function", COL_STR },
+	{ "object", "object", COL_STR },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%self", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "cumulative", "cum%", COL_PCT },
+	{ "seconds", "self s", COL_SEC },
+};
+static const int flat_text[] = { 3, 4, 5, 6, 2, 0, 1, -1 };
+
+void
+report_flat(const struct profil_profile *p, struct funcs *f,
+    const struct report_options *o)
+{
+	struct table t;
+	double cumulative = 0;
+	size_t i;
+
+	if (f->nrows > 1 && o->sort != SORT_SAMPLES)
+		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
+		    by_function : o->sort == SORT_OBJECT ? by_object : by_samples);
+	table_init(&t, flat_cols, 7);
+	for (i = 0; i < f->nrows; i++) {
+		const struct func_row *r = &f->rows[i];
+		double pct = report_percent(r->samples, p->samples);
+		union cell *c;
+
+		cumulative += pct;
+		if (pct < o->min_percent)
+			continue;
+		if (o->limit >= 0 && (long)t.nrows >= o->limit)
+			break;
+		c = table_row(&t);
+		c[0].s = r->function;
+		c[1].s = r->object;
+		c[2].i = (int64_t)r->samples;
+		c[3].d = pct;
+		c[4].d = table_error95(r->samples, p->samples);
+		c[5].d = cumulative;
+		c[6].d = (double)r->samples * (double)p->interval_ns / 1e9;
+	}
+	table_print(&t, o->format, flat_text, o->caption);
+	table_free(&t);
+}
+
+static const struct col object_cols[] = {
+	{ "object", "object", COL_STR },
+	{ "path", "path", COL_STR },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "seconds", "seconds", COL_SEC },
+};
+static const int object_text[] = { 3, 4, 5, 2, 0, 1, -1 };
+
+/*
+ * Objects: the program, each library, the kernel, unknown code and lost
+ * samples, as shares of every sample taken (lost included).
+ */
+void
+report_objects(const struct profil_profile *p, const struct report_options *o)
+{
+	uint64_t total = p->samples + p->lost;
+	struct { const char *name, *path; uint64_t n; } *v;
+	size_t n = 0, i, j;
+	struct table t;
+
+	v = xcalloc(p->nobjects + 3, sizeof *v);
+	for (i = 0; i < p->nobjects; i++)
+		v[n++] = (typeof(*v)){ base_name(p->objects[i].path),
+		    p->objects[i].path, p->objects[i].samples };
+	v[n++] = (typeof(*v)){ "[kernel]", "", p->kernel };
+	v[n++] = (typeof(*v)){ "[unknown]", "", p->unknown };
+	v[n++] = (typeof(*v)){ "[lost]", "", p->lost };
+	for (i = 1; i < n; i++)	/* insertion sort by samples, few rows */
+		for (j = i; j > 0 && v[j].n > v[j - 1].n; j--) {
+			typeof(*v) tmp = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = tmp;
+		}
+	table_init(&t, object_cols, 6);
+	for (i = 0; i < n; i++) {
+		union cell *c;
+
+		if (v[i].n == 0 && (o->format == FORMAT_TEXT || v[i].path[0] == 0))
+			continue;
+		if (report_percent(v[i].n, total) < o->min_percent)
+			continue;
+		if (o->limit >= 0 && (long)t.nrows >= o->limit)
+			break;
+		c = table_row(&t);
+		c[0].s = v[i].name;
+		c[1].s = v[i].path;
+		c[2].i = (int64_t)v[i].n;
+		c[3].d = report_percent(v[i].n, total);
+		c[4].d = table_error95(v[i].n, total);
+		c[5].d = (double)v[i].n * (double)p->interval_ns / 1e9;
+	}
+	table_print(&t, o->format, object_text, o->caption);
+	table_free(&t);
+	free(v);
+}
+
+static const struct col thread_cols[] = {
+	{ "pid", "pid", COL_INT },
+	{ "tid", "tid", COL_INT },
+	{ "name", "name", COL_STR },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "seconds", "seconds", COL_SEC },
+};
+static const int thread_text[] = { 4, 5, 6, 3, 0, 1, 2, -1 };
+
+void
+report_threads(const struct profil_profile *p, const struct report_options *o)
+{
+	struct table t;
+	size_t i;
+
+	if (p->nthreads == 0 && o->format == FORMAT_TEXT)
+		printf("(this profile has no per-thread figures: the %s engine "
+		    "does not record them)\n\n", p->engine);
+	table_init(&t, thread_cols, 7);
+	for (i = 0; i < p->nthreads; i++) {
+		const struct profil_thread *th = &p->threads[i];
+		union cell *c;
+
+		if (report_percent(th->samples, p->samples) < o->min_percent)
+			continue;
+		if (o->limit >= 0 && (long)t.nrows >= o->limit)
+			break;
+		c = table_row(&t);
+		c[0].i = th->pid;
+		c[1].i = th->tid;
+		c[2].s = th->name;
+		c[3].i = (int64_t)th->samples;
+		c[4].d = report_percent(th->samples, p->samples);
+		c[5].d = table_error95(th->samples, p->samples);
+		c[6].d = (double)th->samples * (double)p->interval_ns / 1e9;
+	}
+	table_print(&t, o->format, thread_text, o->caption);
+	table_free(&t);
+}
+
+static const struct col process_cols[] = {
+	{ "pid", "pid", COL_INT },
+	{ "ppid", "ppid", COL_INT },
+	{ "command", "command", COL_STR },
+	{ "exit_status", "status", COL_INT },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "seconds", "seconds", COL_SEC },
+};
+static const int process_text[] = { 5, 6, 7, 4, 0, 1, 3, 2, -1 };
+
+void
+report_processes(const struct profil_profile *p, const struct report_options *o)
+{
+	struct table t;
+	size_t i;
+
+	table_init(&t, process_cols, 8);
+	for (i = 0; i < p->nprocesses; i++) {
+		const struct profil_process *pr = &p->processes[i];
+		union cell *c;
+
+		if (report_percent(pr->samples, p->samples) < o->min_percent)
+			continue;
+		if (o->limit >= 0 && (long)t.nrows >= o->limit)
+			break;
+		c = table_row(&t);
+		c[0].i = pr->pid;
+		c[1].i = pr->ppid;
+		c[2].s = pr->command;
+		c[3].i = pr->exit_status;
+		c[4].i = (int64_t)pr->samples;
+		c[5].d = report_percent(pr->samples, p->samples);
+		c[6].d = table_error95(pr->samples, p->samples);
+		c[7].d = (double)pr->samples * (double)p->interval_ns / 1e9;
+	}
+	table_print(&t, o->format, process_text, o->caption);
+	table_free(&t);
+}
+

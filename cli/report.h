@@ -1,0 +1,73 @@
+/*
+ * report.h - the views of `profil report`.  cmd-report.c parses the
+ * options and reads the profile; each view prints one table or picture
+ * of it to stdout (text, CSV or JSON) and returns 0, or prints nothing
+ * and returns -1 with a one-line cause (the command turns it into the
+ * error message).
+ */
+#ifndef PROFIL_REPORT_H
+#define PROFIL_REPORT_H
+
+#include <stddef.h>
+
+#include <profil.h>
+
+#include "funcs.h"
+
+enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT };
+
+struct report_options {
+	int format;		/* FORMAT_TEXT, _CSV, _JSON (table.h) */
+	int sort;		/* SORT_* for the flat view */
+	double min_percent;	/* rows below it are left out */
+	long limit;		/* at most this many rows; -1: all */
+	const char *target;	/* --histogram FUNCTION|OBJECT, --annotate FUNCTION */
+	int columns;		/* text width to fit */
+	const char *caption;	/* first line of text output */
+};
+
+/* Percent of k in n (0 when n is 0). */
+double report_percent(uint64_t k, uint64_t n);
+
+void report_flat(const struct profil_profile *p, struct funcs *f,
+    const struct report_options *o);
+void report_objects(const struct profil_profile *p,
+    const struct report_options *o);
+void report_threads(const struct profil_profile *p,
+    const struct report_options *o);
+void report_processes(const struct profil_profile *p,
+    const struct report_options *o);
+
+/*
+ * PROHIST's picture: bars over address ranges of one function or object
+ * (o->target; the busiest object when NULL), labelled with functions.
+ */
+int report_histogram(const struct profil_profile *p, const struct funcs *f,
+    const struct report_options *o, char *cause, size_t cause_size);
+
+/*
+ * [lo, hi) of object ob cut into at most nbins bins, each a whole number
+ * of buckets wide, with their samples and the function that has the most
+ * samples in each (demangled; else the function at the bin's start).
+ * *count receives the number of bins; free with report_bins_free.
+ */
+struct hist_bin {
+	uint64_t start, end, samples;
+	const char *label;	/* NULL when no function is there */
+	uint64_t label_samples;	/* the label's samples in this bin */
+	char *demangled;	/* owned copy behind label, if any */
+};
+struct hist_bin *report_bins(const struct profil_object *ob,
+    struct symtab *tab, uint64_t lo, uint64_t hi, size_t nbins,
+    size_t *count);
+void report_bins_free(struct hist_bin *bins, size_t n);
+
+/* One function's source lines (or addresses) with their samples. */
+int report_annotate(const struct profil_profile *p, const struct funcs *f,
+    const struct report_options *o, char *cause, size_t cause_size);
+
+/* One self-contained HTML page: tables and an SVG picture. */
+int report_html(const struct profil_profile *p, const struct funcs *f,
+    const char *path, char *cause, size_t cause_size);
+
+#endif

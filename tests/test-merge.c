@@ -1,0 +1,902 @@
+/*
+ * test-merge.c - cli/merge.c on profiles made here (bucket arithmetic,
+ * matching rules, refusals), then `profil merge` and `profil diff` end
+ * to end on real recordings of tests/workload.c.  Sums are checked
+ * exactly against the inputs' flat reports; diff's statistics are
+ * recomputed here from the sample counts it prints, and its verdicts
+ * checked on a split that did not change (6:3:1 twice) and one that did
+ * (6:3:1, then 3:6:1).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+/*
+ * Tests link with libprofil only, and merge.c is the command's: compile
+ * it in, with util.c for the allocation helpers it uses.
+ */
+#include "../cli/merge.c"
+#include "../cli/util.c"
+
+/* ---- merge_profiles() on profiles made here ------------------------------ */
+
+/* An object: path, build-id byte (0: none), range, bucket size, buckets. */
+static void
+add_object(struct profil_profile *p, const char *path, unsigned char id,
+    uint64_t lowpc, uint64_t highpc, unsigned bucket_bytes,
+    const struct profil_bucket *buckets, size_t nbuckets)
+{
+	struct profil_object *o;
+
+	p->objects = xrealloc(p->objects, (p->nobjects + 1) * sizeof *o);
+	o = &p->objects[p->nobjects++];
+	memset(o, 0, sizeof *o);
+	o->path = xstrdup(path);
+	if (id != 0) {
+		memset(o->build_id, id, 20);
+		o->build_id_len = 20;
+	}
+	o->lowpc = lowpc;
+	o->highpc = highpc;
+	o->bucket_bytes = bucket_bytes;
+	o->buckets = xcalloc(nbuckets, sizeof *o->buckets);
+	memcpy(o->buckets, buckets, nbuckets * sizeof *buckets);
+	o->nbuckets = nbuckets;
+	for (size_t i = 0; i < nbuckets; i++)
+		o->samples += buckets[i].count;
+	p->samples += o->samples;
+}
+
+/* A profile with no objects yet: 1 kHz, the perf engine, one process. */
+static struct profil_profile *
+new_profile(unsigned bucket_bytes)
+{
+	struct profil_profile *p = xcalloc(1, sizeof *p);
+
+	p->interval_ns = 1000000;
+	p->bucket_bytes = bucket_bytes;
+	p->engine = xstrdup("perf");
+	p->argc = 1;
+	p->argv = xcalloc(2, sizeof *p->argv);
+	p->argv[0] = xstrdup("app");
+	return p;
+}
+
+/* Give the samples so far to one thread and one process, pid. */
+static void
+add_run(struct profil_profile *p, uint32_t pid, int with_thread)
+{
+	p->processes = xcalloc(1, sizeof *p->processes);
+	p->processes[0] = (struct profil_process){ pid, 1, xstrdup("app"), 0,
+	    p->samples };
+	p->nprocesses = 1;
+	if (with_thread) {
+		p->threads = xcalloc(1, sizeof *p->threads);
+		p->threads[0] = (struct profil_thread){ pid, pid, xstrdup("app"),
+		    p->samples };
+		p->nthreads = 1;
+	}
+}
+
+/*
+ * merge_profiles of a and b, which must succeed; the result must encode
+ * and read back (the reader checks every total).
+ */
+static struct profil_profile *
+merged(struct profil_profile *a, struct profil_profile *b)
+{
+	struct profil_profile *in[2] = { a, b }, *m, *back;
+	const char *names[2] = { "a.prf", "b.prf" };
+	char cause[512] = "";
+	void *data;
+	size_t size;
+
+	if (merge_profiles(in, names, 2, &m, cause, sizeof cause) < 0)
+		fail_msg("merge refused: %s", cause);
+	assert_int_equal(profil_profile_encode(m, &data, &size), 0);
+	back = profil_profile_parse(data, size, cause, sizeof cause);
+	if (back == NULL)
+		fail_msg("the merged profile does not read back: %s", cause);
+	profil_profile_free(back);
+	free(data);
+	return m;
+}
+
+/* merge_profiles of a and b, which must refuse with a cause holding want. */
+static void
+refused(struct profil_profile *a, struct profil_profile *b, const char *want)
+{
+	struct profil_profile *in[2] = { a, b }, *m = NULL;
+	const char *names[2] = { "a.prf", "b.prf" };
+	char cause[512] = "";
+
+	assert_int_equal(merge_profiles(in, names, 2, &m, cause, sizeof cause), -1);
+	assert_null(m);
+	if (strstr(cause, want) == NULL || strchr(cause, '\n') != NULL)
+		fail_msg("cause [%s] does not say '%s' in one line", cause, want);
+}
+
+/*
+ * 4-byte and 16-byte buckets of one object, summed at 16:
+ *   a: 0x1000:1 0x1004:2 0x1010:5 0x1024:1      (4 bytes)
+ *   b: 0x1000:10 0x1020:3 0x1030:7              (16 bytes)
+ *   =  0x1000:13 0x1010:5 0x1020:4 0x1030:7
+ * The range is the union; samples, kernel and the rest add up.
+ */
+static void
+test_unit_rebucket(void **state)
+{
+	static const struct profil_bucket fine[] = { { 0x1000, 1 }, { 0x1004, 2 },
+	    { 0x1010, 5 }, { 0x1024, 1 } };
+	static const struct profil_bucket coarse[] = { { 0x1000, 10 },
+	    { 0x1020, 3 }, { 0x1030, 7 } };
+	static const struct profil_bucket want[] = { { 0x1000, 13 },
+	    { 0x1010, 5 }, { 0x1020, 4 }, { 0x1030, 7 } };
+	struct profil_profile *a = new_profile(4), *b = new_profile(16), *m;
+
+	(void)state;
+	add_object(a, "/bin/app", 1, 0x1000, 0x1030, 4, fine, 4);
+	add_object(b, "/bin/app", 1, 0x0ff0, 0x1040, 16, coarse, 3);
+	a->kernel = 3, a->samples += 3;
+	b->lost = 2;
+	add_run(a, 10, 1);
+	add_run(b, 20, 1);
+	m = merged(a, b);
+	assert_int_equal(m->bucket_bytes, 16);
+	assert_int_equal(m->nobjects, 1);
+	assert_int_equal(m->objects[0].bucket_bytes, 16);
+	assert_int_equal(m->objects[0].lowpc, 0x0ff0);
+	assert_int_equal(m->objects[0].highpc, 0x1040);
+	assert_int_equal(m->objects[0].samples, 29);
+	assert_int_equal(m->objects[0].nbuckets, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(m->objects[0].buckets[i].addr, want[i].addr);
+		assert_int_equal(m->objects[0].buckets[i].count, want[i].count);
+	}
+	assert_int_equal(m->samples, 32);
+	assert_int_equal(m->kernel, 3);
+	assert_int_equal(m->lost, 2);
+	assert_int_equal(m->nthreads, 2);
+	assert_int_equal(m->nprocesses, 2);
+	assert_int_equal(m->processes[1].pid, 20);
+	profil_profile_free(m);
+	profil_profile_free(a);
+	profil_profile_free(b);
+}
+
+/*
+ * Objects match by build-id whatever their path, by path when one has
+ * no build-id, never when build-ids differ; and an object of an input
+ * never absorbs another of the same input (merging a profile with
+ * itself keeps its objects).
+ */
+static void
+test_unit_matching(void **state)
+{
+	static const struct profil_bucket one[] = { { 0x10, 1 } };
+	struct profil_profile *a = new_profile(1), *b = new_profile(1), *m;
+
+	(void)state;
+	add_object(a, "/bin/app", 1, 0, 0x100, 1, one, 1);
+	add_object(a, "/lib/plain.so", 0, 0, 0x100, 1, one, 1);
+	add_object(a, "/lib/x.so", 3, 0, 0x100, 1, one, 1);
+	add_object(a, "/usr/lib/x.so", 3, 0, 0x100, 1, one, 1);
+	add_object(b, "/moved/app", 1, 0, 0x100, 1, one, 1);
+	add_object(b, "/lib/plain.so", 7, 0, 0x100, 1, one, 1);
+	add_object(b, "/lib/x.so", 4, 0, 0x100, 1, one, 1);
+	m = merged(a, b);
+	assert_int_equal(m->nobjects, 5);
+	assert_string_equal(m->objects[0].path, "/bin/app");
+	assert_int_equal(m->objects[0].samples, 2);
+	assert_string_equal(m->objects[1].path, "/lib/plain.so");
+	assert_int_equal(m->objects[1].samples, 2);
+	assert_int_equal(m->objects[1].build_id_len, 20);	/* learnt from b */
+	assert_string_equal(m->objects[2].path, "/lib/x.so");
+	assert_int_equal(m->objects[2].samples, 1);
+	assert_string_equal(m->objects[3].path, "/usr/lib/x.so");
+	assert_int_equal(m->objects[3].samples, 1);
+	assert_int_equal(m->objects[4].build_id[0], 4);
+	profil_profile_free(m);
+
+	m = merged(a, a);
+	assert_int_equal(m->nobjects, a->nobjects);
+	for (size_t i = 0; i < a->nobjects; i++) {
+		assert_string_equal(m->objects[i].path, a->objects[i].path);
+		assert_int_equal(m->objects[i].samples, 2 * a->objects[i].samples);
+	}
+	profil_profile_free(m);
+	profil_profile_free(a);
+	profil_profile_free(b);
+}
+
+/* Threads of an input that has none cannot add up: the sum has none. */
+static void
+test_unit_threads_kept_only_when_all_have_them(void **state)
+{
+	static const struct profil_bucket one[] = { { 0x10, 5 } };
+	struct profil_profile *a = new_profile(1), *b = new_profile(1), *m;
+
+	(void)state;
+	add_object(a, "/bin/app", 1, 0, 0x100, 1, one, 1);
+	add_object(b, "/bin/app", 1, 0, 0x100, 1, one, 1);
+	add_run(a, 10, 1);
+	add_run(b, 20, 0);
+	m = merged(a, b);
+	assert_int_equal(m->nthreads, 0);
+	assert_int_equal(m->nprocesses, 2);
+	profil_profile_free(m);
+	profil_profile_free(a);
+	profil_profile_free(b);
+}
+
+static void
+test_unit_refusals(void **state)
+{
+	static const struct profil_bucket one[] = { { 0x10, 1 } };
+	struct profil_profile *a = new_profile(4), *b = new_profile(4);
+
+	(void)state;
+	add_object(a, "/bin/app", 1, 0, 0x100, 4, one, 1);
+	add_object(b, "/bin/app", 1, 0, 0x100, 4, one, 1);
+	b->interval_ns = 500000;
+	refused(a, b, "a.prf was sampled every 1000000 ns (1000 Hz), b.prf "
+	    "every 500000 ns (2000 Hz)");
+	b->interval_ns = a->interval_ns;
+	free(b->engine);
+	b->engine = xstrdup("timer");
+	refused(a, b, "by the timer engine");
+	free(b->engine);
+	b->engine = xstrdup("perf");
+	b->objects[0].build_id[0] = 2;
+	refused(a, b, "different programs: /bin/app (build-id 0101010101010101) "
+	    "and /bin/app (build-id 0201010101010101)");
+	b->objects[0].build_id[0] = 1;
+	b->objects[0].bucket_bytes = 3;
+	refused(a, b, "3-byte buckets");
+	b->objects[0].bucket_bytes = 4;
+	b->samples = b->unknown = UINT64_MAX;	/* a has 1 more */
+	refused(a, b, "64 bits");
+	profil_profile_free(a);
+	profil_profile_free(b);
+}
+
+/* ---- the commands, end to end ------------------------------------------- */
+
+/* One line on stderr, from the named subcommand. */
+static void
+assert_one_line(const struct run *r, const char *command)
+{
+	char prefix[64];
+	size_t len = strlen(r->err);
+
+	snprintf(prefix, sizeof prefix, "profil: %s: ", command);
+	if (strncmp(r->err, prefix, strlen(prefix)) != 0 || len == 0 ||
+	    strchr(r->err, '\n') != r->err + len - 1)
+		fail_msg("not one '%s' line: [%s]", prefix, r->err);
+}
+
+/*
+ * NAME in the scratch directory, in buf (PATH_MAX bytes): for paths that
+ * must outlive the rotation of tmp()'s buffers.
+ */
+static char *
+scratch(char *buf, const char *name)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static int
+exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void
+merge_ok(const char *out, const char *a, const char *b)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "merge", "-q", "-o", (char *)out, (char *)a,
+	    (char *)b, NULL };
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("merge exited %d: %s", r.status, r.err);
+	assert_string_equal(r.err, "");
+}
+
+/* Total samples of prf as `profil check` states them. */
+static unsigned long long
+checked_samples(const char *prf)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "check", (char *)prf, NULL };
+	const char *ok;
+	unsigned long long n;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("check %s: %s", prf, r.err);
+	ok = strstr(r.out, ": ok: ");
+	assert_non_null(ok);
+	assert_int_equal(sscanf(ok, ": ok: %llu samples", &n), 1);
+	return n;
+}
+
+/*
+ * Every row (function, object) of the merged flat profile m has exactly
+ * ka times a's samples plus kb times b's, and the totals agree, so no row
+ * of a or b is missing from m either.
+ */
+static void
+assert_sum(const struct shares *m, const struct shares *a, int ka,
+    const struct shares *b, int kb)
+{
+	const char *line = strchr(m->csv, '\n') + 1;
+	int rows = 0;
+
+	for (; *line; rows++) {
+		char fn[512], obj[512];
+		double n, want;
+
+		assert_int_equal(sscanf(line, "%511[^,],%511[^,],%lf", fn, obj, &n), 3);
+		want = ka * samples_of(a, fn, obj) + kb * samples_of(b, fn, obj);
+		if (n != want)
+			fail_msg("%s in %s: %.0f samples merged, %.0f in the inputs",
+			    fn, obj, n, want);
+		line = strchr(line, '\n');
+		if (line == NULL)
+			break;
+		line++;
+	}
+	assert_true(rows >= 3);
+	if (m->total != ka * a->total + kb * b->total)
+		fail_msg("%.0f samples merged, %.0f and %.0f in the inputs",
+		    m->total, a->total, b->total);
+}
+
+/* Lines (after the header) of a report view's CSV. */
+static int
+csv_rows(const char *prf, const char *view)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "report", (char *)view, "--format", "csv",
+	    (char *)prf, NULL };
+	int n = -1;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("report %s: %s", view, r.err);
+	for (const char *s = r.out; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void
+test_merge_sums_functions(void **state)
+{
+	char *prog[] = { workload, "split", "40", NULL };
+	struct shares a, b, m;
+
+	(void)state;
+	record_ok(tmp("a.prf"), prog);
+	record_ok(tmp("b.prf"), prog);
+	merge_ok(tmp("ab.prf"), tmp("a.prf"), tmp("b.prf"));
+	assert_int_equal(checked_samples(tmp("ab.prf")),
+	    checked_samples(tmp("a.prf")) + checked_samples(tmp("b.prf")));
+	report(&a, tmp("a.prf"));
+	report(&b, tmp("b.prf"));
+	report(&m, tmp("ab.prf"));
+	assert_sum(&m, &a, 1, &b, 1);
+	/* the processes of both runs are kept */
+	assert_int_equal(csv_rows(tmp("ab.prf"), "--pid"),
+	    csv_rows(tmp("a.prf"), "--pid") + csv_rows(tmp("b.prf"), "--pid"));
+	/* the output may be an input: a running total */
+	merge_ok(tmp("a.prf"), tmp("a.prf"), tmp("b.prf"));
+	report(&a, tmp("a.prf"));
+	assert_sum(&a, &m, 1, &b, 0);
+}
+
+static void
+test_merge_with_itself_doubles(void **state)
+{
+	char *prog[] = { workload, "split", "20", NULL };
+	struct shares a, m;
+
+	(void)state;
+	record_ok(tmp("self.prf"), prog);
+	merge_ok(tmp("self2.prf"), tmp("self.prf"), tmp("self.prf"));
+	report(&a, tmp("self.prf"));
+	report(&m, tmp("self2.prf"));
+	assert_sum(&m, &a, 2, &a, 0);
+	assert_int_equal(csv_rows(tmp("self2.prf"), "--objects"),
+	    csv_rows(tmp("self.prf"), "--objects"));
+}
+
+/*
+ * Samples of each object in the objects view (CSV: object,path,samples,
+ * ...; path is empty for [kernel] and the like), as "object=samples;".
+ */
+static void
+object_samples(char *out, size_t size, const char *prf)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "report", "--objects", "--format", "csv",
+	    (char *)prf, NULL };
+	size_t n = 0;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("report --objects: %s", r.err);
+	out[0] = '\0';
+	for (const char *line = strchr(r.out, '\n'); line && line[1]; ) {
+		const char *comma = strchr(++line, ','), *path_end;
+
+		assert_non_null(comma);
+		path_end = strchr(comma + 1, ',');
+		assert_non_null(path_end);
+		n += (size_t)snprintf(out + n, size - n, "%.*s=%lld;",
+		    (int)(comma - line), line, atoll(path_end + 1));
+		assert_true(n < size);
+		line = strchr(line, '\n');
+	}
+}
+
+/* The samples of object in an object_samples() string (0 if absent). */
+static long long
+samples_in(const char *list, const char *object)
+{
+	char key[512];
+	const char *at;
+
+	snprintf(key, sizeof key, "%s=", object);
+	for (at = list; (at = strstr(at, key)) != NULL; at++)
+		if (at == list || at[-1] == ';')
+			return atoll(at + strlen(key));
+	return 0;
+}
+
+/* Bucket sizes that are powers of two are summed at the coarsest. */
+static void
+test_merge_bucket_sizes(void **state)
+{
+	struct run r;
+	char f4[PATH_MAX], f16[PATH_MAX], f3[PATH_MAX], f34[PATH_MAX];
+	char *b4[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "4", "-o",
+	    f4, workload, "split", "20", NULL };
+	char *b16[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "16",
+	    "-o", f16, workload, "split", "20", NULL };
+	char *b3[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "3", "-o",
+	    f3, workload, "split", "2", NULL };
+	char *odd[] = { profil_bin, "merge", "-o", f34, f3, f4, NULL };
+	char a[4096], b[4096], m[4096], name[512];
+	int objects = 0;
+
+	(void)state;
+	scratch(f4, "b4.prf");
+	scratch(f16, "b16.prf");
+	scratch(f3, "b3.prf");
+	scratch(f34, "b34.prf");
+	run(&r, b4);
+	assert_int_equal(r.status, 0);
+	run(&r, b16);
+	assert_int_equal(r.status, 0);
+	run(&r, b3);
+	assert_int_equal(r.status, 0);
+	merge_ok(tmp("b416.prf"), f4, f16);
+	assert_int_equal(checked_samples(tmp("b416.prf")),
+	    checked_samples(f4) + checked_samples(f16));
+	/* functions may share a 16-byte bucket: compare objects, exactly */
+	object_samples(a, sizeof a, f4);
+	object_samples(b, sizeof b, f16);
+	object_samples(m, sizeof m, tmp("b416.prf"));
+	for (const char *at = m; sscanf(at, "%511[^=]=", name) == 1; objects++) {
+		if (samples_in(m, name) != samples_in(a, name) + samples_in(b, name))
+			fail_msg("%s: %lld merged, %lld + %lld in the inputs", name,
+			    samples_in(m, name), samples_in(a, name),
+			    samples_in(b, name));
+		at = strchr(at, ';') + 1;
+	}
+	assert_true(objects >= 2);
+	assert_true(samples_in(m, "workload") > 1000);
+
+	run(&r, odd);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "3-byte buckets"));
+	assert_false(exists(f34));
+}
+
+static void
+test_merge_refuses_another_program(void **state)
+{
+	struct run r;
+	char cmd[PATH_MAX * 3];
+	char *prog[] = { workload, "split", "2", NULL };
+	char split[PATH_MAX];
+	char *other[] = { split, "2", NULL };
+	char exe[PATH_MAX], out[PATH_MAX], p1[PATH_MAX], p2[PATH_MAX];
+	char c1[PATH_MAX], c2[PATH_MAX];
+	char *copy[] = { exe, "split", "2", NULL };
+	char *rebuilt[] = { exe, "2", NULL };
+	char *merge[] = { profil_bin, "merge", "-o", out, p1, p2, NULL };
+	char *merge2[] = { profil_bin, "merge", "-o", out, c1, c2, NULL };
+
+	(void)state;
+	/* examples/split: a plain program, as workload is (either engine) */
+	snprintf(split, sizeof split, "%s/../examples/split", bindir);
+	scratch(exe, "prog");
+	scratch(out, "mixed.prf");
+	scratch(p1, "p1.prf");
+	scratch(p2, "p2.prf");
+	scratch(c1, "c1.prf");
+	scratch(c2, "c2.prf");
+	record_ok(p1, prog);
+	record_ok(p2, other);
+	run(&r, merge);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "different programs"));
+	assert_non_null(strstr(r.err, "/examples/split (build-id "));
+	assert_false(exists(out));
+
+	/* the same path, rebuilt: another build-id */
+	snprintf(cmd, sizeof cmd, "cp %s %s", workload, exe);
+	assert_int_equal(system(cmd), 0);
+	record_ok(c1, copy);
+	snprintf(cmd, sizeof cmd, "cp %s %s", split, exe);
+	assert_int_equal(system(cmd), 0);
+	record_ok(c2, rebuilt);
+	run(&r, merge2);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "build-id"));
+	assert_false(exists(out));
+}
+
+static void
+test_merge_refuses_other_rates(void **state)
+{
+	struct run r;
+	char f1[PATH_MAX], f2[PATH_MAX], out[PATH_MAX];
+	char *slow[] = { profil_bin, "record", "-q", "-F", "1000", "-o", f1,
+	    workload, "split", "2", NULL };
+	char *fast[] = { profil_bin, "record", "-q", "-F", "2000", "-o", f2,
+	    workload, "split", "2", NULL };
+	char *merge[] = { profil_bin, "merge", "-o", out, f1, f2, NULL };
+	FILE *f;
+	char kept[16] = "";
+
+	(void)state;
+	scratch(f1, "f1000.prf");
+	scratch(f2, "f2000.prf");
+	scratch(out, "rates.prf");
+	run(&r, slow);
+	assert_int_equal(r.status, 0);
+	run(&r, fast);
+	assert_int_equal(r.status, 0);
+	/* a file already at the output stays as it was */
+	f = fopen(out, "w");
+	assert_non_null(f);
+	fputs("previous", f);
+	fclose(f);
+	run(&r, merge);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "1000 Hz"));
+	assert_non_null(strstr(r.err, "2000 Hz"));
+	f = fopen(out, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(kept, sizeof kept, f));
+	fclose(f);
+	assert_string_equal(kept, "previous");
+}
+
+static void
+test_merge_bad_usage(void **state)
+{
+	struct run r;
+	char *prog[] = { workload, "split", "1", NULL };
+	char in[PATH_MAX], out[PATH_MAX], absent[PATH_MAX], bad[PATH_MAX];
+	char *one[] = { profil_bin, "merge", in, NULL };
+	char *none[] = { profil_bin, "merge", "-o", out, NULL };
+	char *option[] = { profil_bin, "merge", "--bogus", in, in, NULL };
+	char *missing[] = { profil_bin, "merge", "-o", out, in, absent, NULL };
+	char *corrupt[] = { profil_bin, "merge", "-o", out, in, bad, NULL };
+	char cmd[PATH_MAX * 3];
+
+	(void)state;
+	scratch(in, "u.prf");
+	scratch(out, "u2.prf");
+	scratch(absent, "nothing-here.prf");
+	scratch(bad, "corrupt.prf");
+	record_ok(in, prog);
+	snprintf(cmd, sizeof cmd, "head -c 200 %s > %s", in, bad);
+	assert_int_equal(system(cmd), 0);
+	run(&r, one);
+	assert_int_equal(r.status, 2);
+	assert_one_line(&r, "merge");
+	run(&r, none);
+	assert_int_equal(r.status, 2);
+	run(&r, option);
+	assert_int_equal(r.status, 2);
+	assert_one_line(&r, "merge");
+	run(&r, missing);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "nothing-here.prf"));
+	run(&r, corrupt);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "corrupt.prf"));
+	assert_false(exists(out));
+}
+
+/* ---- diff ------------------------------------------------------------- */
+
+struct diff_row {
+	char function[256], object[256];
+	double before, after, before_pct, after_pct, change, error95, z;
+	int significant;
+};
+
+struct diff {
+	struct diff_row rows[256];
+	int n;
+};
+
+/* `profil diff --format csv` of two files, parsed. */
+static void
+diff_csv(struct diff *d, const char *before, const char *after)
+{
+	static const char header[] = "function,object,before_samples,"
+	    "after_samples,before_percent,after_percent,change,error95,z,"
+	    "significant\n";
+	char *argv[] = { profil_bin, "diff", "--format", "csv", (char *)before,
+	    (char *)after, NULL };
+	struct run r;
+	const char *line;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("diff exited %d: %s", r.status, r.err);
+	assert_true(strncmp(r.out, header, strlen(header)) == 0);
+	d->n = 0;
+	for (line = r.out + strlen(header); *line && d->n < 256; d->n++) {
+		struct diff_row *x = &d->rows[d->n];
+
+		if (sscanf(line, "%255[^,],%255[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d",
+		    x->function, x->object, &x->before, &x->after, &x->before_pct,
+		    &x->after_pct, &x->change, &x->error95, &x->z,
+		    &x->significant) != 10)
+			fail_msg("bad diff line: %s", line);
+		line = strchr(line, '\n');
+		if (line == NULL)
+			break;
+		line++;
+	}
+}
+
+static const struct diff_row *
+diff_find(const struct diff *d, const char *function)
+{
+	for (int i = 0; i < d->n; i++)
+		if (strcmp(d->rows[i].function, function) == 0)
+			return &d->rows[i];
+	fail_msg("%s is not in the diff", function);
+	return NULL;
+}
+
+/*
+ * Each row's figures, recomputed from its sample counts and the totals
+ * n1, n2 (the difference of two binomial proportions, profil.1); rows
+ * sorted by |z|, largest first.
+ */
+static void
+assert_diff_arithmetic(const struct diff *d, double n1, double n2)
+{
+	for (int i = 0; i < d->n; i++) {
+		const struct diff_row *x = &d->rows[i];
+		double p1 = x->before / n1, p2 = x->after / n2;
+		double se = sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2);
+
+		assert_float_equal(x->before_pct, 100 * p1, 1e-4);
+		assert_float_equal(x->after_pct, 100 * p2, 1e-4);
+		assert_float_equal(x->change, 100 * (p2 - p1), 1e-4);
+		assert_float_equal(x->error95, 100 * 1.96 * se, 1e-4);
+		if (se > 0)
+			assert_float_equal(x->z, (p2 - p1) / se, 1e-3 + 1e-4 * fabs(x->z));
+		assert_int_equal(x->significant, fabs(x->change) > x->error95);
+		if (i > 0 && fabs(x->z) > fabs(d->rows[i - 1].z) + 1e-3)
+			fail_msg("row %d (|z| %.4f) after one with |z| %.4f", i,
+			    fabs(x->z), fabs(d->rows[i - 1].z));
+	}
+}
+
+static void
+test_diff_same_split_twice(void **state)
+{
+	char *prog[] = { workload, "split", "40", NULL };
+	struct shares a, b;
+	struct diff d;
+
+	(void)state;
+	record_ok(tmp("d1.prf"), prog);
+	record_ok(tmp("d2.prf"), prog);
+	report(&a, tmp("d1.prf"));
+	report(&b, tmp("d2.prf"));
+	diff_csv(&d, tmp("d1.prf"), tmp("d2.prf"));
+	assert_diff_arithmetic(&d, a.total, b.total);
+	assert_float_equal(diff_find(&d, "six")->before,
+	    samples_of(&a, "six", "workload"), 0);
+	assert_float_equal(diff_find(&d, "three")->after,
+	    samples_of(&b, "three", "workload"), 0);
+	/*
+	 * Nothing changed: each z is about normal with mean 0 (less spread,
+	 * in fact: periodic sampling of a steady loop varies less than
+	 * independent draws).  5 is far out in its tail.
+	 */
+	for (int i = 0; i < d.n; i++)
+		if (fabs(d.rows[i].z) >= 5)
+			fail_msg("%s changed by %.2f points (z %.2f) between two "
+			    "identical runs", d.rows[i].function, d.rows[i].change,
+			    d.rows[i].z);
+}
+
+static void
+test_diff_finds_the_changed_split(void **state)
+{
+	char *before[] = { workload, "split", "40", NULL };
+	char *after[] = { workload, "split2", "40", NULL };
+	char s1[PATH_MAX], s2[PATH_MAX];
+	char *text[] = { profil_bin, "diff", s1, s2, NULL };
+	const struct diff_row *six, *three;
+	struct shares a, b;
+	struct diff d;
+	struct run r;
+
+	(void)state;
+	scratch(s1, "s1.prf");
+	scratch(s2, "s2.prf");
+	record_ok(s1, before);
+	record_ok(s2, after);
+	report(&a, s1);
+	report(&b, s2);
+	diff_csv(&d, s1, s2);
+	assert_diff_arithmetic(&d, a.total, b.total);
+	/* six: 60% -> 30% of the three; three: 30% -> 60%; one stays 10% */
+	six = diff_find(&d, "six");
+	three = diff_find(&d, "three");
+	if (!(six->change < -15 && six->z < -5 && six->significant))
+		fail_msg("six: %.2f points, z %.2f", six->change, six->z);
+	if (!(three->change > 15 && three->z > 5 && three->significant))
+		fail_msg("three: %.2f points, z %.2f", three->change, three->z);
+	assert_true(d.n >= 2);
+	assert_true((d.rows[0].z < 0 && d.rows[1].z > 0) ||
+	    (d.rows[0].z > 0 && d.rows[1].z < 0));
+	assert_true(strcmp(d.rows[0].function, "six") == 0 ||
+	    strcmp(d.rows[0].function, "three") == 0);
+
+	/* text: the two marked, every line in 80 columns */
+	run(&r, text);
+	assert_int_equal(r.status, 0);
+	for (const char *line = r.out; *line; ) {
+		const char *end = strchr(line, '\n');
+		int width = 0;
+
+		assert_non_null(end);
+		for (const char *c = line; c < end; c++)
+			width += ((unsigned char)*c & 0xc0) != 0x80;
+		/* the caption's lines name the files: as long as their paths */
+		if (width > 80 && strncmp(line, "before: ", 8) != 0 &&
+		    strncmp(line, "after: ", 7) != 0)
+			fail_msg("%d columns: %.*s", width, (int)(end - line), line);
+		if (strstr(line, " six ") != NULL || strstr(line, " three ") != NULL)
+			assert_non_null(strstr(line, " * "));
+		line = end + 1;
+	}
+}
+
+/* A function in one profile only counts 0 in the other. */
+static void
+test_diff_functions_on_one_side(void **state)
+{
+	char *split[] = { workload, "split", "20", NULL };
+	char *many[] = { workload, "many", "20", NULL };
+	struct shares a, b;
+	struct diff d;
+	const struct diff_row *x;
+
+	(void)state;
+	record_ok(tmp("o1.prf"), split);
+	record_ok(tmp("o2.prf"), many);
+	report(&a, tmp("o1.prf"));
+	report(&b, tmp("o2.prf"));
+	diff_csv(&d, tmp("o1.prf"), tmp("o2.prf"));
+	assert_diff_arithmetic(&d, a.total, b.total);
+	x = diff_find(&d, "six");
+	assert_float_equal(x->after, 0, 0);
+	assert_float_equal(x->before, samples_of(&a, "six", "workload"), 0);
+	assert_float_equal(x->change, -x->before_pct, 1e-4);
+	x = diff_find(&d, "f31");
+	assert_float_equal(x->before, 0, 0);
+	assert_float_equal(x->after, samples_of(&b, "f31", "workload"), 0);
+	assert_true(x->significant);
+}
+
+static void
+test_diff_options_and_usage(void **state)
+{
+	char *prog[] = { workload, "split", "10", NULL };
+	char *prog2[] = { workload, "split2", "10", NULL };
+	char x1[PATH_MAX], x2[PATH_MAX], absent[PATH_MAX];
+	char *limit[] = { profil_bin, "diff", "--format", "csv", "--limit", "2",
+	    x1, x2, NULL };
+	char *min[] = { profil_bin, "diff", "--format", "json", "--min-change",
+	    "10", x1, x2, NULL };
+	char *one[] = { profil_bin, "diff", x1, NULL };
+	char *missing[] = { profil_bin, "diff", x1, absent, NULL };
+	char *format[] = { profil_bin, "diff", "--format", "xml", x1, x2, NULL };
+	struct run r;
+	int lines = 0, objects = 0;
+
+	(void)state;
+	scratch(x1, "x1.prf");
+	scratch(x2, "x2.prf");
+	scratch(absent, "none.prf");
+	record_ok(x1, prog);
+	record_ok(x2, prog2);
+	run(&r, limit);
+	assert_int_equal(r.status, 0);
+	for (const char *s = r.out; *s; s++)
+		lines += *s == '\n';
+	assert_int_equal(lines, 3);
+	/* six and three moved by about 30 points; nothing else by 10 */
+	run(&r, min);
+	assert_int_equal(r.status, 0);
+	assert_true(r.out[0] == '[');
+	for (const char *s = r.out; (s = strstr(s, "{\"function\": ")) != NULL; s++)
+		objects++;
+	assert_int_equal(objects, 2);
+	assert_non_null(strstr(r.out, "{\"function\": \"six\", \"object\": "
+	    "\"workload\", \"before_samples\": "));
+	assert_non_null(strstr(r.out, "{\"function\": \"three\""));
+	run(&r, one);
+	assert_int_equal(r.status, 2);
+	assert_one_line(&r, "diff");
+	run(&r, missing);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "diff");
+	run(&r, format);
+	assert_int_equal(r.status, 2);
+	assert_one_line(&r, "diff");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unit_rebucket),
+		cmocka_unit_test(test_unit_matching),
+		cmocka_unit_test(test_unit_threads_kept_only_when_all_have_them),
+		cmocka_unit_test(test_unit_refusals),
+		cmocka_unit_test(test_merge_sums_functions),
+		cmocka_unit_test(test_merge_with_itself_doubles),
+		cmocka_unit_test(test_merge_bucket_sizes),
+		cmocka_unit_test(test_merge_refuses_another_program),
+		cmocka_unit_test(test_merge_refuses_other_rates),
+		cmocka_unit_test(test_merge_bad_usage),
+		cmocka_unit_test(test_diff_same_split_twice),
+		cmocka_unit_test(test_diff_finds_the_changed_split),
+		cmocka_unit_test(test_diff_functions_on_one_side),
+		cmocka_unit_test(test_diff_options_and_usage),
+	};
+	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
+}

@@ -1,0 +1,416 @@
+/*
+ * test-report.c - the report views beyond the flat table, end to end on
+ * real recordings: --histogram, --annotate (source lines, missing source,
+ * no debug information), C++ names, [vdso] symbols, fitting 80 columns,
+ * colour, and the HTML page (checked in headless Chromium when present).
+ * Exact checks compare two views of one profile; nothing here depends on
+ * how the samples happened to fall.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+static char cxx[PATH_MAX];
+
+/* Samples of function in prf's flat CSV. */
+static double
+flat_samples(const char *prf, const char *function)
+{
+	struct shares s;
+
+	report(&s, prf);
+	return samples_of(&s, function, NULL);
+}
+
+/* Columns of a CSV line (the text between commas; no quoted commas). */
+static int
+csv_fields(char *line, char **f, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, ',');
+		if (line == NULL)
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
+
+/* Display width of a UTF-8 line: code points, escapes not counted. */
+static int
+display_width(const char *s, const char *end)
+{
+	int w = 0;
+
+	for (; s < end; s++) {
+		if (*s == '\033') {
+			while (s < end && *s != 'm')
+				s++;
+			continue;
+		}
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	}
+	return w;
+}
+
+static const char *
+shared_profile(void)
+{
+	static char prf[PATH_MAX];
+	char *prog[] = { workload, "split", "40", NULL };
+
+	if (prf[0] == '\0') {
+		snprintf(prf, sizeof prf, "%s", tmp("split.prf"));
+		record_ok(prf, prog);
+	}
+	return prf;
+}
+
+static void
+test_histogram(void **state)
+{
+	const char *prf = shared_profile();
+	double six = flat_samples(prf, "six");
+	uint64_t sum = 0, prev_end = 0, width = 0;
+	struct run r;
+	char *line, *next;
+	int bins = 0;
+
+	(void)state;
+	assert_true(six > 100);
+	/* one function: every bin labelled with it, samples add up exactly */
+	char *fn[] = { profil_bin, "report", "--histogram=six", "--format", "csv",
+	    (char *)prf, NULL };
+	run(&r, fn);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "start,end,function,samples,percent,error95\n",
+	    43) == 0);
+	for (line = strchr(r.out, '\n') + 1; *line; line = next) {
+		char *f[8];
+
+		next = strchr(line, '\n');
+		assert_non_null(next);
+		*next++ = '\0';
+		assert_int_equal(csv_fields(line, f, 8), 6);
+		uint64_t start = strtoull(f[0], NULL, 10), end = strtoull(f[1], NULL, 10);
+		assert_string_equal(f[2], "six");
+		if (bins > 0)
+			assert_true(start == prev_end);	/* contiguous */
+		if (bins == 0)
+			width = end - start;
+		else if (next[0] != '\0')
+			assert_true(end - start == width);	/* equal, but the last */
+		prev_end = end;
+		sum += strtoull(f[3], NULL, 10);
+		bins++;
+	}
+	assert_true(bins >= 2 && bins <= 40);
+	assert_int_equal((double)sum, six);
+
+	/* a bare --histogram takes a target before the file; --limit bars */
+	char *bare[] = { profil_bin, "report", "--histogram", "three", "--limit",
+	    "5", (char *)prf, NULL };
+	run(&r, bare);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "three in workload"));
+
+	/* the object: text fits 80 columns, the longest bar is the busiest bin */
+	char *obj[] = { profil_bin, "report", "--histogram=workload", (char *)prf,
+	    NULL };
+	run(&r, obj);
+	assert_int_equal(r.status, 0);
+	int longest = -1, at_longest = 0, most = -1, at_most = 0, row = 0;
+	for (line = r.out; *line; line = next + 1, row++) {
+		unsigned long n;
+		char addr[32], name[256], *bar;
+
+		next = strchr(line, '\n');
+		assert_non_null(next);
+		assert_true(display_width(line, next) <= 80);
+		if (sscanf(line, "%31s %255s %lu", addr, name, &n) != 3 ||
+		    strncmp(addr, "0x", 2) != 0)
+			continue;
+		bar = memchr(line, '#', (size_t)(next - line));
+		int len = bar ? (int)(next - bar) : 0;
+		if (len > longest)
+			longest = len, at_longest = row;
+		if ((int)n > most)
+			most = (int)n, at_most = row;
+	}
+	assert_true(longest > 20);
+	assert_int_equal(at_longest, at_most);
+
+	char *none[] = { profil_bin, "report", "--histogram=nosuch", (char *)prf,
+	    NULL };
+	run(&r, none);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "nosuch"));
+	assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));	/* one line */
+}
+
+static void
+test_annotate_source_lines(void **state)
+{
+	const char *prf = tmp("cxx.prf");
+	char *prog[] = { cxx, "burn", "60", NULL };
+	const char *name = "geo::Burner<double>::burn";
+	double burn, sum = 0, hot = 0, most = 0;
+	char *line, *next;
+	struct run r;
+
+	(void)state;
+	record_ok(prf, prog);
+	/* C++ names are demangled in every view */
+	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
+	run(&r, flat);
+	assert_non_null(strstr(r.out, "geo::Burner<double>::burn(long) const"));
+	assert_non_null(strstr(r.out, "\ngeo::area(int),"));
+	assert_null(strstr(r.out, "_ZN3geo"));
+	burn = flat_samples(prf, strstr(r.out, "geo::Burner<double>::burn(long) const") ?
+	    strtok(strstr(r.out, "geo::Burner"), ",") : name);
+	assert_true(burn > 200);
+
+	/* the lines add up to the function; the marked line is the hot one */
+	char *ann[] = { profil_bin, "report", "--annotate", (char *)name,
+	    "--format", "csv", (char *)prf, NULL };
+	run(&r, ann);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "file,line,samples,percent,error95,source\n", 41) == 0);
+	for (line = strchr(r.out, '\n') + 1; *line; line = next) {
+		char *f[8];
+		double n;
+
+		next = strchr(line, '\n');
+		*next++ = '\0';
+		assert_true(csv_fields(line, f, 8) >= 6);
+		assert_non_null(strstr(f[0], "cxx-workload.cc"));
+		n = atof(f[2]);
+		sum += n;
+		if (n > most) {
+			most = n;
+			hot = strstr(f[5], "HOT") != NULL;
+		}
+	}
+	assert_int_equal(sum, burn);
+	assert_true(hot);
+	/* text: the source text is shown beside the counts */
+	char *text[] = { profil_bin, "report", "--annotate", "geo::area(int)",
+	    (char *)prf, NULL };
+	run(&r, text);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "x = x * 0.5 + i;"));
+	assert_non_null(strstr(r.out, "source /"));
+}
+
+/* A program built here, then its source removed, or built without -g. */
+static void
+build_tiny(const char *dir, const char *cflags)
+{
+	char cmd[PATH_MAX * 3];
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "%s/tiny.c", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs("#include <stdlib.h>\n"
+	    "static volatile unsigned long s;\n"
+	    "__attribute__((noinline)) static void spin(long n)\n"
+	    "{\n"
+	    "\tfor (long i = 0; i < n; i++)\n"
+	    "\t\ts = s * 7 + (unsigned long)i;\n"
+	    "}\n"
+	    "int main(int c, char **v) { spin(c > 1 ? atol(v[1]) : 1); return 0; }\n",
+	    f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "cd %s && cc -O1 %s -o tiny tiny.c", dir, cflags);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void
+test_annotate_without_source_or_debug_info(void **state)
+{
+	char dir[PATH_MAX], bin[PATH_MAX + 8], src[PATH_MAX + 8];
+	const char *prf = tmp("tiny.prf"), *prf2 = tmp("tiny-nodebug.prf");
+	char *prog[] = { bin, "300000000", NULL };
+	char *line, *next;
+	struct run r;
+	double sum = 0;
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s", tmp("tiny"));
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(bin, sizeof bin, "%s/tiny", dir);
+	snprintf(src, sizeof src, "%s/tiny.c", dir);
+	build_tiny(dir, "-g");
+	record_ok(prf, prog);
+	assert_int_equal(unlink(src), 0);
+	char *gone[] = { profil_bin, "report", "--annotate", "spin", (char *)prf, NULL };
+	run(&r, gone);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "is not here; lines by number"));
+	assert_non_null(strstr(r.out, "tiny.c"));
+
+	build_tiny(dir, "-g0");
+	record_ok(prf2, prog);
+	char *addr[] = { profil_bin, "report", "--annotate", "spin", "--format",
+	    "csv", (char *)prf2, NULL };
+	run(&r, addr);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "address,samples,percent,error95\n", 32) == 0);
+	for (line = strchr(r.out, '\n') + 1; *line; line = next + 1) {
+		next = strchr(line, '\n');
+		sum += atof(strchr(line, ',') + 1);
+	}
+	assert_int_equal(sum, flat_samples(prf2, "spin"));
+	char *addr_text[] = { profil_bin, "report", "--annotate", "spin",
+	    (char *)prf2, NULL };
+	run(&r, addr_text);
+	assert_non_null(strstr(r.out, "no debug information"));
+
+	char *none[] = { profil_bin, "report", "--annotate", "nosuch", (char *)prf2,
+	    NULL };
+	run(&r, none);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "no function named 'nosuch'"));
+}
+
+static void
+test_vdso_symbols(void **state)
+{
+	const char *prf = tmp("vdso.prf");
+	char *prog[] = { cxx, "clock", "100", NULL };
+	struct run r;
+
+	(void)state;
+	record_ok(prf, prog);
+	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
+	run(&r, flat);
+	assert_int_equal(r.status, 0);
+	/* time in the vDSO is named, not lumped into [[vdso]] */
+	if (strstr(r.out, ",[vdso],") == NULL)
+		skip();	/* this kernel's clock_gettime did not use the vDSO */
+	assert_non_null(strstr(r.out, "clock_gettime,[vdso],"));
+	assert_null(strstr(r.out, "[[vdso]]"));
+}
+
+static void
+test_width_and_colour(void **state)
+{
+	const char *prf = tmp("cxx.prf");	/* from test_annotate_source_lines */
+	struct run r;
+	char *line, *next;
+
+	(void)state;
+	char *plain[] = { profil_bin, "report", (char *)prf, NULL };
+	setenv("COLUMNS", "80", 1);
+	run(&r, plain);
+	assert_int_equal(r.status, 0);
+	assert_null(strchr(r.out, '\033'));	/* not a terminal: no colour */
+	for (line = r.out; *line; line = next + 1) {
+		next = strchr(line, '\n');
+		if (display_width(line, next) > 80)
+			fail_msg("wider than 80: %.*s", (int)(next - line), line);
+	}
+	assert_non_null(strstr(r.out, "..."));	/* the long name was cut */
+	char *wide[] = { profil_bin, "report", "--wide", (char *)prf, NULL };
+	run(&r, wide);
+	assert_non_null(strstr(r.out, "geo::Burner<double>::burn(long) const"));
+	char *always[] = { profil_bin, "report", "--color=always", (char *)prf, NULL };
+	run(&r, always);
+	assert_non_null(strstr(r.out, "\033[1;31m"));	/* a share above 10% */
+	char *bad[] = { profil_bin, "report", "--color=sometimes", (char *)prf, NULL };
+	run(&r, bad);
+	assert_int_equal(r.status, 2);
+	unsetenv("COLUMNS");
+}
+
+static void
+test_html_page(void **state)
+{
+	const char *prf = tmp("cxx.prf"), *html = tmp("page.html");
+	const char *png = tmp("page.png");
+	char cmd[PATH_MAX * 4], *page;
+	struct run r;
+	FILE *f;
+	long size;
+
+	(void)state;
+	char *argv[] = { profil_bin, "report", "--html", (char *)html, (char *)prf,
+	    NULL };
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "");
+	f = fopen(html, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	page = malloc((size_t)size + 1);
+	assert_int_equal(fread(page, 1, (size_t)size, f), (size_t)size);
+	page[size] = '\0';
+	fclose(f);
+	/* self-contained, names escaped, the parts there */
+	assert_null(strstr(page, " src="));
+	assert_null(strstr(page, "<link"));
+	assert_null(strstr(page, "Burner<double>"));
+	assert_non_null(strstr(page, "geo::Burner&lt;double&gt;::burn(long) const"));
+	assert_non_null(strstr(page, "<svg"));
+	assert_non_null(strstr(page, "id=\"flat\""));
+	free(page);
+
+	/* unwritable: one line, exit 1, nothing left behind */
+	char *bad[] = { profil_bin, "report", "--html", "/nonexistent/x.html",
+	    (char *)prf, NULL };
+	run(&r, bad);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "/nonexistent/x.html"));
+
+	/* a real browser: no console errors, table sorts, picture drawn */
+	/* make check runs from the top of the source tree */
+	snprintf(cmd, sizeof cmd, "tests/browser/check-html.sh");
+	if (access(cmd, X_OK) != 0 || system("command -v chromium >/dev/null && "
+	    "command -v node >/dev/null") != 0) {
+		if (getenv("PROFIL_REQUIRE_BROWSER") != NULL)
+			fail_msg("PROFIL_REQUIRE_BROWSER is set but chromium, node "
+			    "or %s is missing", cmd);
+		skip();
+	}
+	char *check[] = { cmd, (char *)html, (char *)png, NULL };
+	run(&r, check);
+	if (r.status != 0)
+		fail_msg("browser check failed (%d): %s%s", r.status, r.out, r.err);
+	assert_non_null(strstr(r.out, "ok"));
+}
+
+static int
+setup(void **state)
+{
+	int rc = e2e_setup(state);
+
+	snprintf(cxx, sizeof cxx, "%s/cxx-workload", bindir);
+	return rc;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_annotate_source_lines),
+		cmocka_unit_test(test_annotate_without_source_or_debug_info),
+		cmocka_unit_test(test_vdso_symbols),
+		cmocka_unit_test(test_width_and_colour),
+		cmocka_unit_test(test_html_page),
+	};
+	return cmocka_run_group_tests(tests, setup, e2e_teardown);
+}
