@@ -94,13 +94,7 @@ report_exec(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				o.format = FORMAT_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				o.format = FORMAT_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = FORMAT_JSON;
-			else
+			if ((o.format = table_parse_format(optarg)) < 0)
 				cli_die(EXIT_USAGE, "--format: unknown format '%s' "
 				    "(text, csv or json)", optarg);
 			break;

@@ -88,8 +88,8 @@ by_place(const void *a, const void *b)
 	return strcmp(x->symbol, y->symbol);
 }
 
-static int
-by_samples(const void *a, const void *b)
+int
+funcs_by_samples(const void *a, const void *b)
 {
 	const struct func_row *x = a, *y = b;
 	int c;
@@ -144,7 +144,7 @@ funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
 		add_row(f, &cap, (struct func_row){ "[unknown]", "[unknown]",
 		    "[unknown]", FUNC_NO_OBJECT, 0, 0, p->unknown });
 	if (f->nrows > 1)
-		qsort(f->rows, f->nrows, sizeof *f->rows, by_samples);
+		qsort(f->rows, f->nrows, sizeof *f->rows, funcs_by_samples);
 }
 
 void

@@ -44,6 +44,9 @@ struct funcs {
 void funcs_build(struct funcs *f, const struct profil_profile *p, int warn);
 void funcs_free(struct funcs *f);
 
+/* qsort order of func_rows: most samples first, then function, object. */
+int funcs_by_samples(const void *a, const void *b);
+
 /* The basename of a path ("[vdso]" stays as it is). */
 const char *funcs_base_name(const char *path);
 

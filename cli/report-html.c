@@ -51,6 +51,7 @@ static const char style[] =
 ".err{color:#888}.meta td{text-align:left}\n"
 "svg{display:block;margin:.5em 0}svg rect.b{fill:#c0392b}"
 "svg rect.b:hover{fill:#e67e22}\n"
+".key{display:inline-block;width:.8em;height:.8em;margin-right:.4em}\n"
 ".split{display:flex;height:1.4em;width:100%;margin:.5em 0}"
 ".split div{height:100%}\n";
 
@@ -103,50 +104,35 @@ static void
 objects(FILE *fp, const struct profil_profile *p)
 {
 	uint64_t total = p->samples + p->lost;
-	int colour = 0;
+	size_t n, i;
+	struct object_share *v = report_object_shares(p, &n);
 
 	fputs("<h2>Objects</h2>\n<div class=\"split\" id=\"split\">", fp);
-	for (size_t i = 0; i <= p->nobjects + 2; i++) {
-		const char *name = i < p->nobjects ? funcs_base_name(p->objects[i].path) :
-		    i == p->nobjects ? "[kernel]" : i == p->nobjects + 1 ? "[unknown]" :
-		    "[lost]";
-		uint64_t n = i < p->nobjects ? p->objects[i].samples :
-		    i == p->nobjects ? p->kernel : i == p->nobjects + 1 ? p->unknown :
-		    p->lost;
-
-		if (n == 0)
-			continue;
+	for (i = 0; i < n && v[i].n > 0; i++) {
 		fprintf(fp, "<div style=\"width:%.3f%%;background:%s\" title=\"",
-		    report_percent(n, total), palette[colour++ % 8]);
-		esc(fp, name);
-		fprintf(fp, ": %llu samples, %.2f%%\"></div>", (unsigned long long)n,
-		    report_percent(n, total));
+		    report_percent(v[i].n, total), palette[i % 8]);
+		esc(fp, v[i].name);
+		fprintf(fp, ": %llu samples, %.2f%%\"></div>",
+		    (unsigned long long)v[i].n, report_percent(v[i].n, total));
 	}
 	fputs("</div>\n<table class=\"sortable\" id=\"objects\"><thead><tr>"
 	    "<th class=\"n\">object</th><th>samples</th><th>%</th><th>&plusmn;95%</th>"
 	    "<th>seconds</th></tr></thead><tbody>\n", fp);
-	for (size_t i = 0; i <= p->nobjects + 2; i++) {
-		const char *name = i < p->nobjects ? p->objects[i].path :
-		    i == p->nobjects ? "[kernel]" : i == p->nobjects + 1 ? "[unknown]" :
-		    "[lost]";
-		uint64_t n = i < p->nobjects ? p->objects[i].samples :
-		    i == p->nobjects ? p->kernel : i == p->nobjects + 1 ? p->unknown :
-		    p->lost;
+	for (i = 0; i < n && v[i].n > 0; i++) {
+		double sec = (double)v[i].n * (double)p->interval_ns / 1e9;
 
-		if (n == 0)
-			continue;
-		fputs("<tr><td class=\"n\">", fp);
-		esc(fp, name);
+		fprintf(fp, "<tr><td class=\"n\"><span class=\"key\" style=\""
+		    "background:%s\"></span>", palette[i % 8]);
+		esc(fp, v[i].path[0] ? v[i].path : v[i].name);
 		fprintf(fp, "</td><td data-v=\"%llu\">%llu</td><td data-v=\"%.4f\">"
 		    "%.2f</td><td class=\"err\" data-v=\"%.4f\">%.2f</td><td "
-		    "data-v=\"%.4f\">%.3f</td></tr>\n", (unsigned long long)n,
-		    (unsigned long long)n, report_percent(n, total),
-		    report_percent(n, total), table_error95(n, total),
-		    table_error95(n, total),
-		    (double)n * (double)p->interval_ns / 1e9,
-		    (double)n * (double)p->interval_ns / 1e9);
+		    "data-v=\"%.4f\">%.3f</td></tr>\n", (unsigned long long)v[i].n,
+		    (unsigned long long)v[i].n, report_percent(v[i].n, total),
+		    report_percent(v[i].n, total), table_error95(v[i].n, total),
+		    table_error95(v[i].n, total), sec, sec);
 	}
 	fputs("</tbody></table>\n", fp);
+	free(v);
 }
 
 /*

@@ -14,24 +14,12 @@
 #define base_name funcs_base_name
 
 static int
-by_samples(const void *a, const void *b)
-{
-	const struct func_row *x = a, *y = b;
-	int c;
-
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	c = strcmp(x->function, y->function);
-	return c ? c : strcmp(x->object, y->object);
-}
-
-static int
 by_function(const void *a, const void *b)
 {
 	const struct func_row *x = a, *y = b;
 	int c = strcmp(x->function, y->function);
 
-	return c ? c : by_samples(a, b);
+	return c ? c : funcs_by_samples(a, b);
 }
 
 static int
@@ -40,7 +28,7 @@ by_object(const void *a, const void *b)
 	const struct func_row *x = a, *y = b;
 	int c = strcmp(x->object, y->object);
 
-	return c ? c : by_samples(a, b);
+	return c ? c : funcs_by_samples(a, b);
 }
 
 double
@@ -71,7 +59,7 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 
 	if (f->nrows > 1 && o->sort != SORT_SAMPLES)
 		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
-		    by_function : o->sort == SORT_OBJECT ? by_object : by_samples);
+		    by_function : o->sort == SORT_OBJECT ? by_object : funcs_by_samples);
 	table_init(&t, flat_cols, 7);
 	for (i = 0; i < f->nrows; i++) {
 		const struct func_row *r = &f->rows[i];
@@ -106,6 +94,28 @@ static const struct col object_cols[] = {
 };
 static const int object_text[] = { 3, 4, 5, 2, 0, 1, -1 };
 
+struct object_share *
+report_object_shares(const struct profil_profile *p, size_t *count)
+{
+	struct object_share *v = xcalloc(p->nobjects + 3, sizeof *v);
+	size_t n = 0, i, j;
+
+	for (i = 0; i < p->nobjects; i++)
+		v[n++] = (struct object_share){ base_name(p->objects[i].path),
+		    p->objects[i].path, p->objects[i].samples };
+	v[n++] = (struct object_share){ "[kernel]", "", p->kernel };
+	v[n++] = (struct object_share){ "[unknown]", "", p->unknown };
+	v[n++] = (struct object_share){ "[lost]", "", p->lost };
+	for (i = 1; i < n; i++)	/* insertion sort by samples, few rows */
+		for (j = i; j > 0 && v[j].n > v[j - 1].n; j--) {
+			struct object_share tmp = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = tmp;
+		}
+	*count = n;
+	return v;
+}
+
 /*
  * Objects: the program, each library, the kernel, unknown code and lost
  * samples, as shares of every sample taken (lost included).
@@ -114,23 +124,10 @@ void
 report_objects(const struct profil_profile *p, const struct report_options *o)
 {
 	uint64_t total = p->samples + p->lost;
-	struct { const char *name, *path; uint64_t n; } *v;
-	size_t n = 0, i, j;
+	size_t n, i;
+	struct object_share *v = report_object_shares(p, &n);
 	struct table t;
 
-	v = xcalloc(p->nobjects + 3, sizeof *v);
-	for (i = 0; i < p->nobjects; i++)
-		v[n++] = (typeof(*v)){ base_name(p->objects[i].path),
-		    p->objects[i].path, p->objects[i].samples };
-	v[n++] = (typeof(*v)){ "[kernel]", "", p->kernel };
-	v[n++] = (typeof(*v)){ "[unknown]", "", p->unknown };
-	v[n++] = (typeof(*v)){ "[lost]", "", p->lost };
-	for (i = 1; i < n; i++)	/* insertion sort by samples, few rows */
-		for (j = i; j > 0 && v[j].n > v[j - 1].n; j--) {
-			typeof(*v) tmp = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = tmp;
-		}
 	table_init(&t, object_cols, 6);
 	for (i = 0; i < n; i++) {
 		union cell *c;

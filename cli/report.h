@@ -29,6 +29,18 @@ struct report_options {
 /* Percent of k in n (0 when n is 0). */
 double report_percent(uint64_t k, uint64_t n);
 
+/*
+ * Every object, then [kernel], [unknown] and [lost], most samples first
+ * (zeros included); malloc'd, *count entries.  Paths are "" for the last
+ * three.  Shares are of samples + lost.
+ */
+struct object_share {
+	const char *name, *path;
+	uint64_t n;
+};
+struct object_share *report_object_shares(const struct profil_profile *p,
+    size_t *count);
+
 void report_flat(const struct profil_profile *p, struct funcs *f,
     const struct report_options *o);
 void report_objects(const struct profil_profile *p,

@@ -269,6 +269,17 @@ print_text(const struct table *t, const int *order, const char *caption)
 	}
 }
 
+int
+table_parse_format(const char *name)
+{
+	static const char *const names[] = { "text", "csv", "json" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 void
 table_print(const struct table *t, int format, const int *text_order,
     const char *caption)

@@ -43,6 +43,9 @@ union cell *table_row(struct table *t);
 
 enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
+/* FORMAT_* for "text", "csv" or "json"; -1 for anything else. */
+int table_parse_format(const char *name);
+
 /*
  * Print t.  For text, text_order lists the columns to show (-1 ends it);
  * a header line (caption) comes first if not NULL.
