@@ -20,6 +20,7 @@
 #define PICTURE_BINS 200	/* bars per object picture */
 #define PICTURE_OBJECTS 4	/* busiest objects drawn */
 #define TABLE_ROWS 2000		/* flat rows on the page at most */
+#define PEAK_LABELS 6		/* names written over the highest bars */
 
 static void
 esc(FILE *fp, const char *s)
@@ -136,6 +137,46 @@ objects(FILE *fp, const struct profil_profile *p)
 }
 
 /*
+ * Names over the highest bars, highest first, skipping any that would
+ * overlap a name already placed (about 90 px apart).
+ */
+static void
+label_peaks(FILE *fp, const struct hist_bin *bins, size_t n, double bw,
+    double h, uint64_t most)
+{
+	double placed[PEAK_LABELS];
+	size_t nplaced = 0;
+	char *used = xcalloc(n, 1);
+
+	while (nplaced < PEAK_LABELS) {
+		size_t best = n;
+		int clear = 1;
+
+		for (size_t i = 0; i < n; i++)
+			if (!used[i] && bins[i].samples > 0 && bins[i].label != NULL &&
+			    (best == n || bins[i].samples > bins[best].samples))
+				best = i;
+		if (best == n)
+			break;
+		used[best] = 1;
+		double x = ((double)best + 0.5) * bw;
+		for (size_t k = 0; k < nplaced; k++)
+			if (x - placed[k] < 90 && placed[k] - x < 90)
+				clear = 0;
+		if (!clear)
+			continue;
+		double bh = (double)bins[best].samples * (h - 18) / (double)most;
+		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		    "text-anchor=\"middle\" fill=\"#333\">", x,
+		    h - bh - 3 < 11 ? 11 : h - bh - 3);
+		esc(fp, bins[best].label);
+		fputs("</text>\n", fp);
+		placed[nplaced++] = x;
+	}
+	free(used);
+}
+
+/*
  * One object's picture: its sampled address range in PICTURE_BINS bars,
  * height by samples; hovering a bar names its function (SVG <title>).
  */
@@ -166,7 +207,7 @@ picture(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 
 		if (bins[i].samples == 0)
 			continue;
-		bh = (double)bins[i].samples * (h - 4) / (double)most;
+		bh = (double)bins[i].samples * (h - 18) / (double)most;
 		if (bh < 1)
 			bh = 1;
 		fprintf(fp, "<rect class=\"b\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
@@ -178,6 +219,7 @@ picture(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 		    (unsigned long long)bins[i].samples,
 		    report_percent(bins[i].samples, p->samples));
 	}
+	label_peaks(fp, bins, n, bw, h, most);
 	fprintf(fp, "<line x1=\"0\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
 	    "stroke=\"#888\"/>\n<text x=\"0\" y=\"%.0f\" font-size=\"12\">%#llx"
 	    "</text>\n<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" "
