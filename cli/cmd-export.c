@@ -28,6 +28,7 @@
 #include <profil.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "export-pprof.h"
 #include "symbols.h"
 
@@ -37,35 +38,34 @@ put(FILE *f, const void *p, size_t n)
 	fwrite(p, 1, n, f);
 }
 
-/* Write one object's histogram; 0, or -1 with errno. */
+/* Write one object's histogram; 0, or -1 with a cause. */
 static int
 write_gmon(const struct profil_profile *p, const struct profil_object *o,
-    const char *path)
+    const char *path, char *cause, size_t cause_size)
 {
 	uint64_t width = o->bucket_bytes < 2 ? 2 : o->bucket_bytes;
 	uint64_t low = o->lowpc - o->lowpc % width, nbins, *left, more = 1, i;
-	char tmp[PATH_MAX + 16], dimen[15] = "seconds";
+	char dimen[15] = "seconds";
 	uint32_t version = 1, bins32, rate;
+	struct outfile of;
 	FILE *f;
-	int fd;
 
 	nbins = (o->highpc - low + width - 1) / width;
 	if (nbins > UINT32_MAX) {
-		errno = EFBIG;
+		snprintf(cause, cause_size, "%s: %s", path, strerror(EFBIG));
 		return -1;
 	}
 	left = xcalloc(nbins, sizeof *left);
 	for (i = 0; i < o->nbuckets; i++)
 		left[(o->buckets[i].addr - low) / width] += o->buckets[i].count;
-	snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		int saved = errno;
-
-		if (fd >= 0)
-			close(fd);
+	if (outfile_open(&of, path, OUTFILE_GMON, cause, cause_size) < 0) {
 		free(left);
-		errno = saved;
+		return -1;
+	}
+	if ((f = fdopen(of.fd, "w")) == NULL) {
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
+		outfile_abort(&of, NULL);
+		free(left);
 		return -1;
 	}
 	put(f, "gmon", 4);
@@ -93,22 +93,14 @@ write_gmon(const struct profil_profile *p, const struct profil_object *o,
 		}
 	}
 	free(left);
-	errno = 0;
-	if ((ferror(f) | (fclose(f) != 0)) || chmod(tmp, 0644) < 0 ||
-	    rename(tmp, path) < 0) {
-		int saved = errno ? errno : EIO;
-
-		unlink(tmp);
-		errno = saved;
-		return -1;
-	}
-	return 0;
+	return outfile_commit(&of, f, cause, cause_size);
 }
 
 /* The gmon.out files of p in dir; the exit status. */
 static int
 export_gmon(const struct profil_profile *p, const char *file, const char *dir)
 {
+	char cause[PATH_MAX + 256];
 	char path[PATH_MAX];
 	int written = 0;
 
@@ -119,8 +111,8 @@ export_gmon(const struct profil_profile *p, const char *file, const char *dir)
 		if (o->samples == 0 || o->path[0] != '/')
 			continue;
 		snprintf(path, sizeof path, "%s/gmon.%s.out", dir, slash + 1);
-		if (write_gmon(p, o, path) < 0) {
-			cli_error("%s: %s", path, strerror(errno));
+		if (write_gmon(p, o, path, cause, sizeof cause) < 0) {
+			cli_error("%s", cause);
 			return 1;
 		}
 		printf("%s\t%s\n", path, o->path);
@@ -137,6 +129,7 @@ export_pprof(const struct profil_profile *p, const char *path)
 {
 	struct symtab **tabs = xcalloc(p->nobjects, sizeof *tabs);
 	const char *problem;
+	char cause[PATH_MAX + 256];
 	int status = 0;
 
 	for (size_t i = 0; i < p->nobjects; i++) {
@@ -147,8 +140,8 @@ export_pprof(const struct profil_profile *p, const char *path)
 			cli_warn("%s: %s; its samples have no function names",
 			    p->objects[i].path, problem);
 	}
-	if (export_pprof_save(p, tabs, path) < 0) {
-		cli_error("%s: %s", path, strerror(errno));
+	if (export_pprof_save(p, tabs, path, cause, sizeof cause) < 0) {
+		cli_error("%s", cause);
 		status = 1;
 	} else {
 		printf("%s\n", path);

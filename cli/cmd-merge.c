@@ -12,6 +12,7 @@
 #include <profil.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "merge.h"
 
 #define DEFAULT_OUTPUT "merged.prf"
@@ -89,7 +90,8 @@ merge_exec(int argc, char **argv)
 		return 1;
 	}
 	free_all(in, n);
-	if (profil_profile_save(sum, output, cause, sizeof cause) < 0) {
+	if (outfile_may_replace(output, OUTFILE_PRF, cause, sizeof cause) < 0 ||
+	    profil_profile_save(sum, output, cause, sizeof cause) < 0) {
 		cli_error("cannot write %s: %s (any previous file there is "
 		    "unchanged)", output, cause);
 		profil_profile_free(sum);

@@ -18,6 +18,7 @@
 #include <profil.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "record.h"
 
 #define DEFAULT_RATE_HZ		1000
@@ -247,6 +248,9 @@ record_exec(int argc, char **argv)
 	/* Decide where the profile goes now, not at exit. */
 	path = output_path(output, o.argv[0], 0);
 	c = check_output_dir(path);
+	if (c == 0 && (c = outfile_may_replace(path, OUTFILE_PRF, cause,
+	    sizeof cause)) < 0)
+		cli_error("%s", cause);
 	free(path);
 	if (c < 0)
 		return EXIT_USAGE;
@@ -300,7 +304,8 @@ record_exec(int argc, char **argv)
 	p->cpu_ns = r.cpu_ns;
 
 	path = output_path(output, o.argv[0], r.pid);
-	if (profil_profile_save(p, path, cause, sizeof cause) < 0) {
+	if (outfile_may_replace(path, OUTFILE_PRF, cause, sizeof cause) < 0 ||
+	    profil_profile_save(p, path, cause, sizeof cause) < 0) {
 		cli_error("cannot write %s: %s (any previous file there is "
 		    "unchanged)", path, cause);
 		profil_profile_free(p);

@@ -18,6 +18,7 @@
 #include "demangle.h"
 #include "export-pprof.h"
 #include "hmap.h"
+#include "outfile.h"
 
 /* Field numbers of github.com/google/pprof proto/profile.proto. */
 enum {
@@ -411,37 +412,28 @@ write_gzip(int fd, const unsigned char *data, size_t len)
 
 int
 export_pprof_save(const struct profil_profile *p, struct symtab *const *tabs,
-    const char *path)
+    const char *path, char *cause, size_t cause_size)
 {
 	struct pbuf msg = { 0 };
-	char tmp[PATH_MAX];
-	int fd, saved;
+	struct outfile of;
+	int rc;
 
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (export_pprof_encode(p, tabs, &msg) < 0 || (fd = mkstemp(tmp)) < 0) {
-		saved = errno;
+	if (export_pprof_encode(p, tabs, &msg) < 0) {
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		pbuf_free(&msg);
-		errno = saved;
 		return -1;
 	}
-	if (write_gzip(fd, msg.data, msg.len) < 0 || fsync(fd) < 0 ||
-	    fchmod(fd, 0644) < 0) {
-		saved = errno;
-		close(fd);
-		goto fail;
+	if (outfile_open(&of, path, OUTFILE_GZIP, cause, cause_size) < 0) {
+		pbuf_free(&msg);
+		return -1;
 	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		saved = errno;
-		goto fail;
+	if (write_gzip(of.fd, msg.data, msg.len) < 0) {
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
+		outfile_abort(&of, NULL);
+		rc = -1;
+	} else {
+		rc = outfile_commit(&of, NULL, cause, cause_size);
 	}
 	pbuf_free(&msg);
-	return 0;
-fail:
-	unlink(tmp);
-	pbuf_free(&msg);
-	errno = saved;
-	return -1;
+	return rc;
 }

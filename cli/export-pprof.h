@@ -34,12 +34,13 @@ int export_pprof_encode(const struct profil_profile *p,
     struct symtab *const *tabs, struct pbuf *out);
 
 /*
- * Write p, gzipped, to path atomically: into a temporary file in the same
- * directory, renamed over path once complete.  Returns 0, or -1 with errno
- * (of the failing call, or EOVERFLOW as above); path is then as it was and
- * no temporary file is left.
+ * Write p, gzipped, to path through outfile.h (which says what path may
+ * be, and makes the write atomic).  Returns 0, or -1 with a cause (a
+ * value too large for int64 among them); path is then as it was and no
+ * temporary file is left.
  */
 int export_pprof_save(const struct profil_profile *p,
-    struct symtab *const *tabs, const char *path);
+    struct symtab *const *tabs, const char *path, char *cause,
+    size_t cause_size);
 
 #endif

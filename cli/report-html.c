@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "report.h"
 #include "table.h"
 
@@ -272,7 +273,7 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f)
 {
 	size_t order[PICTURE_OBJECTS], n = 0;
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	fputs(OUTFILE_HTML "\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width\">\n<title>profil: ",
 	    fp);
 	esc(fp, p->argc > 0 ? p->argv[0] : "profile");
@@ -312,35 +313,16 @@ int
 report_html(const struct profil_profile *p, const struct funcs *f,
     const char *path, char *cause, size_t cause_size)
 {
-	size_t size = strlen(path) + 16;
-	char *tmp = xmalloc(size);
-	const char *slash = strrchr(path, '/');
+	struct outfile of;
 	FILE *fp;
-	int fd;
 
-	/* a temporary file beside the page, renamed over it when complete */
-	if (slash != NULL)
-		snprintf(tmp, size, "%.*s/.profil-XXXXXX", (int)(slash - path), path);
-	else
-		snprintf(tmp, size, ".profil-XXXXXX");
-	if ((fd = mkstemp(tmp)) < 0 || fchmod(fd, 0644) < 0 ||
-	    (fp = fdopen(fd, "w")) == NULL) {
+	if (outfile_open(&of, path, OUTFILE_HTML, cause, cause_size) < 0)
+		return -1;
+	if ((fp = fdopen(of.fd, "w")) == NULL) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
+		outfile_abort(&of, NULL);
 		return -1;
 	}
 	page(fp, p, f);
-	if (fflush(fp) != 0 || ferror(fp) || fclose(fp) != 0 ||
-	    rename(tmp, path) < 0) {
-		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	return outfile_commit(&of, fp, cause, cause_size);
 }

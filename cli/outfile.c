@@ -1,0 +1,120 @@
+/*
+ * outfile.c - the one way the command writes a file: checked name,
+ * temporary file in the same directory (rename is atomic only within a
+ * file system), fsync before rename so a crash cannot leave an empty
+ * file under the old name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "outfile.h"
+
+int
+outfile_may_replace(const char *path, const char *signature, char *cause,
+    size_t cause_size)
+{
+	size_t len = strlen(signature);
+	char head[64];
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(cause, cause_size, "%s is a symbolic link; not writing "
+		    "through it (remove it or name another file)", path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(cause, cause_size, "%s exists and is not a regular file",
+		    path);
+		return -1;
+	}
+	if (st.st_size == 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	got = fd >= 0 ? read(fd, head, len < sizeof head ? len : sizeof head) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (got == (ssize_t)len && memcmp(head, signature, len) == 0)
+		return 0;
+	snprintf(cause, cause_size, "%s exists and was not written by profil; "
+	    "not replacing it (remove it or name another file)", path);
+	return -1;
+}
+
+int
+outfile_open(struct outfile *of, const char *path, const char *signature,
+    char *cause, size_t cause_size)
+{
+	size_t size = strlen(path) + 16;
+
+	of->path = path;
+	of->tmp = NULL;
+	of->fd = -1;
+	if (outfile_may_replace(path, signature, cause, cause_size) < 0)
+		return -1;
+	of->tmp = xmalloc(size);
+	snprintf(of->tmp, size, "%s.tmp.XXXXXX", path);
+	of->fd = mkstemp(of->tmp);
+	if (of->fd < 0) {
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
+		free(of->tmp);
+		of->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+outfile_commit(struct outfile *of, FILE *fp, char *cause, size_t cause_size)
+{
+	int failed;
+
+	errno = 0;
+	if (fp != NULL) {
+		failed = fflush(fp) != 0 || ferror(fp);
+		failed |= fsync(of->fd) < 0 || fchmod(of->fd, 0644) < 0;
+		failed |= fclose(fp) != 0;
+	} else {
+		failed = fsync(of->fd) < 0 || fchmod(of->fd, 0644) < 0;
+		failed |= close(of->fd) < 0;
+	}
+	of->fd = -1;
+	if (failed || rename(of->tmp, of->path) < 0) {
+		snprintf(cause, cause_size, "%s: %s", of->path,
+		    strerror(errno ? errno : EIO));
+		outfile_abort(of, NULL);
+		return -1;
+	}
+	free(of->tmp);
+	of->tmp = NULL;
+	return 0;
+}
+
+void
+outfile_abort(struct outfile *of, FILE *fp)
+{
+	int saved = errno;
+
+	if (fp != NULL)
+		fclose(fp);
+	else if (of->fd >= 0)
+		close(of->fd);
+	of->fd = -1;
+	if (of->tmp != NULL)
+		unlink(of->tmp);
+	free(of->tmp);
+	of->tmp = NULL;
+	errno = saved;
+}

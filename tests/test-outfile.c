@@ -1,0 +1,235 @@
+/*
+ * test-outfile.c - what every command that writes a file promises
+ * (cli/outfile.h): it replaces only a file profil wrote (or an empty
+ * one), never follows or replaces a symlink, never touches a directory
+ * or someone else's file, and a failed write (disk full) leaves the old
+ * file as it was with no temporary file behind.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int
+file_is(const char *path, const char *text)
+{
+	char buf[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return strcmp(buf, text) == 0;
+}
+
+/* Exactly one line on stderr, naming what. */
+static void
+one_line_naming(const struct run *r, const char *what)
+{
+	const char *nl = strchr(r->err, '\n');
+
+	if (strstr(r->err, what) == NULL || nl == NULL || nl[1] != '\0')
+		fail_msg("want one line naming %s, got: %s", what, r->err);
+}
+
+/* No "*.tmp.*" file left in dir. */
+static void
+no_temporaries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		if (strstr(e->d_name, ".tmp.") != NULL || strncmp(e->d_name,
+		    ".profil-", 8) == 0)
+			fail_msg("temporary file left: %s/%s", dir, e->d_name);
+	closedir(d);
+}
+
+static const char *
+profile(void)
+{
+	static char prf[PATH_MAX];
+	char *prog[] = { workload, "split", "5", NULL };
+
+	if (prf[0] == '\0') {
+		snprintf(prf, sizeof prf, "%s", tmp("base.prf"));
+		record_ok(prf, prog);
+	}
+	return prf;
+}
+
+static void
+test_record_refuses_foreign_files_and_links(void **state)
+{
+	const char *src = tmp("main.c"), *link = tmp("link.prf");
+	const char *empty = tmp("empty.prf"), *dir = tmp("adir");
+	struct run r;
+
+	(void)state;
+	write_file(src, "int main(void) { return 0; }\n");
+	char *over_source[] = { profil_bin, "record", "-q", "-o", (char *)src,
+	    workload, "split", "1", NULL };
+	run(&r, over_source);
+	assert_int_equal(r.status, 2);
+	one_line_naming(&r, "was not written by profil");
+	assert_true(file_is(src, "int main(void) { return 0; }\n"));
+
+	/* a symlink is neither followed nor replaced */
+	assert_int_equal(symlink(src, link), 0);
+	char *through_link[] = { profil_bin, "record", "-q", "-o", (char *)link,
+	    workload, "split", "1", NULL };
+	run(&r, through_link);
+	assert_int_equal(r.status, 2);
+	one_line_naming(&r, "symbolic link");
+	assert_true(file_is(src, "int main(void) { return 0; }\n"));
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	assert_int_equal(mkdir(dir, 0755), 0);
+	char *over_dir[] = { profil_bin, "record", "-q", "-o", (char *)dir,
+	    workload, "split", "1", NULL };
+	run(&r, over_dir);
+	assert_int_equal(r.status, 2);
+	one_line_naming(&r, "not a regular file");
+
+	/* an empty file (mktemp's) and our own profile are fine */
+	write_file(empty, "");
+	char *into_empty[] = { profil_bin, "record", "-q", "-o", (char *)empty,
+	    workload, "split", "1", NULL };
+	run(&r, into_empty);
+	assert_int_equal(r.status, 0);
+	run(&r, into_empty);
+	assert_int_equal(r.status, 0);
+	char *check[] = { profil_bin, "check", (char *)empty, NULL };
+	run(&r, check);
+	assert_int_equal(r.status, 0);
+}
+
+static void
+test_every_writer_keeps_foreign_files(void **state)
+{
+	const char *prf = profile(), *victim = tmp("notes.txt");
+	const char *gdir = tmp("gdir");
+	char gmon[PATH_MAX];
+	struct run r;
+
+	(void)state;
+	write_file(victim, "precious\n");
+	char *html[] = { profil_bin, "report", "--html", (char *)victim, (char *)prf,
+	    NULL };
+	run(&r, html);
+	assert_int_equal(r.status, 1);
+	one_line_naming(&r, "not written by profil");
+	char *pprof[] = { profil_bin, "export", "--format", "pprof", "-o",
+	    (char *)victim, (char *)prf, NULL };
+	run(&r, pprof);
+	assert_int_equal(r.status, 1);
+	one_line_naming(&r, "not written by profil");
+	char *merge[] = { profil_bin, "merge", "-q", "-o", (char *)victim,
+	    (char *)prf, (char *)prf, NULL };
+	run(&r, merge);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "not written by profil"));
+	assert_true(file_is(victim, "precious\n"));
+
+	assert_int_equal(mkdir(gdir, 0755), 0);
+	snprintf(gmon, sizeof gmon, "%s/gmon.workload.out", gdir);
+	write_file(gmon, "precious\n");
+	char *g[] = { profil_bin, "export", "--format", "gmon", "-o", (char *)gdir,
+	    (char *)prf, NULL };
+	run(&r, g);
+	assert_int_equal(r.status, 1);
+	assert_true(file_is(gmon, "precious\n"));
+	/* ... while each replaces what it wrote itself */
+	unlink(gmon);
+	run(&r, g);
+	assert_int_equal(r.status, 0);
+	run(&r, g);
+	assert_int_equal(r.status, 0);
+	const char *page = tmp("page.html"), *pb = tmp("p.pb.gz");
+	char *html2[] = { profil_bin, "report", "--html", (char *)page, (char *)prf,
+	    NULL };
+	char *pprof2[] = { profil_bin, "export", "--format", "pprof", "-o",
+	    (char *)pb, (char *)prf, NULL };
+	for (int i = 0; i < 2; i++) {
+		run(&r, html2);
+		assert_int_equal(r.status, 0);
+		run(&r, pprof2);
+		assert_int_equal(r.status, 0);
+	}
+	no_temporaries(tmpdir);
+	no_temporaries(gdir);
+}
+
+/*
+ * A full disk: a 64 KiB tmpfs holding an old profile; writing a page too
+ * big for it fails with one line, and the old file is intact.
+ */
+static void
+test_disk_full_keeps_the_old_file(void **state)
+{
+	const char *mnt = tmp("small"), *prf = profile();
+	char old[PATH_MAX], cmd[PATH_MAX * 2];
+	struct run r;
+	struct stat before, after;
+
+	(void)state;
+	assert_int_equal(mkdir(mnt, 0755), 0);
+	if (mount("profil-test", mnt, "tmpfs", 0, "size=64k") < 0)
+		skip();	/* not allowed to mount here (not root, or a container) */
+	snprintf(old, sizeof old, "%s/old.prf", mnt);
+	snprintf(cmd, sizeof cmd, "cp %s %s", prf, old);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(stat(old, &before), 0);
+	/* fill the rest of the disk */
+	snprintf(cmd, sizeof cmd, "dd if=/dev/zero of=%s/fill bs=4k 2>/dev/null",
+	    mnt);
+	(void)system(cmd);
+	char *merge[] = { profil_bin, "merge", "-q", "-o", old, (char *)prf,
+	    (char *)prf, (char *)prf, NULL };
+	run(&r, merge);
+	assert_int_equal(r.status, 1);
+	one_line_naming(&r, "No space left on device");
+	assert_int_equal(stat(old, &after), 0);
+	assert_int_equal(before.st_size, after.st_size);
+	char *check[] = { profil_bin, "check", old, NULL };
+	run(&r, check);
+	assert_int_equal(r.status, 0);
+	no_temporaries(mnt);
+	assert_int_equal(umount(mnt), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_refuses_foreign_files_and_links),
+		cmocka_unit_test(test_every_writer_keeps_foreign_files),
+		cmocka_unit_test(test_disk_full_keeps_the_old_file),
+	};
+	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
+}
