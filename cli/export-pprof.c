@@ -15,7 +15,7 @@
 #include <zlib.h>
 
 #include "cli.h"
-#include "demangle.h"
+#include "funcs.h"
 #include "export-pprof.h"
 #include "hmap.h"
 #include "outfile.h"
@@ -122,7 +122,7 @@ static uint64_t
 add_function(struct builder *b, const char *symbol, const char *file,
     int start_line)
 {
-	char *readable = demangle(symbol);
+	char *readable = funcs_display_name(symbol);
 	struct function *f;
 
 	if (b->nfuncs == b->funcs_cap) {

@@ -32,6 +32,20 @@ own(struct funcs *f, char *s)
 	return s;
 }
 
+char *
+funcs_display_name(const char *symbol)
+{
+	const char *at = strchr(symbol, '@');
+	char *d = demangle(symbol);
+
+	/* "clock_gettime@@GLIBC_2.17" is clock_gettime to a reader */
+	if (d == NULL && at != NULL && at > symbol) {
+		d = xstrdup(symbol);
+		d[at - symbol] = '\0';
+	}
+	return d;
+}
+
 const char *
 funcs_base_name(const char *path)
 {
@@ -112,6 +126,8 @@ funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
 	for (i = 0; i < p->nobjects; i++) {
 		const struct profil_object *o = &p->objects[i];
 
+		if (o->nbuckets == 0)
+			continue;	/* reading its symbols would be wasted */
 		f->tabs[i] = symtab_open(o, &f->problems[i]);
 		if (warn && f->problems[i] != NULL && o->samples > 0)
 			cli_warn("%s: %s; its samples show as [%s]", o->path,
@@ -132,7 +148,7 @@ funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
 	}
 	f->nrows = out;
 	for (i = 0; i < f->nrows; i++) {
-		char *d = demangle(f->rows[i].symbol);
+		char *d = funcs_display_name(f->rows[i].symbol);
 
 		if (d != NULL)
 			f->rows[i].function = own(f, d);
@@ -151,7 +167,8 @@ void
 funcs_free(struct funcs *f)
 {
 	for (size_t i = 0; f->p != NULL && i < f->p->nobjects; i++)
-		symtab_close(f->tabs[i]);
+		if (f->tabs[i] != NULL)
+			symtab_close(f->tabs[i]);
 	for (size_t i = 0; i < f->nowned; i++)
 		free(f->owned[i]);
 	free(f->owned);

@@ -28,7 +28,8 @@ struct func_row {
 
 struct funcs {
 	const struct profil_profile *p;
-	struct symtab **tabs;	/* one per object; empty tables when unreadable */
+	struct symtab **tabs;	/* per object with samples (empty when
+				   unreadable); NULL for one without */
 	const char **problems;	/* per object: why its table is empty, or NULL */
 	struct func_row *rows;	/* by samples, most first; then name, object */
 	size_t nrows;
@@ -39,13 +40,20 @@ struct funcs {
 /*
  * Fold p (which must outlive f).  Objects whose symbols cannot be read
  * (or whose build-id differs) get one [OBJECT] row; if warn, each such
- * object with samples is named on stderr with the reason.
+ * object with samples is named on stderr with the reason.  The symbols
+ * of an object without samples are not read: nothing needs its names.
  */
 void funcs_build(struct funcs *f, const struct profil_profile *p, int warn);
 void funcs_free(struct funcs *f);
 
 /* qsort order of func_rows: most samples first, then function, object. */
 int funcs_by_samples(const void *a, const void *b);
+
+/*
+ * How a symbol is shown, malloc'd: C++ demangled, a symbol version
+ * ("@@GLIBC_2.17") dropped; NULL when it is shown as it is.
+ */
+char *funcs_display_name(const char *symbol);
 
 /* The basename of a path ("[vdso]" stays as it is). */
 const char *funcs_base_name(const char *path);

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "demangle.h"
 #include "report.h"
 #include "table.h"
 
@@ -152,7 +151,7 @@ report_bins(const struct profil_object *ob, struct symtab *tab, uint64_t lo,
 			bins[i].label = symtab_lookup(tab, bins[i].start, &fstart,
 			    &fend);
 		if (bins[i].label != NULL &&
-		    (bins[i].demangled = demangle(bins[i].label)) != NULL)
+		    (bins[i].demangled = funcs_display_name(bins[i].label)) != NULL)
 			bins[i].label = bins[i].demangled;
 	}
 	*count = n;

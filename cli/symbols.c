@@ -19,6 +19,7 @@
 struct func {
 	uint64_t start, end;
 	const char *name;
+	int binding;		/* 0 global, 1 weak, 2 local: see name_order */
 };
 
 struct symtab {
@@ -36,15 +37,91 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
-static int
-by_start(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
+/*
+ * The vdso has no file name or debuglink to search by: its debug file can
+ * only be found by build-id.  The standard search would then end in
+ * libdw's debuginfod client, whose loading (some 30 libraries, ~4 ms)
+ * costs more than all the rest of a report.
+ */
+static const Dwfl_Callbacks vdso_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* at one address, prefer the sized, then the global, symbol: first */
-	return (y->end - y->start > 0) - (x->end - x->start > 0);
+/* name is "f@VERSION": an old version, kept for old programs only */
+static int
+old_version(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at != NULL && at[1] != '@';
+}
+
+/*
+ * Of two symbols at one address, < 0 when x is the name to show, the one
+ * a programmer calls: a sized symbol, then the one with the fewest
+ * leading underscores (libc's mmap, not its aliases __mmap and
+ * __GI___mmap), then one that is not an old version, then a global, then
+ * a weak one, then by name (so "f@@VERSION", the default, before "f@V").
+ */
+static int
+name_order(const struct func *x, const struct func *y)
+{
+	int c;
+
+	if ((c = (y->end > y->start) - (x->end > x->start)) != 0)
+		return c;
+	if ((c = (int)strspn(x->name, "_") - (int)strspn(y->name, "_")) != 0)
+		return c;
+	if ((c = old_version(x->name) - old_version(y->name)) != 0)
+		return c;
+	if (x->binding != y->binding)
+		return x->binding - y->binding;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * funcs[0..n) in order of start: an LSD radix sort, a byte at a time,
+ * skipping the bytes in which no two starts differ (an object's link-time
+ * addresses differ in their low three or four).  It replaced a qsort that
+ * was a third of the time of a report of a 50,000-function program.
+ */
+static void
+sort_by_start(struct func *funcs, size_t n)
+{
+	struct func *from = funcs, *to, *buffer, *swap;
+	uint64_t all = UINT64_MAX, any = 0;
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		all &= funcs[i].start;
+		any |= funcs[i].start;
+	}
+	to = buffer = xmalloc(n * sizeof *funcs);
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t at[256] = { 0 }, sum = 0;
+
+		if ((((all ^ any) >> shift) & 0xff) == 0)
+			continue;	/* every start has this byte */
+		for (size_t i = 0; i < n; i++)
+			at[(from[i].start >> shift) & 0xff]++;
+		for (size_t d = 0; d < 256; d++) {
+			size_t count = at[d];
+
+			at[d] = sum;
+			sum += count;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[at[(from[i].start >> shift) & 0xff]++] = from[i];
+		swap = from;	/* sorted by this byte now: to */
+		from = to;
+		to = swap;
+	}
+	if (from != funcs)
+		memcpy(funcs, from, n * sizeof *funcs);
+	free(buffer);
 }
 
 static void
@@ -66,14 +143,19 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
 		    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
 			continue;
-		t->funcs[k++] = (struct func){ addr, addr + sym.st_size, name };
+		t->funcs[k++] = (struct func){ addr, addr + sym.st_size, name,
+		    GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
+		    GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2 };
 	}
-	qsort(t->funcs, k, sizeof *t->funcs, by_start);
-	/* one entry per address */
+	sort_by_start(t->funcs, k);
+	/* one entry per address, with the name to show */
 	size_t out = 0;
 	for (size_t j = 0; j < k; j++) {
-		if (out > 0 && t->funcs[out - 1].start == t->funcs[j].start)
+		if (out > 0 && t->funcs[out - 1].start == t->funcs[j].start) {
+			if (name_order(&t->funcs[j], &t->funcs[out - 1]) < 0)
+				t->funcs[out - 1] = t->funcs[j];
 			continue;
+		}
 		t->funcs[out++] = t->funcs[j];
 	}
 	/*
@@ -163,7 +245,8 @@ symtab_open(const struct profil_object *o, const char **problem)
 	}
 	if (o->path[0] == '/' && (fd = open_regular(o->path, problem)) < 0)
 		return t;
-	t->dwfl = dwfl_begin(&offline_callbacks);
+	t->dwfl = dwfl_begin(o->path[0] == '/' ? &offline_callbacks :
+	    &vdso_callbacks);
 	if (t->dwfl == NULL) {
 		*problem = "libdwfl failed";
 		if (fd >= 0)
