@@ -2,7 +2,9 @@
 #   make                  libprofil.so/.a and the example
 #   make demo             build, profile the bundled example, show the result
 #   make check            every test (SANITIZE=address,undefined or thread)
-#   make bench            overhead table (bench/README.md)
+#   make bench            overhead, record and report tables (bench/README.md)
+#   make bench-report     report/export times only (bench/report.py)
+#   make fuzz             each fuzz target for FUZZ_SECONDS (clang; fuzz/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -135,6 +137,16 @@ $(BUILD)/tests/cxx-workload: tests/cxx-workload.cc
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -o $@ $<
 WORKLOADS += $(BUILD)/tests/cxx-workload
+# Programs that make a profiler's life hard, and the two libraries one of
+# them dlopen's in turn (the same code, so they land at the same address)
+$(BUILD)/tests/adversary: tests/adversary.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -o $@ $< -ldl -lpthread
+$(BUILD)/tests/adversary-lib%.so: tests/adversary-lib.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -shared -fPIC -DADV_LIB_BURN=$*_burn -o $@ $<
+WORKLOADS += $(BUILD)/tests/adversary $(BUILD)/tests/adversary-liba.so \
+             $(BUILD)/tests/adversary-libb.so
 
 # Under sanitizers, the library the timer engine injects into (plain) test
 # programs is the plain build: a sanitized one cannot load there.  The
@@ -147,16 +159,111 @@ endif
 
 check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
 	$(if $(INJECTED),PROFIL_LIBRARY=$(CURDIR)/$(INJECTED)) \
-	    BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN)
+	    BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN) $(FUZZ_REPLAY)
+
+# ---- fuzzing (fuzz/README.md) ------------------------------------------------
+# make fuzz [FUZZ_SECONDS=60]: each libFuzzer target (clang) for FUZZ_SECONDS
+# from its seeds in tests/corpus/NAME/; new inputs go to build/fuzz/corpus-new/
+# and crashes to build/fuzz/crashes/ (absolute paths: a target may change
+# its working directory).  make fuzz-replay: every corpus file
+# through the libFuzzer binaries.  make check replays the corpus too, through
+# $(BUILD)/tests/replay-NAME (gcc, cmocka: no clang needed).
+FUZZ_TARGETS := prf elf report options
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build/fuzz
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli -Ifuzz $(WARN) \
+                -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
+# the .prf codec, and the command's code that reads profiles and ELF files
+FUZZ_SRC     := lib/prf.c lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
+                cli/record-%.c cli/launch.c,$(CLI_SRC))
+FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_LDLIBS  := -ldw -lelf -lz -lm -lstdc++
+# the options target runs the subcommands themselves: all of the command
+# but its main, and the library (pthread_create hook in --wrap form)
+FUZZ_OPT_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out cli/profil.c,$(CLI_SRC)) \
+                $(filter-out lib/thread_hook.c,$(LIB_SRC))) \
+                $(FUZZ_BUILD)/lib/thread_hook_wrap.o $(LIB_ASM:%.S=$(FUZZ_BUILD)/%.o)
+FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
+FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay-%)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/fuzz/fuzz-%.o $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LDLIBS)
+
+$(FUZZ_BUILD)/lib/thread_hook_wrap.o: lib/thread_hook.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ilib/arch/$(ARCH) -fsanitize=fuzzer-no-link \
+	    -DPROFIL_WRAP -c -o $@ $<
+$(FUZZ_BUILD)/%.o: %.S
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -Ilib -Ilib/arch/$(ARCH) -c -o $@ $<
+$(FUZZ_BUILD)/fuzz-options: $(FUZZ_BUILD)/fuzz/fuzz-options.o $(FUZZ_OPT_OBJ)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LDLIBS) -ldl -lpthread
+
+fuzz: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus-new/$$t $(FUZZ_BUILD)/crashes/$$t; \
+	    echo "== fuzz-$$t for $(FUZZ_SECONDS) s"; \
+	    $(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	        -rss_limit_mb=2048 -print_final_stats=1 \
+	        $$(test -f fuzz/$$t.dict && echo -dict=$(CURDIR)/fuzz/$$t.dict) \
+	        -artifact_prefix=$(CURDIR)/$(FUZZ_BUILD)/crashes/$$t/ \
+	        $(CURDIR)/$(FUZZ_BUILD)/corpus-new/$$t $(CURDIR)/tests/corpus/$$t \
+	        >$(FUZZ_BUILD)/fuzz-$$t.log 2>&1 || \
+	        { tail -60 $(FUZZ_BUILD)/fuzz-$$t.log; exit 1; }; \
+	    grep -E '^stat::(number_of_executed_units|peak_rss_mb)' \
+	        $(FUZZ_BUILD)/fuzz-$$t.log; \
+	done
+
+fuzz-replay: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+	    echo "== fuzz-$$t: tests/corpus/$$t"; \
+	    $(FUZZ_BUILD)/fuzz-$$t $(CURDIR)/tests/corpus/$$t/* >$(FUZZ_BUILD)/replay-$$t.log \
+	        2>&1 || { tail -60 $(FUZZ_BUILD)/replay-$$t.log; exit 1; }; \
+	done
+
+# The replay of `make check`: the targets built like the tests.
+$(BUILD)/tests/replay-%: fuzz/fuzz-%.c fuzz/replay.c fuzz/fuzz.h \
+    $(BUILD)/lib/prf.o $(BUILD)/lib/rio.o $(filter $(BUILD)/cli/%,$(FUZZ_SRC:%.c=$(BUILD)/%.o))
+	@mkdir -p $(@D)
+	$(CC) $(CLICFLAGS) -Ifuzz -DREPLAY_CORPUS='"$(CURDIR)/tests/corpus/$*"' \
+	    -o $@ fuzz/fuzz-$*.c fuzz/replay.c $(filter %.o,$^) \
+	    -lcmocka $(FUZZ_LDLIBS)
+$(BUILD)/tests/replay-options: fuzz/fuzz-options.c fuzz/replay.c fuzz/fuzz.h \
+    $(filter-out $(BUILD)/cli/profil.o,$(CLI_OBJ)) $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CLICFLAGS) -Ifuzz -DREPLAY_CORPUS='"$(CURDIR)/tests/corpus/options"' \
+	    -o $@ fuzz/fuzz-options.c fuzz/replay.c $(filter %.o,$^) $(STLIB) \
+	    -lcmocka $(FUZZ_LDLIBS) -ldl -lpthread
+check: $(FUZZ_REPLAY)
+.SECONDARY: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz-%.o)
 
 # ---- bench -----------------------------------------------------------------
 $(BUILD)/bench/%: bench/%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
 
-bench: all $(BUILD)/bench/overhead $(BUILD)/tests/workload
+# report/export times against perf report and gprof; the big program is
+# bench/gen-big.py's 50,000 functions (it builds big and big-pg together)
+BENCH_REPORT := $(BUILD)/tests/workload $(BUILD)/bench/workload-pg \
+                $(BUILD)/bench/big/big
+$(BUILD)/bench/workload-pg: tests/workload.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -pg -o $@ $< -lm -lpthread
+$(BUILD)/bench/big/big: bench/gen-big.py
+	python3 bench/gen-big.py $(@D)
+
+bench: all $(BUILD)/bench/overhead $(BENCH_REPORT)
 	$(BUILD)/bench/overhead
 	python3 bench/record.py $(BUILD)
+	python3 bench/report.py $(BUILD)
+bench-report: all $(BENCH_REPORT)
+	python3 bench/report.py $(BUILD)
 
 # ---- dependencies on a fresh machine -----------------------------------------
 deps-demo:
@@ -185,5 +292,5 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench install clean deps-demo deps-check
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+.PHONY: all demo check bench bench-report install clean deps-demo deps-check fuzz fuzz-replay
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

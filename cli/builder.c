@@ -115,6 +115,7 @@ read_elf(struct bobject *o, Elf *elf)
 		return;
 	for (i = 0; i < n && o->nsegs < MAX_SEGMENTS; i++) {
 		GElf_Phdr ph;
+		uint64_t end;
 
 		if (gelf_getphdr(elf, (int)i, &ph) == NULL ||
 		    ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
@@ -123,8 +124,11 @@ read_elf(struct bobject *o, Elf *elf)
 		    ph.p_filesz };
 		if (o->nsegs == 1 || ph.p_vaddr < o->lowpc)
 			o->lowpc = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > o->highpc)
-			o->highpc = ph.p_vaddr + ph.p_memsz;
+		/* a segment claimed past the top of the address space stops there */
+		end = ph.p_memsz > UINT64_MAX - ph.p_vaddr ? UINT64_MAX :
+		    ph.p_vaddr + ph.p_memsz;
+		if (end > o->highpc)
+			o->highpc = end;
 	}
 	idlen = dwelf_elf_gnu_build_id(elf, &id);
 	if (o->build_id_len == 0 && idlen > 0 && (size_t)idlen <= sizeof o->build_id) {
@@ -246,10 +250,21 @@ builder_sample(struct builder *b, int obj, uint64_t file_offset,
 	for (i = 0; i < o->nsegs; i++) {
 		const struct segment *s = &o->segs[i];
 
-		if (file_offset >= s->offset && file_offset - s->offset < s->filesz) {
+		if (file_offset >= s->offset && file_offset - s->offset < s->filesz &&
+		    file_offset - s->offset < UINT64_MAX - s->vaddr) {
 			addr = file_offset - s->offset + s->vaddr;
 			break;
 		}
+	}
+	/*
+	 * A segment whose addresses would run past 2^64 - 1 (a damaged or
+	 * hostile file) places nothing, and 2^64 - 1 itself is no address a
+	 * profile can hold (each lies below its object's highpc): such a
+	 * sample counts as unknown.
+	 */
+	if (addr == UINT64_MAX) {
+		builder_unknown(b, weight, pid, tid);
+		return;
 	}
 	if (addr < o->seen_lo)
 		o->seen_lo = addr;
@@ -342,8 +357,12 @@ builder_finish(struct builder *b)
 		if (o->samples > 0 && o->seen_hi >= hi)
 			hi = o->seen_hi + 1;
 		lo -= lo % b->bucket_bytes;
+		/* with samples, lo <= seen_lo < seen_hi + 1 <= hi already */
 		if (hi <= lo)
-			hi = lo + b->bucket_bytes;
+			hi = lo <= UINT64_MAX - b->bucket_bytes ?
+			    lo + b->bucket_bytes : UINT64_MAX;
+		if (hi <= lo)
+			continue;	/* no samples, and code at 2^64 - 1 */
 		po->path = xstrdup(o->path);
 		memcpy(po->build_id, o->build_id, o->build_id_len);
 		po->build_id_len = o->build_id_len;

@@ -24,6 +24,13 @@ extern const struct cmd cmd_merge, cmd_diff;
 extern const char *cli_name;
 __attribute__((format(printf, 1, 2))) void cli_error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cli_warn(const char *fmt, ...);
+/*
+ * Set only where the commands run inside another program (the options
+ * fuzz target): cli_die calls it instead of exit (it must not return),
+ * and cli_finish_stdout flushes stdout without closing it.
+ */
+extern void (*cli_exit_hook)(int status);
+
 /* cli_error, then exit(status). */
 __attribute__((noreturn, format(printf, 2, 3))) void cli_die(int status,
     const char *fmt, ...);

@@ -138,8 +138,9 @@ exit_status_of(int status)
 	return 1;
 }
 
-static int
-record_exec(int argc, char **argv)
+int
+record_parse(int argc, char **argv, struct record_opts *o,
+    const char **output, pid_t *attach)
 {
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -154,17 +155,13 @@ record_exec(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct record_opts o = { NULL, DEFAULT_RATE_HZ, DEFAULT_BUCKET_BYTES,
-	    ENGINE_AUTO, 1, 0 };
-	struct record_result r;
-	struct profil_profile *p;
-	const char *output = NULL;
-	struct timespec wall_start;
-	char cause[256], *path;
 	unsigned long v;
-	pid_t attach = 0;
-	char **cmdline = NULL;
-	int c, status;
+	int c;
+
+	*o = (struct record_opts){ NULL, DEFAULT_RATE_HZ, DEFAULT_BUCKET_BYTES,
+	    ENGINE_AUTO, 1, 0 };
+	*output = NULL;
+	*attach = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:F:i:b:e:p:qhV", options, NULL)) != -1) {
@@ -172,13 +169,13 @@ record_exec(int argc, char **argv)
 		case 'o':
 			if (*optarg == '\0')
 				cli_die(EXIT_USAGE, "-o: empty file name");
-			output = optarg;
+			*output = optarg;
 			break;
 		case 'F':
 			if (cli_parse_ulong(optarg, 1, MAX_RATE_HZ, &v) < 0)
 				cli_die(EXIT_USAGE, "-F: '%s' is not a rate from 1 "
 				    "to %d Hz", optarg, MAX_RATE_HZ);
-			o.rate_hz = (unsigned)v;
+			o->rate_hz = (unsigned)v;
 			break;
 		case 'i':
 			if (cli_parse_ulong(optarg, 1000000 / MAX_RATE_HZ,
@@ -186,21 +183,21 @@ record_exec(int argc, char **argv)
 				cli_die(EXIT_USAGE, "-i: '%s' is not an interval "
 				    "from %d to 1000000 microseconds", optarg,
 				    1000000 / MAX_RATE_HZ);
-			o.rate_hz = (unsigned)(1000000 / v);
+			o->rate_hz = (unsigned)(1000000 / v);
 			break;
 		case 'b':
 			if (cli_parse_ulong(optarg, 1, 65536, &v) < 0)
 				cli_die(EXIT_USAGE, "-b: '%s' is not a bucket size "
 				    "from 1 to 65536 bytes", optarg);
-			o.bucket_bytes = (unsigned)v;
+			o->bucket_bytes = (unsigned)v;
 			break;
 		case 'e':
 			if (strcmp(optarg, "auto") == 0)
-				o.engine = ENGINE_AUTO;
+				o->engine = ENGINE_AUTO;
 			else if (strcmp(optarg, "perf") == 0)
-				o.engine = ENGINE_PERF;
+				o->engine = ENGINE_PERF;
 			else if (strcmp(optarg, "timer") == 0)
-				o.engine = ENGINE_TIMER;
+				o->engine = ENGINE_TIMER;
 			else
 				cli_die(EXIT_USAGE, "-e: unknown engine '%s' (auto, "
 				    "perf or timer)", optarg);
@@ -209,13 +206,13 @@ record_exec(int argc, char **argv)
 			if (cli_parse_ulong(optarg, 1, INT_MAX, &v) < 0)
 				cli_die(EXIT_USAGE, "-p: '%s' is not a process id",
 				    optarg);
-			attach = (pid_t)v;
+			*attach = (pid_t)v;
 			break;
 		case 'N':
-			o.follow_children = 0;
+			o->follow_children = 0;
 			break;
 		case 'q':
-			o.quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -228,6 +225,24 @@ record_exec(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+static int
+record_exec(int argc, char **argv)
+{
+	struct record_opts o;
+	struct record_result r;
+	struct profil_profile *p;
+	const char *output;
+	struct timespec wall_start;
+	char cause[256], *path;
+	pid_t attach;
+	char **cmdline = NULL;
+	int c, status;
+
+	if ((c = record_parse(argc, argv, &o, &output, &attach)) >= 0)
+		return c;
 	if (attach != 0) {
 		if (optind != argc)
 			cli_die(EXIT_USAGE, "-p: give a process id or a program, "

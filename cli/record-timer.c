@@ -2,8 +2,11 @@
  * record-timer.c - the timer engine: libprofil injected into the program
  * (LD_PRELOAD) samples every thread with the library's own mechanism into
  * a pc histogram in memory shared with us (lib/agent.h).  We watch which
- * code each process has mapped (/proc/PID/maps, while it lives) and at
- * the end resolve every pc to an object and file offset for the builder.
+ * code each process slot has mapped (/proc/PID/maps, while it lives) and
+ * at the end resolve every pc to an object and file offset for the
+ * builder.  A slot keeps every mapping seen in it; a pc that two of them
+ * would put in different code (an address reused) is credited to no
+ * object: [unknown], never a wrong one.
  *
  * What it cannot do, and says: statically linked or set-uid programs (the
  * loader ignores LD_PRELOAD there), kernel-mode samples (time in system
@@ -42,9 +45,10 @@ struct tmap {
 
 struct slot_maps {
 	pid_t pid;
-	int gone;			/* /proc/PID/maps no longer readable */
-	struct tmap *maps;
-	size_t n;
+	int gone;			/* maps no longer the slot's: stop reading */
+	uint64_t text;			/* agent_proc.text */
+	struct tmap *maps;		/* every mapping seen, sorted, no repeats */
+	size_t n, cap;
 };
 
 /* The program file execvp would run. */
@@ -195,11 +199,84 @@ collect_map(const struct procmap *pm, void *arg)
 	    : -1 };
 }
 
-/* Re-read the executable mappings of a live process. */
+static int
+tmap_cmp(const struct tmap *a, const struct tmap *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return (a->obj > b->obj) - (a->obj < b->obj);
+}
+
+/* Add m to what slot s has seen, unless it is there already. */
 static void
-snapshot(struct builder *b, struct slot_maps *s)
+remember_map(struct slot_maps *s, const struct tmap *m)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = tmap_cmp(&s->maps[mid], m);
+
+		if (c == 0)
+			return;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 32;
+		s->maps = xrealloc(s->maps, s->cap * sizeof *s->maps);
+	}
+	memmove(&s->maps[lo + 1], &s->maps[lo], (s->n - lo) * sizeof *s->maps);
+	s->maps[lo] = *m;
+	s->n++;
+}
+
+/* True if one of the mappings in c holds address pc. */
+static int
+maps_hold(const struct collect *c, uint64_t pc)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (pc >= c->maps[i].start && pc < c->maps[i].end)
+			return 1;
+	return 0;
+}
+
+/*
+ * True if a slot was taken after `since` (next_slot then) that is, or may
+ * yet be, pid's: a dlclose or exec in pid may have changed its maps.
+ */
+static int
+newer_slot(struct agent_region *r, uint32_t since, pid_t pid)
+{
+	uint32_t now = atomic_load(&r->next_slot);
+
+	for (uint32_t k = since; k < now && k < AGENT_MAX_PROCS; k++) {
+		pid_t owner = (pid_t)atomic_load(&r->procs[k].pid);
+
+		if (owner == 0 || owner == pid)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Read the executable mappings of a live process into its slot.  Maps
+ * that lack the slot's libprofil code are of the image the process
+ * exec'd since: the slot is over.  Maps read while the process took a
+ * newer slot may already be the newer slot's: they are left for the
+ * next round, which will know.
+ */
+static void
+snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 {
 	struct collect c = { b, NULL, 0, 0 };
+	uint32_t since = atomic_load(&r->next_slot);
 	char path[64], line[256];
 	FILE *f;
 
@@ -207,13 +284,16 @@ snapshot(struct builder *b, struct slot_maps *s)
 		s->gone = 1;
 		return;
 	}
-	if (c.n == 0) {
-		free(c.maps);	/* a zombie: keep what we knew */
+	if (c.n == 0 || !maps_hold(&c, s->text) || newer_slot(r, since, s->pid)) {
+		/* a zombie keeps what we knew; an exec'd image is another's */
+		if (c.n != 0 && !maps_hold(&c, s->text))
+			s->gone = 1;
+		free(c.maps);
 		return;
 	}
-	free(s->maps);
-	s->maps = c.maps;
-	s->n = c.n;
+	for (size_t i = 0; i < c.n; i++)
+		remember_map(s, &c.maps[i]);
+	free(c.maps);
 	snprintf(path, sizeof path, "/proc/%d/comm", (int)s->pid);
 	f = fopen(path, "re");
 	if (f != NULL) {
@@ -225,34 +305,64 @@ snapshot(struct builder *b, struct slot_maps *s)
 	}
 }
 
+/* Slot i has just been filled by pid: it ends pid's older slots. */
+static void
+open_slot(struct builder *b, struct agent_region *r, struct slot_maps *slots,
+    uint32_t i, pid_t pid)
+{
+	int known = 0;
+
+	slots[i].pid = pid;
+	slots[i].gone = 0;
+	slots[i].text = r->procs[i].text;
+	for (uint32_t k = 1; k < i; k++)
+		if (slots[k].pid == pid) {
+			slots[k].gone = 1;	/* an exec or a dlclose */
+			known = 1;
+		}
+	if (i > 1 && !known)
+		builder_fork(b, pid, (pid_t)r->procs[i].ppid);
+}
+
 static void
 snapshot_all(struct builder *b, struct agent_region *r, struct slot_maps *slots)
 {
 	uint32_t n = atomic_load(&r->next_slot);
 
-	for (uint32_t i = 1; i < n && i < AGENT_MAX_PROCS; i++) {
+	if (n > AGENT_MAX_PROCS)
+		n = AGENT_MAX_PROCS;
+	/* new slots first: the maps of the slots they end must not be read */
+	for (uint32_t i = 1; i < n; i++) {
 		pid_t pid = (pid_t)atomic_load(&r->procs[i].pid);
 
-		if (pid == 0)
-			continue;
-		if (slots[i].pid != pid) {
-			slots[i].pid = pid;
-			slots[i].gone = 0;
-			if (i > 1)
-				builder_fork(b, pid, (pid_t)r->procs[i].ppid);
-		}
-		if (!slots[i].gone)
-			snapshot(b, &slots[i]);
+		if (pid != 0 && slots[i].pid != pid)
+			open_slot(b, r, slots, i, pid);
 	}
+	for (uint32_t i = 1; i < n; i++)
+		if (slots[i].pid != 0 && !slots[i].gone)
+			snapshot(b, r, &slots[i]);
 }
 
+/*
+ * The mapping that holds pc in slot s, or NULL if none does or if two
+ * that do would put it in different code (the address was reused).
+ */
 static const struct tmap *
 find_tmap(const struct slot_maps *s, uint64_t pc)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (pc >= s->maps[i].start && pc < s->maps[i].end)
-			return &s->maps[i];
-	return NULL;
+	const struct tmap *found = NULL;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct tmap *m = &s->maps[i];
+
+		if (pc < m->start || pc >= m->end)
+			continue;
+		if (found != NULL && (found->obj != m->obj ||
+		    found->start - found->offset != m->start - m->offset))
+			return NULL;
+		found = m;
+	}
+	return found;
 }
 
 /* Every pc of the histogram, to its object and file offset. */

@@ -23,6 +23,15 @@ struct record_opts {
 	int quiet;
 };
 
+/*
+ * The options of `profil record` (argv as main gets it, argv[0] the
+ * command's name).  Returns -1 when the command should go on (o->argv is
+ * then set by the caller from optind), or the exit status to end with
+ * (after --help, or a one-line message about a bad option).
+ */
+int record_parse(int argc, char **argv, struct record_opts *o,
+    const char **output, pid_t *attach);
+
 struct record_result {
 	struct builder *builder;
 	pid_t pid;			/* the program's pid */

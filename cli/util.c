@@ -10,6 +10,7 @@
 #include "cli.h"
 
 const char *cli_name;
+void (*cli_exit_hook)(int status);
 
 static void
 vsay(const char *fmt, va_list ap)
@@ -54,6 +55,8 @@ cli_die(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsay(fmt, ap);
 	va_end(ap);
+	if (cli_exit_hook != NULL)
+		cli_exit_hook(status);
 	exit(status);
 }
 
@@ -116,6 +119,10 @@ cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
 int
 cli_finish_stdout(int status)
 {
+	if (cli_exit_hook != NULL) {	/* embedded: stdout is not ours to close */
+		fflush(stdout);
+		return status;
+	}
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
 		if (errno != EPIPE)
 			cli_error("cannot write output: %s", strerror(errno));

@@ -1,10 +1,13 @@
 /*
  * agent.c - libprofil's side of `profil record -e timer` (see agent.h):
  * when PROFIL_AGENT_FD names a region, map it before the program's own
- * code runs and profile the whole process into it.
- * Invariant: nothing here runs unless the recorder asked for it.
+ * code runs and profile the whole process into it; take a new slot when
+ * dlclose unmaps code.
+ * Invariant: nothing here does anything unless the recorder asked for it.
  */
 #include <errno.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +32,7 @@ take_slot(void)
 	if (slot == 0 || slot >= AGENT_MAX_PROCS)
 		return 0;
 	region->procs[slot].ppid = (int32_t)getppid();
+	region->procs[slot].text = (uint64_t)(uintptr_t)take_slot;
 	atomic_store(&region->procs[slot].pid, (int32_t)getpid());
 	session_set_pc_tag((uint64_t)slot << 48);
 	return (int)slot;
@@ -39,6 +43,40 @@ agent_fork_child(void)
 {
 	if (region != NULL && take_slot() == 0)
 		profil_stop();	/* no slot: better unprofiled than misfiled */
+}
+
+/* Objects the dynamic loader has unloaded so far in this process. */
+static int
+read_subs(struct dl_phdr_info *info, size_t size, void *subs)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+	    sizeof info->dlpi_subs)
+		*(unsigned long long *)subs = info->dlpi_subs;
+	return 1;	/* every entry carries the same counters */
+}
+
+static unsigned long long
+unloaded_objects(void)
+{
+	unsigned long long subs = 0;
+
+	dl_iterate_phdr(read_subs, &subs);
+	return subs;
+}
+
+int
+agent_dlclose(int (*real_dlclose)(void *), void *handle)
+{
+	unsigned long long before;
+	int rc;
+
+	if (region == NULL)
+		return real_dlclose(handle);
+	before = unloaded_objects();
+	rc = real_dlclose(handle);
+	if (unloaded_objects() != before)
+		take_slot();	/* none left: pcs there go to [unknown] */
+	return rc;
 }
 
 static struct agent_region *

@@ -10,6 +10,13 @@
  * into the region's pc histogram, keyed by slot and pc.  The counts live
  * in the region, so a crash or SIGKILL loses nothing; the recorder maps
  * pcs to objects through /proc/PID/maps.
+ *
+ * A slot stands for one address space as long as no code leaves it: a
+ * process takes a new one when it forks, when it execs (the new image's
+ * agent), and when dlclose unmaps an object (whose addresses the next
+ * dlopen may reuse).  So a slot's pcs never name two pieces of code, and
+ * the recorder stops reading the maps of a slot once a newer slot has
+ * the same pid.
  */
 #ifndef PROFIL_AGENT_H
 #define PROFIL_AGENT_H
@@ -19,12 +26,17 @@
 
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
-#define AGENT_VERSION		1
+#define AGENT_VERSION		2
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
 
 struct agent_proc {
 	_Atomic int32_t pid;		/* 0: slot not (yet) filled */
 	int32_t ppid;
+	/*
+	 * An address in libprofil's code in the slot's process image (set
+	 * before pid): maps that do not map it there are of another image.
+	 */
+	uint64_t text;
 };
 
 struct agent_region {
@@ -42,5 +54,15 @@ struct agent_region {
 
 /* In a forked child: take a slot of its own (called by session.c). */
 void agent_fork_child(void);
+
+/*
+ * dlclose(handle) through real_dlclose, the C library's; returns what it
+ * returns.  If that unmapped code, the next dlopen may put other code at
+ * its addresses, so the process goes on under a new slot (without a free
+ * slot it keeps the old one, and the recorder credits pcs whose code
+ * changed to no object rather than to the wrong one).  Called by the
+ * dlclose of the shared library (thread_hook.c).
+ */
+int agent_dlclose(int (*real_dlclose)(void *), void *handle);
 
 #endif

@@ -151,7 +151,7 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		end_record(&out, at);
 	}
 	if (!out.failed) {
-		uint32_t crc = (uint32_t)crc32(0, out.data, (uInt)out.len);
+		uint32_t crc = (uint32_t)crc32_z(0, out.data, out.len);
 
 		at = begin_record(&out, PRF_TAG_END);
 		rio_put_u32(&out, crc);
@@ -488,7 +488,7 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_END: {
 			uint32_t crc = rio_get_u32(&payload);
-			uint32_t want = (uint32_t)crc32(0, in->data, (uInt)at);
+			uint32_t want = (uint32_t)crc32_z(0, in->data, at);
 
 			if (payload.failed || length != 4) {
 				say(d, "bad end record at byte %zu", at);

@@ -83,10 +83,16 @@ count_overflow(struct plan *plan, unsigned long weight)
 		atomic_fetch_add(&stats.saturated, (unsigned long)lost);
 }
 
-/* Multiplicative hash: keys differ mostly in their low bits. */
+/*
+ * Multiplicative hash of a key, tag (process slot) bits included: folded
+ * down first, or every process's copy of a pc would share one probe
+ * sequence (the product's bits 20 and up do not depend on bits 44 and up
+ * of the key) and a few hundred processes would run it out.
+ */
 static uint64_t
 pcmap_slot(uint64_t key, uint64_t mask)
 {
+	key ^= key >> 32;
 	return (key * 0x9e3779b97f4a7c15ull >> 20) & mask;
 }
 

@@ -25,9 +25,42 @@ thread_cpu_clock(pid_t tid)
 	return (clockid_t)((~(unsigned)tid << 3) | 6u);
 }
 
+/*
+ * When a new timer first fires, in ns of the thread's CPU time.  The
+ * kernel checks CPU timers at scheduler ticks only, so the CPU time a
+ * thread uses after its last tick is never seen: half a tick on average.
+ * A first expiry drawn from (0, L] puts the sampling grid at a random
+ * phase, so that threads shorter than a period get their share too, and
+ * with L = period - tick it also gives that half tick back:
+ *
+ *   samples = 1 + (cpu at the last tick - first expiry) / period, so
+ *   E[samples] = (cpu - tick/2) / period + 1/2 - L / (2 period)
+ *              = cpu / period                  for L = period - tick
+ *
+ * At or above the tick rate L is 0: the first tick fires.
+ */
+static uint64_t
+first_expiry_ns(const struct clock_spec *spec, pid_t tid)
+{
+	uint64_t tick_ns = 1000000000u / thread_clock_tick_hz();
+	uint64_t spread = spec->period_ns > tick_ns ? spec->period_ns - tick_ns : 0;
+	struct timespec now;
+	uint64_t x;
+
+	if (spread == 0)
+		return 1;
+	/* any draw will do: the time and the tid, mixed (splitmix64) */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	x = (uint64_t)now.tv_nsec + ((uint64_t)tid << 32);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return 1 + (x ^ (x >> 31)) % spread;
+}
+
 static int
 arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 {
+	uint64_t first = first_expiry_ns(spec, tid);
 	struct sigevent ev;
 	struct itimerspec its;
 	timer_t timer;
@@ -41,7 +74,8 @@ arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 		return -1;
 	its.it_interval.tv_sec = (time_t)(spec->period_ns / 1000000000u);
 	its.it_interval.tv_nsec = (long)(spec->period_ns % 1000000000u);
-	its.it_value = its.it_interval;
+	its.it_value.tv_sec = (time_t)(first / 1000000000u);
+	its.it_value.tv_nsec = (long)(first % 1000000000u);
 	if (timer_settime(timer, 0, &its, NULL) < 0) {
 		int saved = errno;
 		timer_delete(timer);

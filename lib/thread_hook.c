@@ -12,12 +12,18 @@
  * The new thread's own start routine is left untouched (no trampoline):
  * a sanitizer may wrap it after us, and nothing may run on the thread
  * before the sanitizer has set it up.
+ *
+ * The shared library also puts a dlclose in front of the C library's,
+ * for the agent of `profil record -e timer` (agent.h), which only the
+ * shared library can be.  The static one must not: it would replace the
+ * C library's in a static program, which has no RTLD_NEXT.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
 
+#include "agent.h"
 #include "threads.h"
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *,
@@ -70,3 +76,22 @@ HOOK_NAME(pthread_t *thread, const pthread_attr_t *attr,
 		threads_add((pid_t)~(clock >> 3));
 	return rc;
 }
+
+#ifndef PROFIL_WRAP
+typedef int dlclose_fn(void *);
+
+__attribute__((visibility("default"))) int
+dlclose(void *handle)
+{
+	static dlclose_fn *_Atomic real_close;
+	dlclose_fn *real = real_close;
+
+	if (real == NULL) {
+		real = (dlclose_fn *)dlsym(RTLD_NEXT, "dlclose");
+		if (real == NULL)
+			return -1;	/* cannot happen: linked against libdl */
+		real_close = real;
+	}
+	return agent_dlclose(real, handle);
+}
+#endif

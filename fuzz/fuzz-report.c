@@ -1,0 +1,145 @@
+/*
+ * fuzz-report.c - the report side fed any .prf the reader accepts: the
+ * folding into functions (cli/funcs.c, with the symbol tables of whatever
+ * files the objects name) and every view of `profil report` in every
+ * format (cli/report-*.c), printed to /dev/null.  The rows must account
+ * for every sample.  An input refused only for its checksum is read with
+ * the checksum made right.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "funcs.h"
+#include "fuzz.h"
+#include "report.h"
+#include "table.h"
+
+static char dir[64], page[96];
+static int null_fd, stdout_fd;	/* /dev/null, and where stdout was */
+
+static void
+remove_files(void)
+{
+	unlink(page);
+	rmdir(dir);
+}
+
+/* stdin is /dev/null; so is stdout while an input is reported on. */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	snprintf(dir, sizeof dir, "/tmp/profil-fuzz-report.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		fuzz_fail("cannot make a directory in /tmp");
+	snprintf(page, sizeof page, "%s/page.html", dir);
+	atexit(remove_files);
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	stdout_fd = dup(1);
+	if (null_fd < 0 || stdout_fd < 0 || dup2(null_fd, 0) < 0)
+		fuzz_fail("cannot open /dev/null");
+	return 0;
+}
+
+/* Every sample in exactly one row; rows point at real objects. */
+static void
+check_rows(const struct profil_profile *p, const struct funcs *f)
+{
+	unsigned __int128 sum = 0;
+
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct func_row *r = &f->rows[i];
+
+		if (r->object_index != FUNC_NO_OBJECT && r->object_index >= p->nobjects)
+			fuzz_fail("row %zu: object %zu of %zu", i, r->object_index,
+			    p->nobjects);
+		if (r->samples == 0 || r->start > r->end)
+			fuzz_fail("row %zu (%s): %llu samples in [%#llx, %#llx)", i,
+			    r->function, (unsigned long long)r->samples,
+			    (unsigned long long)r->start, (unsigned long long)r->end);
+		sum += r->samples;
+	}
+	if (sum != p->samples)
+		fuzz_fail("rows hold %llu samples, the profile %llu",
+		    (unsigned long long)sum, (unsigned long long)p->samples);
+}
+
+static void
+views(const struct profil_profile *p, struct funcs *f, int format)
+{
+	struct report_options o = {
+		.format = format, .sort = SORT_SAMPLES, .min_percent = 0,
+		.limit = -1, .columns = format == FORMAT_TEXT ? 60 : 0,
+		.caption = "fuzz",
+	};
+	char cause[256];
+
+	report_flat(p, f, &o);
+	report_objects(p, &o);
+	report_threads(p, &o);
+	report_processes(p, &o);
+	cause[0] = '\0';
+	if (report_histogram(p, f, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("histogram refused without a cause");
+	if (f->nrows > 0) {
+		o.target = f->rows[0].function;
+		cause[0] = '\0';
+		if (report_annotate(p, f, &o, cause, sizeof cause) < 0 && !cause[0])
+			fuzz_fail("annotate refused without a cause");
+		o.target = f->rows[f->nrows - 1].object;
+		o.limit = 7;
+		if (report_histogram(p, f, &o, cause, sizeof cause) < 0 && !cause[0])
+			fuzz_fail("histogram refused without a cause");
+	}
+	o.sort = SORT_FUNCTION;
+	o.min_percent = 1;
+	o.limit = 3;
+	report_flat(p, f, &o);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_parse(data, size, cause,
+	    sizeof cause);
+	uint8_t *fixed;
+	struct funcs f;
+
+	if (p == NULL && (fixed = fuzz_fix_checksum(data, size)) != NULL) {
+		p = profil_profile_parse(fixed, size, cause, sizeof cause);
+		free(fixed);
+	}
+	if (p == NULL)
+		return 0;
+	funcs_build(&f, p, 0);
+	check_rows(p, &f);
+	fflush(stdout);
+	dup2(null_fd, 1);
+	views(p, &f, FORMAT_TEXT);
+	views(p, &f, FORMAT_CSV);
+	views(p, &f, FORMAT_JSON);
+	fflush(stdout);
+	dup2(stdout_fd, 1);
+	if (report_html(p, &f, page, cause, sizeof cause) < 0)
+		fuzz_fail("no page: %s", cause);
+	funcs_free(&f);
+	profil_profile_free(p);
+	return 0;
+}
+
+const char *
+fuzz_expect(const char *name, const uint8_t *data, size_t size)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_parse(data, size, cause,
+	    sizeof cause);
+
+	profil_profile_free(p);
+	if (strncmp(name, "ok-", 3) == 0 && p == NULL)
+		return "a valid profile is refused";
+	return NULL;
+}

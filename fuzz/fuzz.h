@@ -1,0 +1,77 @@
+/*
+ * fuzz.h - what each fuzz target (fuzz/fuzz-NAME.c) offers: libFuzzer's
+ * entry points, and for the corpus replay of `make check` (fuzz/replay.c)
+ * the promise a corpus file's name makes.
+ */
+#ifndef PROFIL_FUZZ_H
+#define PROFIL_FUZZ_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/*
+ * Feed one input to the code under test.  Returns 0; a broken invariant
+ * (a crash, a sanitizer report, or fuzz_fail) ends the process.
+ */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Once, before any input: libFuzzer calls it, and so does the replay. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/*
+ * The replay's extra check of a corpus file by its name: "ok-..." files
+ * are valid inputs the code must accept, "bad-..." ones malformed inputs
+ * it must refuse; any other name promises only that nothing breaks.
+ * Returns NULL when the promise is kept, else what went wrong (static).
+ */
+const char *fuzz_expect(const char *name, const uint8_t *data, size_t size);
+
+/*
+ * A malloc'd copy of a .prf file's bytes with the checksum of its end
+ * record made right, or NULL if it does not end with an end record or the
+ * checksum was right already.  Without it almost no mutation of a valid
+ * file would be read past the checksum.
+ */
+static inline uint8_t *
+fuzz_fix_checksum(const uint8_t *data, size_t size)
+{
+	/* the end record: tag 0xffff, flags 0, length 4, crc32 */
+	static const uint8_t end[8] = { 0xff, 0xff, 0, 0, 4, 0, 0, 0 };
+	uint32_t crc;
+	uint8_t *fixed;
+
+	if (size < 12 || memcmp(data + size - 12, end, sizeof end) != 0)
+		return NULL;
+	crc = (uint32_t)crc32_z(0, data, size - 12);
+	if ((fixed = malloc(size)) == NULL)
+		abort();
+	memcpy(fixed, data, size);
+	for (int i = 0; i < 4; i++)
+		fixed[size - 4 + (size_t)i] = (uint8_t)(crc >> (8 * i));
+	if (memcmp(fixed, data, size) == 0) {
+		free(fixed);
+		return NULL;
+	}
+	return fixed;
+}
+
+/* Print "fuzz: " and the message on stderr, then abort() for libFuzzer. */
+__attribute__((noreturn, format(printf, 1, 2))) static inline void
+fuzz_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fuzz: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+#endif

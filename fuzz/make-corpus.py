@@ -1,0 +1,649 @@
+#!/usr/bin/env python3
+"""make-corpus.py [--record BUILD] - the seed corpus of the fuzz targets.
+
+    tests/corpus/prf/     .prf files: recorded ones (ok-rec-*), and ones made
+                          here from them and from scratch, valid (ok-*) and
+                          malformed (bad-*)
+    tests/corpus/report/  the valid .prf files, and some naming real files
+    tests/corpus/elf/     small ELF files compiled here (ok-*), and damaged
+                          copies of them (odd-*)
+
+With --record BUILD it first records fresh ok-rec-*.prf files with
+BUILD/profil and BUILD/tests/workload (not reproducible: sampling); without,
+it only remakes the derived files, which are the same on every run given the
+same recorded files, compilers and system libraries.  The names are the
+promise the corpus replay of `make check` checks (fuzz/fuzz.h): ok-* must be
+accepted, bad-* refused; odd-* only must not break anything.
+"""
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "tests", "corpus")
+
+# ---- the .prf format (docs/prf-format.md) --------------------------------
+
+MAGIC = b"\x89PRF\r\n\x1a\n"
+HEADER, OBJECT, THREAD, PROCESS, END = 1, 2, 3, 4, 0xFFFF
+U64 = (1 << 64) - 1
+
+
+def u8(v): return struct.pack("<B", v)
+def u16(v): return struct.pack("<H", v)
+def u32(v): return struct.pack("<I", v & 0xFFFFFFFF)
+def u64(v): return struct.pack("<Q", v & U64)
+
+
+def string(s):
+    b = s.encode() if isinstance(s, str) else s
+    return u32(len(b)) + b
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def record(tag, payload, flags=0, length=None):
+    return u16(tag) + u16(flags) + u32(len(payload) if length is None
+                                       else length) + payload
+
+
+def header(samples, kernel=0, unknown=0, lost=0, engine="perf",
+           argv=("./app", "--flag"), bucket=1, interval=1000000):
+    p = u64(interval) + u32(bucket) + string(engine) + u32(len(argv))
+    for a in argv:
+        p += string(a)
+    p += u64(1763700000000000000) + u64(2500000000) + u64(2400000000)
+    return record(HEADER, p + u64(samples) + u64(kernel) + u64(unknown) +
+                  u64(lost))
+
+
+def histogram(counts, lowpc, bucket, encoding=None):
+    """counts: {addr: count}.  Sparse unless encoding says dense (0)."""
+    index = sorted((a - lowpc) // bucket for a in counts)
+    by_index = {(a - lowpc) // bucket: c for a, c in counts.items()}
+    if encoding == 0:
+        span = index[-1] + 1 if index else 0
+        return u8(0) + u64(span) + b"".join(
+            varint(by_index.get(i, 0)) for i in range(span))
+    out, prev = u8(1) + u64(len(index)), 0
+    for i in index:
+        out += varint(i - prev) + varint(by_index[i])
+        prev = i
+    return out
+
+
+def obj(path, counts, lowpc=0x1000, highpc=0x9000, bucket=1, build_id=b"",
+        samples=None, encoding=None, hist=None):
+    if samples is None:
+        samples = sum(counts.values())
+    p = string(path) + u8(len(build_id)) + build_id + u64(lowpc) + \
+        u64(highpc) + u32(bucket) + u64(samples)
+    return record(OBJECT, p + (hist if hist is not None else
+                               histogram(counts, lowpc, bucket, encoding)))
+
+
+def thread(pid, tid, name, samples):
+    return record(THREAD, u32(pid) + u32(tid) + string(name) + u64(samples))
+
+
+def process(pid, ppid, command, status, samples):
+    return record(PROCESS, u32(pid) + u32(ppid) + string(command) +
+                  u32(status) + u64(samples))
+
+
+def finish(records, version=1, crc=None):
+    body = MAGIC + u32(version) + b"".join(records)
+    return body + record(END, u32(zlib.crc32(body) if crc is None else crc))
+
+
+def records_of(data):
+    """[(offset, tag, flags, length)] of a well-formed file."""
+    out, at = [], 12
+    while at + 8 <= len(data):
+        tag, flags, length = struct.unpack_from("<HHI", data, at)
+        out.append((at, tag, flags, length))
+        at += 8 + length
+    return out
+
+
+def refresh_crc(data):
+    return data[:-4] + u32(zlib.crc32(data[:-12]))
+
+
+def set_u32(data, at, v):
+    return data[:at] + u32(v) + data[at + 4:]
+
+
+def prf_files(recorded):
+    """name -> bytes: valid and malformed profiles."""
+    f = {}
+    # -- valid, made here: each feature of the format at least once
+    exe = {0x1000: 5, 0x1004: 7, 0x2000: 1, 0x8ffc: 1000000}
+    lib = {0x20000: 3, 0x20001: 4, 0x20002: 5, 0x20004: 6}
+    total = sum(exe.values()) + sum(lib.values()) + 11 + 2
+    full = [header(total, kernel=11, unknown=2, lost=9),
+            obj("/usr/bin/app", exe, bucket=4, build_id=bytes(range(1, 21))),
+            obj("/lib/libm.so.6", lib, lowpc=0x20000, highpc=0x20010,
+                encoding=0),
+            thread(10, 10, "app", total - 1), thread(10, 11, "worker", 1),
+            process(10, 1, "./app --flag", 0, total)]
+    f["ok-made-full.prf"] = finish(full)
+    f["ok-made-zero-objects.prf"] = finish([header(5, kernel=3, unknown=2)])
+    f["ok-made-empty.prf"] = finish([header(0, argv=())])
+    f["ok-made-unknown-optional-record.prf"] = finish(
+        full[:2] + [record(77, b"future", flags=1)] + full[2:])
+    f["ok-made-top-of-address-space.prf"] = finish([
+        header(3), obj("[vdso]", {U64 - 15: 1, U64 - 1: 2}, lowpc=U64 - 15,
+                       highpc=U64, bucket=1)])
+    f["ok-made-dense-trailing-zeros.prf"] = finish([
+        header(1), obj("/a", {}, samples=1,
+                       hist=u8(0) + u64(4) + varint(1) + b"\0\0\0")])
+    f["ok-made-big-counts.prf"] = finish([
+        header(U64, unknown=1), obj("/a", {0x1000: U64 - 1})])
+    f["ok-made-odd-strings.prf"] = finish([
+        header(1, engine="", argv=("", "\u00e9\u00e8", "a,b\"c\n")),
+        obj("", {0x1000: 1}), thread(0, 0, "", 1),
+        process(0xFFFFFFFF, 0, "", -1, 1)])
+    # -- malformed, made here
+    bad = {
+        "empty": b"",
+        "magic-only": MAGIC,
+        "bad-magic": b"\x89PRF\n\n\x1a\n" + finish(full)[8:],
+        "version-2": finish(full, version=2),
+        "no-end-record": finish(full)[:-12],
+        "checksum": finish(full, crc=0x1A2B3C4D),
+        "end-record-length-5": finish(full)[:-12] + record(END, u32(0) + b"x"),
+        "bytes-after-end": finish(full) + b"\0",
+        "first-record-not-header": finish(full[1:2] + full[:1]),
+        "second-header": finish(full[:1] + full),
+        "unknown-record": finish(full[:2] + [record(77, b"x")] + full[2:]),
+        "unknown-flags": finish([record(HEADER, full[0][8:], flags=2)]
+                                + full[1:]),
+        "header-length-past-end": finish([full[0][:4] + u32(0xFFFFFFFF) +
+                                          full[0][8:]] + full[1:]),
+        "object-length-past-end": finish(full[:1] + [full[1][:4] +
+                                         u32(0x7FFFFFFF) + full[1][8:]]),
+        "object-length-short": finish(full[:1] + [full[1][:4] + u32(len(
+            full[1]) - 9) + full[1][8:]] + full[2:]),
+        "object-bytes-left-over": finish(full[:1] + [record(OBJECT, full[1][
+            8:] + b"\0")] + full[2:]),
+        "argc-huge": finish([record(HEADER, u64(1) + u32(1) + string("perf") +
+                                    u32(0xFFFFFFFF))]),
+        "string-length-huge": finish([record(HEADER, u64(1) + u32(1) +
+                                             u32(0xFFFFFFF0) + b"perf")]),
+        "string-with-nul": finish([header(1), obj("/a\0b", {0x1000: 1})]),
+        "path-too-long": finish([header(1), obj("/" + "a" * 5000,
+                                                {0x1000: 1})]),
+        "build-id-65-bytes": finish([header(1), obj("/a", {0x1000: 1},
+                                                    build_id=bytes(65))]),
+        "bucket-size-0": finish([header(1), obj("/a", {}, bucket=0, samples=1,
+                                 hist=u8(1) + u64(1) + varint(0) +
+                                 varint(1))]),
+        "bucket-size-2M": finish([header(1), obj("/a", {0x1000: 1},
+                                                 bucket=1 << 21)]),
+        "empty-range": finish([header(1), obj("/a", {0x1000: 1},
+                                              lowpc=0x1000, highpc=0x1000)]),
+        "bucket-beyond-highpc": finish([header(1), obj("/a", {0x9000: 1})]),
+        "bucket-beyond-2^64": finish([header(1), obj(
+            "/a", {}, lowpc=U64 - 15, highpc=U64, bucket=1 << 20, samples=1,
+            hist=u8(1) + u64(1) + varint(1 << 40) + varint(1))]),
+        "histogram-encoding-2": finish([header(1), obj(
+            "/a", {}, samples=1, hist=u8(2) + u64(1) + varint(1))]),
+        "dense-count-huge": finish([header(1), obj(
+            "/a", {}, samples=1, hist=u8(0) + u64(1 << 62) + varint(1))]),
+        "sparse-count-huge": finish([header(1), obj(
+            "/a", {}, samples=1, hist=u8(1) + u64(U64) + varint(0) +
+            varint(1))]),
+        "sparse-delta-0": finish([header(2), obj(
+            "/a", {}, samples=2, hist=u8(1) + u64(2) + varint(0) + varint(1) +
+            varint(0) + varint(1))]),
+        "sparse-index-overflow": finish([header(2), obj(
+            "/a", {}, lowpc=0, highpc=U64, samples=2, hist=u8(1) + u64(2) +
+            varint(U64) + varint(1) + varint(U64) + varint(1))]),
+        "sparse-empty-bucket": finish([header(0), obj(
+            "/a", {}, samples=0, hist=u8(1) + u64(1) + varint(0) +
+            varint(0))]),
+        "varint-11-bytes": finish([header(1), obj(
+            "/a", {}, samples=1, hist=u8(0) + u64(1) + b"\x81" + b"\x80" * 9 +
+            b"\x00")]),
+        "varint-65-bits": finish([header(1), obj(
+            "/a", {}, samples=1, hist=u8(0) + u64(1) + b"\xff" * 9 +
+            b"\x02")]),
+        "bucket-counts-overflow": finish([header(0), obj(
+            "/a", {0x1000: 1 << 63, 0x1001: 1 << 63}, samples=0)]),
+        "object-samples-overflow": finish([
+            header(0), obj("/a", {0x1000: 1 << 63}),
+            obj("/b", {0x1000: 1 << 63})]),
+        "bucket-counts-not-object-samples": finish([header(2), obj(
+            "/a", {0x1000: 1}, samples=2)]),
+        "totals-header": finish([header(3), obj("/a", {0x1000: 1})]),
+        "totals-kernel-overflow": finish([header(0, kernel=1 << 63,
+                                                 unknown=1 << 63)]),
+        "totals-threads": finish(full[:3] + [thread(1, 1, "a", 1)]),
+        "totals-threads-overflow": finish([
+            header(0), thread(1, 1, "a", 1 << 63), thread(1, 2, "b", 1 << 63)]),
+        "totals-processes": finish(full[:5] + [process(1, 0, "a", 0, 1)]),
+        "thread-truncated": finish([header(1, kernel=1),
+                                    record(THREAD, u32(1) + u32(1))]),
+        "process-truncated": finish([header(1, kernel=1),
+                                     record(PROCESS, u32(1) + u32(1) +
+                                            string("a"))]),
+    }
+    for name, data in bad.items():
+        f["bad-made-" + name + ".prf"] = data
+    # -- malformed, from a recorded file: cut at every record boundary
+    # (and inside every record header and payload), a damaged checksum
+    base = recorded[0] if recorded else finish(full)
+    cuts = {0, 4, 8, 11}
+    for at, tag, flags, length in records_of(base):
+        cuts |= {at, at + 3, at + 8 + length // 2}
+    for cut in sorted(c for c in cuts if c < len(base)):
+        f["bad-cut-at-%04d.prf" % cut] = base[:cut]
+    f["bad-rec-checksum.prf"] = base[:-1] + bytes([base[-1] ^ 0x01])
+    f["bad-rec-payload-flipped.prf"] = base[:30] + bytes([base[30] ^ 0x40]) + \
+        base[31:]
+    for at, tag, flags, length in records_of(base)[:-1]:
+        f["bad-rec-length-past-end-%d.prf" % at] = set_u32(
+            base, at + 4, len(base))
+        f["bad-rec-length-plus-1-%d.prf" % at] = refresh_crc(set_u32(
+            base, at + 4, length + 1))
+        if tag == OBJECT:
+            # the histogram's n (after path, build-id, lowpc, highpc,
+            # bucket_bytes, samples and the encoding byte), claimed huge
+            pathlen = struct.unpack_from("<I", base, at + 8)[0]
+            idlen = base[at + 12 + pathlen]
+            n_at = at + 12 + pathlen + 1 + idlen + 8 + 8 + 4 + 8 + 1
+            for claim in (1 << 32, 1 << 62, U64):
+                f["bad-rec-bucket-count-%x.prf" % claim] = refresh_crc(
+                    base[:n_at] + u64(claim) + base[n_at + 8:])
+    return f
+
+
+# ---- ELF files -----------------------------------------------------------
+
+TINY_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void burn(unsigned long n)
+{ for (unsigned long i = 0; i < n; i++) sink += i * i; }
+__attribute__((noinline)) void six(void) { burn(600); }
+__attribute__((noinline, cold)) void rarely(void) { burn(1); abort(); }
+int main(int argc, char **argv)
+{ six(); if (argc > 5) rarely(); printf("%s\n", argv[0]); return 0; }
+"""
+
+# The file the damaged copies are made from: small (no libc, packed
+# segments) but with all a real one has: symtab, dynsym, build-id, DWARF.
+SMALL_C = r"""
+static volatile unsigned long sink;
+__attribute__((noinline)) static void burn(unsigned long n)
+{ for (unsigned long i = 0; i < n; i++) sink += i * i; }
+__attribute__((noinline)) void six(void) { burn(600); }
+__attribute__((noinline)) void three(void) { burn(300); }
+void _start(void) { six(); three(); for (;;); }
+"""
+
+TINY_CC = r"""
+namespace ns {
+template <typename T> struct box {
+	T v;
+	__attribute__((noinline)) T get() const { return v; }
+};
+__attribute__((noinline)) int work(const char *s) { return s[0]; }
+}
+int main(int argc, char **argv)
+{
+	ns::box<long> b{argc};
+	return ns::work(argv[0]) + (int)b.get();
+}
+"""
+
+# Symbols a compiler does not make: nested, overlapping, zero-size, at the
+# end of the section, sized past it, with a wrapping size, aliases, an
+# ifunc, a mangled name.
+ODD_S = r"""
+	.text
+	.globl outer
+	.type outer, @function
+outer:	.fill 16, 1, 0x90
+	.type inner, @function
+inner:	.fill 8, 1, 0x90
+	.size inner, 8
+	.type zero_size, @function
+zero_size:
+	.fill 8, 1, 0x90
+	.type overlap, @function
+overlap: .fill 32, 1, 0x90
+	.size outer, 48
+	.size overlap, 32
+	.globl alias
+	.type alias, @function
+	.set alias, outer
+	.size alias, 16
+	.type _ZN2ns5thingEv, @function
+_ZN2ns5thingEv:
+	.fill 8, 1, 0xc3
+	.size _ZN2ns5thingEv, 4096
+	.type resolver, @function
+resolver: lea outer(%rip), %rax
+	ret
+	.size resolver, .-resolver
+	.type chooser, @gnu_indirect_function
+	.set chooser, resolver
+	.type wraps, @function
+wraps:	.fill 4, 1, 0x90
+	.size wraps, 0xfffffffffffffff0
+	.globl _start
+	.type _start, @function
+_start:	.fill 4, 1, 0xc3
+	.type at_end, @function
+at_end:
+"""
+
+EHDR = "<16sHHIQQQIHHHHHH"
+SHDR = "<IIQQQQIIQQ"
+PHDR = "<IIQQQQQQ"
+SYM = "<IBBHQQ"
+
+
+def run(*cmd, cwd=None):
+    subprocess.run(cmd, check=True, cwd=cwd)
+
+
+def build_elf_seeds(tmp):
+    """name -> path of the valid ELF files compiled in tmp."""
+    def src(name, text):
+        p = os.path.join(tmp, name)
+        with open(p, "w") as fp:
+            fp.write(text)
+        return p
+
+    c, cc, s = src("tiny.c", TINY_C), src("tiny.cc", TINY_CC), \
+        src("odd.s", ODD_S)
+    small_c = src("small.c", SMALL_C)
+    out = {}
+
+    def cmd(name, *args):
+        path = os.path.join(tmp, name)
+        # the same bytes whatever the temporary directory was
+        prefix = {"gcc": ["-ffile-prefix-map=%s=/corpus" % tmp],
+                  "g++": ["-ffile-prefix-map=%s=/corpus" % tmp],
+                  "as": ["--debug-prefix-map", "%s=/corpus" % tmp]}
+        run(args[0], *prefix.get(args[0], []),
+            *[a.replace("@", path) for a in args[1:]], cwd=tmp)
+        out[name] = path
+
+    small = "-Wl,-z,noseparate-code"	# half the size, the same to us
+    cmd("ok-c-Os-g", "gcc", "-Os", "-g", small, "-o", "@", c)
+    cmd("ok-c-O2-nopie", "gcc", "-O2", "-no-pie", small, "-o", "@", c)
+    cmd("ok-c-stripped", "gcc", "-Os", "-s", small, "-o", "@", c)
+    cmd("ok-small-static-pie", "gcc", "-Os", "-g", "-nostdlib", "-static-pie",
+        "-Wl,--build-id,-z,noseparate-code,-z,max-page-size=16,"
+        "-z,common-page-size=16", "-o", "@", small_c)
+    cmd("ok-c-object.o", "gcc", "-Os", "-g", "-c", "-o", "@", c)
+    cmd("ok-c-shared.so", "gcc", "-Os", "-g", "-shared", "-fPIC", small, "-o",
+        "@", c)
+    cmd("ok-c-gdwarf4", "gcc", "-Og", "-gdwarf-4", small, "-o", "@", c)
+    cmd("ok-cc-Os-g", "g++", "-Os", "-g", small, "-o", "@", cc)
+    cmd("ok-odd-symbols.o", "as", "-g", "-o", "@", s)
+    # (ld 2.40 fails on the ifunc with debug information: link it without)
+    run("as", "-o", "nodebug.o", s, cwd=tmp)	# (no debug: no tmp path)
+    cmd("ok-odd-symbols", "ld", "-o", "@", "nodebug.o")
+    # a stripped file with a .gnu_debuglink to a debug file not there
+    cmd("ok-c-debuglink", "objcopy", "--strip-debug",
+        "--add-gnu-debuglink=tiny.c", "ok-c-Os-g", "@")
+    return out
+
+
+def sections(data):
+    e = struct.unpack_from(EHDR, data, 0)
+    shoff, shentsize, shnum = e[6], e[11], e[12]
+    return [(shoff + i * shentsize,) + struct.unpack_from(
+        SHDR, data, shoff + i * shentsize) for i in range(shnum)]
+
+
+def patch(data, at, fmt, *values):
+    b = bytearray(data)
+    struct.pack_into(fmt, b, at, *values)
+    return bytes(b)
+
+
+def damaged_elf(data):
+    """name -> bytes: copies of a valid ELF executable, damaged."""
+    f = {}
+    e = list(struct.unpack_from(EHDR, data, 0))
+    phoff, shoff, phentsize, phnum, shentsize = e[5], e[6], e[9], e[10], e[11]
+    for name, cut in (("ehdr", 40), ("64", 64), ("phdrs", phoff + phentsize
+                      + phentsize // 2), ("half", len(data) // 2),
+                      ("before-shdrs", shoff), ("mid-shdrs",
+                      shoff + 5 * shentsize + 7)):
+        f["odd-cut-" + name] = data[:cut]
+
+    def ehdr(**kw):
+        fields = ["ident", "type", "machine", "version", "entry", "phoff",
+                  "shoff", "flags", "ehsize", "phentsize", "phnum",
+                  "shentsize", "shnum", "shstrndx"]
+        v = list(e)
+        for k, x in kw.items():
+            v[fields.index(k)] = x
+        return struct.pack(EHDR, *v) + data[64:]
+
+    f["odd-shnum-huge"] = ehdr(shnum=0xFEFF)
+    f["odd-shoff-past-end"] = ehdr(shoff=len(data) + 4096)
+    f["odd-shoff-top"] = ehdr(shoff=U64 - 63)
+    f["odd-phnum-huge"] = ehdr(phnum=0xFFFF)
+    f["odd-phoff-past-end"] = ehdr(phoff=len(data) - 10)
+    f["odd-shstrndx-bogus"] = ehdr(shstrndx=0xFEF0)
+    f["odd-entsize-0"] = ehdr(shentsize=0, phentsize=0)
+    # extended numbering: the counts live in section 0, claimed huge
+    ext = ehdr(shnum=0, shstrndx=0xFFFF, phnum=0xFFFF)
+    f["odd-extended-counts-huge"] = patch(
+        ext, shoff, SHDR, 0, 0, 0, 0, 0, 0xFFFFFFFF, 0xFFFFFFF, 0xFFFFFFFF,
+        0, 0)
+    f["odd-class32"] = data[:4] + b"\x01" + data[5:]
+    f["odd-bigendian"] = data[:5] + b"\x02" + data[6:]
+    f["odd-type-core"] = ehdr(type=4)
+    secs = sections(data)
+    symtabs = [s for s in secs if s[2] in (2, 11)]	# SYMTAB, DYNSYM
+    for at, name, typ, flags, addr, off, size, link, info, align, ent in \
+            symtabs:
+        kind = "symtab" if typ == 2 else "dynsym"
+        own = secs.index(next(s for s in secs if s[0] == at))
+        f["odd-%s-size-huge" % kind] = patch(
+            data, at, SHDR, name, typ, flags, addr, off, 1 << 40, link, info,
+            align, ent)
+        f["odd-%s-entsize-1" % kind] = patch(
+            data, at, SHDR, name, typ, flags, addr, off, size, link, info,
+            align, 1)
+        f["odd-%s-link-self" % kind] = patch(
+            data, at, SHDR, name, typ, flags, addr, off, size, own, info,
+            align, ent)
+        f["odd-%s-offset-past-end" % kind] = patch(
+            data, at, SHDR, name, typ, flags, addr, len(data) - 30, size, link,
+            info, align, ent)
+        syms = []
+        for i in range(size // 24):
+            sym = list(struct.unpack_from(SYM, data, off + 24 * i))
+            syms.append((off + 24 * i, sym))
+
+        def each_func(tag, change):
+            b = bytearray(data)
+            for where, sym in syms:
+                if sym[1] & 0xF in (2, 10):	# FUNC, GNU_IFUNC
+                    struct.pack_into(SYM, b, where, *change(list(sym)))
+            f["odd-%s-%s" % (kind, tag)] = bytes(b)
+
+        each_func("names-past-strtab", lambda s: [0x7FFFFFF0] + s[1:])
+        each_func("zero-size", lambda s: s[:5] + [0])
+        each_func("all-overlap", lambda s: s[:5] + [0x100000])
+        each_func("size-wraps", lambda s: s[:4] + [U64 - 15, 1000])
+        each_func("value-0", lambda s: s[:4] + [0, s[5]])
+        each_func("shndx-xindex", lambda s: s[:3] + [0xFFFF] + s[4:])
+        each_func("shndx-bogus", lambda s: s[:3] + [0xFEF0] + s[4:])
+    # program headers: executable segments at the top of the address space,
+    # huge, or past the end of the file
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        ph = list(struct.unpack_from(PHDR, data, at))
+        if ph[0] != 1 or not ph[1] & 1:	# PT_LOAD, PF_X
+            continue
+        f["odd-load-vaddr-top"] = patch(data, at, PHDR, *ph[:3],
+                                        U64 - 0xFFF, U64 - 0xFFF, *ph[5:])
+        # the segment's addresses run past 2^64 and wrap; the file offset
+        # the elf target samples second lands on the last address
+        top = U64 - len(data) // 48
+        f["odd-load-vaddr-wraps"] = patch(data, at, PHDR, *ph[:3], top, top,
+                                          *ph[5:])
+        f["odd-load-memsz-huge"] = patch(data, at, PHDR, *ph[:6], U64, ph[7])
+        f["odd-load-offset-past-end"] = patch(data, at, PHDR, *ph[:2],
+                                              len(data) * 2, *ph[3:])
+        break
+    # notes: the build-id note with a huge, and a too-long, descriptor
+    for s in secs:
+        if s[2] == 7 and s[6] >= 16:	# SHT_NOTE
+            namesz, descsz, typ = struct.unpack_from("<III", data, s[5])
+            if typ == 3:	# NT_GNU_BUILD_ID
+                f["odd-build-id-huge"] = patch(data, s[5] + 4, "<I",
+                                               0xFFFFFFF0)
+                f["odd-build-id-100"] = patch(data, s[5] + 4, "<I", 100)
+    return f
+
+
+# ---- report seeds: profiles naming real files ----------------------------
+
+def functions_of(path, dynamic):
+    """[(addr, size)] of the defined functions nm lists in path."""
+    out = subprocess.run(["nm", "-S", "--defined-only"] +
+                         (["-D"] if dynamic else []) + [path],
+                         capture_output=True, text=True).stdout
+    funcs = []
+    for line in out.splitlines():
+        m = re.match(r"([0-9a-f]+) ([0-9a-f]+) [TtWi] ", line)
+        if m:
+            funcs.append((int(m.group(1), 16), int(m.group(2), 16)))
+    return sorted(set(funcs))
+
+
+def report_files(tmp, elf_seeds):
+    """name -> bytes: valid profiles whose objects name real files."""
+    f = {}
+    libc = "/lib/x86_64-linux-gnu/libc.so.6"
+    objects, total = [], 0
+    funcs = functions_of(libc, True)
+    if funcs:
+        step = max(1, len(funcs) // 24)
+        counts = {}
+        for addr, size in funcs[::step]:
+            for k in range(0, max(size, 1), max(size // 3, 1)):
+                counts[addr + k] = counts.get(addr + k, 0) + 1 + k % 5
+        lo = min(counts) - min(counts) % 16
+        objects.append(obj(libc, counts, lowpc=lo, highpc=max(counts) + 1))
+        total += sum(counts.values())
+    # files whose symbols are no use, and names that are not files
+    for path in ("/", "/dev/null", "/etc/hostname", "/proc/self/status",
+                 "relative/path", "//anon", "[heap]", "[vdso]"):
+        objects.append(obj(path, {0x1000: 2, 0x1001: 1}))
+        total += 3
+    f["ok-libc-and-odd-paths.prf"] = finish(
+        [header(total + 3, kernel=2, unknown=1)] + objects +
+        [thread(7, 7, "main", total + 3),
+         process(7, 1, "app", 0, total + 3)])
+    # our own seed ELF files, by the path they have in this checkout
+    objects, total = [], 0
+    for name in ("ok-c-Os-g", "ok-odd-symbols", "ok-cc-Os-g"):
+        path = os.path.join(CORPUS, "elf", name)
+        funcs = functions_of(elf_seeds[name], False)
+        counts = {}
+        for addr, size in funcs:
+            size = min(size, 4096)	# odd-symbols has one of 2^64 - 16
+            for k in range(0, max(size, 1) + 2, max(size // 4, 1)):
+                counts[addr + k] = counts.get(addr + k, 0) + 1
+        if counts:
+            objects.append(obj(path, counts, lowpc=min(counts),
+                               highpc=max(counts) + 1))
+            total += sum(counts.values())
+    f["ok-seed-elf-files.prf"] = finish([header(total)] + objects)
+    return f
+
+
+def write_dir(name, files, keep=()):
+    """Replace the made files of tests/corpus/NAME (ok-rec-*, and files
+    whose name is not ok-/bad-/odd- made, such as fuzzer finds, stay)."""
+    d = os.path.join(CORPUS, name)
+    os.makedirs(d, exist_ok=True)
+    for old in glob.glob(os.path.join(d, "*")):
+        base = os.path.basename(old)
+        if re.match(r"(ok|bad|odd)-", base) and not base.startswith(keep):
+            os.remove(old)
+    for base, data in sorted(files.items()):
+        with open(os.path.join(d, base), "wb") as fp:
+            fp.write(data)
+
+
+def record_seeds(build):
+    """Fresh ok-rec-*.prf files from BUILD's profil and workload."""
+    d = os.path.join(CORPUS, "prf")
+    os.makedirs(d, exist_ok=True)
+    profil = os.path.join(build, "profil")
+    workload = os.path.abspath(os.path.join(build, "tests", "workload"))
+    runs = {
+        "split-perf": ["-e", "perf", "--", workload, "split", "20"],
+        "split-timer": ["-e", "timer", "--", workload, "split", "20"],
+        "split-perf-b16": ["-e", "perf", "-b", "16", "--", workload, "split",
+                           "20"],
+        "threads-perf": ["-e", "perf", "--", workload, "threads", "3", "10"],
+        "threads-timer": ["-e", "timer", "--", workload, "threads", "3", "10"],
+        "forkexec-perf": ["-e", "perf", "--", workload, "forkexec", "10"],
+        "forkexec-timer": ["-e", "timer", "--", workload, "forkexec", "10"],
+        "libm-perf": ["-e", "perf", "--", workload, "libm", "0.2"],
+    }
+    for name, args in runs.items():
+        run(profil, "record", "-q", "-o",
+            os.path.join(d, "ok-rec-%s.prf" % name), *args)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--record":
+        record_seeds(sys.argv[2])
+    elif len(sys.argv) != 1:
+        sys.exit(__doc__)
+    recorded = []
+    for path in sorted(glob.glob(os.path.join(CORPUS, "prf", "ok-rec-*.prf"))):
+        with open(path, "rb") as fp:
+            recorded.append((os.path.basename(path), fp.read()))
+    write_dir("prf", prf_files([d for n, d in recorded if "split-perf." in n]
+                               or [d for n, d in recorded]), keep="ok-rec-")
+    with tempfile.TemporaryDirectory() as tmp:
+        seeds = build_elf_seeds(tmp)
+        elf = {}
+        for name, path in seeds.items():
+            with open(path, "rb") as fp:
+                elf[name] = fp.read()
+        elf.update(damaged_elf(elf["ok-small-static-pie"]))
+        write_dir("elf", elf)
+        report = dict((n, d) for n, d in recorded)
+        report.update(report_files(tmp, seeds))
+        write_dir("report", report)
+    for name in ("prf", "elf", "report"):
+        files = glob.glob(os.path.join(CORPUS, name, "*"))
+        print("tests/corpus/%s: %d files, %d bytes" % (
+            name, len(files), sum(os.path.getsize(p) for p in files)))
+
+
+if __name__ == "__main__":
+    main()

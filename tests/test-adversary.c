@@ -1,0 +1,497 @@
+/*
+ * test-adversary.c - programs that fight the profiler (tests/adversary.c)
+ * run alone, then under `profil record` with the default engine and the
+ * timer engine: the same stdout, stderr and exit status, a profile that
+ * `profil check` accepts, and the samples where the program burns CPU
+ * (margins from the sample count).  Where an engine cannot keep a promise
+ * by design, the test says which and why, and skips that part.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "harness.h"
+#include <profil.h>
+
+/* One adversary mode, and how it ran alone (the reference). */
+struct mode {
+	char *args[4];			/* adversary's arguments */
+	int status;			/* its exit status */
+	int ran;
+	struct run alone;
+};
+
+/* How `profil record` runs it. */
+struct engine {
+	const char *name;		/* for messages */
+	const char *engine;		/* -e, NULL: the default */
+	const char *rate;		/* -F, NULL: the default */
+};
+
+static char tick_rate[16];		/* HZ, set by main() */
+
+static const struct engine default_engine = { "default engine", NULL, NULL };
+/*
+ * At the default rate, above the tick rate, the injected library samples
+ * with perf events where they are permitted; at the tick rate, with POSIX
+ * CPU timers (and so wherever perf events are refused).
+ */
+static const struct engine timer_engine = { "timer engine", "timer", NULL };
+static const struct engine timer_engine_ticks = { "timer engine, tick rate",
+    "timer", tick_rate };
+
+static char adversary[PATH_MAX];
+
+static void
+find_adversary(void)
+{
+	if (adversary[0] == '\0')
+		snprintf(adversary, sizeof adversary, "%s/adversary", bindir);
+}
+
+/* The reference run of m, once; it must end as the mode says. */
+static const struct run *
+alone(struct mode *m)
+{
+	char *argv[8] = { adversary };
+
+	find_adversary();
+	if (!m->ran) {
+		for (int i = 0; m->args[i] != NULL; i++)
+			argv[i + 1] = m->args[i];
+		run(&m->alone, argv);
+		if (m->alone.status != m->status)
+			fail_msg("adversary %s alone: status %d, want %d: %s%s",
+			    m->args[0], m->alone.status, m->status, m->alone.out,
+			    m->alone.err);
+		m->ran = 1;
+	}
+	return &m->alone;
+}
+
+/* What a recording gave. */
+struct outcome {
+	struct shares s;		/* the flat profile */
+	char engine[16];		/* "perf" or "timer" */
+	double lost;			/* samples taken but not kept */
+	double cpu_periods;		/* the program's CPU time in periods */
+};
+
+static void
+read_outcome(const char *prf, struct outcome *o)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	snprintf(o->engine, sizeof o->engine, "%s", p->engine);
+	o->lost = (double)p->lost;
+	o->cpu_periods = (double)p->cpu_ns / (double)p->interval_ns;
+	profil_profile_free(p);
+}
+
+/* A limit of the timer engine by design: say it, and skip the rest. */
+static void
+known_limit(const char *mode, const char *why)
+{
+	print_message("[ LIMIT    ] %s, timer engine: %s\n", mode, why);
+	skip();
+}
+
+/*
+ * Record mode m with engine e into prf: the program must not notice
+ * (stdout, stderr and status as alone) and the profile must be complete,
+ * nothing lost.  Fills o.  If the timer engine ran it and timer_limit is
+ * not NULL, skips with that.
+ */
+static void
+profile_mode(struct mode *m, const struct engine *e, const char *prf,
+    const char *timer_limit, struct outcome *o)
+{
+	const struct run *ref = alone(m);
+	char *argv[16] = { profil_bin, "record", "-q", "-o", (char *)prf };
+	char *check[] = { profil_bin, "check", (char *)prf, NULL };
+	static struct run runs;		/* too big for the stack */
+	struct run *r = &runs;
+	int k = 5;
+
+	if (e->engine != NULL) {
+		argv[k++] = "-e";
+		argv[k++] = (char *)e->engine;
+	}
+	if (e->rate != NULL) {
+		argv[k++] = "-F";
+		argv[k++] = (char *)e->rate;
+	}
+	argv[k++] = adversary;
+	for (int i = 0; m->args[i] != NULL; i++)
+		argv[k++] = m->args[i];
+	argv[k] = NULL;
+	unlink(prf);
+	run(r, argv);
+	if (access(prf, F_OK) < 0)
+		fail_msg("%s (%s): no profile; status %d: %s", m->args[0],
+		    e->name, r->status, r->err);
+	read_outcome(prf, o);
+	if (timer_limit != NULL && strcmp(o->engine, "timer") == 0)
+		known_limit(m->args[0], timer_limit);
+	if (r->status != ref->status)
+		fail_msg("%s (%s, %s engine): status %d, alone %d: %s",
+		    m->args[0], e->name, o->engine, r->status, ref->status, r->err);
+	if (strcmp(r->out, ref->out) != 0)
+		fail_msg("%s (%s, %s engine): stdout\n%s\nalone:\n%s", m->args[0],
+		    e->name, o->engine, r->out, ref->out);
+	if (strcmp(r->err, ref->err) != 0)
+		fail_msg("%s (%s, %s engine): stderr\n%s\nalone:\n%s", m->args[0],
+		    e->name, o->engine, r->err, ref->err);
+	run(r, check);
+	if (r->status != 0)
+		fail_msg("%s (%s): the profile is not complete: %s", m->args[0],
+		    e->name, r->err);
+	report(&o->s, prf);
+	/* lost: taken but not kept (no room, no ring space) */
+	if (o->lost > 5 + 0.02 * o->s.total)
+		fail_msg("%s (%s): %.0f samples lost, %.0f kept", m->args[0],
+		    e->name, o->lost, o->s.total);
+}
+
+/*
+ * function's share of the samples is at least want, less 4 standard
+ * errors; enough samples to tell.
+ */
+static void
+assert_share(const struct shares *s, const char *function, double want,
+    const char *what)
+{
+	double got = samples_of(s, function, NULL);
+
+	if (s->total < 40)
+		fail_msg("%s: only %.0f samples", what, s->total);
+	if (got / s->total < want - harness_margin(want, s->total, 4, 0.02))
+		fail_msg("%s: %s has %.0f of %.0f samples, want %.0f%%\n%s", what,
+		    function, got, s->total, 100 * want, s->csv);
+}
+
+/* Every way the tests record: the engine-specific limits come last. */
+static const struct engine *const engines[] = { &default_engine,
+    &timer_engine_ticks, &timer_engine };
+#define NENGINES (sizeof engines / sizeof engines[0])
+
+/* Run m under each engine; burner must have want of the samples. */
+static void
+expect_unnoticed(struct mode *m, const char *burner, double want,
+    const char *timer_limit)
+{
+	struct outcome o;
+
+	for (size_t i = 0; i < NENGINES; i++) {
+		char what[128];
+
+		snprintf(what, sizeof what, "%s (%s)", m->args[0],
+		    engines[i]->name);
+		profile_mode(m, engines[i], tmp("adv.prf"), timer_limit, &o);
+		assert_share(&o.s, burner, want, what);
+	}
+}
+
+/* ---- signals -------------------------------------------------------------- */
+
+static void
+test_own_sigprof_timer(void **state)
+{
+	static struct mode m = { { "sigprof" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+/*
+ * The timer engine samples with a real-time signal of the program's
+ * (lib/handler.c): what the program does to every signal, it does to
+ * that one.  Hiding it (interposing sigaction, signal, sigprocmask and
+ * pthread_sigmask, and forwarding the program's own uses) is a design
+ * change not made here.
+ */
+static void
+test_all_signals_blocked(void **state)
+{
+	static struct mode m = { { "blockall" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, "a program that blocks every signal "
+	    "finds the sampling signal pending (and gets no samples)");
+}
+
+static void
+test_every_signal_reset(void **state)
+{
+	static struct mode m = { { "sigreset" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, "a program that sets every signal to "
+	    "SIG_DFL is killed by the next sample of the real-time signal");
+}
+
+static void
+test_every_signal_caught(void **state)
+{
+	static struct mode m = { { "sigcatch" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, "a program with a handler on every "
+	    "signal gets the samples' real-time signal instead of the library");
+}
+
+/* Sleeps, futex waits, reads, polls: a sample never makes one fail. */
+static void
+test_no_eintr(void **state)
+{
+	static struct mode m = { { "eintr" }, 0, 0, { 0 } };
+
+	(void)state;
+	/* the burning is 1 ms between 300 rounds of waits */
+	expect_unnoticed(&m, "burn", 0.5, NULL);
+}
+
+/* ---- threads and processes ------------------------------------------------ */
+
+/*
+ * The bulk is in the main thread's burn(): each of the 10,000 threads
+ * runs 20 us, far less than a sampling period, and gets a sample only by
+ * chance (none at all from the perf engine, whose inherited clocks start
+ * a whole period away).
+ */
+static void
+test_ten_thousand_threads(void **state)
+{
+	static struct mode m = { { "threads" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+/*
+ * 64 threads of 8 ms of CPU each, two periods or less at the tick rate:
+ * each must get its share of the samples all the same (a clock whose
+ * first sample waits a whole period loses half of it, or all of it below
+ * 125 Hz).  The samples kept stand for at least 70% of the program's CPU
+ * time: a clock loses at most a sample or so per thread.
+ */
+static void
+test_busy_threads(void **state)
+{
+	static struct mode m = { { "busy" }, 0, 0, { 0 } };
+	struct outcome o;
+
+	(void)state;
+	for (size_t i = 0; i < NENGINES; i++) {
+		char what[128];
+
+		snprintf(what, sizeof what, "busy (%s)", engines[i]->name);
+		profile_mode(&m, engines[i], tmp("busy.prf"), NULL, &o);
+		assert_share(&o.s, "burn", 0.8, what);
+		if (o.s.total < 0.7 * o.cpu_periods)
+			fail_msg("%s: %.0f samples for %.0f periods of CPU", what,
+			    o.s.total, o.cpu_periods);
+	}
+}
+
+/*
+ * 200 children exec'd: the timer engine loses the attribution of those
+ * that end before it reads their maps (every 20 ms), about a fifth of the
+ * samples; the parent's burn() keeps the bulk.
+ */
+static void
+test_fork_exec_200(void **state)
+{
+	static struct mode m = { { "forkexec" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.6, NULL);
+}
+
+/* Every exec is a new image at new addresses under the same pid. */
+static void
+test_exec_itself(void **state)
+{
+	static struct mode m = { { "execself", "12" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+static void
+test_vfork_spawn_clone(void **state)
+{
+	static struct mode m = { { "spawn" }, 0, 0, { 0 } };
+	struct outcome o;
+
+	(void)state;
+	/* clone_burn: 300 ms in three children sharing our memory; burn: 200 */
+	profile_mode(&m, &default_engine, tmp("spawn.prf"), NULL, &o);
+	if (strcmp(o.engine, "perf") == 0)
+		assert_share(&o.s, "clone_burn", 0.5, "spawn (perf engine)");
+	assert_share(&o.s, "burn", 0.3, "spawn (default engine)");
+	/*
+	 * The injected library follows threads through pthread_create and
+	 * processes through fork and exec; clone() children get no clock.
+	 */
+	profile_mode(&m, &timer_engine, tmp("spawn.prf"), NULL, &o);
+	assert_share(&o.s, "burn", 0.8, "spawn (timer engine)");
+	profile_mode(&m, &timer_engine_ticks, tmp("spawn.prf"), NULL, &o);
+	assert_share(&o.s, "burn", 0.8, "spawn (timer engine, tick rate)");
+}
+
+/* ---- the program's own environment ------------------------------------------ */
+
+static void
+test_all_fds_closed(void **state)
+{
+	static struct mode m = { { "closefds" }, 0, 0, { 0 } };
+	struct outcome o;
+
+	(void)state;
+	profile_mode(&m, &default_engine, tmp("fds.prf"), NULL, &o);
+	assert_share(&o.s, "burn", 0.8, "closefds (default engine)");
+	profile_mode(&m, &timer_engine_ticks, tmp("fds.prf"), NULL, &o);
+	assert_share(&o.s, "burn", 0.8, "closefds (timer engine, tick rate)");
+	/*
+	 * Perf event fds are the program's to close, and a closed one
+	 * samples no more: the threads that had them go unsampled.
+	 */
+	profile_mode(&m, &timer_engine, tmp("fds.prf"), harness_perf_allowed() ?
+	    "above the tick rate the injected library samples with perf "
+	    "events, whose fds the program closes" : NULL, &o);
+	assert_share(&o.s, "burn", 0.8, "closefds (timer engine)");
+}
+
+static void
+test_chdir(void **state)
+{
+	static struct mode m = { { "chdir" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+static void
+test_underscore_exit(void **state)
+{
+	static struct mode m = { { "_exit" }, 5, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+static void
+test_abort(void **state)
+{
+	static struct mode m = { { "abort" }, 128 + 6, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+/* Recursion until SIGSEGV, with no alternate signal stack to report it on. */
+static void
+test_stack_overflow(void **state)
+{
+	static struct mode m = { { "stack" }, 128 + 11, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+/* ---- dlopen / dlclose ------------------------------------------------------- */
+
+/*
+ * liba and libb, the same code, dlopen'ed in turn (alone, the loader puts
+ * libb where liba was): each burns as long, so each must have half of
+ * what the two have, never the other's.  exact: nothing may be missing.
+ */
+static void
+expect_libraries_apart(const struct shares *s, const char *what, int exact)
+{
+	double a = samples_of(s, "a_burn", "adversary-liba.so");
+	double b = samples_of(s, "b_burn", "adversary-libb.so");
+	double n = exact ? a + b : s->total, margin = harness_margin(0.5, n, 4, 0.02);
+
+	if (n < 200)
+		fail_msg("%s: only %.0f samples", what, n);
+	if (a / n > 0.5 + margin || b / n > 0.5 + margin)
+		fail_msg("%s: liba %.0f, libb %.0f of %.0f: one has the other's\n%s",
+		    what, a, b, n, s->csv);
+	if (exact && (a / n < 0.5 - margin || (a + b) / s->total < 0.8))
+		fail_msg("%s: liba %.0f, libb %.0f of %.0f\n%s", what, a, b,
+		    s->total, s->csv);
+}
+
+static void
+test_dlopen_dlclose_loop(void **state)
+{
+	static struct mode m = { { "dlopen", "3", "120" }, 0, 0, { 0 } };
+	struct outcome o;
+
+	(void)state;
+	if (strstr(alone(&m)->err, "libb was mapped where liba had been") == NULL)
+		print_message("note: libb did not reuse liba's address here\n");
+	profile_mode(&m, &default_engine, tmp("dl.prf"), NULL, &o);
+	expect_libraries_apart(&o.s, "default engine", 1);
+	profile_mode(&m, &timer_engine, tmp("dl.prf"), NULL, &o);
+	expect_libraries_apart(&o.s, "timer engine", 1);
+}
+
+/*
+ * Libraries that live 3 ms, less than the timer engine's 20 ms between
+ * two readings of the maps: it may not know where they were (their
+ * samples go to [unknown]) but never credits one with the other's.
+ */
+static void
+test_dlopen_short_lived(void **state)
+{
+	static struct mode m = { { "dlopen", "60", "3" }, 0, 0, { 0 } };
+	struct outcome o;
+
+	(void)state;
+	profile_mode(&m, &default_engine, tmp("dls.prf"), NULL, &o);
+	expect_libraries_apart(&o.s, "default engine",
+	    strcmp(o.engine, "perf") == 0);
+	profile_mode(&m, &timer_engine, tmp("dls.prf"), NULL, &o);
+	expect_libraries_apart(&o.s, "timer engine", 0);
+}
+
+int
+main(void)
+{
+	struct profil_status st;
+
+	profil_get_status(&st);
+	snprintf(tick_rate, sizeof tick_rate, "%u", st.tick_hz);
+
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_sigprof_timer),
+		cmocka_unit_test(test_all_signals_blocked),
+		cmocka_unit_test(test_every_signal_reset),
+		cmocka_unit_test(test_every_signal_caught),
+		cmocka_unit_test(test_no_eintr),
+		cmocka_unit_test(test_ten_thousand_threads),
+		cmocka_unit_test(test_busy_threads),
+		cmocka_unit_test(test_fork_exec_200),
+		cmocka_unit_test(test_exec_itself),
+		cmocka_unit_test(test_vfork_spawn_clone),
+		cmocka_unit_test(test_all_fds_closed),
+		cmocka_unit_test(test_chdir),
+		cmocka_unit_test(test_underscore_exit),
+		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_stack_overflow),
+		cmocka_unit_test(test_dlopen_dlclose_loop),
+		cmocka_unit_test(test_dlopen_short_lived),
+	};
+
+	profil_get_status(&st);
+	snprintf(tick_rate, sizeof tick_rate, "%u", st.tick_hz);
+	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
+}
