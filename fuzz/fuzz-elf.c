@@ -132,12 +132,12 @@ check_lookup(struct symtab *t, uint64_t addr)
 static void
 check_builder(const uint64_t *addr, size_t naddr, size_t size)
 {
-	struct builder *b = builder_new(naddr % 2 ? 1 : 16);
+	struct builder *b = builder_new(size % 2 ? 1 : 16);
 	struct profil_profile *p, *q;
 	struct funcs f;
 	uint64_t sum = 0;
 	char cause[256] = "";
-	void *data;
+	void *encoded;
 	size_t len, i;
 	int obj = builder_object(b, path, NULL, 0);
 
@@ -151,9 +151,9 @@ check_builder(const uint64_t *addr, size_t naddr, size_t size)
 	builder_free(b);
 	p->engine = strdup("perf");
 	p->interval_ns = 1000000;
-	if (profil_profile_encode(p, &data, &len) < 0)
+	if (profil_profile_encode(p, &encoded, &len) < 0)
 		fuzz_fail("the builder's profile does not encode");
-	q = profil_profile_parse(data, len, cause, sizeof cause);
+	q = profil_profile_parse(encoded, len, cause, sizeof cause);
 	if (q == NULL)
 		fuzz_fail("the builder's profile is refused: %s", cause);
 	funcs_build(&f, q, 0);
@@ -163,7 +163,7 @@ check_builder(const uint64_t *addr, size_t naddr, size_t size)
 		fuzz_fail("function rows hold %llu samples of %llu",
 		    (unsigned long long)sum, (unsigned long long)q->samples);
 	funcs_free(&f);
-	free(data);
+	free(encoded);
 	profil_profile_free(p);
 	profil_profile_free(q);
 }

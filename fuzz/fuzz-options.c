@@ -76,7 +76,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc, (void)argv;
 	if (profile == NULL)
-		profile = "tests/corpus/prf/ok-rec-split-perf.prf";
+		profile = "tests/corpus/prf/ok-rec-split-perf";
 	if (realpath(profile, from) == NULL)
 		fuzz_fail("%s: no such profile (set FUZZ_PROFILE)", profile);
 	snprintf(dir, sizeof dir, "/tmp/profil-fuzz-options.XXXXXX");

@@ -1,10 +1,11 @@
 /*
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
  * folding into functions (cli/funcs.c, with the symbol tables of whatever
- * files the objects name) and every view of `profil report` in every
- * format (cli/report-*.c), printed to /dev/null.  The rows must account
- * for every sample.  An input refused only for its checksum is read with
- * the checksum made right.
+ * files the objects name), every view of `profil report` in every format
+ * (cli/report-*.c, printed to /dev/null), the pprof export and the merge
+ * of the profile with itself.  The rows must account for every sample, and
+ * a merged profile must be one the reader accepts.  An input refused only
+ * for its checksum is read with the checksum made right.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 
 #include <profil.h>
 
+#include "export-pprof.h"
 #include "funcs.h"
 #include "fuzz.h"
+#include "merge.h"
 #include "report.h"
 #include "table.h"
 
@@ -100,6 +103,38 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	report_flat(p, f, &o);
 }
 
+/* p merged with itself: twice the samples, in a profile the reader takes. */
+static void
+check_merge(const struct profil_profile *p)
+{
+	struct profil_profile *const in[2] = { (struct profil_profile *)p,
+	    (struct profil_profile *)p };
+	const char *const names[2] = { "a.prf", "b.prf" };
+	struct profil_profile *sum, *back;
+	char cause[256] = "";
+	void *data;
+	size_t size;
+
+	/* (refused with a cause for no objects, odd bucket sizes, overflow) */
+	if (merge_profiles(in, names, 2, &sum, cause, sizeof cause) < 0) {
+		if (cause[0] == '\0')
+			fuzz_fail("merge refused without a cause");
+		return;
+	}
+	if (sum->samples != 2 * p->samples || sum->lost != 2 * p->lost)
+		fuzz_fail("merged: %llu samples of 2 x %llu",
+		    (unsigned long long)sum->samples,
+		    (unsigned long long)p->samples);
+	if (profil_profile_encode(sum, &data, &size) < 0)
+		fuzz_fail("a merged profile does not encode");
+	back = profil_profile_parse(data, size, cause, sizeof cause);
+	if (back == NULL)
+		fuzz_fail("a merged profile is refused: %s", cause);
+	profil_profile_free(back);
+	profil_profile_free(sum);
+	free(data);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -108,6 +143,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    sizeof cause);
 	uint8_t *fixed;
 	struct funcs f;
+	struct pbuf pprof;
 
 	if (p == NULL && (fixed = fuzz_fix_checksum(data, size)) != NULL) {
 		p = profil_profile_parse(fixed, size, cause, sizeof cause);
@@ -126,6 +162,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dup2(stdout_fd, 1);
 	if (report_html(p, &f, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
+	pprof = (struct pbuf){ NULL, 0, 0 };
+	export_pprof_encode(p, f.tabs, &pprof);
+	pbuf_free(&pprof);
+	check_merge(p);
 	funcs_free(&f);
 	profil_profile_free(p);
 	return 0;

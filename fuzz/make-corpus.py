@@ -8,12 +8,13 @@
     tests/corpus/elf/     small ELF files compiled here (ok-*), and damaged
                           copies of them (odd-*)
 
-With --record BUILD it first records fresh ok-rec-*.prf files with
+With --record BUILD it first records fresh ok-rec-* files with
 BUILD/profil and BUILD/tests/workload (not reproducible: sampling); without,
 it only remakes the derived files, which are the same on every run given the
 same recorded files, compilers and system libraries.  The names are the
 promise the corpus replay of `make check` checks (fuzz/fuzz.h): ok-* must be
-accepted, bad-* refused; odd-* only must not break anything.
+accepted, bad-* refused; odd-* only must not break anything.  They have no
+.prf suffix: the repository ignores *.prf files.
 """
 import glob
 import os
@@ -141,20 +142,20 @@ def prf_files(recorded):
                 encoding=0),
             thread(10, 10, "app", total - 1), thread(10, 11, "worker", 1),
             process(10, 1, "./app --flag", 0, total)]
-    f["ok-made-full.prf"] = finish(full)
-    f["ok-made-zero-objects.prf"] = finish([header(5, kernel=3, unknown=2)])
-    f["ok-made-empty.prf"] = finish([header(0, argv=())])
-    f["ok-made-unknown-optional-record.prf"] = finish(
+    f["ok-made-full"] = finish(full)
+    f["ok-made-zero-objects"] = finish([header(5, kernel=3, unknown=2)])
+    f["ok-made-empty"] = finish([header(0, argv=())])
+    f["ok-made-unknown-optional-record"] = finish(
         full[:2] + [record(77, b"future", flags=1)] + full[2:])
-    f["ok-made-top-of-address-space.prf"] = finish([
+    f["ok-made-top-of-address-space"] = finish([
         header(3), obj("[vdso]", {U64 - 15: 1, U64 - 1: 2}, lowpc=U64 - 15,
                        highpc=U64, bucket=1)])
-    f["ok-made-dense-trailing-zeros.prf"] = finish([
+    f["ok-made-dense-trailing-zeros"] = finish([
         header(1), obj("/a", {}, samples=1,
                        hist=u8(0) + u64(4) + varint(1) + b"\0\0\0")])
-    f["ok-made-big-counts.prf"] = finish([
+    f["ok-made-big-counts"] = finish([
         header(U64, unknown=1), obj("/a", {0x1000: U64 - 1})])
-    f["ok-made-odd-strings.prf"] = finish([
+    f["ok-made-odd-strings"] = finish([
         header(1, engine="", argv=("", "\u00e9\u00e8", "a,b\"c\n")),
         obj("", {0x1000: 1}), thread(0, 0, "", 1),
         process(0xFFFFFFFF, 0, "", -1, 1)])
@@ -244,7 +245,7 @@ def prf_files(recorded):
                                             string("a"))]),
     }
     for name, data in bad.items():
-        f["bad-made-" + name + ".prf"] = data
+        f["bad-made-" + name + ""] = data
     # -- malformed, from a recorded file: cut at every record boundary
     # (and inside every record header and payload), a damaged checksum
     base = recorded[0] if recorded else finish(full)
@@ -252,14 +253,14 @@ def prf_files(recorded):
     for at, tag, flags, length in records_of(base):
         cuts |= {at, at + 3, at + 8 + length // 2}
     for cut in sorted(c for c in cuts if c < len(base)):
-        f["bad-cut-at-%04d.prf" % cut] = base[:cut]
-    f["bad-rec-checksum.prf"] = base[:-1] + bytes([base[-1] ^ 0x01])
-    f["bad-rec-payload-flipped.prf"] = base[:30] + bytes([base[30] ^ 0x40]) + \
+        f["bad-cut-at-%04d" % cut] = base[:cut]
+    f["bad-rec-checksum"] = base[:-1] + bytes([base[-1] ^ 0x01])
+    f["bad-rec-payload-flipped"] = base[:30] + bytes([base[30] ^ 0x40]) + \
         base[31:]
     for at, tag, flags, length in records_of(base)[:-1]:
-        f["bad-rec-length-past-end-%d.prf" % at] = set_u32(
+        f["bad-rec-length-past-end-%d" % at] = set_u32(
             base, at + 4, len(base))
-        f["bad-rec-length-plus-1-%d.prf" % at] = refresh_crc(set_u32(
+        f["bad-rec-length-plus-1-%d" % at] = refresh_crc(set_u32(
             base, at + 4, length + 1))
         if tag == OBJECT:
             # the histogram's n (after path, build-id, lowpc, highpc,
@@ -268,7 +269,7 @@ def prf_files(recorded):
             idlen = base[at + 12 + pathlen]
             n_at = at + 12 + pathlen + 1 + idlen + 8 + 8 + 4 + 8 + 1
             for claim in (1 << 32, 1 << 62, U64):
-                f["bad-rec-bucket-count-%x.prf" % claim] = refresh_crc(
+                f["bad-rec-bucket-count-%x" % claim] = refresh_crc(
                     base[:n_at] + u64(claim) + base[n_at + 8:])
     return f
 
@@ -559,7 +560,7 @@ def report_files(tmp, elf_seeds):
                  "relative/path", "//anon", "[heap]", "[vdso]"):
         objects.append(obj(path, {0x1000: 2, 0x1001: 1}))
         total += 3
-    f["ok-libc-and-odd-paths.prf"] = finish(
+    f["ok-libc-and-odd-paths"] = finish(
         [header(total + 3, kernel=2, unknown=1)] + objects +
         [thread(7, 7, "main", total + 3),
          process(7, 1, "app", 0, total + 3)])
@@ -577,7 +578,7 @@ def report_files(tmp, elf_seeds):
             objects.append(obj(path, counts, lowpc=min(counts),
                                highpc=max(counts) + 1))
             total += sum(counts.values())
-    f["ok-seed-elf-files.prf"] = finish([header(total)] + objects)
+    f["ok-seed-elf-files"] = finish([header(total)] + objects)
     return f
 
 
@@ -596,7 +597,7 @@ def write_dir(name, files, keep=()):
 
 
 def record_seeds(build):
-    """Fresh ok-rec-*.prf files from BUILD's profil and workload."""
+    """Fresh ok-rec-* files from BUILD's profil and workload."""
     d = os.path.join(CORPUS, "prf")
     os.makedirs(d, exist_ok=True)
     profil = os.path.join(build, "profil")
@@ -614,7 +615,7 @@ def record_seeds(build):
     }
     for name, args in runs.items():
         run(profil, "record", "-q", "-o",
-            os.path.join(d, "ok-rec-%s.prf" % name), *args)
+            os.path.join(d, "ok-rec-%s" % name), *args)
 
 
 def main():
@@ -623,11 +624,12 @@ def main():
     elif len(sys.argv) != 1:
         sys.exit(__doc__)
     recorded = []
-    for path in sorted(glob.glob(os.path.join(CORPUS, "prf", "ok-rec-*.prf"))):
+    for path in sorted(glob.glob(os.path.join(CORPUS, "prf", "ok-rec-*"))):
         with open(path, "rb") as fp:
             recorded.append((os.path.basename(path), fp.read()))
-    write_dir("prf", prf_files([d for n, d in recorded if "split-perf." in n]
-                               or [d for n, d in recorded]), keep="ok-rec-")
+    write_dir("prf", prf_files([d for n, d in recorded
+                                if n == "ok-rec-split-perf"] or
+                               [d for n, d in recorded]), keep="ok-rec-")
     with tempfile.TemporaryDirectory() as tmp:
         seeds = build_elf_seeds(tmp)
         elf = {}
