@@ -140,6 +140,19 @@ test_timer_engine_faults_and_limits(void **state)
 	run(&r, stat);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "statically linked"));
+
+	/* never into a set-uid program: the loader would ignore LD_PRELOAD */
+	char cmd[3 * PATH_MAX];
+	const char *suid = tmp("workload-suid");
+	snprintf(cmd, sizeof cmd, "cp %s %s && chmod u+s %s", workload, suid, suid);
+	assert_int_equal(system(cmd), 0);
+	char *setuid[] = { profil_bin, "record", "-e", "timer", "-o",
+	    (char *)tmp("tsuid.prf"), (char *)suid, "split", "1", NULL };
+	run(&r, setuid);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "set-user-ID"));
+	assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));	/* one line */
+	assert_int_equal(access(tmp("tsuid.prf"), F_OK), -1);
 }
 
 /*
