@@ -209,7 +209,7 @@ fuzz: $(FUZZ_BIN)
 	@for t in $(FUZZ_TARGETS); do \
 	    mkdir -p $(FUZZ_BUILD)/corpus-new/$$t $(FUZZ_BUILD)/crashes/$$t; \
 	    echo "== fuzz-$$t for $(FUZZ_SECONDS) s"; \
-	    $(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	    $(CURDIR)/$(FUZZ_BUILD)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 	        -rss_limit_mb=2048 -print_final_stats=1 \
 	        $$(test -f fuzz/$$t.dict && echo -dict=$(CURDIR)/fuzz/$$t.dict) \
 	        -artifact_prefix=$(CURDIR)/$(FUZZ_BUILD)/crashes/$$t/ \
@@ -223,7 +223,7 @@ fuzz: $(FUZZ_BIN)
 fuzz-replay: $(FUZZ_BIN)
 	@for t in $(FUZZ_TARGETS); do \
 	    echo "== fuzz-$$t: tests/corpus/$$t"; \
-	    $(FUZZ_BUILD)/fuzz-$$t $(CURDIR)/tests/corpus/$$t/* >$(FUZZ_BUILD)/replay-$$t.log \
+	    $(CURDIR)/$(FUZZ_BUILD)/fuzz-$$t $(CURDIR)/tests/corpus/$$t/* >$(FUZZ_BUILD)/replay-$$t.log \
 	        2>&1 || { tail -60 $(FUZZ_BUILD)/replay-$$t.log; exit 1; }; \
 	done
 

@@ -79,6 +79,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		profile = "tests/corpus/prf/ok-rec-split-perf";
 	if (realpath(profile, from) == NULL)
 		fuzz_fail("%s: no such profile (set FUZZ_PROFILE)", profile);
+	/* libFuzzer's -merge runs us again, from the directory we move to */
+	setenv("FUZZ_PROFILE", from, 1);
 	snprintf(dir, sizeof dir, "/tmp/profil-fuzz-options.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		fuzz_fail("cannot make a directory in /tmp");
