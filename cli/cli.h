@@ -44,6 +44,9 @@ char *xstrdup(const char *s);
 int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
     unsigned long *out);
 
+/* Parse a percentage from 0 to 100; -1 if it is not one. */
+int cli_parse_percent(const char *s, double *out);
+
 /* One line for getopt's '?' or ':' (opterr = 0, optstring "+:..."). */
 void cli_bad_option(int c, int optopt_, const char *arg);
 

@@ -206,7 +206,7 @@ diff_exec(int argc, char **argv)
 	struct profil_profile *p[2];
 	struct funcs f[2];
 	struct diff_row *rows;
-	char cause[256], caption[1024], *end;
+	char cause[256], caption[1024];
 	unsigned long v;
 	size_t nrows;
 	int c;
@@ -226,9 +226,7 @@ diff_exec(int argc, char **argv)
 			o.limit = (long)v;
 			break;
 		case 'm':
-			o.min_change = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || !(o.min_change >= 0) ||
-			    o.min_change > 100)
+			if (cli_parse_percent(optarg, &o.min_change) < 0)
 				cli_die(EXIT_USAGE, "--min-change: '%s' is not a number "
 				    "of points from 0 to 100", optarg);
 			break;

@@ -87,7 +87,7 @@ report_exec(int argc, char **argv)
 	int view = VIEW_FLAT, wide = 0, c;
 	struct profil_profile *p;
 	struct funcs f = { 0 };
-	char cause[512], caption[512], *end;
+	char cause[512], caption[512];
 	unsigned long v;
 
 	opterr = 0;
@@ -123,9 +123,7 @@ report_exec(int argc, char **argv)
 			html = optarg;
 			break;
 		case 'm':
-			o.min_percent = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || !(o.min_percent >= 0) ||
-			    o.min_percent > 100)
+			if (cli_parse_percent(optarg, &o.min_percent) < 0)
 				cli_die(EXIT_USAGE, "--min-percent: '%s' is not a "
 				    "percentage from 0 to 100", optarg);
 			break;

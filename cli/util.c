@@ -117,6 +117,18 @@ cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
 }
 
 int
+cli_parse_percent(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end != '\0' || !(v >= 0) || v > 100)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
 cli_finish_stdout(int status)
 {
 	if (cli_exit_hook != NULL) {	/* embedded: stdout is not ours to close */
