@@ -3,6 +3,7 @@
  * (report.h) and the way to print it.  Text fits the terminal and is
  * coloured only on one; CSV and JSON keep the documented columns.
  */
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,40 @@ looks_like_profile(const char *arg)
 	    (stat(arg, &st) == 0 && S_ISREG(st.st_mode));
 }
 
+/*
+ * The profile to read when none is named: what `profil record` wrote
+ * last here, i.e. the newest regular *.prf file in the current directory.
+ * malloc'd, or NULL when there is none.
+ */
+static char *
+newest_profile(void)
+{
+	DIR *d = opendir(".");
+	struct dirent *e;
+	struct timespec best = { 0, 0 };
+	char *name = NULL;
+	struct stat st;
+
+	if (d == NULL)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+
+		if (n < 5 || strcmp(e->d_name + n - 4, ".prf") != 0 ||
+		    stat(e->d_name, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (name == NULL || st.st_mtim.tv_sec > best.tv_sec ||
+		    (st.st_mtim.tv_sec == best.tv_sec &&
+		    st.st_mtim.tv_nsec > best.tv_nsec)) {
+			free(name);
+			name = xstrdup(e->d_name);
+			best = st.st_mtim;
+		}
+	}
+	closedir(d);
+	return name;
+}
+
 static int
 report_exec(int argc, char **argv)
 {
@@ -83,7 +118,8 @@ report_exec(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, 0, -1, NULL, 80, NULL };
-	const char *file = "profil.prf", *html = NULL, *colour = "auto";
+	const char *file = NULL, *html = NULL, *colour = "auto";
+	char *newest = NULL;
 	int view = VIEW_FLAT, wide = 0, c;
 	struct profil_profile *p;
 	struct funcs f = { 0 };
@@ -170,12 +206,15 @@ report_exec(int argc, char **argv)
 	if (html != NULL && view != VIEW_FLAT)
 		cli_die(EXIT_USAGE, "--html makes a page of every view; it does "
 		    "not combine with another view");
+	if (file == NULL && (file = newest = newest_profile()) == NULL)
+		cli_die(1, "no profile named and no .prf file here (give one: "
+		    "profil report FILE)");
 	p = profil_profile_read(file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", file, cause);
-	snprintf(caption, sizeof caption, "%llu samples (%.2f s CPU, %.0f Hz, "
-	    "%s engine), %llu lost; ± = 95%% sampling error",
-	    (unsigned long long)p->samples, (double)p->cpu_ns / 1e9,
+	snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s CPU at "
+	    "%.0f Hz (%s), %llu lost; ± = 95%% error",
+	    funcs_base_name(file), (unsigned long long)p->samples, (double)p->cpu_ns / 1e9,
 	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine,
 	    (unsigned long long)p->lost);
 	o.caption = caption;
@@ -206,6 +245,7 @@ report_exec(int argc, char **argv)
 	c = cli_finish_stdout(c < 0 ? 1 : 0);
 	funcs_free(&f);
 	profil_profile_free(p);
+	free(newest);
 	return c;
 }
 

@@ -392,6 +392,30 @@ test_html_page(void **state)
 	assert_non_null(strstr(r.out, "ok"));
 }
 
+/* Without a FILE, report reads the newest .prf file of its directory. */
+static void
+test_default_profile_is_the_newest(void **state)
+{
+	const char *dir = tmp("cwd");
+	char cmd[PATH_MAX * 3];
+	struct run r;
+
+	(void)state;
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(cmd, sizeof cmd, "cd %s && touch -d '2001-01-01' old.prf && "
+	    "cp %s new.prf && exec %s report --format csv", dir,
+	    shared_profile(), profil_bin);
+	char *sh[] = { "/bin/sh", "-c", cmd, NULL };
+	run(&r, sh);
+	assert_int_equal(r.status, 0);	/* old.prf (empty) would fail */
+	assert_non_null(strstr(r.out, "\nsix,workload,"));
+	snprintf(cmd, sizeof cmd, "cd %s && rm *.prf && exec %s report", dir,
+	    profil_bin);
+	run(&r, sh);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "no .prf file here"));
+}
+
 static int
 setup(void **state)
 {
@@ -411,6 +435,7 @@ main(void)
 		cmocka_unit_test(test_vdso_symbols),
 		cmocka_unit_test(test_width_and_colour),
 		cmocka_unit_test(test_html_page),
+		cmocka_unit_test(test_default_profile_is_the_newest),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
