@@ -184,6 +184,9 @@ def prf_files(recorded):
             8:] + b"\0")] + full[2:]),
         "argc-huge": finish([record(HEADER, u64(1) + u32(1) + string("perf") +
                                     u32(0xFFFFFFFF))]),
+        "header-bucket-size-0": finish([header(1, kernel=1, bucket=0)]),
+        "header-bucket-size-2^24": finish([header(1, kernel=1,
+                                                  bucket=1 << 24)]),
         "string-length-huge": finish([record(HEADER, u64(1) + u32(1) +
                                              u32(0xFFFFFFF0) + b"perf")]),
         "string-with-nul": finish([header(1), obj("/a\0b", {0x1000: 1})]),

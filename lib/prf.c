@@ -259,7 +259,7 @@ decode_histogram(struct rio_in *in, struct profil_object *o, const char **why)
 }
 
 static int
-decode_header(struct decoder *d, struct rio_in *in)
+decode_header(struct decoder *d, struct rio_in *in, const char **why)
 {
 	struct profil_profile *p = d->p;
 	uint32_t argc;
@@ -287,6 +287,9 @@ decode_header(struct decoder *d, struct rio_in *in)
 	p->lost = rio_get_u64(in);
 	if (in->failed)
 		return -1;
+	/* -b's size: one an object may have (a merge sums at the largest) */
+	if (p->bucket_bytes == 0 || p->bucket_bytes > PRF_MAX_BUCKET)
+		return *why = "bad bucket size", -1;
 	return 0;
 }
 
@@ -475,7 +478,7 @@ decode(struct decoder *d)
 				return -1;
 			}
 			have_header = 1;
-			rc = decode_header(d, &payload);
+			rc = decode_header(d, &payload, &why);
 			break;
 		case PRF_TAG_OBJECT:
 			rc = decode_object(d, &payload, &why);
