@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <profil.h>
+
 #include "e2e.h"
 #include "harness.h"
 
@@ -416,6 +418,31 @@ test_default_profile_is_the_newest(void **state)
 	assert_non_null(strstr(r.err, "no .prf file here"));
 }
 
+/* A profile naming a FIFO as its program: report must not block on it. */
+static void
+test_object_that_is_a_fifo(void **state)
+{
+	const char *fifo = tmp("fifo"), *prf = tmp("fifo.prf");
+	char cause[256];
+	struct profil_profile *p;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	p = profil_profile_read(shared_profile(), cause, sizeof cause);
+	assert_non_null(p);
+	free(p->objects[0].path);
+	p->objects[0].path = strdup(fifo);
+	assert_int_equal(profil_profile_save(p, prf, cause, sizeof cause), 0);
+	profil_profile_free(p);
+	char *argv[] = { "/usr/bin/timeout", "20", profil_bin, "report", (char *)prf,
+	    NULL };
+	run(&r, argv);
+	assert_int_equal(r.status, 0);	/* 124 if it blocked */
+	assert_non_null(strstr(r.err, "not a regular file"));
+	assert_non_null(strstr(r.out, "[fifo]"));
+}
+
 static int
 setup(void **state)
 {
@@ -436,6 +463,7 @@ main(void)
 		cmocka_unit_test(test_width_and_colour),
 		cmocka_unit_test(test_html_page),
 		cmocka_unit_test(test_default_profile_is_the_newest),
+		cmocka_unit_test(test_object_that_is_a_fifo),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
