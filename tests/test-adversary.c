@@ -262,7 +262,11 @@ test_no_eintr(void **state)
  * The bulk is in the main thread's burn(): each of the 10,000 threads
  * runs 20 us, far less than a sampling period, and gets a sample only by
  * chance (none at all from the perf engine, whose inherited clocks start
- * a whole period away).
+ * a whole period away).  Making 10,000 threads costs real CPU time too,
+ * and how much depends on the machine's load: the timer engine at the
+ * tick rate, which sees the short threads, has found from 12% to 35% of
+ * the samples in pthread_create, clone and start_thread on this 2-core
+ * machine.  So burn() must hold at least half, not a fixed 80%.
  */
 static void
 test_ten_thousand_threads(void **state)
@@ -270,7 +274,7 @@ test_ten_thousand_threads(void **state)
 	static struct mode m = { { "threads" }, 0, 0, { 0 } };
 
 	(void)state;
-	expect_unnoticed(&m, "burn", 0.8, NULL);
+	expect_unnoticed(&m, "burn", 0.5, NULL);
 }
 
 /*
