@@ -36,13 +36,16 @@ $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
 LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
-             lib/profil.c lib/rio.c lib/session.c lib/sprofil.c lib/thread_clock.c \
-             lib/thread_hook.c lib/threads.c
+             lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
+             lib/thread_clock.c lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
-# The static archive carries the --wrap flavour of the pthread_create hook.
-STATIC_OBJ := $(filter-out $(BUILD)/lib/thread_hook.o,$(LIB_OBJ)) \
-              $(BUILD)/lib/thread_hook_wrap.o
+# The static archive carries the PROFIL_WRAP flavour of the modules that
+# stand in front of the C library: the --wrap pthread_create hook, and no
+# signal veil (a static link has no RTLD_NEXT).
+WRAPPED    := thread_hook sigveil
+STATIC_OBJ := $(filter-out $(WRAPPED:%=$(BUILD)/lib/%.o),$(LIB_OBJ)) \
+              $(WRAPPED:%=$(BUILD)/lib/%_wrap.o)
 SONAME    := libprofil.so.$(SOMAJOR)
 SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
 STLIB     := $(BUILD)/libprofil.a
@@ -53,7 +56,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LIBCFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/lib/thread_hook_wrap.o: lib/thread_hook.c
+$(BUILD)/lib/%_wrap.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LIBCFLAGS) -DPROFIL_WRAP -MMD -MP -c -o $@ $<
 
@@ -183,8 +186,8 @@ FUZZ_LDLIBS  := -ldw -lelf -lz -lm -lstdc++
 # the options target runs the subcommands themselves: all of the command
 # but its main, and the library (pthread_create hook in --wrap form)
 FUZZ_OPT_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out cli/profil.c,$(CLI_SRC)) \
-                $(filter-out lib/thread_hook.c,$(LIB_SRC))) \
-                $(FUZZ_BUILD)/lib/thread_hook_wrap.o $(LIB_ASM:%.S=$(FUZZ_BUILD)/%.o)
+                $(filter-out $(WRAPPED:%=lib/%.c),$(LIB_SRC))) \
+                $(WRAPPED:%=$(FUZZ_BUILD)/lib/%_wrap.o) $(LIB_ASM:%.S=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay-%)
 
@@ -195,7 +198,7 @@ $(FUZZ_BUILD)/%.o: %.c
 $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/fuzz/fuzz-%.o $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LDLIBS)
 
-$(FUZZ_BUILD)/lib/thread_hook_wrap.o: lib/thread_hook.c
+$(FUZZ_BUILD)/lib/%_wrap.o: lib/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ilib/arch/$(ARCH) -fsanitize=fuzzer-no-link \
 	    -DPROFIL_WRAP -c -o $@ $<

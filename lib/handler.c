@@ -17,6 +17,7 @@
 #include "arch.h"
 #include "handler.h"
 #include "session.h"
+#include "sigveil.h"
 
 static int chosen_signo = -1;
 static pthread_mutex_t choose_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -27,23 +28,22 @@ sample_handler(int sig, siginfo_t *info, void *ucontext)
 	int saved_errno = errno;
 	unsigned long weight;
 
-	(void)sig;
-	if (info->si_code == SI_TIMER) {
-		if (info->si_value.sival_int != HANDLER_TIMER_COOKIE)
-			goto out;
+	if (info->si_code == SI_TIMER &&
+	    info->si_value.sival_int == HANDLER_TIMER_COOKIE)
 		weight = 1 + (info->si_overrun > 0 ? (unsigned long)info->si_overrun : 0);
-	} else if (info->si_code == POLL_IN) {
+	else if (info->si_code == POLL_IN)
 		weight = 1;
-	} else {
-		goto out;	/* sent by someone else: not a sample */
-	}
-	session_sample(arch_context_pc(ucontext), weight, ucontext);
-out:
+	else
+		weight = 0;	/* sent by someone else: not a sample */
+	if (weight > 0)
+		session_sample(arch_context_pc(ucontext), weight, ucontext);
+	else
+		sigveil_deliver(sig, info, ucontext);	/* the program's, if veiled */
 	errno = saved_errno;
 }
 
-static int
-is_ours(const struct sigaction *sa)
+int
+handler_is_sampler(const struct sigaction *sa)
 {
 	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == sample_handler;
 }
@@ -55,7 +55,7 @@ signal_is_free(int signo)
 
 	if (sigaction(signo, NULL, &sa) < 0)
 		return 0;
-	return is_ours(&sa) ||
+	return handler_is_sampler(&sa) ||
 	    (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL);
 }
 
@@ -78,6 +78,12 @@ choose_signal(void)
 			return signo;
 	errno = EBUSY;
 	return -1;
+}
+
+int
+handler_signo(void)
+{
+	return chosen_signo;
 }
 
 int

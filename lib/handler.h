@@ -19,6 +19,13 @@
  */
 int handler_install(void);
 
+/* The signal handler_install chose, or -1 before it did. */
+int handler_signo(void);
+
+/* Whether sa installs our sampling handler. */
+struct sigaction;
+int handler_is_sampler(const struct sigaction *sa);
+
 /* In a forked child: reset the lock another thread may have held. */
 void handler_fork_child(void);
 

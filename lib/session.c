@@ -15,8 +15,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "arch.h"
@@ -136,6 +138,34 @@ session_set_pc_tag(uint64_t tag)
 	atomic_store(&pc_tag, tag);
 }
 
+/*
+ * If the interrupted code blocks SIGSEGV or SIGBUS (a program that blocks
+ * every signal), so does this handler, and a fault in a counter update
+ * would kill the process instead of reaching fault.c.  Unblock them until
+ * the handler returns (sigreturn puts the program's mask back), unless
+ * one is pending: it would be delivered here, before the program means
+ * to take it.  Raw system calls: no wrapper or interceptor in between.
+ * Returns 0 if buffers may be touched, -1 if not.
+ */
+static int
+unblock_faults(const ucontext_t *uc)
+{
+	sigset_t faults, pending;
+
+	if (sigismember(&uc->uc_sigmask, SIGSEGV) != 1 &&
+	    sigismember(&uc->uc_sigmask, SIGBUS) != 1)
+		return 0;
+	if (syscall(SYS_rt_sigpending, &pending, _NSIG / 8) < 0 ||
+	    sigismember(&pending, SIGSEGV) == 1 ||
+	    sigismember(&pending, SIGBUS) == 1)
+		return -1;
+	sigemptyset(&faults);
+	sigaddset(&faults, SIGSEGV);
+	sigaddset(&faults, SIGBUS);
+	return syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &faults, NULL,
+	    _NSIG / 8) < 0 ? -1 : 0;
+}
+
 void
 session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
 {
@@ -149,12 +179,7 @@ session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
 		goto out;
 	atomic_fetch_add(&stats.signals, 1);
 	atomic_fetch_add(&stats.samples, weight);
-	/*
-	 * If the interrupted code blocks SIGSEGV, a fault here would kill
-	 * the process instead of reaching fault.c: don't touch buffers.
-	 */
-	if (sigismember(&uc->uc_sigmask, SIGSEGV) == 1 ||
-	    sigismember(&uc->uc_sigmask, SIGBUS) == 1) {
+	if (unblock_faults(uc) < 0) {
 		atomic_fetch_add(&stats.faulted, weight);
 		goto out;
 	}

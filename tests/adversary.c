@@ -11,6 +11,10 @@
  *   blockall    every signal blocked, then: is any signal pending?
  *   sigreset    every signal's disposition set to SIG_DFL at start
  *   sigcatch    a handler on every signal: counts the ones it gets
+ *   sigrt       uses every real-time signal itself: handlers read back,
+ *               each sent to itself arrives once with its value, blocked
+ *               ones stay pending for sigtimedwait, signal() returns the
+ *               previous handler, ignored ones are ignored
  *   threads     10,000 short-lived threads
  *   forkexec    200 children that each exec `adversary child`
  *   busy        64 busy threads
@@ -214,6 +218,106 @@ mode_sigcatch(void)
 			die("sigaction %d: %s", sig, strerror(errno));
 	burn(400 * UNIT);
 	printf("sigcatch %d signals\n", (int)caught);
+}
+
+static volatile sig_atomic_t rt_got[NSIG], rt_wrong_value;
+
+static void
+on_rt(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (sig > 0 && sig < NSIG)
+		rt_got[sig]++;
+	if (si->si_code != SI_QUEUE || si->si_value.sival_int != sig)
+		rt_wrong_value++;
+}
+
+static void
+send_rt(int sig)
+{
+	if (sigqueue(getpid(), sig, (union sigval){ .sival_int = sig }) < 0)
+		die("sigqueue %d: %s", sig, strerror(errno));
+}
+
+static void
+mode_sigrt(void)
+{
+	struct timespec zero = { 0, 0 };
+	struct sigaction sa, back;
+	sigset_t rt, old, now;
+	siginfo_t si;
+	int wrong = 0, n = SIGRTMAX - SIGRTMIN + 1;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_rt;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&rt);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		if (sigaction(sig, &sa, NULL) < 0 || sigaction(sig, NULL, &back) < 0)
+			die("sigaction %d: %s", sig, strerror(errno));
+		if (!(back.sa_flags & SA_SIGINFO) || back.sa_sigaction != on_rt) {
+			printf("sigrt: handler of %d not read back\n", sig);
+			wrong++;
+		}
+		sigaddset(&rt, sig);
+	}
+	burn(100 * UNIT);
+	/* unblocked: each arrives at once, once, with its value */
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		send_rt(sig);
+		if (rt_got[sig] != 1) {
+			printf("sigrt: %d arrived %d times\n", sig, (int)rt_got[sig]);
+			wrong++;
+		}
+	}
+	/* blocked: shown blocked, held pending, taken by sigtimedwait */
+	if (sigprocmask(SIG_BLOCK, &rt, &old) < 0 ||
+	    sigprocmask(SIG_BLOCK, NULL, &now) < 0)
+		die("sigprocmask: %s", strerror(errno));
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (sigismember(&now, sig) != 1 || sigismember(&old, sig) == 1) {
+			printf("sigrt: %d not shown blocked as asked\n", sig);
+			wrong++;
+		}
+	burn(200 * UNIT);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		send_rt(sig);
+	sigpending(&now);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (sigismember(&now, sig) != 1 || rt_got[sig] != 1) {
+			printf("sigrt: blocked %d not held pending\n", sig);
+			wrong++;
+		}
+	for (int i = 0; i < n; i++) {
+		int sig = sigtimedwait(&rt, &si, &zero);
+
+		if (sig < SIGRTMIN || sig > SIGRTMAX || si.si_value.sival_int != sig) {
+			printf("sigrt: sigtimedwait %d: %d\n", i, sig);
+			wrong++;
+		}
+	}
+	if (sigtimedwait(&rt, &si, &zero) != -1 || errno != EAGAIN) {
+		printf("sigrt: more pending than sent\n");
+		wrong++;
+	}
+	if (sigprocmask(SIG_SETMASK, &old, NULL) < 0)
+		die("sigprocmask: %s", strerror(errno));
+	/* signal() answers with the handler before; ignored means ignored */
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		if (signal(sig, SIG_IGN) != (sighandler_t)(void (*)(void))on_rt) {
+			printf("sigrt: signal(%d) did not return the handler\n", sig);
+			wrong++;
+		}
+		send_rt(sig);
+		if (rt_got[sig] != 1) {
+			printf("sigrt: ignored %d arrived\n", sig);
+			wrong++;
+		}
+	}
+	burn(100 * UNIT);
+	printf("sigrt %d signals, %d wrong, %d wrong values\n", n, wrong,
+	    (int)rt_wrong_value);
 }
 
 /* ---- threads and processes ---------------------------------------------- */
@@ -585,6 +689,8 @@ main(int argc, char **argv)
 		mode_sigreset();
 	else if (strcmp(mode, "sigcatch") == 0)
 		mode_sigcatch();
+	else if (strcmp(mode, "sigrt") == 0)
+		mode_sigrt();
 	else if (strcmp(mode, "threads") == 0)
 		mode_threads();
 	else if (strcmp(mode, "forkexec") == 0)

@@ -209,11 +209,9 @@ test_own_sigprof_timer(void **state)
 }
 
 /*
- * The timer engine samples with a real-time signal of the program's
- * (lib/handler.c): what the program does to every signal, it does to
- * that one.  Hiding it (interposing sigaction, signal, sigprocmask and
- * pthread_sigmask, and forwarding the program's own uses) is a design
- * change not made here.
+ * The timer engine samples with a real-time signal in the program, which
+ * the injected library veils (lib/sigveil.h): what the program does to
+ * every signal, it must not do to that one, nor see it done.
  */
 static void
 test_all_signals_blocked(void **state)
@@ -221,8 +219,7 @@ test_all_signals_blocked(void **state)
 	static struct mode m = { { "blockall" }, 0, 0, { 0 } };
 
 	(void)state;
-	expect_unnoticed(&m, "burn", 0.8, "a program that blocks every signal "
-	    "finds the sampling signal pending (and gets no samples)");
+	expect_unnoticed(&m, "burn", 0.8, NULL);
 }
 
 static void
@@ -231,8 +228,7 @@ test_every_signal_reset(void **state)
 	static struct mode m = { { "sigreset" }, 0, 0, { 0 } };
 
 	(void)state;
-	expect_unnoticed(&m, "burn", 0.8, "a program that sets every signal to "
-	    "SIG_DFL is killed by the next sample of the real-time signal");
+	expect_unnoticed(&m, "burn", 0.8, NULL);
 }
 
 static void
@@ -241,8 +237,21 @@ test_every_signal_caught(void **state)
 	static struct mode m = { { "sigcatch" }, 0, 0, { 0 } };
 
 	(void)state;
-	expect_unnoticed(&m, "burn", 0.8, "a program with a handler on every "
-	    "signal gets the samples' real-time signal instead of the library");
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
+/*
+ * A program that uses every real-time signal, the sampling one included:
+ * its handlers, masks, pending signals, sigtimedwait and signal() must
+ * behave as alone (the mode prints what did not), samples go on.
+ */
+static void
+test_realtime_signals_used(void **state)
+{
+	static struct mode m = { { "sigrt" }, 0, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
 }
 
 /* Sleeps, futex waits, reads, polls: a sample never makes one fail. */
@@ -267,14 +276,36 @@ test_no_eintr(void **state)
  * tick rate, which sees the short threads, has found from 12% to 35% of
  * the samples in pthread_create, clone and start_thread on this 2-core
  * machine.  So burn() must hold at least half, not a fixed 80%.
+ *
+ * What the perf engine misses shows: the samples stand for under 80% of
+ * the CPU time (about 45% here), and the report says so under its
+ * caption; where they stand for more, it says nothing.
  */
 static void
 test_ten_thousand_threads(void **state)
 {
 	static struct mode m = { { "threads" }, 0, 0, { 0 } };
+	struct outcome o;
+	struct run r;
 
 	(void)state;
-	expect_unnoticed(&m, "burn", 0.5, NULL);
+	for (size_t i = 0; i < NENGINES; i++) {
+		char what[128], *text[] = { profil_bin, "report", (char *)tmp("thr.prf"),
+		    NULL };
+		int unseen;
+
+		snprintf(what, sizeof what, "threads (%s)", engines[i]->name);
+		profile_mode(&m, engines[i], tmp("thr.prf"), NULL, &o);
+		assert_share(&o.s, "burn", 0.5, what);
+		unseen = o.s.total + o.lost < 0.8 * o.cpu_periods;
+		if (strcmp(o.engine, "perf") == 0 && !unseen)
+			fail_msg("%s: %.0f samples for %.0f periods of CPU: the "
+			    "short threads were seen?", what, o.s.total, o.cpu_periods);
+		run(&r, text);
+		if (unseen != (strstr(r.out, "\nnote: the samples stand for ") != NULL))
+			fail_msg("%s: %.0f samples for %.0f periods of CPU, and the "
+			    "report says:\n%s", what, o.s.total, o.cpu_periods, r.out);
+	}
 }
 
 /*
@@ -480,6 +511,7 @@ main(void)
 		cmocka_unit_test(test_all_signals_blocked),
 		cmocka_unit_test(test_every_signal_reset),
 		cmocka_unit_test(test_every_signal_caught),
+		cmocka_unit_test(test_realtime_signals_used),
 		cmocka_unit_test(test_no_eintr),
 		cmocka_unit_test(test_ten_thousand_threads),
 		cmocka_unit_test(test_busy_threads),

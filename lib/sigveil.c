@@ -1,0 +1,365 @@
+/*
+ * sigveil.c - the program's own view of the sampling signal (sigveil.h).
+ *
+ * The disposition the program set is kept under a sequence lock: the
+ * signal handler reads it (sigveil_deliver) and must never wait for a
+ * writer it interrupted, so writers block every signal while they hold
+ * the lock.  Whether the program blocks the signal is per thread, as the
+ * signal mask is.
+ *
+ * The wrappers are in the shared library only (not with PROFIL_WRAP, the
+ * static library's flavour): there RTLD_NEXT finds the C library's
+ * functions, or a sanitizer's that end in the C library's.  Calls from
+ * libprofil itself come through them too and pass: the veil never stands
+ * in front of our own handler.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "handler.h"
+#include "sigveil.h"
+
+typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+
+static _Atomic int veiled;		/* the veiled signal; 0: none */
+static struct sigaction program_act;	/* under act_seq */
+static _Atomic unsigned act_seq;	/* odd while being written */
+static atomic_flag act_writer = ATOMIC_FLAG_INIT;
+
+#ifndef PROFIL_WRAP
+/* What the program asked of this thread's mask for the veiled signal. */
+static __thread int program_blocks __attribute__((tls_model("initial-exec")));
+#endif
+
+#ifdef PROFIL_WRAP
+/* The static library has no wrappers: the C library's are the real ones. */
+static sigaction_fn *real_sigaction_fn(void) { return sigaction; }
+static sigmask_fn *real_sigmask_fn(void) { return pthread_sigmask; }
+#else
+static sigaction_fn *_Atomic real_sigaction_p;
+static sigmask_fn *_Atomic real_sigprocmask_p, *_Atomic real_pthread_sigmask_p;
+
+/*
+ * dlsym is not async-signal-safe: the constructor below looks them all
+ * up before a program handler can call us; this is for callers that come
+ * earlier still (another library's constructor).
+ */
+static void *
+next(void *_Atomic *slot, const char *name)
+{
+	void *fn = atomic_load(slot);
+
+	if (fn == NULL) {
+		fn = dlsym(RTLD_NEXT, name);
+		atomic_store(slot, fn);
+	}
+	return fn;
+}
+
+static sigaction_fn *
+real_sigaction_fn(void)
+{
+	return (sigaction_fn *)next((void *_Atomic *)&real_sigaction_p,
+	    "sigaction");
+}
+
+static sigmask_fn *
+real_sigprocmask_fn(void)
+{
+	return (sigmask_fn *)next((void *_Atomic *)&real_sigprocmask_p,
+	    "sigprocmask");
+}
+
+static sigmask_fn *
+real_sigmask_fn(void)
+{
+	return (sigmask_fn *)next((void *_Atomic *)&real_pthread_sigmask_p,
+	    "pthread_sigmask");
+}
+
+__attribute__((constructor(101))) static void
+resolve_real(void)
+{
+	real_sigaction_fn();
+	real_sigprocmask_fn();
+	real_sigmask_fn();
+}
+#endif
+
+static void
+read_act(struct sigaction *out)
+{
+	unsigned seq;
+
+	for (;;) {
+		seq = atomic_load_explicit(&act_seq, memory_order_acquire);
+		if (seq & 1) {
+			sched_yield();	/* a writer on another thread */
+			continue;
+		}
+		memcpy(out, &program_act, sizeof *out);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&act_seq, memory_order_relaxed) == seq)
+			return;
+	}
+}
+
+static void
+write_act(const struct sigaction *in)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	real_sigmask_fn()(SIG_BLOCK, &all, &old);
+	while (atomic_flag_test_and_set_explicit(&act_writer,
+	    memory_order_acquire))
+		sched_yield();
+	atomic_fetch_add_explicit(&act_seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	memcpy(&program_act, in, sizeof program_act);
+	atomic_fetch_add_explicit(&act_seq, 1, memory_order_release);
+	atomic_flag_clear_explicit(&act_writer, memory_order_release);
+	real_sigmask_fn()(SIG_SETMASK, &old, NULL);
+}
+
+void
+sigveil_start(int signo)
+{
+#ifndef PROFIL_WRAP
+	struct sigaction dfl;
+	sigset_t one, old;
+	int blocked;
+
+	if (signo <= 0 || signo >= NSIG || atomic_load(&veiled) == signo)
+		return;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	write_act(&dfl);
+	sigemptyset(&one);
+	sigaddset(&one, signo);
+	blocked = real_sigmask_fn()(SIG_UNBLOCK, &one, &old) == 0 &&
+	    sigismember(&old, signo) == 1;
+	program_blocks = blocked;
+	atomic_store(&veiled, signo);
+#else
+	(void)signo;	/* nothing to veil with: no wrappers here */
+#endif
+}
+
+int
+sigveil_deliver(int sig, siginfo_t *info, void *ucontext)
+{
+	struct sigaction act;
+
+	if (sig == 0 || atomic_load(&veiled) != sig)
+		return 0;
+#ifndef PROFIL_WRAP
+	if (program_blocks) {
+		/*
+		 * The program has it blocked: hold it pending for the
+		 * program (sigpending shows it, sigwait takes it), blocked
+		 * for real from the handler's return until the program
+		 * unblocks it; this thread goes unsampled meanwhile.
+		 */
+		sigaddset(&((ucontext_t *)ucontext)->uc_sigmask, sig);
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid),
+		    sig, info);
+		return 1;
+	}
+#endif
+	read_act(&act);
+	if (!(act.sa_flags & SA_SIGINFO) && act.sa_handler == SIG_IGN)
+		return 1;
+	if (!(act.sa_flags & SA_SIGINFO) && act.sa_handler == SIG_DFL) {
+		/*
+		 * A real-time signal's default action ends the process; ours
+		 * would have, had we not been there.  Let the kernel do it.
+		 */
+		struct sigaction dfl;
+		sigset_t one;
+
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		atomic_store(&veiled, 0);
+		real_sigaction_fn()(sig, &dfl, NULL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		raise(sig);
+		real_sigmask_fn()(SIG_UNBLOCK, &one, NULL);
+		return 1;	/* not reached */
+	}
+	if (act.sa_flags & SA_RESETHAND) {
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		write_act(&dfl);
+	}
+	if (act.sa_flags & SA_SIGINFO)
+		act.sa_sigaction(sig, info, ucontext);
+	else
+		act.sa_handler(sig);
+	return 1;
+}
+
+#ifndef PROFIL_WRAP
+/* ---- the wrappers ---------------------------------------------------------- */
+
+int sigaction(int, const struct sigaction *, struct sigaction *);
+int sigprocmask(int, const sigset_t *, sigset_t *);
+int pthread_sigmask(int, const sigset_t *, sigset_t *);
+sighandler_t bsd_signal(int, sighandler_t);
+
+__attribute__((visibility("default"))) int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int v = atomic_load(&veiled);
+
+	if (v == 0 || sig != v || (act != NULL && handler_is_sampler(act)))
+		return real_sigaction_fn()(sig, act, old);
+	if (old != NULL)
+		read_act(old);
+	if (act != NULL)
+		write_act(act);
+	return 0;
+}
+
+/* signal() and its kin call the C library's sigaction inside it. */
+static sighandler_t
+veil_signal(int sig, sighandler_t handler, int flags)
+{
+	struct sigaction sa, old;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	if (!(flags & SA_NODEFER))
+		sigaddset(&sa.sa_mask, sig);
+	read_act(&old);
+	write_act(&sa);
+	return old.sa_handler;
+}
+
+static sighandler_t
+next_signal(const char *name, int sig, sighandler_t handler)
+{
+	static sighandler_t (*_Atomic fns[3])(int, sighandler_t);
+	int i = name[0] == 's' ? 0 : name[0] == 'b' ? 1 : 2;
+	sighandler_t (*fn)(int, sighandler_t) =
+	    (sighandler_t (*)(int, sighandler_t))next((void *_Atomic *)&fns[i],
+	    name);
+
+	if (fn == NULL) {
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
+	return fn(sig, handler);
+}
+
+__attribute__((visibility("default"))) sighandler_t
+signal(int sig, sighandler_t handler)
+{
+	int v = atomic_load(&veiled);
+
+	if (v == 0 || sig != v)
+		return next_signal("signal", sig, handler);
+	return veil_signal(sig, handler, SA_RESTART);	/* BSD semantics */
+}
+
+__attribute__((visibility("default"))) sighandler_t
+bsd_signal(int sig, sighandler_t handler)
+{
+	int v = atomic_load(&veiled);
+
+	if (v == 0 || sig != v)
+		return next_signal("bsd_signal", sig, handler);
+	return veil_signal(sig, handler, SA_RESTART);
+}
+
+sighandler_t __sysv_signal(int, sighandler_t);
+
+/* What signal() is in a strict ISO C program: one shot, not deferred. */
+__attribute__((visibility("default"))) sighandler_t
+__sysv_signal(int sig, sighandler_t handler)
+{
+	int v = atomic_load(&veiled);
+
+	if (v == 0 || sig != v)
+		return next_signal("__sysv_signal", sig, handler);
+	return veil_signal(sig, handler, SA_RESETHAND | SA_NODEFER);
+}
+
+/*
+ * Pass the mask on without the veiled signal; answer for it from what
+ * this thread asked.  real returns what sigprocmask or pthread_sigmask
+ * do (-1 and errno, or an error number).
+ */
+static int
+veil_mask(sigmask_fn *real, int how, const sigset_t *set, sigset_t *old)
+{
+	int v = atomic_load(&veiled), blocks = program_blocks, rc;
+	sigset_t copy;
+
+	if (v == 0 || real == NULL)
+		return real == NULL ? ENOSYS : real(how, set, old);
+	if (set != NULL && (how == SIG_BLOCK || how == SIG_UNBLOCK ||
+	    how == SIG_SETMASK)) {
+		int mentioned = sigismember(set, v) == 1;
+
+		copy = *set;
+		if (how == SIG_SETMASK)
+			blocks = mentioned;
+		else if (mentioned)
+			blocks = how == SIG_BLOCK;
+		if (how != SIG_UNBLOCK)
+			sigdelset(&copy, v);
+		set = &copy;
+	}
+	rc = real(how, set, old);
+	if (rc != 0)
+		return rc;
+	if (old != NULL) {
+		if (program_blocks)
+			sigaddset(old, v);
+		else
+			sigdelset(old, v);
+	}
+	program_blocks = blocks;
+	return 0;
+}
+
+__attribute__((visibility("default"))) int
+sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigmask_fn *real = real_sigprocmask_fn();
+
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return veil_mask(real, how, set, old);
+}
+
+__attribute__((visibility("default"))) int
+pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return veil_mask(real_sigmask_fn(), how, set, old);
+}
+#endif
