@@ -96,10 +96,25 @@ meta(FILE *fp, const struct profil_profile *p)
 	fprintf(fp, "</td></tr>\n<tr><th class=\"n\">started</th><td>%s</td></tr>\n"
 	    "<tr><th class=\"n\">samples</th><td>%llu (%llu lost), %.0f Hz, "
 	    "%s engine</td></tr>\n<tr><th class=\"n\">CPU time</th><td>%.3f s "
-	    "in %.3f s of wall time</td></tr>\n</table>\n", when,
+	    "in %.3f s of wall time</td></tr>\n", when,
 	    (unsigned long long)p->samples, (unsigned long long)p->lost,
 	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0, p->engine,
 	    (double)p->cpu_ns / 1e9, (double)p->duration_ns / 1e9);
+	/* as the text caption's note: time the clocks never saw */
+	if (p->cpu_ns > 0 && p->interval_ns > 0) {
+		double seen = (double)(p->samples + p->lost) *
+		    (double)p->interval_ns;
+
+		fprintf(fp, "<tr><th class=\"n\">sampled</th><td>%.3f s, %.0f%% "
+		    "of the CPU time%s</td></tr>\n", seen / 1e9,
+		    100 * seen / (double)p->cpu_ns,
+		    seen < 0.8 * (double)p->cpu_ns &&
+		    p->cpu_ns >= 50 * p->interval_ns ? " (the rest went "
+		    "unsampled: threads or processes shorter than a sampling "
+		    "period, or kernel time where only user mode may be "
+		    "sampled)" : "");
+	}
+	fputs("</table>\n", fp);
 }
 
 static void

@@ -49,7 +49,14 @@ run_full(struct run *r, char *const argv[], const char *input, int sig,
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		/*
+		 * Its own group, as a shell's foreground job, and the
+		 * signals a terminal sends at their defaults even if we were
+		 * started in the background (which ignores SIGINT, SIGQUIT).
+		 */
 		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
@@ -59,6 +66,7 @@ run_full(struct run *r, char *const argv[], const char *input, int sig,
 		execv(argv[0], argv);
 		_exit(99);
 	}
+	setpgid(pid, pid);	/* before any kill(-pid): the child may not have run */
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);

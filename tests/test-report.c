@@ -318,6 +318,7 @@ test_width_and_colour(void **state)
 	run(&r, plain);
 	assert_int_equal(r.status, 0);
 	assert_null(strchr(r.out, '\033'));	/* not a terminal: no colour */
+	assert_null(strstr(r.out, "note:"));	/* the samples stand for the run */
 	for (line = r.out; *line; line = next + 1) {
 		next = strchr(line, '\n');
 		if (display_width(line, next) > 80)
