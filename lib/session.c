@@ -27,6 +27,7 @@
 #include "handler.h"
 #include "profil.h"
 #include "session.h"
+#include "sigveil.h"
 #include "threads.h"
 
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -428,6 +429,7 @@ fork_child(void)
 	pthread_mutex_init(&session_lock, NULL);
 	atomic_store(&readers, 0);	/* handlers of other threads are gone */
 	handler_fork_child();
+	sigveil_fork_child();
 	fault_fork_child();
 	memset(&running.cpu_start, 0, sizeof running.cpu_start);
 	threads_fork_child();

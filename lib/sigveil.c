@@ -156,6 +156,15 @@ sigveil_start(int signo)
 #endif
 }
 
+void
+sigveil_fork_child(void)
+{
+	/* a writer on another thread of the parent never finishes here */
+	atomic_flag_clear(&act_writer);
+	if (atomic_load(&act_seq) & 1)
+		atomic_fetch_add(&act_seq, 1);
+}
+
 int
 sigveil_deliver(int sig, siginfo_t *info, void *ucontext)
 {
@@ -178,9 +187,10 @@ sigveil_deliver(int sig, siginfo_t *info, void *ucontext)
 	}
 #endif
 	read_act(&act);
-	if (!(act.sa_flags & SA_SIGINFO) && act.sa_handler == SIG_IGN)
+	/* one pointer either way: SA_SIGINFO with a null one is the default */
+	if (act.sa_handler == SIG_IGN)
 		return 1;
-	if (!(act.sa_flags & SA_SIGINFO) && act.sa_handler == SIG_DFL) {
+	if (act.sa_handler == SIG_DFL) {
 		/*
 		 * A real-time signal's default action ends the process; ours
 		 * would have, had we not been there.  Let the kernel do it.

@@ -39,6 +39,9 @@
  */
 void sigveil_start(int signo);
 
+/* In a forked child: release what a thread of the parent may have held. */
+void sigveil_fork_child(void);
+
 /*
  * In the sampling handler, for a signal that is not a sample: give it to
  * the program's disposition for it.  Returns 0 if the veil is not on (the

@@ -23,6 +23,7 @@
  *   _exit       _exit(5) with a line left in the stdio buffer
  *   execself N  exec itself N times
  *   abort       abort()
+ *   rtdie       kill(getpid(), SIGRTMAX - 1) at the default disposition
  *   stack       recursion until the stack runs out (SIGSEGV)
  *   spawn       vfork, posix_spawn, clone with CLONE_VM, CLONE_VFORK,
  *               and a raw CLONE_THREAD thread (these three clone_burn()
@@ -445,6 +446,21 @@ mode_abort(void)
 	abort();
 }
 
+/*
+ * Every real-time signal at its default disposition, one sent to itself
+ * ends the process: the one a profiler would pick first (the highest
+ * below SIGRTMAX) must do that too.
+ */
+static void
+mode_rtdie(void)
+{
+	burn(400 * UNIT);
+	printf("rtdie\n");
+	fflush(stdout);
+	kill(getpid(), SIGRTMAX - 1);
+	printf("rtdie: still alive\n");
+}
+
 /* Never reached; volatile so the compiler cannot tell. */
 static volatile unsigned long bottom = ULONG_MAX;
 
@@ -707,6 +723,8 @@ main(int argc, char **argv)
 		mode_execself(n);
 	else if (strcmp(mode, "abort") == 0)
 		mode_abort();
+	else if (strcmp(mode, "rtdie") == 0)
+		mode_rtdie();
 	else if (strcmp(mode, "stack") == 0)
 		mode_stack();
 	else if (strcmp(mode, "spawn") == 0)

@@ -430,6 +430,16 @@ test_abort(void **state)
 	expect_unnoticed(&m, "burn", 0.8, NULL);
 }
 
+/* A real-time signal at its default disposition still ends the program. */
+static void
+test_realtime_signal_default(void **state)
+{
+	static struct mode m = { { "rtdie" }, 128 + 63, 0, { 0 } };
+
+	(void)state;
+	expect_unnoticed(&m, "burn", 0.8, NULL);
+}
+
 /* Recursion until SIGSEGV, with no alternate signal stack to report it on. */
 static void
 test_stack_overflow(void **state)
@@ -522,6 +532,7 @@ main(void)
 		cmocka_unit_test(test_chdir),
 		cmocka_unit_test(test_underscore_exit),
 		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_realtime_signal_default),
 		cmocka_unit_test(test_stack_overflow),
 		cmocka_unit_test(test_dlopen_dlclose_loop),
 		cmocka_unit_test(test_dlopen_short_lived),
