@@ -56,6 +56,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LIBCFLAGS) -MMD -MP -c -o $@ $<
 
+# The signal veil stands in front of the C library's sigaction: a
+# sanitizer's runtime calls it while it starts, before instrumented code
+# may run, so it is built without sanitizers (it checks nothing of ours).
+$(BUILD)/lib/sigveil.o: LIBCFLAGS := $(filter-out -fsanitize=%,$(LIBCFLAGS))
+
 $(BUILD)/lib/%_wrap.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(LIBCFLAGS) -DPROFIL_WRAP -MMD -MP -c -o $@ $<
