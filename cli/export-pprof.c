@@ -140,11 +140,14 @@ add_function(struct builder *b, const char *symbol, const char *file,
 
 /*
  * One Location with its Sample: count samples at addr of mapping (0: no
- * mapping, no address), in function (0: none) at line (0: unknown).
+ * mapping, no address), in nlines frames: function ids (0: none) at
+ * lines (0: unknown), innermost first, the last being the function the
+ * others were inlined into.
  */
 static int
 add_location(struct builder *b, uint64_t mapping, uint64_t addr,
-    uint64_t function, int line, uint64_t count)
+    const uint64_t *functions, const int *lines, size_t nlines,
+    uint64_t count)
 {
 	uint64_t id = ++b->nlocations, values[2];
 
@@ -158,11 +161,11 @@ add_location(struct builder *b, uint64_t mapping, uint64_t addr,
 		pbuf_uint(&b->msg, LOCATION_MAPPING_ID, mapping);
 		pbuf_uint(&b->msg, LOCATION_ADDRESS, addr);
 	}
-	if (function != 0) {
+	for (size_t i = 0; i < nlines && functions[i] != 0; i++) {
 		pbuf_reset(&b->line);
-		pbuf_uint(&b->line, LINE_FUNCTION_ID, function);
-		if (line > 0)
-			pbuf_int(&b->line, LINE_LINE, line);
+		pbuf_uint(&b->line, LINE_FUNCTION_ID, functions[i]);
+		if (lines[i] > 0)
+			pbuf_int(&b->line, LINE_LINE, lines[i]);
 		pbuf_message(&b->msg, LOCATION_LINE, &b->line);
 	}
 	pbuf_message(&b->locations, PROFILE_LOCATION, &b->msg);
@@ -176,12 +179,32 @@ add_location(struct builder *b, uint64_t mapping, uint64_t addr,
 	return 0;
 }
 
+/* Inlined functions deeper than this are cut at the outermost ones. */
+#define MAX_FRAMES 16
+
+/* The Function of an inlined function, one per name. */
+static uint64_t
+inlined_function(struct builder *b, struct hmap *by_name,
+    const struct symtab_frame *frame)
+{
+	uint64_t key = strtab_index(&b->strings, frame->name), id;
+
+	if ((id = hmap_get(by_name, key)) == 0) {
+		id = frame->decl_file != NULL ?
+		    add_function(b, frame->name, frame->decl_file, frame->decl_line) :
+		    add_function(b, frame->name, frame->file, 0);
+		hmap_add(by_name, key, id);
+	}
+	return id;
+}
+
 /*
  * The Locations of object oi and then its Mapping, whose has_* flags say
  * whether any Location got a function, a file, a line, as pprof's own
- * symbolizer sets them.  A Line's number is kept only when the line table
- * puts the address in the function's own file (not in inlined code from
- * another file, which profile.proto would need an inline frame for).
+ * symbolizer sets them.  Where the compiler inlined functions, the
+ * Location has a Line per inlined function, innermost first (as pprof's
+ * own symbolizer does); elsewhere a Line's number is kept only when the
+ * line table puts the address in the function's own file.
  */
 static int
 add_object(struct builder *b, size_t oi, struct symtab *tab)
@@ -189,13 +212,18 @@ add_object(struct builder *b, size_t oi, struct symtab *tab)
 	const struct profil_object *o = &b->p->objects[oi];
 	int has_functions = 0, has_filenames = 0, has_lines = 0, rc = 0;
 	struct hmap by_start;	/* function start address -> Function id */
+	struct hmap by_name;	/* inlined function's name (string index) -> id */
 	char hex[2 * sizeof o->build_id + 1];
 
 	hmap_init(&by_start);
+	hmap_init(&by_name);
 	for (size_t k = 0; k < o->nbuckets && rc == 0; k++) {
 		uint64_t addr = o->buckets[k].addr, start, end, id = 0;
+		uint64_t ids[MAX_FRAMES];
+		struct symtab_frame frames[MAX_FRAMES];
 		const char *name = NULL, *file = NULL;
-		int line = 0;
+		int line = 0, lines[MAX_FRAMES];
+		size_t nframes;
 
 		if (o->buckets[k].count == 0)
 			continue;
@@ -221,9 +249,23 @@ add_object(struct builder *b, size_t oi, struct symtab *tab)
 			has_filenames |= f->filename != 0;
 			has_lines |= line > 0;
 		}
-		rc = add_location(b, oi + 1, addr, id, line, o->buckets[k].count);
+		if (id != 0 && (nframes = symtab_inlines(tab, addr, frames,
+		    MAX_FRAMES)) > 0) {
+			for (size_t j = 0; j + 1 < nframes; j++)
+				ids[j] = inlined_function(b, &by_name, &frames[j]);
+			ids[nframes - 1] = id;
+			for (size_t j = 0; j < nframes; j++)
+				lines[j] = frames[j].line;
+			has_lines = 1;
+			rc = add_location(b, oi + 1, addr, ids, lines, nframes,
+			    o->buckets[k].count);
+			continue;
+		}
+		rc = add_location(b, oi + 1, addr, &id, &line, 1,
+		    o->buckets[k].count);
 	}
 	hmap_free(&by_start);
+	hmap_free(&by_name);
 
 	for (unsigned i = 0; i < o->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", o->build_id[i]);
@@ -290,6 +332,7 @@ export_pprof_encode(const struct profil_profile *p, struct symtab *const *tabs,
 	struct builder b = { .p = p };
 	struct pbuf head = { 0 };
 	uint64_t kernel_fn, unknown_fn;
+	int no_line = 0;
 	int rc = 0;
 
 	if (p->interval_ns == 0 || p->interval_ns > INT64_MAX ||
@@ -304,11 +347,11 @@ export_pprof_encode(const struct profil_profile *p, struct symtab *const *tabs,
 		rc = add_object(&b, i, tabs[i]);
 	if (rc == 0 && p->kernel > 0) {
 		kernel_fn = add_function(&b, "[kernel]", NULL, 0);
-		rc = add_location(&b, 0, 0, kernel_fn, 0, p->kernel);
+		rc = add_location(&b, 0, 0, &kernel_fn, &no_line, 1, p->kernel);
 	}
 	if (rc == 0 && p->unknown > 0) {
 		unknown_fn = add_function(&b, "[unknown]", NULL, 0);
-		rc = add_location(&b, 0, 0, unknown_fn, 0, p->unknown);
+		rc = add_location(&b, 0, 0, &unknown_fn, &no_line, 1, p->unknown);
 	}
 	if (rc == 0) {
 		pbuf_append(out, &head);

@@ -3,6 +3,7 @@
  * (base 0), then every function symbol is read once into a table sorted
  * by address; lookups are binary searches.
  */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -346,4 +347,90 @@ symtab_source(struct symtab *t, uint64_t addr, int *line)
 	if (file[0] != '/' && (dir = dwfl_line_comp_dir(l)) != NULL && dir[0] == '/')
 		return intern_path(t, dir, file);
 	return file;
+}
+
+/* The name of an inlined subroutine: its abstract origin's. */
+static const char *
+inline_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != NULL ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != NULL) &&
+	    (name = dwarf_formstring(&attr)) != NULL)
+		return name;
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr) != NULL &&
+	    (name = dwarf_formstring(&attr)) != NULL)
+		return name;
+	return "[inlined]";
+}
+
+/* Where an inlined subroutine was called from: file and line. */
+static const char *
+call_site(struct symtab *t, Dwarf_Die *cu, Dwarf_Die *die, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Files *files;
+	Dwarf_Word index, number;
+	size_t nfiles;
+	const char *file, *dir;
+
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &number) != 0 ||
+	    number == 0 || number > INT32_MAX)
+		return NULL;
+	*line = (int)number;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &index) != 0 ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || index >= nfiles ||
+	    (file = dwarf_filesrc(files, index, NULL, NULL)) == NULL)
+		return NULL;
+	if (file[0] != '/' && (dir = dwarf_formstring(dwarf_attr(cu,
+	    DW_AT_comp_dir, &attr))) != NULL && dir[0] == '/')
+		return intern_path(t, dir, file);
+	return file;
+}
+
+size_t
+symtab_inlines(struct symtab *t, uint64_t addr, struct symtab_frame *out,
+    size_t max)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	size_t n = 0;
+	int nscopes;
+
+	if (t->mod == NULL || t->n == 0 || max < 2 ||
+	    (cu = dwfl_module_addrdie(t->mod, addr, &bias)) == NULL)
+		return 0;
+	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = 0; i < nscopes && n + 1 < max; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		if (n == 0) {
+			out[0].file = symtab_source(t, addr, &out[0].line);
+			if (out[0].file == NULL)
+				out[0].line = 0;
+		}
+		out[n].name = inline_name(&scopes[i]);
+		out[n].decl_file = dwarf_decl_file(&scopes[i]);
+		if (out[n].decl_file != NULL && out[n].decl_file[0] != '/') {
+			Dwarf_Attribute attr;
+			const char *dir = dwarf_formstring(dwarf_attr(cu,
+			    DW_AT_comp_dir, &attr));
+
+			out[n].decl_file = dir != NULL && dir[0] == '/' ?
+			    intern_path(t, dir, out[n].decl_file) : NULL;
+		}
+		if (dwarf_decl_line(&scopes[i], &out[n].decl_line) != 0)
+			out[n].decl_line = 0;
+		/* the next one out runs at this one's call */
+		out[n + 1].name = NULL;
+		out[n + 1].decl_file = NULL;
+		out[n + 1].decl_line = 0;
+		out[n + 1].file = call_site(t, cu, &scopes[i], &out[n + 1].line);
+		n++;
+	}
+	free(scopes);
+	return n == 0 ? 0 : n + 1;
 }

@@ -34,4 +34,24 @@ const char *symtab_lookup(const struct symtab *t, uint64_t addr,
  */
 const char *symtab_source(struct symtab *t, uint64_t addr, int *line);
 
+/*
+ * The functions inlined at addr, innermost first, from the DWARF scopes
+ * of its compilation unit: each with its name (the linkage name when
+ * there is one) and where execution is in it: for the innermost, addr's
+ * own file and line; for each outer one, the call that was inlined into
+ * it.  The last entry is the real function (name NULL: the caller has
+ * it from symtab_lookup) at the outermost inlined call.  Fills at most
+ * max; returns how many, 0 when nothing is inlined at addr or there is
+ * no debug information.  Strings live as long as the table.
+ */
+struct symtab_frame {
+	const char *name;
+	const char *file;
+	int line;
+	const char *decl_file;	/* where the function is defined, or NULL */
+	int decl_line;
+};
+size_t symtab_inlines(struct symtab *t, uint64_t addr,
+    struct symtab_frame *out, size_t max);
+
 #endif

@@ -13,12 +13,19 @@
 //   mapping      ID START LIMIT OFFSET FILENAME BUILD_ID HAS_FUNCTIONS
 //                HAS_FILENAMES HAS_LINE_NUMBERS
 //   function     SAMPLES NAME SYSTEM_NAME FILENAME START_LINE LINES
+//   inlined      SAMPLES LEAF CALLER CALLER_LINE
+//   symbol       SAMPLES NAME
 //   no_function  SAMPLES
 //   comment      TEXT
 //
 // A function's SAMPLES add the first value of the samples whose leaf
 // frame is in it (the flat profile); LINES lists the distinct line
-// numbers of those frames ("-" for none).  no_function counts samples
+// numbers of those frames ("-" for none).  inlined adds the samples
+// whose leaf location has more than one line (inlined frames): LEAF is
+// the innermost function, CALLER the last one (the function the others
+// were inlined into) at CALLER_LINE.  symbol adds samples by that last
+// function (the symbol the code belongs to, as a flat profile by symbol
+// has it).  no_function counts samples
 // whose location has no line at all (an address only).  Functions come
 // most samples first.  Exits 1 with one line on stderr when the file is
 // not a valid profile.
@@ -89,6 +96,8 @@ for (const loc of profile.location) {
 
 const totals = types.map(() => 0n);
 const flat = new Map();		// function id -> { samples, lines }
+const inlined = new Map();	// "leaf\tcaller\tline" -> samples
+const bySymbol = new Map();	// name of the last frame -> samples
 let noFunction = 0n;
 for (const [i, sample] of profile.sample.entries()) {
 	if (sample.value.length !== types.length)
@@ -113,6 +122,15 @@ for (const [i, sample] of profile.sample.entries()) {
 	if (big(frame.line) > 0n)
 		entry.lines.add(Number(frame.line));
 	flat.set(key, entry);
+	const last = leaf.line[leaf.line.length - 1];
+	const symbol = str(functions.get(big(last.functionId)).name, `function ${last.functionId}`);
+	bySymbol.set(symbol, (bySymbol.get(symbol) ?? 0n) + big(sample.value[0]));
+	if (leaf.line.length > 1) {
+		const k = [str(functions.get(key).name, `function ${key}`),
+			str(functions.get(big(last.functionId)).name, `function ${last.functionId}`),
+			big(last.line)].join('\t');
+		inlined.set(k, (inlined.get(k) ?? 0n) + big(sample.value[0]));
+	}
 }
 
 const out = [];
@@ -142,6 +160,10 @@ rows.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) :
 	(a[0] > b[0] ? -1 : 1)));
 for (const r of rows)
 	out.push(['function', ...r]);
+for (const [k, n] of inlined)
+	out.push(['inlined', n, k]);
+for (const [name, n] of bySymbol)
+	out.push(['symbol', n, name]);
 out.push(['no_function', noFunction]);
 for (const c of profile.comment)
 	out.push(['comment', str(c, 'comment')]);

@@ -37,6 +37,13 @@ struct decoded {
 	size_t ntypes, nfuncs, nmaps, ncomments;
 	struct pprof_function funcs[64];
 	struct pprof_mapping maps[32];
+	struct { char name[512]; unsigned long long samples; } syms[256];
+	size_t nsyms, ninlined;
+	struct {
+		char leaf[256], caller[256];
+		long line;
+		unsigned long long samples;
+	} inlined[16];
 };
 static struct decoded d;
 
@@ -169,6 +176,16 @@ decode(const char *path)
 			COPY(fn->file, f[4]);
 			fn->start_line = atol(f[5]);
 			COPY(fn->lines, f[6]);
+		} else if (strcmp(f[0], "symbol") == 0 && n == 3 && d.nsyms < 256) {
+			d.syms[d.nsyms].samples = strtoull(f[1], NULL, 10);
+			COPY(d.syms[d.nsyms].name, f[2]);
+			d.nsyms++;
+		} else if (strcmp(f[0], "inlined") == 0 && n == 5 && d.ninlined < 16) {
+			d.inlined[d.ninlined].samples = strtoull(f[1], NULL, 10);
+			COPY(d.inlined[d.ninlined].leaf, f[2]);
+			COPY(d.inlined[d.ninlined].caller, f[3]);
+			d.inlined[d.ninlined].line = atol(f[4]);
+			d.ninlined++;
 		} else if (strcmp(f[0], "no_function") == 0 && n == 2) {
 			d.no_function = strtoull(f[1], NULL, 10);
 		} else if (strcmp(f[0], "comment") == 0 && n == 2 && d.ncomments < 4) {
@@ -178,16 +195,14 @@ decode(const char *path)
 	assert_int_equal(d.ntypes, 2);
 }
 
-/* Samples of every pprof function named name (in any object). */
+/* Samples of the code of symbol name, inlined functions included. */
 static unsigned long long
-pprof_samples(const char *name)
+pprof_symbol_samples(const char *name)
 {
-	unsigned long long sum = 0;
-
-	for (size_t i = 0; i < d.nfuncs; i++)
-		if (strcmp(d.funcs[i].name, name) == 0)
-			sum += d.funcs[i].samples;
-	return sum;
+	for (size_t i = 0; i < d.nsyms; i++)
+		if (strcmp(d.syms[i].name, name) == 0)
+			return d.syms[i].samples;
+	return 0;
 }
 
 static const struct pprof_function *
@@ -221,28 +236,39 @@ readelf_build_id(const char *path, char *id, size_t size)
 		fail_msg("readelf shows no build-id for %s", path);
 }
 
-/* The line of tests/workload.c that defines function name. */
+/* The first line of tests/workload.c holding text (at its start). */
 static long
-source_line_of(const char *name)
+source_line_with(const char *text, int at_start)
 {
-	char path[PATH_MAX + 32], line[512], pattern[64];
+	char path[PATH_MAX + 32], line[512];
 	long n = 0;
 	FILE *f;
 
 	snprintf(path, sizeof path, "%s/tests/workload.c", srcdir);
-	snprintf(pattern, sizeof pattern, " void %s(void)", name);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof line, f) != NULL) {
+		char *at = strstr(line, text);
+
 		n++;
-		if (strstr(line, pattern) != NULL) {
+		if (at != NULL && (!at_start || at == line)) {
 			fclose(f);
 			return n;
 		}
 	}
 	fclose(f);
-	fail_msg("%s: no definition of %s", path, name);
+	fail_msg("%s: no line with %s", path, text);
 	return -1;
+}
+
+/* The line of tests/workload.c that defines function name. */
+static long
+source_line_of(const char *name)
+{
+	char pattern[64];
+
+	snprintf(pattern, sizeof pattern, " void %s(void)", name);
+	return source_line_with(pattern, 0);
 }
 
 /* Files of the scratch directory named like export's temporary files. */
@@ -343,7 +369,11 @@ test_pprof_matches_profile_and_report(void **state)
 		assert_int_equal(d.funcs[i].samples,
 		    (unsigned long long)samples_of(&s, top[i], NULL));
 	}
-	/* and every other row: functions by name, [OBJECT] rows as no function */
+	/*
+	 * and every other row: symbols by name (the report has no inlined
+	 * functions; libc's debug information may give pprof some), [OBJECT]
+	 * rows as no function
+	 */
 	row = strtok_r(strchr(s.csv, '\n') + 1, "\n", &save);
 	for (; row != NULL; row = strtok_r(NULL, "\n", &save)) {
 		char fn[512];
@@ -353,9 +383,9 @@ test_pprof_matches_profile_and_report(void **state)
 		if (fn[0] == '[' && strcmp(fn, "[kernel]") != 0 &&
 		    strcmp(fn, "[unknown]") != 0)
 			unnamed += (unsigned long long)n;
-		else if (pprof_samples(fn) != (unsigned long long)n)
+		else if (pprof_symbol_samples(fn) != (unsigned long long)n)
 			fail_msg("%s: pprof %llu samples, report %.0f", fn,
-			    pprof_samples(fn), n);
+			    pprof_symbol_samples(fn), n);
 	}
 	assert_int_equal(d.no_function, unnamed);
 
@@ -388,6 +418,58 @@ test_pprof_matches_profile_and_report(void **state)
 }
 
 /* Counts far beyond 32 bits stay exact; past int64 the export refuses. */
+/*
+ * Code the compiler inlined shows as the function it came from, called
+ * from the one it was inlined into at the line of the call (a Line per
+ * frame, innermost first, as pprof's own symbolizer does), while by
+ * symbol the counts are exactly the report's.
+ */
+static void
+test_pprof_inlined_frames(void **state)
+{
+	SCRATCH(prf, "inl.prf");
+	SCRATCH(pb, "inl.pb.gz");
+	char *prog[] = { workload, "inlined", "300", NULL };
+	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
+	    pb, prf, NULL };
+	char want[PATH_MAX + 32];
+	const struct pprof_function *f;
+	unsigned long long at_call = 0;
+	struct shares s;
+	struct run r;
+	double outer;
+
+	(void)state;
+	need_decoder();
+	record_ok(prf, prog);
+	run(&r, exp);
+	if (r.status != 0)
+		fail_msg("export exited %d: %s", r.status, r.err);
+	decode(pb);
+	report(&s, prf);
+	outer = samples_of(&s, "outer", NULL);
+	if (outer < 0.8 * s.total)
+		fail_msg("outer has %.0f of %.0f samples", outer, s.total);
+	assert_int_equal(pprof_symbol_samples("outer"), (unsigned long long)outer);
+
+	f = pprof_function("inlined");
+	if (f == NULL || f->samples < 0.8 * outer)
+		fail_msg("inlined() is not the leaf of outer()'s samples");
+	snprintf(want, sizeof want, "%s/tests/workload.c", srcdir);
+	assert_string_equal(f->file, want);
+	assert_int_equal(f->start_line, source_line_with("inlined(void)", 1));
+	snprintf(want, sizeof want, "%ld", source_line_with("LOOP(1000000);", 0));
+	assert_string_equal(f->lines, want);
+	for (size_t i = 0; i < d.ninlined; i++)
+		if (strcmp(d.inlined[i].leaf, "inlined") == 0) {
+			assert_string_equal(d.inlined[i].caller, "outer");
+			assert_int_equal(d.inlined[i].line,
+			    source_line_with("/* CALL */", 0));
+			at_call += d.inlined[i].samples;
+		}
+	assert_int_equal(at_call, f->samples);
+}
+
 static void
 test_pprof_large_values(void **state)
 {
@@ -553,6 +635,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pprof_matches_profile_and_report),
+		cmocka_unit_test(test_pprof_inlined_frames),
 		cmocka_unit_test(test_pprof_large_values),
 		cmocka_unit_test(test_pprof_errors),
 	};

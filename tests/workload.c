@@ -9,6 +9,8 @@
  *   syscalls SECONDS      cheap system calls for SECONDS of CPU
  *   forkexec ROUNDS       a child execs `workload split ROUNDS`; we run it too
  *   many ROUNDS           32 small functions; f<i> does i+1 units: (i+1)/528
+ *   inlined ROUNDS        split's work in inlined(), always inlined into
+ *                         outer() at the line marked CALL: pprof's frames
  *   crash | exit N | _exit N | forever | echo
  */
 #include <math.h>
@@ -44,6 +46,19 @@ SMALL(0) SMALL(1) SMALL(2) SMALL(3) SMALL(4) SMALL(5) SMALL(6) SMALL(7)
 SMALL(8) SMALL(9) SMALL(10) SMALL(11) SMALL(12) SMALL(13) SMALL(14) SMALL(15)
 SMALL(16) SMALL(17) SMALL(18) SMALL(19) SMALL(20) SMALL(21) SMALL(22) SMALL(23)
 SMALL(24) SMALL(25) SMALL(26) SMALL(27) SMALL(28) SMALL(29) SMALL(30) SMALL(31)
+
+static inline __attribute__((always_inline)) void
+inlined(void)
+{
+	LOOP(1000000);
+}
+
+__attribute__((noinline)) static void
+outer(long rounds)
+{
+	for (long r = 0; r < rounds; r++)
+		inlined();	/* CALL */
+}
 
 static void (*const smalls[32])(void) = {
 	f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15,
@@ -182,6 +197,8 @@ main(int argc, char **argv)
 		while ((got = fread(buf, 1, sizeof buf, stdin)) > 0)
 			fwrite(buf, 1, got, stdout);
 		printf("[%s]\n", v ? v : "(unset)");
+	} else if (strcmp(mode, "inlined") == 0) {
+		outer(n);
 	} else if (strcmp(mode, "split2") == 0) {
 		split2(n);
 	} else {
