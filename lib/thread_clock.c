@@ -89,19 +89,10 @@ arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	return 0;
 }
 
-/*
- * Kernel time counts where allowed (perf_event_paranoid 1 or less, or
- * CAP_PERFMON): a period that ends in a system call is signalled on the
- * way back to user mode, at the call, as the CPU-time timers do.  At
- * paranoid 2 only user time can be sampled.  Learnt at the first open.
- */
-static _Atomic int user_only = -1;
-
 static int
 perf_open(pid_t tid, uint64_t period_ns)
 {
 	struct perf_event_attr attr;
-	int fd, only = atomic_load(&user_only);
 
 	memset(&attr, 0, sizeof attr);
 	attr.size = sizeof attr;
@@ -109,22 +100,19 @@ perf_open(pid_t tid, uint64_t period_ns)
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	attr.sample_period = period_ns;
 	attr.disabled = 1;
-	attr.exclude_kernel = only == 1;
+	/*
+	 * User time only, and not only because perf_event_paranoid 2
+	 * allows no more: a period that ended in kernel mode would raise
+	 * the signal inside the system call, which then fails with EINTR
+	 * (poll, select, sigtimedwait are never restarted), or inside
+	 * execve, where it kills the new image (its handler is gone).
+	 * The CPU-time timers signal only on the way back to user mode.
+	 */
+	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.wakeup_events = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
+	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
 	    PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && only == -1 && (errno == EACCES || errno == EPERM)) {
-		attr.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
-		    PERF_FLAG_FD_CLOEXEC);
-		if (fd >= 0)
-			atomic_store(&user_only, 1);
-		return fd;
-	}
-	if (fd >= 0 && only == -1)
-		atomic_store(&user_only, 0);
-	return fd;
 }
 
 static int
