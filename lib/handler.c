@@ -28,18 +28,25 @@ sample_handler(int sig, siginfo_t *info, void *ucontext)
 	int saved_errno = errno;
 	unsigned long weight;
 
-	if (info->si_code == SI_TIMER &&
-	    info->si_value.sival_int == HANDLER_TIMER_COOKIE)
-		weight = 1 + (info->si_overrun > 0 ? (unsigned long)info->si_overrun : 0);
-	else if (info->si_code == POLL_IN)
-		weight = 1;
-	else
+	if (!handler_is_sample(info))
 		weight = 0;	/* sent by someone else: not a sample */
+	else if (info->si_code == SI_TIMER)
+		weight = 1 + (info->si_overrun > 0 ? (unsigned long)info->si_overrun : 0);
+	else
+		weight = 1;
 	if (weight > 0)
 		session_sample(arch_context_pc(ucontext), weight, ucontext);
 	else
 		sigveil_deliver(sig, info, ucontext);	/* the program's, if veiled */
 	errno = saved_errno;
+}
+
+int
+handler_is_sample(const siginfo_t *info)
+{
+	return (info->si_code == SI_TIMER &&
+	    info->si_value.sival_int == HANDLER_TIMER_COOKIE) ||
+	    info->si_code == POLL_IN;
 }
 
 int

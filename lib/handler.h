@@ -9,6 +9,8 @@
 #ifndef PROFIL_HANDLER_H
 #define PROFIL_HANDLER_H
 
+#include <signal.h>
+
 /* The value timers put in si_value, so stray signals are told apart. */
 #define HANDLER_TIMER_COOKIE 0x70726f66
 
@@ -22,8 +24,10 @@ int handler_install(void);
 /* The signal handler_install chose, or -1 before it did. */
 int handler_signo(void);
 
+/* Whether info is of a sample (our timer's or perf event's signal). */
+int handler_is_sample(const siginfo_t *info);
+
 /* Whether sa installs our sampling handler. */
-struct sigaction;
 int handler_is_sampler(const struct sigaction *sa);
 
 /* In a forked child: reset the lock another thread may have held. */

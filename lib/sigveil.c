@@ -45,8 +45,13 @@ static __thread int program_blocks __attribute__((tls_model("initial-exec")));
 static sigaction_fn *real_sigaction_fn(void) { return sigaction; }
 static sigmask_fn *real_sigmask_fn(void) { return pthread_sigmask; }
 #else
+typedef int sigtimedwait_fn(const sigset_t *, siginfo_t *,
+    const struct timespec *);
+
 static sigaction_fn *_Atomic real_sigaction_p;
 static sigmask_fn *_Atomic real_sigprocmask_p, *_Atomic real_pthread_sigmask_p;
+static sigtimedwait_fn *_Atomic real_sigtimedwait_p;
+static void *_Atomic real_sigpending_p;
 
 /*
  * dlsym is not async-signal-safe: the constructor below looks them all
@@ -86,12 +91,21 @@ real_sigmask_fn(void)
 	    "pthread_sigmask");
 }
 
+static sigtimedwait_fn *
+real_sigtimedwait_fn(void)
+{
+	return (sigtimedwait_fn *)next((void *_Atomic *)&real_sigtimedwait_p,
+	    "sigtimedwait");
+}
+
 __attribute__((constructor(101))) static void
 resolve_real(void)
 {
 	real_sigaction_fn();
 	real_sigprocmask_fn();
 	real_sigmask_fn();
+	real_sigtimedwait_fn();
+	next(&real_sigpending_p, "sigpending");
 }
 #endif
 
@@ -317,6 +331,34 @@ __sysv_signal(int sig, sighandler_t handler)
 }
 
 /*
+ * Our samples, raised while this thread had the signal blocked for real
+ * (holding a signal of the program's for it), wait pending beside it:
+ * take them away before the program looks at what is pending, and put
+ * the program's back (as many as fit here; the kernel queues at most
+ * a few hundred real-time signals per user anyway).
+ */
+static void
+drop_pending_samples(int v)
+{
+	struct timespec zero = { 0, 0 };
+	siginfo_t kept[64], info;
+	sigset_t one;
+	int n = 0;
+
+	if (!program_blocks)
+		return;		/* not blocked for real: nothing waits */
+	sigemptyset(&one);
+	sigaddset(&one, v);
+	while (n < 64 && real_sigtimedwait_fn() != NULL &&
+	    real_sigtimedwait_fn()(&one, &info, &zero) == v)
+		if (!handler_is_sample(&info))
+			kept[n++] = info;
+	for (int i = 0; i < n; i++)
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), v,
+		    &kept[i]);
+}
+
+/*
  * Pass the mask on without the veiled signal; answer for it from what
  * this thread asked.  real returns what sigprocmask or pthread_sigmask
  * do (-1 and errno, or an error number).
@@ -324,29 +366,47 @@ __sysv_signal(int sig, sighandler_t handler)
 static int
 veil_mask(sigmask_fn *real, int how, const sigset_t *set, sigset_t *old)
 {
-	int v = atomic_load(&veiled), blocks = program_blocks, rc;
-	sigset_t copy;
+	int v = atomic_load(&veiled), prev = program_blocks, blocks = prev, rc;
+	sigset_t copy, now;
 
 	if (v == 0 || real == NULL)
 		return real == NULL ? ENOSYS : real(how, set, old);
 	if (set != NULL && (how == SIG_BLOCK || how == SIG_UNBLOCK ||
 	    how == SIG_SETMASK)) {
-		int mentioned = sigismember(set, v) == 1;
+		int mentioned = sigismember(set, v) == 1, really = 0;
 
 		copy = *set;
 		if (how == SIG_SETMASK)
 			blocks = mentioned;
 		else if (mentioned)
 			blocks = how == SIG_BLOCK;
-		if (how != SIG_UNBLOCK)
-			sigdelset(&copy, v);
+		/*
+		 * Blocked for real only while it holds a signal of the
+		 * program's (sigveil_deliver): as long as the program keeps
+		 * it blocked, leave that as it is.
+		 */
+		if (blocks && prev && real(SIG_BLOCK, NULL, &now) == 0)
+			really = sigismember(&now, v) == 1;
+		if (how != SIG_UNBLOCK) {
+			if (really)
+				sigaddset(&copy, v);
+			else
+				sigdelset(&copy, v);
+		}
 		set = &copy;
+		if (prev && !blocks) {
+			/* what it holds reaches the program's handler now */
+			drop_pending_samples(v);
+			program_blocks = 0;
+		}
 	}
 	rc = real(how, set, old);
-	if (rc != 0)
+	if (rc != 0) {
+		program_blocks = prev;
 		return rc;
+	}
 	if (old != NULL) {
-		if (program_blocks)
+		if (prev)
 			sigaddset(old, v);
 		else
 			sigdelset(old, v);
@@ -371,5 +431,72 @@ __attribute__((visibility("default"))) int
 pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return veil_mask(real_sigmask_fn(), how, set, old);
+}
+
+int sigpending(sigset_t *);
+int sigtimedwait(const sigset_t *, siginfo_t *, const struct timespec *);
+int sigwaitinfo(const sigset_t *, siginfo_t *);
+int sigwait(const sigset_t *, int *);
+
+__attribute__((visibility("default"))) int
+sigpending(sigset_t *set)
+{
+	int (*real)(sigset_t *) = (int (*)(sigset_t *))next(
+	    (void *_Atomic *)&real_sigpending_p, "sigpending");
+	int v = atomic_load(&veiled);
+
+	if (real == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (v != 0)
+		drop_pending_samples(v);
+	return real(set);
+}
+
+/*
+ * The waits: what they take must not be one of our samples.  A sample
+ * can still slip in between the drop and the wait; it is then dropped
+ * and the wait made again (with its whole timeout: the time lost is the
+ * few instructions in between).
+ */
+__attribute__((visibility("default"))) int
+sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	int v = atomic_load(&veiled), sig;
+	siginfo_t mine;
+
+	if (real_sigtimedwait_fn() == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (info == NULL)
+		info = &mine;
+	do {
+		if (v != 0 && sigismember(set, v) == 1)
+			drop_pending_samples(v);
+		sig = real_sigtimedwait_fn()(set, info, timeout);
+	} while (v != 0 && sig == v && handler_is_sample(info));
+	return sig;
+}
+
+__attribute__((visibility("default"))) int
+sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	return sigtimedwait(set, info, NULL);
+}
+
+__attribute__((visibility("default"))) int
+sigwait(const sigset_t *set, int *sig)
+{
+	int got;
+
+	do
+		got = sigtimedwait(set, NULL, NULL);
+	while (got < 0 && errno == EINTR);	/* sigwait is not interrupted */
+	if (got < 0)
+		return errno;
+	*sig = got;
+	return 0;
 }
 #endif

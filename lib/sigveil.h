@@ -19,10 +19,14 @@
  *     not block it, so samples go on; should a signal of the program's
  *     come then, it is put back pending and blocked for real until the
  *     program unblocks it (or takes it with sigwait): that thread goes
- *     unsampled meanwhile.
+ *     unsampled meanwhile, and the samples it was sent then are taken
+ *     away before the program looks (sigpending, sigtimedwait,
+ *     sigwaitinfo, sigwait, which the library also stands in front of)
+ *     or unblocks it.
  *
- * Not veiled: raw system calls, and what a new thread is shown of its
- * mask (its copy starts unblocked, whatever its creator had blocked).
+ * Not veiled: raw system calls, signalfd, and what a new thread is shown
+ * of its mask (its copy starts unblocked, whatever its creator had
+ * blocked).
  * Before sigveil_start, and in the static library (which has no
  * wrappers), everything passes straight to the C library.
  */
