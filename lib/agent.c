@@ -16,11 +16,9 @@
 
 #include "agent.h"
 #include "fault.h"
-#include "handler.h"
 #include "plan.h"
 #include "profil.h"
 #include "session.h"
-#include "sigveil.h"
 
 static struct agent_region *region;
 static struct plan_pcmap pcmap;
@@ -130,7 +128,6 @@ agent_init(void)
 	if (plan == NULL)
 		return;
 	plan->pcmap = &pcmap;
-	/* the program knows nothing of us: hide the sampling signal from it */
-	if (session_start(plan, region->rate_hz, region->mechanism) == 0)
-		sigveil_start(handler_signo());
+	/* (the session veils the sampling signal from the program) */
+	session_start(plan, region->rate_hz, region->mechanism);
 }

@@ -306,6 +306,11 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism)
 	signo = chosen < 0 ? -1 : handler_install();
 	if (signo < 0)
 		goto fail;
+	/*
+	 * The kernel's profil counted whatever the program's signal mask:
+	 * a thread that blocks every signal still uses CPU time.
+	 */
+	sigveil_start(signo);
 	spec.mechanism = chosen;
 	spec.period_ns = 1000000000u / rate_hz;
 	spec.signo = signo;

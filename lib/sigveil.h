@@ -2,13 +2,15 @@
  * sigveil.h - keep the sampling signal out of a program's sight.
  *
  * `profil record -e timer` injects libprofil into a program that knows
- * nothing of it.  Such a program may block every signal, reset every
- * disposition, or put a handler on every signal; done to our real-time
- * signal, that would stop the samples, kill the program at the next one,
- * or hand the samples to the program.  Once the agent starts the veil,
- * the shared library's sigaction, signal, sigprocmask and pthread_sigmask
- * (found before the C library's) answer for the sampling signal from a
- * copy that only the program sees:
+ * nothing of it, and a program that calls profil() has threads and
+ * libraries that know nothing of it either.  Such code may block every
+ * signal, reset every disposition, or put a handler on every signal;
+ * done to our real-time signal, that would stop the samples (the
+ * kernel's profil counted whatever the mask), kill the program at the
+ * next one, or hand the samples to the program.  Once a session starts
+ * the veil, the shared library's sigaction, signal, sigprocmask and
+ * pthread_sigmask (found before the C library's) answer for the sampling
+ * signal from a copy that only the program sees:
  *
  *   - its disposition is the program's to set and read back, while our
  *     handler stays installed; a signal of that number that is not a

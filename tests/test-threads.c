@@ -2,10 +2,13 @@
  * test-threads.c - every thread is sampled on its own CPU clock and the
  * counts are summed: 4 busy threads get 4x the samples of one; threads
  * that existed before profiling started are sampled too; thousands of
- * threads that come and go leak no timers, fds or memory.
+ * threads that come and go leak no timers, fds or memory; a thread that
+ * blocks every signal is sampled all the same (as the kernel's profil
+ * was: the sampling signal is veiled, lib/sigveil.h).
  */
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +73,91 @@ four_threads_perf(void)
 	setenv("PROFIL_MECHANISM", "perf", 1);
 	setenv("PROFIL_HZ", "1000", 1);
 	four_threads();
+}
+
+/*
+ * Block every signal, burn a second, and check the thread is shown
+ * every signal it blocked as blocked; returns a non-NULL pointer if not.
+ */
+static void *
+burn_blocking_everything(void *unused)
+{
+	sigset_t all, now;
+
+	(void)unused;
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_BLOCK, &all, NULL) != 0)
+		return (void *)1;
+	spin_a_fn(1.0);
+	if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+		return (void *)1;
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (sigismember(&now, sig) != 1)
+			return (void *)1;
+	return NULL;
+}
+
+static uint64_t
+samples_of_thread(void *(*burn)(void *))
+{
+	struct profil_config cfg = { 0 };
+	struct profil_status st;
+	pthread_t t;
+	void *shown_wrong;
+
+	CHECK(profil_start(&cfg) == 0, "start");
+	CHECK(pthread_create(&t, NULL, burn, NULL) == 0, "pthread_create");
+	pthread_join(t, &shown_wrong);
+	profil_get_status(&st);
+	profil_stop();
+	CHECK(shown_wrong == NULL, "the thread was not shown its mask as set");
+	return st.samples;
+}
+
+static void
+blocked_thread(void)
+{
+	uint64_t plain = samples_of_thread(burn_one_second);
+	uint64_t blocking = samples_of_thread(burn_blocking_everything);
+	double ratio = (double)blocking / (double)plain;
+
+	fprintf(stderr, "plain thread: %llu samples, blocking every signal: "
+	    "%llu (x%.2f)\n", (unsigned long long)plain,
+	    (unsigned long long)blocking, ratio);
+	CHECK(plain >= 80, "too few samples: %llu", (unsigned long long)plain);
+	CHECK(ratio > 0.8 && ratio < 1.25, "the blocking thread got x%.2f the "
+	    "samples", ratio);
+}
+
+static void
+blocked_thread_timer(void)
+{
+	setenv("PROFIL_MECHANISM", "timer", 1);
+	blocked_thread();
+}
+
+static void
+blocked_thread_perf(void)
+{
+	if (!harness_perf_allowed())
+		harness_skip("perf events not permitted here");
+	setenv("PROFIL_MECHANISM", "perf", 1);
+	setenv("PROFIL_HZ", "1000", 1);
+	blocked_thread();
+}
+
+static void
+test_thread_blocking_every_signal_is_sampled_timer(void **state)
+{
+	(void)state;
+	FORKED(blocked_thread_timer, 60);
+}
+
+static void
+test_thread_blocking_every_signal_is_sampled_perf(void **state)
+{
+	(void)state;
+	FORKED(blocked_thread_perf, 60);
 }
 
 static void
@@ -216,6 +304,8 @@ main(void)
 		cmocka_unit_test(test_four_threads_four_times_the_samples_timer),
 		cmocka_unit_test(test_four_threads_four_times_the_samples_perf),
 		cmocka_unit_test(test_threads_from_before_the_start_are_sampled),
+		cmocka_unit_test(test_thread_blocking_every_signal_is_sampled_timer),
+		cmocka_unit_test(test_thread_blocking_every_signal_is_sampled_perf),
 		cmocka_unit_test(test_thread_churn_leaks_nothing_timer),
 		cmocka_unit_test(test_thread_churn_leaks_nothing_perf),
 	};
