@@ -47,6 +47,9 @@ int cli_parse_ulong(const char *s, unsigned long min, unsigned long max,
 /* Parse a percentage from 0 to 100; -1 if it is not one. */
 int cli_parse_percent(const char *s, double *out);
 
+/* The argument of --limit (a number of rows), or a usage exit. */
+long cli_option_limit(const char *arg);
+
 /* One line for getopt's '?' or ':' (opterr = 0, optstring "+:..."). */
 void cli_bad_option(int c, int optopt_, const char *arg);
 

@@ -207,7 +207,6 @@ diff_exec(int argc, char **argv)
 	struct funcs f[2];
 	struct diff_row *rows;
 	char cause[256], caption[1024];
-	unsigned long v;
 	size_t nrows;
 	int c;
 
@@ -220,10 +219,7 @@ diff_exec(int argc, char **argv)
 				    "(text, csv or json)", optarg);
 			break;
 		case 'n':
-			if (cli_parse_ulong(optarg, 0, 100000000, &v) < 0)
-				cli_die(EXIT_USAGE, "--limit: '%s' is not a number of "
-				    "rows", optarg);
-			o.limit = (long)v;
+			o.limit = cli_option_limit(optarg);
 			break;
 		case 'm':
 			if (cli_parse_percent(optarg, &o.min_change) < 0)

@@ -148,7 +148,6 @@ report_exec(int argc, char **argv)
 	struct profil_profile *p;
 	struct funcs f = { 0 };
 	char cause[512], caption[512];
-	unsigned long v;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
@@ -188,10 +187,7 @@ report_exec(int argc, char **argv)
 				    "percentage from 0 to 100", optarg);
 			break;
 		case 'n':
-			if (cli_parse_ulong(optarg, 0, 100000000, &v) < 0)
-				cli_die(EXIT_USAGE, "--limit: '%s' is not a number of "
-				    "rows", optarg);
-			o.limit = (long)v;
+			o.limit = cli_option_limit(optarg);
 			break;
 		case 's':
 			if (strcmp(optarg, "samples") == 0)

@@ -128,6 +128,16 @@ cli_parse_percent(const char *s, double *out)
 	return 0;
 }
 
+long
+cli_option_limit(const char *arg)
+{
+	unsigned long v;
+
+	if (cli_parse_ulong(arg, 0, 100000000, &v) < 0)
+		cli_die(EXIT_USAGE, "--limit: '%s' is not a number of rows", arg);
+	return (long)v;
+}
+
 int
 cli_finish_stdout(int status)
 {
