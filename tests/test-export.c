@@ -314,6 +314,25 @@ assert_one_error_line(const struct run *r)
 		fail_msg("want one 'profil: export:' line, got: %s", r->err);
 }
 
+/* Record prog into prf, export it to pb as pprof, decode it into d. */
+static void
+record_and_export(char **prog, const char *prf, const char *pb)
+{
+	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
+	    (char *)pb, (char *)prf, NULL };
+	char want[PATH_MAX + 2];
+	struct run r;
+
+	need_decoder();
+	record_ok(prf, prog);
+	run(&r, exp);
+	if (r.status != 0)
+		fail_msg("export exited %d: %s", r.status, r.err);
+	snprintf(want, sizeof want, "%s\n", pb);
+	assert_string_equal(r.out, want);	/* it says where it wrote */
+	decode(pb);
+}
+
 /* Export workload split: totals, functions, mapping, lines, comments. */
 static void
 test_pprof_matches_profile_and_report(void **state)
@@ -321,8 +340,6 @@ test_pprof_matches_profile_and_report(void **state)
 	SCRATCH(prf, "split.prf");
 	SCRATCH(pb, "split.pb.gz");
 	char *prog[] = { workload, "split", "60", NULL };
-	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
-	    pb, prf, NULL };
 	static const char *const top[] = { "six", "three", "one" };
 	struct profil_profile *p;
 	char cause[256], id[160], want[PATH_MAX + 64], *save, *row;
@@ -330,17 +347,9 @@ test_pprof_matches_profile_and_report(void **state)
 	const struct pprof_function *six;
 	unsigned long long unnamed = 0;
 	struct shares s;
-	struct run r;
 
 	(void)state;
-	need_decoder();
-	record_ok(prf, prog);
-	run(&r, exp);
-	if (r.status != 0)
-		fail_msg("export exited %d: %s", r.status, r.err);
-	snprintf(want, sizeof want, "%s\n", pb);
-	assert_string_equal(r.out, want);
-	decode(pb);
+	record_and_export(prog, prf, pb);
 	p = profil_profile_read(prf, cause, sizeof cause);
 	if (p == NULL)
 		fail_msg("%s", cause);
@@ -417,7 +426,6 @@ test_pprof_matches_profile_and_report(void **state)
 	profil_profile_free(p);
 }
 
-/* Counts far beyond 32 bits stay exact; past int64 the export refuses. */
 /*
  * Code the compiler inlined shows as the function it came from, called
  * from the one it was inlined into at the line of the call (a Line per
@@ -430,22 +438,14 @@ test_pprof_inlined_frames(void **state)
 	SCRATCH(prf, "inl.prf");
 	SCRATCH(pb, "inl.pb.gz");
 	char *prog[] = { workload, "inlined", "300", NULL };
-	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
-	    pb, prf, NULL };
 	char want[PATH_MAX + 32];
 	const struct pprof_function *f;
 	unsigned long long at_call = 0;
 	struct shares s;
-	struct run r;
 	double outer;
 
 	(void)state;
-	need_decoder();
-	record_ok(prf, prog);
-	run(&r, exp);
-	if (r.status != 0)
-		fail_msg("export exited %d: %s", r.status, r.err);
-	decode(pb);
+	record_and_export(prog, prf, pb);
 	report(&s, prf);
 	outer = samples_of(&s, "outer", NULL);
 	if (outer < 0.8 * s.total)
@@ -470,6 +470,7 @@ test_pprof_inlined_frames(void **state)
 	assert_int_equal(at_call, f->samples);
 }
 
+/* Counts far beyond 32 bits stay exact; past int64 the export refuses. */
 static void
 test_pprof_large_values(void **state)
 {
