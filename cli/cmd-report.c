@@ -138,13 +138,14 @@ report_exec(int argc, char **argv)
 		{ "color", required_argument, NULL, 'c' },
 		{ "colour", required_argument, NULL, 'c' },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "inline", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, 0, -1, NULL, 80, NULL };
 	const char *file = NULL, *html = NULL, *colour = "auto";
 	char *newest = NULL;
-	int view = VIEW_FLAT, wide = 0, c;
+	int view = VIEW_FLAT, wide = 0, inlines = 0, c;
 	struct profil_profile *p;
 	struct funcs f = { 0 };
 	char cause[512], caption[512];
@@ -210,6 +211,9 @@ report_exec(int argc, char **argv)
 		case 'W':
 			wide = 1;
 			break;
+		case 'I':
+			inlines = 1;
+			break;
 		case 'h':
 			printf("usage: profil report %s\n", cmd_report.usage);
 			return cli_finish_stdout(0);
@@ -226,6 +230,9 @@ report_exec(int argc, char **argv)
 	if (html != NULL && view != VIEW_FLAT)
 		cli_die(EXIT_USAGE, "--html makes a page of every view; it does "
 		    "not combine with another view");
+	if (inlines && (view != VIEW_FLAT || html != NULL))
+		cli_die(EXIT_USAGE, "--inline goes with the flat view only (the "
+		    "others need each function's addresses)");
 	if (file == NULL && (file = newest = newest_profile()) == NULL)
 		cli_die(1, "no profile named and no .prf file here (give one: "
 		    "profil report FILE)");
@@ -242,7 +249,9 @@ report_exec(int argc, char **argv)
 	o.columns = wide ? 0 : text_columns();
 	table_style(o.columns, want_colour(colour));
 
-	if (html != NULL || view == VIEW_FLAT || view == VIEW_HISTOGRAM ||
+	if (inlines)
+		funcs_build_inline(&f, p, 1);
+	else if (html != NULL || view == VIEW_FLAT || view == VIEW_HISTOGRAM ||
 	    view == VIEW_ANNOTATE)
 		funcs_build(&f, p, 1);
 	c = 0;
@@ -274,7 +283,7 @@ const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
 	    "--annotate FUNCTION | --html FILE] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] [--sort samples|function|object] "
-	    "[--color auto|always|never] [--wide] [FILE]",
+	    "[--inline] [--color auto|always|never] [--wide] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
 	report_exec,

@@ -54,8 +54,13 @@ funcs_base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/*
+ * Rows of object oi.  With inlines, a bucket in code the compiler
+ * inlined goes to a row of the innermost function it came from (no
+ * address range: its code is spread over its callers).
+ */
 static void
-object_rows(struct funcs *f, size_t *cap, size_t oi)
+object_rows(struct funcs *f, size_t *cap, size_t oi, int inlines)
 {
 	const struct profil_object *o = &f->p->objects[oi];
 	const char *name = NULL, *base = funcs_base_name(o->path);
@@ -63,6 +68,7 @@ object_rows(struct funcs *f, size_t *cap, size_t oi)
 
 	for (size_t i = 0; i < o->nbuckets; i++) {
 		uint64_t addr = o->buckets[i].addr;
+		struct symtab_frame frames[16];
 
 		if (name == NULL || addr < start || addr >= end) {
 			if (name != NULL && sum > 0)
@@ -71,7 +77,11 @@ object_rows(struct funcs *f, size_t *cap, size_t oi)
 			sum = 0;
 			name = symtab_lookup(f->tabs[oi], addr, &start, &end);
 		}
-		if (name != NULL)
+		if (name != NULL && inlines && o->buckets[i].count > 0 &&
+		    symtab_inlines(f->tabs[oi], addr, frames, 16) > 0)
+			add_row(f, cap, (struct func_row){ frames[0].name,
+			    frames[0].name, base, oi, 0, 0, o->buckets[i].count });
+		else if (name != NULL)
 			sum += o->buckets[i].count;
 		else
 			outside += o->buckets[i].count;
@@ -114,8 +124,8 @@ funcs_by_samples(const void *a, const void *b)
 	return c ? c : strcmp(x->object, y->object);
 }
 
-void
-funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
+static void
+build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 {
 	size_t cap = 0, i, out;
 
@@ -132,7 +142,7 @@ funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
 		if (warn && f->problems[i] != NULL && o->samples > 0)
 			cli_warn("%s: %s; its samples show as [%s]", o->path,
 			    f->problems[i], funcs_base_name(o->path));
-		object_rows(f, &cap, i);
+		object_rows(f, &cap, i, inlines);
 	}
 	if (f->nrows > 1)
 		qsort(f->rows, f->nrows, sizeof *f->rows, by_place);
@@ -161,6 +171,18 @@ funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
 		    "[unknown]", FUNC_NO_OBJECT, 0, 0, p->unknown });
 	if (f->nrows > 1)
 		qsort(f->rows, f->nrows, sizeof *f->rows, funcs_by_samples);
+}
+
+void
+funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
+{
+	build(f, p, warn, 0);
+}
+
+void
+funcs_build_inline(struct funcs *f, const struct profil_profile *p, int warn)
+{
+	build(f, p, warn, 1);
 }
 
 void

@@ -44,6 +44,14 @@ struct funcs {
  * of an object without samples are not read: nothing needs its names.
  */
 void funcs_build(struct funcs *f, const struct profil_profile *p, int warn);
+
+/*
+ * The same, but code the compiler inlined is credited to the innermost
+ * function it came from (DWARF scopes), as pprof's view has it; those
+ * rows have no address range (start = end = 0).
+ */
+void funcs_build_inline(struct funcs *f, const struct profil_profile *p,
+    int warn);
 void funcs_free(struct funcs *f);
 
 /* qsort order of func_rows: most samples first, then function, object. */

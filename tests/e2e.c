@@ -122,8 +122,15 @@ tmp(const char *name)
 void
 report(struct shares *s, const char *prf)
 {
-	struct run r;
 	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
+
+	report_run(s, argv);
+}
+
+void
+report_run(struct shares *s, char *const argv[])
+{
+	struct run r;
 
 	run(&r, argv);
 	if (r.status != 0)

@@ -38,6 +38,8 @@ struct shares {
 	char csv[65536];
 };
 void report(struct shares *s, const char *prf);
+/* The same for a report command line of one's own (--format csv in it). */
+void report_run(struct shares *s, char *const argv[]);
 /* Samples of a function (or object when function is NULL) in the CSV. */
 double samples_of(const struct shares *s, const char *function,
     const char *object);

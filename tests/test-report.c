@@ -419,6 +419,44 @@ test_default_profile_is_the_newest(void **state)
 	assert_non_null(strstr(r.err, "no .prf file here"));
 }
 
+/*
+ * --inline: the time of code the compiler inlined goes to the function it
+ * came from (workload's inlined(), forced inline into outer()), the rest
+ * as before, the total unchanged; other views refuse it.
+ */
+static void
+test_inline_view(void **state)
+{
+	const char *prf = tmp("inl.prf");
+	char *prog[] = { workload, "inlined", "200", NULL };
+	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
+	char *inl[] = { profil_bin, "report", "--inline", "--format", "csv",
+	    (char *)prf, NULL };
+	char *objects[] = { profil_bin, "report", "--inline", "--objects",
+	    (char *)prf, NULL };
+	struct shares by_symbol, by_inline;
+	double outer;
+	struct run r;
+
+	(void)state;
+	record_ok(prf, prog);
+	report_run(&by_symbol, flat);
+	report_run(&by_inline, inl);
+	outer = samples_of(&by_symbol, "outer", NULL);
+	if (outer < 0.8 * by_symbol.total)
+		fail_msg("outer has %.0f of %.0f samples", outer, by_symbol.total);
+	assert_true(samples_of(&by_symbol, "inlined", NULL) == 0);
+	if (samples_of(&by_inline, "inlined", NULL) < 0.8 * outer)
+		fail_msg("--inline: inlined has %.0f, outer had %.0f\n%s",
+		    samples_of(&by_inline, "inlined", NULL), outer, by_inline.csv);
+	assert_true(samples_of(&by_inline, "inlined", NULL) +
+	    samples_of(&by_inline, "outer", NULL) == outer);
+	assert_true(by_inline.total == by_symbol.total);
+	run(&r, objects);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--inline"));
+}
+
 /* A profile naming a FIFO as its program: report must not block on it. */
 static void
 test_object_that_is_a_fifo(void **state)
@@ -465,6 +503,7 @@ main(void)
 		cmocka_unit_test(test_html_page),
 		cmocka_unit_test(test_default_profile_is_the_newest),
 		cmocka_unit_test(test_object_that_is_a_fifo),
+		cmocka_unit_test(test_inline_view),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
