@@ -36,14 +36,14 @@ $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
 LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
-             lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
+             lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
              lib/thread_clock.c lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
 # The static archive carries the PROFIL_WRAP flavour of the modules that
 # stand in front of the C library: the --wrap pthread_create hook, and no
-# signal veil (a static link has no RTLD_NEXT).
-WRAPPED    := thread_hook sigveil
+# signal veil or close wrappers (a static link has no RTLD_NEXT).
+WRAPPED    := thread_hook sigveil ownfds
 STATIC_OBJ := $(filter-out $(WRAPPED:%=$(BUILD)/lib/%.o),$(LIB_OBJ)) \
               $(WRAPPED:%=$(BUILD)/lib/%_wrap.o)
 SONAME    := libprofil.so.$(SOMAJOR)
@@ -56,10 +56,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LIBCFLAGS) -MMD -MP -c -o $@ $<
 
-# The signal veil stands in front of the C library's sigaction: a
-# sanitizer's runtime calls it while it starts, before instrumented code
-# may run, so it is built without sanitizers (it checks nothing of ours).
-$(BUILD)/lib/sigveil.o: LIBCFLAGS := $(filter-out -fsanitize=%,$(LIBCFLAGS))
+# The signal veil and the close wrappers stand in front of the C
+# library's: a sanitizer's runtime calls them while it starts, before
+# instrumented code may run, so they are built without sanitizers.
+$(BUILD)/lib/sigveil.o $(BUILD)/lib/ownfds.o: LIBCFLAGS := $(filter-out -fsanitize=%,$(LIBCFLAGS))
 
 $(BUILD)/lib/%_wrap.o: lib/%.c
 	@mkdir -p $(@D)

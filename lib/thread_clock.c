@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "handler.h"
+#include "ownfds.h"
 #include "profil.h"
 #include "thread_clock.h"
 
@@ -133,6 +134,7 @@ arm_perf(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	clock->mechanism = PROFIL_MECH_PERF;
 	clock->fd = fd;
 	clock->tid = tid;
+	ownfds_mark(fd);	/* a program closing every fd keeps this one */
 	return 0;
 fail:
 	saved = errno;
@@ -176,7 +178,7 @@ thread_clock_disarm(struct thread_clock *clock)
 	if (clock->mechanism == PROFIL_MECH_TIMER)
 		timer_delete(clock->timer);
 	else if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock))
-		close(clock->fd);
+		ownfds_close(clock->fd);
 	clock->mechanism = 0;
 	clock->fd = -1;
 }
@@ -185,7 +187,7 @@ void
 thread_clock_forget(struct thread_clock *clock)
 {
 	if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock))
-		close(clock->fd);
+		ownfds_close(clock->fd);
 	clock->mechanism = 0;
 	clock->fd = -1;
 }

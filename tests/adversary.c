@@ -19,6 +19,8 @@
  *   forkexec    200 children that each exec `adversary child`
  *   busy        64 busy threads
  *   closefds    every file descriptor but stdout closed at start
+ *   closerange  the same with close_range (CLOSE_RANGE_UNSHARE too) and
+ *               closefrom, around threads that burn
  *   chdir       chdir("/"), then a child started from there
  *   _exit       _exit(5) with a line left in the stdio buffer
  *   execself N  exec itself N times
@@ -401,6 +403,30 @@ mode_closefds(void)
 	printf("closefds ok\n");
 }
 
+static void *
+burn_thread(void *arg)
+{
+	return (void *)burn((unsigned long)arg);
+}
+
+static void
+mode_closerange(void)
+{
+	pthread_t t;
+
+	close(0);
+	close_range(2, 2, 0);
+	if (close_range(3, ~0u, CLOSE_RANGE_UNSHARE) < 0)
+		die("close_range: %s", strerror(errno));
+	if (pthread_create(&t, NULL, burn_thread, (void *)(200 * UNIT)) != 0)
+		die("pthread_create");
+	burn(100 * UNIT);
+	closefrom(3);
+	burn(100 * UNIT);
+	pthread_join(t, NULL);
+	printf("closerange ok\n");
+}
+
 static void
 mode_chdir(void)
 {
@@ -715,6 +741,8 @@ main(int argc, char **argv)
 		mode_busy();
 	else if (strcmp(mode, "closefds") == 0)
 		mode_closefds();
+	else if (strcmp(mode, "closerange") == 0)
+		mode_closerange();
 	else if (strcmp(mode, "chdir") == 0)
 		mode_chdir();
 	else if (strcmp(mode, "_exit") == 0)

@@ -15,7 +15,7 @@ soname=$(objdump -p "$prefix/lib/libprofil.so" | awk '/SONAME/ {print $2}')
 [ "$soname" = libprofil.so.0 ] || fail "soname is '$soname'"
 # only public names are exported
 extra=$(nm -D --defined-only "$prefix/lib/libprofil.so" | awk '$2 == "T" {print $3}' |
-	grep -v -E '^(profil|sprofil|profil_start|profil_stop|profil_get_status|profil_mechanism_name|pthread_create|dlclose|sigaction|signal|bsd_signal|__sysv_signal|sigprocmask|pthread_sigmask|sigpending|sigtimedwait|sigwaitinfo|sigwait|profil_profile_(read|parse|encode|save|free))$')
+	grep -v -E '^(profil|sprofil|profil_start|profil_stop|profil_get_status|profil_mechanism_name|pthread_create|dlclose|sigaction|signal|bsd_signal|__sysv_signal|sigprocmask|pthread_sigmask|sigpending|sigtimedwait|sigwaitinfo|sigwait|close|close_range|closefrom|dup2|dup3|profil_profile_(read|parse|encode|save|free))$')
 [ -z "$extra" ] || fail "unexpected exports: $extra"
 
 dir=$(mktemp -d)
