@@ -61,8 +61,14 @@ struct builder {
 	size_t nprocesses;
 	struct hmap process_index;	/* pid -> index + 1 */
 	uint64_t samples, kernel, unknown, lost;
-	int omit_threads;
+	int omit_threads, external_threads;
 };
+
+void
+builder_external_threads(struct builder *b)
+{
+	b->external_threads = 1;
+}
 
 void
 builder_omit_threads(struct builder *b)
@@ -235,8 +241,15 @@ static void
 count(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
 {
 	b->samples += weight;
-	thread_of(b, pid, tid)->samples += weight;
+	if (!b->external_threads)
+		thread_of(b, pid, tid)->samples += weight;
 	process_of(b, pid)->samples += weight;
+}
+
+void
+builder_thread_samples(struct builder *b, pid_t pid, pid_t tid, uint64_t n)
+{
+	thread_of(b, pid, tid)->samples += n;
 }
 
 void
@@ -379,6 +392,14 @@ builder_finish(struct builder *b)
 		po->nbuckets = n;
 		free(keys);
 		p->nobjects++;
+	}
+	if (b->external_threads) {
+		uint64_t sum = 0;
+
+		for (i = 0; i < b->nthreads; i++)
+			sum += b->threads[i].samples;
+		if (sum != b->samples)
+			b->omit_threads = 1;	/* some found no room: none */
 	}
 	p->threads = xcalloc(b->nthreads, sizeof *p->threads);
 	for (i = 0; i < b->nthreads; i++) {

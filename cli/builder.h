@@ -35,6 +35,15 @@ void builder_lost(struct builder *b, uint64_t n);
 /* Write no thread records (an engine that cannot tell threads apart). */
 void builder_omit_threads(struct builder *b);
 
+/*
+ * Thread totals come from builder_thread_samples, not from the samples'
+ * tids (an engine that counts threads apart from pcs).  If they do not
+ * add up to the samples, no thread records are written.
+ */
+void builder_external_threads(struct builder *b);
+void builder_thread_samples(struct builder *b, pid_t pid, pid_t tid,
+    uint64_t n);
+
 /* Threads and processes: names, parents, exit status. */
 void builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm);
 void builder_fork(struct builder *b, pid_t pid, pid_t ppid);

@@ -36,6 +36,7 @@
 #include "record.h"
 
 #define PCMAP_CAPACITY	(1u << 19)	/* distinct pcs: 8 MiB shared */
+#define THREADS_CAPACITY (1u << 16)	/* threads with samples: 1 MiB */
 #define SNAPSHOT_MS	20
 
 struct tmap {
@@ -152,7 +153,8 @@ static struct agent_region *
 make_region(int *fd_out, unsigned rate_hz)
 {
 	size_t head = (sizeof(struct agent_region) + 4095) & ~(size_t)4095;
-	size_t size = head + 2 * (size_t)PCMAP_CAPACITY * 8;
+	size_t size = head + 2 * (size_t)PCMAP_CAPACITY * 8 +
+	    2 * (size_t)THREADS_CAPACITY * 8;
 	struct agent_region *r;
 	int fd = memfd_create("profil-agent", 0);	/* inherited through exec */
 
@@ -172,6 +174,9 @@ make_region(int *fd_out, unsigned rate_hz)
 	r->capacity = PCMAP_CAPACITY;
 	r->keys_offset = head;
 	r->counts_offset = head + (size_t)PCMAP_CAPACITY * 8;
+	r->tcapacity = THREADS_CAPACITY;
+	r->tkeys_offset = r->counts_offset + (size_t)PCMAP_CAPACITY * 8;
+	r->tcounts_offset = r->tkeys_offset + (size_t)THREADS_CAPACITY * 8;
 	r->mechanism = PROFIL_MECH_AUTO;
 	atomic_store(&r->next_slot, 1);
 	r->magic = AGENT_MAGIC;		/* last: the region is complete */
@@ -365,6 +370,26 @@ find_tmap(const struct slot_maps *s, uint64_t pc)
 	return found;
 }
 
+/* Every thread's count, to its process (the slot's pid). */
+static void
+resolve_threads(struct builder *b, struct agent_region *r,
+    struct slot_maps *slots)
+{
+	const uint64_t *keys = (const uint64_t *)((char *)r + r->tkeys_offset);
+	const uint64_t *counts = (const uint64_t *)((char *)r + r->tcounts_offset);
+
+	for (uint64_t i = 0; i < r->tcapacity; i++) {
+		uint64_t key = keys[i], count = counts[i];
+		unsigned slot = (unsigned)(key >> 32);
+		pid_t pid;
+
+		if (key == 0 || count == 0 || slot == 0 || slot >= AGENT_MAX_PROCS)
+			continue;
+		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
+		builder_thread_samples(b, pid, (pid_t)(uint32_t)key, count);
+	}
+}
+
 /* Every pc of the histogram, to its object and file offset. */
 static void
 resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots)
@@ -390,6 +415,7 @@ resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots)
 			    pid, pid);
 	}
 	builder_lost(b, r->lost);
+	resolve_threads(b, r, slots);
 }
 
 static uint64_t
@@ -446,7 +472,7 @@ record_timer(const struct record_opts *o, struct record_result *r)
 		return -1;
 	}
 	r->pid = l.pid;
-	builder_omit_threads(r->builder);
+	builder_external_threads(r->builder);
 	start = now_ns();
 	r->exec_errno = launch_go(&l);
 	close(fd);

@@ -162,18 +162,47 @@ static const struct col thread_cols[] = {
 };
 static const int thread_text[] = { 4, 5, 6, 3, 0, 1, 2, -1 };
 
+/* Threads, then processes, most samples first (ties by pid, tid). */
+static int
+thread_order(const void *a, const void *b)
+{
+	const struct profil_thread *x = *(const struct profil_thread *const *)a;
+	const struct profil_thread *y = *(const struct profil_thread *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int
+process_order(const void *a, const void *b)
+{
+	const struct profil_process *x = *(const struct profil_process *const *)a;
+	const struct profil_process *y = *(const struct profil_process *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
 void
 report_threads(const struct profil_profile *p, const struct report_options *o)
 {
+	const struct profil_thread **by = xcalloc(p->nthreads + 1, sizeof *by);
 	struct table t;
 	size_t i;
 
 	if (p->nthreads == 0 && o->format == FORMAT_TEXT)
 		printf("(this profile has no per-thread figures: the %s engine "
-		    "does not record them)\n\n", p->engine);
+		    "did not record them)\n\n", p->engine);
+	for (i = 0; i < p->nthreads; i++)
+		by[i] = &p->threads[i];
+	qsort(by, p->nthreads, sizeof *by, thread_order);
 	table_init(&t, thread_cols, 7);
 	for (i = 0; i < p->nthreads; i++) {
-		const struct profil_thread *th = &p->threads[i];
+		const struct profil_thread *th = by[i];
 		union cell *c;
 
 		if (report_percent(th->samples, p->samples) < o->min_percent)
@@ -191,6 +220,7 @@ report_threads(const struct profil_profile *p, const struct report_options *o)
 	}
 	table_print(&t, o->format, thread_text, o->caption);
 	table_free(&t);
+	free(by);
 }
 
 static const struct col process_cols[] = {
@@ -208,12 +238,16 @@ static const int process_text[] = { 5, 6, 7, 4, 0, 1, 3, 2, -1 };
 void
 report_processes(const struct profil_profile *p, const struct report_options *o)
 {
+	const struct profil_process **by = xcalloc(p->nprocesses + 1, sizeof *by);
 	struct table t;
 	size_t i;
 
+	for (i = 0; i < p->nprocesses; i++)
+		by[i] = &p->processes[i];
+	qsort(by, p->nprocesses, sizeof *by, process_order);
 	table_init(&t, process_cols, 8);
 	for (i = 0; i < p->nprocesses; i++) {
-		const struct profil_process *pr = &p->processes[i];
+		const struct profil_process *pr = by[i];
 		union cell *c;
 
 		if (report_percent(pr->samples, p->samples) < o->min_percent)
@@ -232,5 +266,6 @@ report_processes(const struct profil_profile *p, const struct report_options *o)
 	}
 	table_print(&t, o->format, process_text, o->caption);
 	table_free(&t);
+	free(by);
 }
 

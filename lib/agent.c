@@ -95,7 +95,10 @@ map_region(int fd)
 	    r->size != (uint64_t)st.st_size || r->capacity == 0 ||
 	    (r->capacity & (r->capacity - 1)) != 0 ||
 	    r->keys_offset + r->capacity * 8 > r->size ||
-	    r->counts_offset + r->capacity * 8 > r->size) {
+	    r->counts_offset + r->capacity * 8 > r->size ||
+	    r->tcapacity == 0 || (r->tcapacity & (r->tcapacity - 1)) != 0 ||
+	    r->tkeys_offset + r->tcapacity * 8 > r->size ||
+	    r->tcounts_offset + r->tcapacity * 8 > r->size) {
 		munmap(r, (size_t)st.st_size);
 		return NULL;
 	}
@@ -122,6 +125,10 @@ agent_init(void)
 	pcmap.counts = (uint64_t *)((char *)region + region->counts_offset);
 	pcmap.mask = region->capacity - 1;
 	pcmap.lost = &region->lost;
+	pcmap.tkeys = (uint64_t *)((char *)region + region->tkeys_offset);
+	pcmap.tcounts = (uint64_t *)((char *)region + region->tcounts_offset);
+	pcmap.tmask = region->tcapacity - 1;
+	pcmap.tlost = &region->tlost;
 	if (take_slot() == 0)
 		return;
 	plan = plan_new(0);

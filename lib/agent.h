@@ -26,7 +26,7 @@
 
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
-#define AGENT_VERSION		2
+#define AGENT_VERSION		3
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
 
 struct agent_proc {
@@ -47,6 +47,12 @@ struct agent_region {
 	uint64_t capacity;		/* pc histogram slots, a power of 2 */
 	uint64_t keys_offset, counts_offset;	/* from the region start */
 	uint64_t lost;			/* samples that found no room */
+	/*
+	 * The same samples per thread: key (slot << 32) | tid, counted for
+	 * each sample the pc histogram kept; tlost those without room.
+	 */
+	uint64_t tcapacity, tkeys_offset, tcounts_offset;
+	uint64_t tlost;
 	_Atomic uint32_t next_slot;
 	int32_t mechanism;		/* enum profil_mechanism */
 	struct agent_proc procs[AGENT_MAX_PROCS];

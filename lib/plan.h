@@ -32,6 +32,12 @@ struct plan_pcmap {
 	uint64_t mask;			/* capacity - 1; capacity a power of 2 */
 	uint64_t *lost;			/* samples that found no room */
 	atomic_int off;			/* set once the memory faulted */
+	/*
+	 * Optional (tkeys NULL: none): the same samples per thread, keyed
+	 * (tag >> 16) | tid, counted only for samples the pc table kept;
+	 * *tlost gets those that found no room here.
+	 */
+	uint64_t *tkeys, *tcounts, tmask, *tlost;
 };
 
 #define PLAN_PCMAP_PROBES 64		/* slots tried before giving up */

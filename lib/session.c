@@ -99,29 +99,54 @@ pcmap_slot(uint64_t key, uint64_t mask)
 	return (key * 0x9e3779b97f4a7c15ull >> 20) & mask;
 }
 
+/*
+ * Add weight to key's count in an open-addressing table in shared memory
+ * (fault-safe accesses).  1 if counted, 0 if no room, -1 on a fault.
+ */
+static int
+count_key(uint64_t *keys, uint64_t *counts, uint64_t mask, uint64_t key,
+    unsigned long weight)
+{
+	uint64_t i = pcmap_slot(key, mask);
+
+	for (int probe = 0; probe < PLAN_PCMAP_PROBES; probe++, i = (i + 1) & mask) {
+		uint64_t found = 0;
+		long rc = profil_arch_cas_u64(&keys[i], &found, key);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 1 || found == key)
+			return profil_arch_add_u64(&counts[i], weight) < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
 static void
 count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight)
 {
-	uint64_t key = atomic_load(&pc_tag) | (uint64_t)pc;
-	uint64_t i = pcmap_slot(key, m->mask);
-	int probe;
+	uint64_t tag = atomic_load(&pc_tag), key = tag | (uint64_t)pc;
+	int rc;
 
 	if (atomic_load(&m->off))
 		goto fault;
 	if ((uint64_t)pc >> 48 != 0)
 		goto no_room;		/* not a user-space pc we can tag */
-	for (probe = 0; probe < PLAN_PCMAP_PROBES; probe++, i = (i + 1) & m->mask) {
-		uint64_t found = 0;
-		long rc = profil_arch_cas_u64(&m->keys[i], &found, key);
+	rc = count_key(m->keys, m->counts, m->mask, key, weight);
+	if (rc < 0)
+		goto fault;
+	if (rc == 0)
+		goto no_room;
+	if (m->tkeys != NULL) {
+		/* a raw system call: no libc wrapper, no cached value to trust */
+		uint64_t tkey = tag >> 16 | (uint32_t)syscall(SYS_gettid);
 
+		rc = count_key(m->tkeys, m->tcounts, m->tmask, tkey, weight);
 		if (rc < 0)
 			goto fault;
-		if (rc == 1 || found == key) {
-			if (profil_arch_add_u64(&m->counts[i], weight) < 0)
-				goto fault;
-			return;
-		}
+		if (rc == 0 && profil_arch_add_u64(m->tlost, weight) < 0)
+			goto fault;
 	}
+	return;
 no_room:
 	atomic_fetch_add(&stats.saturated, weight);
 	if (profil_arch_add_u64(m->lost, weight) < 0)

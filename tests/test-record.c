@@ -43,6 +43,42 @@ assert_split(const struct shares *s, double max_points)
 	}
 }
 
+/*
+ * report --threads: n busy threads of equal work hold a share each of
+ * 1/n (margin from the sample count), most samples first, and the rows
+ * add up to every sample exactly.
+ */
+static void
+assert_threads_even(const char *prf, int n, double total)
+{
+	char *argv[] = { profil_bin, "report", "--threads", "--format", "csv",
+	    (char *)prf, NULL };
+	double sum = 0, prev = 1e300;
+	int busy = 0;
+	struct run r;
+
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "pid,tid,name,samples,", 21) == 0);
+	for (const char *line = strchr(r.out, '\n') + 1; *line;
+	    line = strchr(line, '\n') + 1) {
+		double k;
+
+		if (sscanf(line, "%*[^,],%*[^,],%*[^,],%lf", &k) != 1)
+			fail_msg("bad line: %s", line);
+		if (k > prev)
+			fail_msg("threads not by samples:\n%s", r.out);
+		prev = k;
+		sum += k;
+		if (fabs(k / total - 1.0 / n) <
+		    harness_margin(1.0 / n, total, 4, 0.02))
+			busy++;
+	}
+	if (sum != total || busy != n)
+		fail_msg("%d of %d threads near 1/%d, %.0f of %.0f samples:\n%s",
+		    busy, n, n, sum, total, r.out);
+}
+
 static void
 test_single_thread_split(void **state)
 {
@@ -67,6 +103,7 @@ test_four_threads_split(void **state)
 	record_ok(tmp("threads.prf"), prog);
 	report(&s, tmp("threads.prf"));
 	assert_split(&s, 3);
+	assert_threads_even(tmp("threads.prf"), 4, s.total);
 	run(&r, check);
 	assert_int_equal(r.status, 0);
 	if (strstr(r.out, " 4 threads") == NULL && strstr(r.out, " 5 threads") == NULL)
@@ -113,6 +150,7 @@ test_timer_engine_splits(void **state)
 	record_with("timer", tmp("tthreads.prf"), threads);
 	report(&s, tmp("tthreads.prf"));
 	assert_split(&s, 3);
+	assert_threads_even(tmp("tthreads.prf"), 4, s.total);
 	record_with("timer", tmp("tfe.prf"), fe);
 	report(&s, tmp("tfe.prf"));
 	assert_split(&s, 3);
