@@ -228,6 +228,36 @@ record_parse(int argc, char **argv, struct record_opts *o,
 	return -1;
 }
 
+/*
+ * When the samples stand for far less than the CPU time (as report's
+ * caption notes), say why while the user can still do something about
+ * it: kernel time perf may not sample here, or short threads.
+ */
+static void
+warn_unsampled(const struct profil_profile *p, const struct record_result *r)
+{
+	double seen = (double)(p->samples + p->lost) * (double)p->interval_ns;
+	double cpu = (double)p->cpu_ns;
+
+	if (p->interval_ns == 0 || cpu < 50.0 * (double)p->interval_ns ||
+	    seen >= 0.8 * cpu)
+		return;
+	if (strcmp(p->engine, "perf") != 0)
+		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
+		    "threads or processes shorter than a sampling period, or "
+		    "time in system calls above the tick rate, went unsampled",
+		    seen / 1e9, cpu / 1e9);
+	else if (!r->kernel_sampled)
+		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
+		    "time in the kernel is not sampled here "
+		    "(perf_event_paranoid %d; 1 or less, or CAP_PERFMON, allows "
+		    "it)", seen / 1e9, cpu / 1e9, perf_paranoid());
+	else
+		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
+		    "threads or processes shorter than a sampling period went "
+		    "unsampled", seen / 1e9, cpu / 1e9);
+}
+
 static int
 record_exec(int argc, char **argv)
 {
@@ -339,6 +369,8 @@ record_exec(int argc, char **argv)
 		if (p->samples < 100)
 			cli_warn("only %llu samples: too few to trust; run longer "
 			    "or raise -F", (unsigned long long)p->samples);
+		else
+			warn_unsampled(p, &r);
 		if (attach == 0 && WIFSIGNALED(r.status))
 			cli_error("%s died of signal %d (%s)%s", o.argv[0],
 			    WTERMSIG(r.status), strsignal(WTERMSIG(r.status)),

@@ -328,6 +328,14 @@ test_ten_thousand_threads(void **state)
 			fail_msg("%s: %.0f samples for %.0f periods of CPU, and the "
 			    "report says:\n%s", what, o.s.total, o.cpu_periods, r.out);
 	}
+	/* record itself says so when it ends (not with -q) */
+	char *loud[] = { profil_bin, "record", "-o", (char *)tmp("thr.prf"),
+	    adversary, "threads", NULL };
+	run(&r, loud);
+	read_outcome(tmp("thr.prf"), &o);
+	if (strcmp(o.engine, "perf") == 0 &&
+	    strstr(r.err, "warning: the samples stand for ") == NULL)
+		fail_msg("record did not say what went unsampled: %s", r.err);
 }
 
 /*
