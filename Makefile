@@ -176,7 +176,7 @@ check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
 # its working directory).  make fuzz-replay: every corpus file
 # through the libFuzzer binaries.  make check replays the corpus too, through
 # $(BUILD)/tests/replay-NAME (gcc, cmocka: no clang needed).
-FUZZ_TARGETS := prf elf report options
+FUZZ_TARGETS := prf elf report options maps
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_CC      ?= clang

@@ -1,6 +1,9 @@
 /*
  * procmaps.c - parsing /proc/PID/maps lines:
  *   start-end perms offset dev inode   path
+ * The kernel writes them, but a line is parsed as if anything could be
+ * in it (fuzz/fuzz-maps.c): what comes out is an executable range with
+ * start below end, or nothing.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -9,10 +12,28 @@
 #include "procmaps.h"
 
 int
+procmaps_line(char *line, struct procmap *m)
+{
+	unsigned long long start, end, offset;
+	char perms[8];
+	int at = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms,
+	    &offset, &at) < 4 || strchr(perms, 'x') == NULL || start >= end)
+		return 0;
+	m->start = start;
+	m->end = end;
+	m->offset = offset;
+	m->name = at > 0 ? line + at : "";
+	return 1;
+}
+
+int
 procmaps_each(pid_t pid, void (*fn)(const struct procmap *m, void *arg),
     void *arg)
 {
-	char path[64], line[PATH_MAX + 128];
+	char path[64], line[PROCMAPS_LINE_MAX];
 	int n = 0;
 	FILE *f;
 
@@ -21,21 +42,20 @@ procmaps_each(pid_t pid, void (*fn)(const struct procmap *m, void *arg),
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof line, f) != NULL) {
-		unsigned long long start, end, offset;
 		struct procmap m;
-		char perms[8];
-		int at = 0;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end,
-		    perms, &offset, &at) < 4 || strchr(perms, 'x') == NULL)
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			/* longer than any path: skip the rest of it */
+			int c;
+
+			while ((c = getc(f)) != EOF && c != '\n')
+				;
 			continue;
-		m.start = start;
-		m.end = end;
-		m.offset = offset;
-		m.name = at > 0 ? line + at : "";
-		line[strcspn(line, "\n")] = '\0';
-		fn(&m, arg);
-		n++;
+		}
+		if (procmaps_line(line, &m)) {
+			fn(&m, arg);
+			n++;
+		}
 	}
 	fclose(f);
 	return n;

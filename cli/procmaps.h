@@ -6,6 +6,7 @@
 #ifndef PROFIL_PROCMAPS_H
 #define PROFIL_PROCMAPS_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -13,6 +14,16 @@ struct procmap {
 	uint64_t start, end, offset;
 	const char *name;	/* path, "[vdso]", or "" for anonymous code */
 };
+
+/* A line longer than this (the path alone is at most PATH_MAX) is skipped. */
+#define PROCMAPS_LINE_MAX (PATH_MAX + 128)
+
+/*
+ * Parse one line of a maps file (NUL-terminated; a newline ends it and
+ * is cut off): 1 and *m filled for an executable mapping with start below
+ * end (m->name points into line), else 0.
+ */
+int procmaps_line(char *line, struct procmap *m);
 
 /*
  * Call fn for each executable mapping of pid, in address order.  Returns
