@@ -214,9 +214,7 @@ diff_exec(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if ((o.format = table_parse_format(optarg)) < 0)
-				cli_die(EXIT_USAGE, "--format: unknown format '%s' "
-				    "(text, csv or json)", optarg);
+			o.format = table_option_format(optarg);
 			break;
 		case 'n':
 			o.limit = cli_option_limit(optarg);

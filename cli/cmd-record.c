@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "record.h"
+#include "report.h"
 
 #define DEFAULT_RATE_HZ		1000
 #define DEFAULT_BUCKET_BYTES	1
@@ -236,11 +237,9 @@ record_parse(int argc, char **argv, struct record_opts *o,
 static void
 warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 {
-	double seen = (double)(p->samples + p->lost) * (double)p->interval_ns;
-	double cpu = (double)p->cpu_ns;
+	double seen, cpu = (double)p->cpu_ns;
 
-	if (p->interval_ns == 0 || cpu < 50.0 * (double)p->interval_ns ||
-	    seen >= 0.8 * cpu)
+	if (!report_unsampled(p, &seen))
 		return;
 	if (strcmp(p->engine, "perf") != 0)
 		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "

@@ -96,21 +96,14 @@ newest_profile(void)
 	return name;
 }
 
-/*
- * Samples stand for about the program's CPU time (0.97-1.01 of it in the
- * tests' recordings).  Far less means time the clocks never saw: threads
- * or processes that ended within their first period, or kernel time when
- * perf may sample user mode only.  Say so under the caption rather than let the shares pass
- * for the whole run.
- */
+/* Time the clocks never saw: say so rather than let the shares pass. */
 static void
 note_unsampled(const struct profil_profile *p, char *caption, size_t size)
 {
-	double seen = (double)(p->samples + p->lost) * (double)p->interval_ns;
 	size_t len = strlen(caption);
+	double seen;
 
-	if (p->interval_ns == 0 || p->cpu_ns < 50 * p->interval_ns ||
-	    seen >= 0.8 * (double)p->cpu_ns)
+	if (!report_unsampled(p, &seen))
 		return;
 	snprintf(caption + len, size - len, "\nnote: the samples stand for "
 	    "%.2f s of the %.2f s of CPU time (%.0f%%); the rest\nwent "
@@ -154,9 +147,7 @@ report_exec(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if ((o.format = table_parse_format(optarg)) < 0)
-				cli_die(EXIT_USAGE, "--format: unknown format '%s' "
-				    "(text, csv or json)", optarg);
+			o.format = table_option_format(optarg);
 			break;
 		case 'O':
 			view = VIEW_OBJECTS;

@@ -102,14 +102,12 @@ meta(FILE *fp, const struct profil_profile *p)
 	    (double)p->cpu_ns / 1e9, (double)p->duration_ns / 1e9);
 	/* as the text caption's note: time the clocks never saw */
 	if (p->cpu_ns > 0 && p->interval_ns > 0) {
-		double seen = (double)(p->samples + p->lost) *
-		    (double)p->interval_ns;
+		double seen;
+		int unsampled = report_unsampled(p, &seen);
 
 		fprintf(fp, "<tr><th class=\"n\">sampled</th><td>%.3f s, %.0f%% "
 		    "of the CPU time%s</td></tr>\n", seen / 1e9,
-		    100 * seen / (double)p->cpu_ns,
-		    seen < 0.8 * (double)p->cpu_ns &&
-		    p->cpu_ns >= 50 * p->interval_ns ? " (the rest went "
+		    100 * seen / (double)p->cpu_ns, unsampled ? " (the rest went "
 		    "unsampled: threads or processes shorter than a sampling "
 		    "period, or kernel time where only user mode may be "
 		    "sampled)" : "");

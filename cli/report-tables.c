@@ -37,6 +37,14 @@ report_percent(uint64_t k, uint64_t n)
 	return n ? 100.0 * (double)k / (double)n : 0.0;
 }
 
+int
+report_unsampled(const struct profil_profile *p, double *seen_ns)
+{
+	*seen_ns = (double)(p->samples + p->lost) * (double)p->interval_ns;
+	return p->interval_ns > 0 && p->cpu_ns >= 50 * p->interval_ns &&
+	    *seen_ns < 0.8 * (double)p->cpu_ns;
+}
+
 /* Flat: columns in machine order; text shows them gprof-like. */
 static const struct col flat_cols[] = {
 	{ "function", "function", COL_STR },

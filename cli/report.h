@@ -30,6 +30,15 @@ struct report_options {
 double report_percent(uint64_t k, uint64_t n);
 
 /*
+ * The CPU time the samples (kept and lost) stand for, in *seen_ns: about
+ * the program's CPU time (0.97-1.01 of it in the tests' recordings).  1
+ * when it is under 80% of it on a run of 50 periods or more: time the
+ * clocks never saw (threads or processes shorter than a period, kernel
+ * time where perf may sample user mode only); else 0.
+ */
+int report_unsampled(const struct profil_profile *p, double *seen_ns);
+
+/*
  * Every object, then [kernel], [unknown] and [lost], most samples first
  * (zeros included); malloc'd, *count entries.  Paths are "" for the last
  * three.  Shares are of samples + lost.

@@ -46,6 +46,9 @@ enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 /* FORMAT_* for "text", "csv" or "json"; -1 for anything else. */
 int table_parse_format(const char *name);
 
+/* The argument of a --format option, or a one-line usage exit. */
+int table_option_format(const char *arg);
+
 /*
  * Print t.  For text, text_order lists the columns to show (-1 ends it);
  * a header line (caption) comes first if not NULL.

@@ -7,7 +7,6 @@
  * no longer a perf event (the program replaced it by a raw dup2) loses
  * its mark at the program's close, which then really closes it.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -16,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "ownfds.h"
 
 static _Atomic uint64_t marks[OWNFDS_MAX / 64];
@@ -58,32 +58,19 @@ typedef int dup3_fn(int, int, int);
 static void *_Atomic real_close_p, *_Atomic real_close_range_p;
 static void *_Atomic real_dup2_p, *_Atomic real_dup3_p;
 
-/* As in sigveil.c: looked up early, so that no wrapper calls dlsym late. */
-static void *
-next(void *_Atomic *slot, const char *name)
-{
-	void *fn = atomic_load(slot);
-
-	if (fn == NULL) {
-		fn = dlsym(RTLD_NEXT, name);
-		atomic_store(slot, fn);
-	}
-	return fn;
-}
-
 __attribute__((constructor(101))) static void
 resolve_real(void)
 {
-	next(&real_close_p, "close");
-	next(&real_close_range_p, "close_range");
-	next(&real_dup2_p, "dup2");
-	next(&real_dup3_p, "dup3");
+	interpose_next(&real_close_p, "close");
+	interpose_next(&real_close_range_p, "close_range");
+	interpose_next(&real_dup2_p, "dup2");
+	interpose_next(&real_dup3_p, "dup3");
 }
 
 static int
 real_close(int fd)
 {
-	close_fn *fn = (close_fn *)next(&real_close_p, "close");
+	close_fn *fn = (close_fn *)interpose_next(&real_close_p, "close");
 
 	if (fn == NULL) {
 		errno = ENOSYS;
@@ -147,7 +134,7 @@ next_marked(unsigned fd, unsigned last)
 __attribute__((visibility("default"))) int
 close_range(unsigned first, unsigned last, int flags)
 {
-	close_range_fn *fn = (close_range_fn *)next(&real_close_range_p,
+	close_range_fn *fn = (close_range_fn *)interpose_next(&real_close_range_p,
 	    "close_range");
 	int at;
 
@@ -198,7 +185,7 @@ closefrom(int lowfd)
 __attribute__((visibility("default"))) int
 dup2(int oldfd, int newfd)
 {
-	dup2_fn *fn = (dup2_fn *)next(&real_dup2_p, "dup2");
+	dup2_fn *fn = (dup2_fn *)interpose_next(&real_dup2_p, "dup2");
 
 	if (fn == NULL) {
 		errno = ENOSYS;
@@ -212,7 +199,7 @@ dup2(int oldfd, int newfd)
 __attribute__((visibility("default"))) int
 dup3(int oldfd, int newfd, int flags)
 {
-	dup3_fn *fn = (dup3_fn *)next(&real_dup3_p, "dup3");
+	dup3_fn *fn = (dup3_fn *)interpose_next(&real_dup3_p, "dup3");
 
 	if (fn == NULL) {
 		errno = ENOSYS;

@@ -13,7 +13,6 @@
  * libprofil itself come through them too and pass: the veil never stands
  * in front of our own handler.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "handler.h"
+#include "interpose.h"
 #include "sigveil.h"
 
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
@@ -48,53 +48,35 @@ static sigmask_fn *real_sigmask_fn(void) { return pthread_sigmask; }
 typedef int sigtimedwait_fn(const sigset_t *, siginfo_t *,
     const struct timespec *);
 
-static sigaction_fn *_Atomic real_sigaction_p;
-static sigmask_fn *_Atomic real_sigprocmask_p, *_Atomic real_pthread_sigmask_p;
-static sigtimedwait_fn *_Atomic real_sigtimedwait_p;
+static void *_Atomic real_sigaction_p, *_Atomic real_sigprocmask_p;
+static void *_Atomic real_pthread_sigmask_p, *_Atomic real_sigtimedwait_p;
 static void *_Atomic real_sigpending_p;
-
-/*
- * dlsym is not async-signal-safe: the constructor below looks them all
- * up before a program handler can call us; this is for callers that come
- * earlier still (another library's constructor).
- */
-static void *
-next(void *_Atomic *slot, const char *name)
-{
-	void *fn = atomic_load(slot);
-
-	if (fn == NULL) {
-		fn = dlsym(RTLD_NEXT, name);
-		atomic_store(slot, fn);
-	}
-	return fn;
-}
 
 static sigaction_fn *
 real_sigaction_fn(void)
 {
-	return (sigaction_fn *)next((void *_Atomic *)&real_sigaction_p,
+	return (sigaction_fn *)interpose_next(&real_sigaction_p,
 	    "sigaction");
 }
 
 static sigmask_fn *
 real_sigprocmask_fn(void)
 {
-	return (sigmask_fn *)next((void *_Atomic *)&real_sigprocmask_p,
+	return (sigmask_fn *)interpose_next(&real_sigprocmask_p,
 	    "sigprocmask");
 }
 
 static sigmask_fn *
 real_sigmask_fn(void)
 {
-	return (sigmask_fn *)next((void *_Atomic *)&real_pthread_sigmask_p,
+	return (sigmask_fn *)interpose_next(&real_pthread_sigmask_p,
 	    "pthread_sigmask");
 }
 
 static sigtimedwait_fn *
 real_sigtimedwait_fn(void)
 {
-	return (sigtimedwait_fn *)next((void *_Atomic *)&real_sigtimedwait_p,
+	return (sigtimedwait_fn *)interpose_next(&real_sigtimedwait_p,
 	    "sigtimedwait");
 }
 
@@ -105,7 +87,7 @@ resolve_real(void)
 	real_sigprocmask_fn();
 	real_sigmask_fn();
 	real_sigtimedwait_fn();
-	next(&real_sigpending_p, "sigpending");
+	interpose_next(&real_sigpending_p, "sigpending");
 }
 #endif
 
@@ -239,7 +221,7 @@ sigveil_deliver(int sig, siginfo_t *info, void *ucontext)
 }
 
 #ifndef PROFIL_WRAP
-/* ---- the wrappers ---------------------------------------------------------- */
+/* ---- the wrappers ------------------------------------------------------- */
 
 int sigaction(int, const struct sigaction *, struct sigaction *);
 int sigprocmask(int, const sigset_t *, sigset_t *);
@@ -284,11 +266,10 @@ veil_signal(int sig, sighandler_t handler, int flags)
 static sighandler_t
 next_signal(const char *name, int sig, sighandler_t handler)
 {
-	static sighandler_t (*_Atomic fns[3])(int, sighandler_t);
+	static void *_Atomic fns[3];
 	int i = name[0] == 's' ? 0 : name[0] == 'b' ? 1 : 2;
 	sighandler_t (*fn)(int, sighandler_t) =
-	    (sighandler_t (*)(int, sighandler_t))next((void *_Atomic *)&fns[i],
-	    name);
+	    (sighandler_t (*)(int, sighandler_t))interpose_next(&fns[i], name);
 
 	if (fn == NULL) {
 		errno = ENOSYS;
@@ -441,8 +422,8 @@ int sigwait(const sigset_t *, int *);
 __attribute__((visibility("default"))) int
 sigpending(sigset_t *set)
 {
-	int (*real)(sigset_t *) = (int (*)(sigset_t *))next(
-	    (void *_Atomic *)&real_sigpending_p, "sigpending");
+	int (*real)(sigset_t *) = (int (*)(sigset_t *))interpose_next(
+	    &real_sigpending_p, "sigpending");
 	int v = atomic_load(&veiled);
 
 	if (real == NULL) {
@@ -461,7 +442,8 @@ sigpending(sigset_t *set)
  * few instructions in between).
  */
 __attribute__((visibility("default"))) int
-sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+sigtimedwait(const sigset_t *set, siginfo_t *info,
+    const struct timespec *timeout)
 {
 	int v = atomic_load(&veiled), sig;
 	siginfo_t mine;

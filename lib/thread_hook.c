@@ -18,12 +18,12 @@
  * shared library can be.  The static one must not: it would replace the
  * C library's in a static program, which has no RTLD_NEXT.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
 
 #include "agent.h"
+#include "interpose.h"
 #include "threads.h"
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *,
@@ -42,14 +42,9 @@ real_pthread_create(void)
 #ifdef PROFIL_WRAP
 	return __real_pthread_create;
 #else
-	static create_fn *_Atomic real_create;
-	create_fn *real = real_create;
+	static void *_Atomic real_create;
 
-	if (real == NULL) {
-		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
-		real_create = real;
-	}
-	return real;
+	return (create_fn *)interpose_next(&real_create, "pthread_create");
 #endif
 }
 
@@ -83,15 +78,11 @@ typedef int dlclose_fn(void *);
 __attribute__((visibility("default"))) int
 dlclose(void *handle)
 {
-	static dlclose_fn *_Atomic real_close;
-	dlclose_fn *real = real_close;
+	static void *_Atomic real_close;
+	dlclose_fn *real = (dlclose_fn *)interpose_next(&real_close, "dlclose");
 
-	if (real == NULL) {
-		real = (dlclose_fn *)dlsym(RTLD_NEXT, "dlclose");
-		if (real == NULL)
-			return -1;	/* cannot happen: linked against libdl */
-		real_close = real;
-	}
+	if (real == NULL)
+		return -1;	/* cannot happen: linked against libdl */
 	return agent_dlclose(real, handle);
 }
 #endif
