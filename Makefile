@@ -81,7 +81,7 @@ $(STLIB): $(STATIC_OBJ)
 
 
 # ---- the profil command: links libprofil statically, with its internals ----
-CLI_SRC   := $(wildcard cli/*.c)
+CLI_SRC   := $(wildcard cli/*.c cli/*/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Icli $(WARN) $(SANFLAGS) $(CFLAGS)
 
@@ -126,7 +126,8 @@ $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(S
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
 
 # test-merge compiles the merge module itself (#include)
-$(BUILD)/tests/test-merge: cli/merge.c cli/merge.h cli/util.c
+$(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h cli/util.c
+$(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
@@ -185,7 +186,7 @@ FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icl
                 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
 # the .prf codec, and the command's code that reads profiles and ELF files
 FUZZ_SRC     := lib/prf.c lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
-                cli/record-%.c cli/launch.c,$(CLI_SRC))
+                cli/record/perf.c cli/record/timer.c cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LDLIBS  := -ldw -lelf -lz -lm -lstdc++
 # the options target runs the subcommands themselves: all of the command

@@ -2,7 +2,7 @@
  * cmd-diff.c - `profil diff BEFORE AFTER`: each function's share of all
  * samples before and after, the change in points with its 95% error bar,
  * most significant change first.  Functions are matched by name and
- * object basename (cli/funcs.h), so the two runs may be of two builds.
+ * object basename (cli/symbols/funcs.h), so the two runs may be of two builds.
  * Shares are of all samples (lost ones aside), as in the flat report, so
  * the two columns of percentages read like two flat reports side by side.
  */
@@ -15,8 +15,8 @@
 #include <profil.h>
 
 #include "cli.h"
-#include "funcs.h"
-#include "table.h"
+#include "symbols/funcs.h"
+#include "report/table.h"
 
 #define Z95 1.96	/* the normal quantile of a two-sided 95% interval */
 

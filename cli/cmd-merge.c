@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "outfile.h"
-#include "merge.h"
+#include "profile/merge.h"
 
 #define DEFAULT_OUTPUT "merged.prf"
 

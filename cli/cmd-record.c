@@ -19,8 +19,8 @@
 
 #include "cli.h"
 #include "outfile.h"
-#include "record.h"
-#include "report.h"
+#include "record/record.h"
+#include "report/report.h"
 
 #define DEFAULT_RATE_HZ		1000
 #define DEFAULT_BUCKET_BYTES	1

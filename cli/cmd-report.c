@@ -15,9 +15,9 @@
 #include <profil.h>
 
 #include "cli.h"
-#include "funcs.h"
-#include "report.h"
-#include "table.h"
+#include "symbols/funcs.h"
+#include "report/report.h"
+#include "report/table.h"
 
 enum { VIEW_FLAT, VIEW_OBJECTS, VIEW_THREADS, VIEW_PROCESSES, VIEW_HISTOGRAM,
     VIEW_ANNOTATE };

@@ -1,8 +1,8 @@
 /*
  * fuzz-elf.c - what we make of an ELF file libdwfl and libelf have
- * parsed, fed any bytes as the file: the symbol table (cli/symbols.c),
- * the recorder's segment mapping (cli/builder.c) and the folding into
- * functions (cli/funcs.c).  Lookups must answer inside what they claim,
+ * parsed, fed any bytes as the file: the symbol table (cli/symbols/symbols.c),
+ * the recorder's segment mapping (cli/record/builder.c) and the folding into
+ * functions (cli/symbols/funcs.c).  Lookups must answer inside what they claim,
  * and a profile the builder makes must be one the reader accepts.
  */
 #include <fcntl.h>
@@ -11,10 +11,10 @@
 
 #include <profil.h>
 
-#include "builder.h"
-#include "funcs.h"
+#include "record/builder.h"
+#include "symbols/funcs.h"
 #include "fuzz.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 #define NPROBES 48
 

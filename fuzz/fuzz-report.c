@@ -1,8 +1,8 @@
 /*
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
- * folding into functions (cli/funcs.c, with the symbol tables of whatever
+ * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
- * (cli/report-*.c, printed to /dev/null), the pprof export and the merge
+ * (cli/report/, printed to /dev/null), the pprof export and the merge
  * of the profile with itself.  The rows must account for every sample, and
  * a merged profile must be one the reader accepts.  An input refused only
  * for its checksum is read with the checksum made right.
@@ -13,12 +13,12 @@
 
 #include <profil.h>
 
-#include "export-pprof.h"
-#include "funcs.h"
+#include "export/pprof.h"
+#include "symbols/funcs.h"
 #include "fuzz.h"
-#include "merge.h"
-#include "report.h"
-#include "table.h"
+#include "profile/merge.h"
+#include "report/report.h"
+#include "report/table.h"
 
 static char dir[64], page[96];
 static int null_fd, stdout_fd;	/* /dev/null, and where stdout was */

@@ -1,5 +1,5 @@
 /*
- * test-merge.c - cli/merge.c on profiles made here (bucket arithmetic,
+ * test-merge.c - cli/profile/merge.c on profiles made here (bucket arithmetic,
  * matching rules, refusals), then `profil merge` and `profil diff` end
  * to end on real recordings of tests/workload.c.  Sums are checked
  * exactly against the inputs' flat reports; diff's statistics are
@@ -22,7 +22,7 @@
  * Tests link with libprofil only, and merge.c is the command's: compile
  * it in, with util.c for the allocation helpers it uses.
  */
-#include "../cli/merge.c"
+#include "../cli/profile/merge.c"
 #include "../cli/util.c"
 
 /* ---- merge_profiles() on profiles made here ------------------------------ */

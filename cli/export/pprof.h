@@ -1,5 +1,5 @@
 /*
- * export-pprof.h - a profile in pprof's format: the Profile message of
+ * pprof.h - a profile in pprof's format: the Profile message of
  * github.com/google/pprof proto/profile.proto, gzip-compressed, which
  * pprof, Pyroscope, Parca and Grafana read.
  *
@@ -19,7 +19,7 @@
 #include <profil.h>
 
 #include "pbuf.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 /* What `profil export --format pprof` writes when no -o is given. */
 #define EXPORT_PPROF_DEFAULT_PATH "profile.pb.gz"

@@ -12,7 +12,7 @@
 
 #include <profil.h>
 
-#include "funcs.h"
+#include "symbols/funcs.h"
 
 enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT };
 

@@ -1,5 +1,5 @@
 /*
- * report-histogram.c - PROHIST's view: the address range of one function
+ * histogram.c - PROHIST's view: the address range of one function
  * or object cut into equal bins (whole buckets each), one bar per bin,
  * labelled with the function that has the most samples in it.
  *

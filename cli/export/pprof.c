@@ -1,5 +1,5 @@
 /*
- * export-pprof.c - a profile as pprof's profile.proto (export-pprof.h).
+ * pprof.c - a profile as pprof's profile.proto (pprof.h).
  * Every bucket with samples becomes exactly one Location and one Sample,
  * and [kernel] and [unknown] one each: the samples/count values must add
  * up to p->samples, which is what the tools show as the total.  Ids are
@@ -15,8 +15,8 @@
 #include <zlib.h>
 
 #include "cli.h"
-#include "funcs.h"
-#include "export-pprof.h"
+#include "symbols/funcs.h"
+#include "pprof.h"
 #include "hmap.h"
 #include "outfile.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "builder.h"
-#include "vdso.h"
+#include "symbols/vdso.h"
 #include "cli.h"
 #include "hmap.h"
 

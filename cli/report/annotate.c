@@ -1,5 +1,5 @@
 /*
- * report-annotate.c - one function's samples by source line (the DWARF
+ * annotate.c - one function's samples by source line (the DWARF
  * line table, through libdwfl) shown beside its source text, or by
  * address when the object has no debug information.  Percentages are of
  * the function's own samples.

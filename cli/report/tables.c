@@ -1,5 +1,5 @@
 /*
- * report-tables.c - the tabular views of `profil report`: flat (one row
+ * tables.c - the tabular views of `profil report`: flat (one row
  * per function), objects, threads and processes.  Every share comes with
  * its 95% sampling error; machine columns are documented in profil.1.
  */

@@ -1,5 +1,5 @@
 /*
- * record-timer.c - the timer engine: libprofil injected into the program
+ * timer.c - the timer engine: libprofil injected into the program
  * (LD_PRELOAD) samples every thread with the library's own mechanism into
  * a pc histogram in memory shared with us (lib/agent.h).  We watch which
  * code each process slot has mapped (/proc/PID/maps, while it lives) and

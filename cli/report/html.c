@@ -1,5 +1,5 @@
 /*
- * report-html.c - `profil report --html FILE`: one self-contained page
+ * html.c - `profil report --html FILE`: one self-contained page
  * (inline CSS, inline script, inline SVG; nothing fetched): the run, the
  * object split, a picture per busy object of where in its code the time
  * went (bars with the function on hover) and the flat table, sortable.

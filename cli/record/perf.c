@@ -1,5 +1,5 @@
 /*
- * record-perf.c - the perf engine: per-CPU task-clock sampling events on
+ * perf.c - the perf engine: per-CPU task-clock sampling events on
  * the program with inherit (threads and children follow), enabled at
  * exec, each with a ring buffer the recorder drains as it fills.  Side-band
  * records (MMAP2, COMM, FORK, EXIT, LOST) keep a map of every process's
