@@ -160,19 +160,31 @@ profile_mode(struct mode *m, const struct engine *e, const char *prf,
 
 /*
  * function's share of the samples is at least want, less 4 standard
- * errors; enough samples to tell.
+ * errors; enough samples to tell.  With user_only, the share is of the
+ * samples taken in user mode: what the kernel spends on a fork or an exec
+ * depends on the machine (0.76 s for 200 fork+execs here, as root), not
+ * on the profiler.
  */
+static void
+assert_share_of(const struct shares *s, const char *function, double want,
+    const char *what, int user_only)
+{
+	double got = samples_of(s, function, NULL);
+	double total = s->total - (user_only ? samples_of(s, NULL, "[kernel]") : 0);
+
+	if (total < 40)
+		fail_msg("%s: only %.0f samples", what, total);
+	if (got / total < want - harness_margin(want, total, 4, 0.02))
+		fail_msg("%s: %s has %.0f of %.0f %ssamples, want %.0f%%\n%s",
+		    what, function, got, total, user_only ? "user-mode " : "",
+		    100 * want, s->csv);
+}
+
 static void
 assert_share(const struct shares *s, const char *function, double want,
     const char *what)
 {
-	double got = samples_of(s, function, NULL);
-
-	if (s->total < 40)
-		fail_msg("%s: only %.0f samples", what, s->total);
-	if (got / s->total < want - harness_margin(want, s->total, 4, 0.02))
-		fail_msg("%s: %s has %.0f of %.0f samples, want %.0f%%\n%s", what,
-		    function, got, s->total, 100 * want, s->csv);
+	assert_share_of(s, function, want, what, 0);
 }
 
 /* Every way the tests record: the engine-specific limits come last. */
@@ -180,10 +192,13 @@ static const struct engine *const engines[] = { &default_engine,
     &timer_engine_ticks, &timer_engine };
 #define NENGINES (sizeof engines / sizeof engines[0])
 
-/* Run m under each engine; burner must have want of the samples. */
+/*
+ * Run m under each engine; burner must have want of the samples (of the
+ * user-mode ones with user_only).
+ */
 static void
-expect_unnoticed(struct mode *m, const char *burner, double want,
-    const char *timer_limit)
+expect_unnoticed_of(struct mode *m, const char *burner, double want,
+    const char *timer_limit, int user_only)
 {
 	struct outcome o;
 
@@ -193,8 +208,15 @@ expect_unnoticed(struct mode *m, const char *burner, double want,
 		snprintf(what, sizeof what, "%s (%s)", m->args[0],
 		    engines[i]->name);
 		profile_mode(m, engines[i], tmp("adv.prf"), timer_limit, &o);
-		assert_share(&o.s, burner, want, what);
+		assert_share_of(&o.s, burner, want, what, user_only);
 	}
+}
+
+static void
+expect_unnoticed(struct mode *m, const char *burner, double want,
+    const char *timer_limit)
+{
+	expect_unnoticed_of(m, burner, want, timer_limit, 0);
 }
 
 /*
@@ -367,7 +389,9 @@ test_busy_threads(void **state)
 /*
  * 200 children exec'd: the timer engine loses the attribution of those
  * that end before it reads their maps (every 20 ms), about a fifth of the
- * samples; the parent's burn() keeps the bulk.
+ * samples; the parent's burn() keeps the bulk of the user-mode samples
+ * (the kernel's share, where it is sampled, is the machine's fork and
+ * exec cost: 35% here).
  */
 static void
 test_fork_exec_200(void **state)
@@ -375,7 +399,7 @@ test_fork_exec_200(void **state)
 	static struct mode m = { { "forkexec" }, 0, 0, { 0 } };
 
 	(void)state;
-	expect_unnoticed(&m, "burn", 0.6, NULL);
+	expect_unnoticed_of(&m, "burn", 0.6, NULL, 1);
 }
 
 /* Every exec is a new image at new addresses under the same pid. */
