@@ -24,7 +24,13 @@
 
 #define DEFAULT_RATE_HZ		1000
 #define DEFAULT_BUCKET_BYTES	1
-#define MAX_RATE_HZ		50000
+/*
+ * Each sample is a timer interrupt (15-30 us in a VM, see README): above
+ * 10 kHz the program would spend more time being sampled than running,
+ * and the kernel starts throttling.  The library has the same ceiling.
+ */
+#define MAX_RATE_HZ		PROFIL_MAX_HZ
+#define MAX_ASK_HZ		1000000	/* asked above MAX_RATE_HZ: clamped */
 
 static void
 usage(FILE *f)
@@ -33,11 +39,15 @@ usage(FILE *f)
 	fprintf(f,
 	    "  -o FILE       profile file (default PROGRAM.prf; %%p is the pid)\n"
 	    "  -p PID        attach to a running process until it exits or Ctrl-C\n"
-	    "  -F HZ         samples per CPU-second (default %d, at most %d)\n"
+	    "  -F HZ         samples per CPU-second (default %d, at most %d:\n"
+	    "                more is lowered to that, with a warning)\n"
 	    "  -i USEC       or the interval between samples in microseconds\n"
 	    "  -b BYTES      code bytes per counter (default %d: exact)\n"
 	    "  -e ENGINE     auto (default), perf or timer\n"
 	    "  --no-children profile the program only, not processes it starts\n"
+	    "  --wait-all    go on until every process the program started has\n"
+	    "                ended, those it left running too (default: stop\n"
+	    "                when the program ends, and name what still runs)\n"
 	    "  -q            no closing message\n",
 	    DEFAULT_RATE_HZ, MAX_RATE_HZ, DEFAULT_BUCKET_BYTES);
 }
@@ -150,6 +160,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		{ "bucket", required_argument, NULL, 'b' },
 		{ "engine", required_argument, NULL, 'e' },
 		{ "no-children", no_argument, NULL, 'N' },
+		{ "wait-all", no_argument, NULL, 'W' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -159,8 +170,9 @@ record_parse(int argc, char **argv, struct record_opts *o,
 	unsigned long v;
 	int c;
 
-	*o = (struct record_opts){ NULL, DEFAULT_RATE_HZ, DEFAULT_BUCKET_BYTES,
-	    ENGINE_AUTO, 1, 0 };
+	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
+	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = ENGINE_AUTO,
+	    .follow_children = 1 };
 	*output = NULL;
 	*attach = 0;
 
@@ -173,18 +185,17 @@ record_parse(int argc, char **argv, struct record_opts *o,
 			*output = optarg;
 			break;
 		case 'F':
-			if (cli_parse_ulong(optarg, 1, MAX_RATE_HZ, &v) < 0)
+			if (cli_parse_ulong(optarg, 1, MAX_ASK_HZ, &v) < 0)
 				cli_die(EXIT_USAGE, "-F: '%s' is not a rate from 1 "
 				    "to %d Hz", optarg, MAX_RATE_HZ);
-			o->rate_hz = (unsigned)v;
+			o->period_ns = 1000000000ull / v;
 			break;
 		case 'i':
-			if (cli_parse_ulong(optarg, 1000000 / MAX_RATE_HZ,
-			    1000000, &v) < 0)
+			if (cli_parse_ulong(optarg, 1, 1000000, &v) < 0)
 				cli_die(EXIT_USAGE, "-i: '%s' is not an interval "
 				    "from %d to 1000000 microseconds", optarg,
 				    1000000 / MAX_RATE_HZ);
-			o->rate_hz = (unsigned)(1000000 / v);
+			o->period_ns = 1000ull * v;
 			break;
 		case 'b':
 			if (cli_parse_ulong(optarg, 1, 65536, &v) < 0)
@@ -212,6 +223,9 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		case 'N':
 			o->follow_children = 0;
 			break;
+		case 'W':
+			o->wait_all = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -226,6 +240,17 @@ record_parse(int argc, char **argv, struct record_opts *o,
 			return EXIT_USAGE;
 		}
 	}
+	if (o->wait_all && !o->follow_children)
+		cli_die(EXIT_USAGE, "--wait-all follows the processes that "
+		    "--no-children leaves out: give one of them");
+	if (o->period_ns < 1000000000ull / MAX_RATE_HZ) {
+		cli_warn("%.0f Hz asked: at most %d samples per CPU-second (each "
+		    "is a timer interrupt, and faster sampling measures the "
+		    "profiler); recording at %d Hz", 1e9 / (double)o->period_ns,
+		    MAX_RATE_HZ, MAX_RATE_HZ);
+		o->period_ns = 1000000000ull / MAX_RATE_HZ;
+	}
+	o->rate_hz = (unsigned)((1000000000ull + o->period_ns / 2) / o->period_ns);
 	return -1;
 }
 
@@ -251,10 +276,44 @@ warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 		    "time in the kernel is not sampled here "
 		    "(perf_event_paranoid %d; 1 or less, or CAP_PERFMON, allows "
 		    "it)", seen / 1e9, cpu / 1e9, perf_paranoid());
+	else if (r->throttled > 0)
+		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
+		    "the kernel throttled sampling %llu times (interrupts took "
+		    "too long for -F; see /proc/sys/kernel/"
+		    "perf_event_max_sample_rate)", seen / 1e9, cpu / 1e9,
+		    (unsigned long long)r->throttled);
 	else
 		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
 		    "threads or processes shorter than a sampling period went "
 		    "unsampled", seen / 1e9, cpu / 1e9);
+}
+
+/*
+ * Processes the program started and left running (a daemon, `prog &`):
+ * they were profiled until the program ended, and their CPU time after
+ * that is in no figure.  Say which.
+ */
+static void
+warn_left_running(const struct profil_profile *p)
+{
+	char names[256] = "";
+	size_t n = 0, len = 0;
+
+	for (size_t i = 0; i < p->nprocesses; i++) {
+		const struct profil_process *pr = &p->processes[i];
+
+		if (pr->exit_status != PROFIL_EXIT_RUNNING)
+			continue;
+		if (n++ < 3 && len < sizeof names)
+			len += (size_t)snprintf(names + len, sizeof names - len,
+			    "%s%d%s%s", len ? ", " : "", (int)pr->pid,
+			    pr->command[0] ? " " : "", pr->command);
+	}
+	if (n > 0)
+		cli_warn("%zu process%s the program started still ran when it "
+		    "ended (%s%s): profiled until then; --wait-all follows %s "
+		    "to the end", n, n == 1 ? "" : "es", names, n > 3 ? ", ..." : "",
+		    n == 1 ? "it" : "them");
 }
 
 static int
@@ -336,7 +395,7 @@ record_exec(int argc, char **argv)
 
 	p = builder_finish(r.builder);
 	builder_free(r.builder);
-	p->interval_ns = 1000000000ull / o.rate_hz;
+	p->interval_ns = o.period_ns;
 	p->engine = xstrdup(o.engine == ENGINE_PERF ? "perf" : "timer");
 	for (p->argc = 0; o.argv[p->argc] != NULL; p->argc++)
 		;
@@ -370,6 +429,8 @@ record_exec(int argc, char **argv)
 			    "or raise -F", (unsigned long long)p->samples);
 		else
 			warn_unsampled(p, &r);
+		if (attach == 0)
+			warn_left_running(p);
 		if (attach == 0 && WIFSIGNALED(r.status))
 			cli_error("%s died of signal %d (%s)%s", o.argv[0],
 			    WTERMSIG(r.status), strsignal(WTERMSIG(r.status)),
@@ -387,7 +448,7 @@ record_exec(int argc, char **argv)
 
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [-b BYTES] [-e ENGINE] "
-	    "[--no-children] [-q] [--] PROGRAM [ARGS...] | -p PID",
+	    "[--no-children | --wait-all] [-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
 };

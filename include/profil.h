@@ -163,7 +163,10 @@ struct profil_thread {
 struct profil_process {
 	uint32_t pid, ppid;
 	char *command;
-	int32_t exit_status;		/* wait(2) status, or -1 if unknown */
+	int32_t exit_status;		/* wait(2) status, or one of: */
+#define PROFIL_EXIT_UNKNOWN	(-1)	/* ended, status not seen */
+#define PROFIL_EXIT_RUNNING	(-2)	/* still running when recording
+					   ended */
 	uint64_t samples;
 };
 

@@ -230,7 +230,8 @@ process_of(struct builder *b, pid_t pid)
 	if (i == 0) {
 		b->processes = xrealloc(b->processes,
 		    (b->nprocesses + 1) * sizeof *b->processes);
-		b->processes[b->nprocesses] = (struct bprocess){ pid, 0, NULL, -1, 0 };
+		b->processes[b->nprocesses] = (struct bprocess){ pid, 0, NULL,
+		    PROFIL_EXIT_UNKNOWN, 0 };
 		hmap_add(&b->process_index, (uint64_t)pid, ++b->nprocesses);
 		i = b->nprocesses;
 	}
@@ -326,8 +327,10 @@ builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm)
 void
 builder_fork(struct builder *b, pid_t pid, pid_t ppid)
 {
-	struct bprocess *parent = process_of(b, ppid);
-	char *comm = parent->comm ? xstrdup(parent->comm) : NULL;
+	/* the parent may be no process of ours (the recorder itself) */
+	uint64_t at = hmap_get(&b->process_index, (uint64_t)ppid);
+	struct bprocess *parent = at ? &b->processes[at - 1] : NULL;
+	char *comm = parent && parent->comm ? xstrdup(parent->comm) : NULL;
 	struct bprocess *p = process_of(b, pid);
 
 	p->ppid = ppid;
@@ -341,6 +344,18 @@ void
 builder_exit_status(struct builder *b, pid_t pid, int status)
 {
 	process_of(b, pid)->status = status;
+}
+
+pid_t *
+builder_unfinished(struct builder *b, size_t *n)
+{
+	pid_t *pids = xcalloc(b->nprocesses + 1, sizeof *pids);
+
+	*n = 0;
+	for (size_t i = 0; i < b->nprocesses; i++)
+		if (b->processes[i].status == PROFIL_EXIT_UNKNOWN)
+			pids[(*n)++] = b->processes[i].pid;
+	return pids;
 }
 
 struct profil_profile *
@@ -416,7 +431,7 @@ builder_finish(struct builder *b)
 	for (i = 0; i < b->nprocesses; i++) {
 		struct bprocess *pr = &b->processes[i];
 
-		if (pr->samples == 0 && pr->status == -1)
+		if (pr->samples == 0 && pr->status == PROFIL_EXIT_UNKNOWN)
 			continue;
 		p->processes[p->nprocesses++] = (struct profil_process){
 		    (uint32_t)pr->pid, (uint32_t)pr->ppid,

@@ -48,6 +48,8 @@ void builder_thread_samples(struct builder *b, pid_t pid, pid_t tid,
 void builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm);
 void builder_fork(struct builder *b, pid_t pid, pid_t ppid);
 void builder_exit_status(struct builder *b, pid_t pid, int status);
+/* The processes whose exit status is unknown so far; malloc'd, *n of them. */
+pid_t *builder_unfinished(struct builder *b, size_t *n);
 
 /*
  * The finished profile (header fields are the caller's to fill).  The

@@ -2,13 +2,17 @@
  * launch.c - starting the profiled program: fork, wait for the recorder
  * to be ready, exec; report exec failures through a close-on-exec pipe.
  * The child's signal mask and dispositions are restored before exec, so
- * the program sees the environment it would see without us.
+ * the program sees the environment it would see without us.  Then
+ * reaping: the program, and (as a child subreaper) what it leaves behind.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +26,8 @@ launch_prepare(struct launch *l, char **argv)
 	sigset_t old;
 
 	memset(l, 0, sizeof *l);
+	/* orphans of the program become ours, not init's (Linux 3.4) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	sigemptyset(&l->watched);
 	sigaddset(&l->watched, SIGCHLD);
 	sigaddset(&l->watched, SIGINT);
@@ -88,21 +94,162 @@ launch_go(struct launch *l)
 	return n == (ssize_t)sizeof e ? e : 0;
 }
 
+/*
+ * The program's own CPU time and that of the children it waited for, in
+ * clock ticks, read while it is a zombie (its times are still there).
+ */
+static int
+own_and_children_ticks(pid_t pid, double *own, double *children)
+{
+	char path[64], buf[1024], *paren;
+	unsigned long long ut, st, cut, cst;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if ((paren = strrchr(buf, ')')) == NULL || sscanf(paren + 2,
+	    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+	    &ut, &st, &cut, &cst) != 4)
+		return -1;
+	*own = (double)(ut + st);
+	*children = (double)(cut + cst);
+	return 0;
+}
+
+static uint64_t
+rusage_ns(const struct rusage *ru)
+{
+	return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) *
+	    1000000000u + (uint64_t)(ru->ru_utime.tv_usec +
+	    ru->ru_stime.tv_usec) * 1000u;
+}
+
+/* The program has ended: its status and CPU times, then reap it. */
+static void
+reap_program(struct launch *l)
+{
+	struct rusage ru;
+	double own, children;
+
+	/*
+	 * Its rusage holds the children it waited for; its own share comes
+	 * from /proc in clock ticks (10 ms), precise enough to tell.
+	 */
+	if (own_and_children_ticks(l->pid, &own, &children) < 0 ||
+	    own + children == 0) {
+		own = 1;
+		children = 0;
+	}
+	if (wait4(l->pid, &l->status, WNOHANG, &ru) != l->pid)
+		return;
+	l->exited = 1;
+	l->cpu_ns = rusage_ns(&ru);
+	l->own_cpu_ns = (uint64_t)((double)l->cpu_ns * own / (own + children));
+}
+
 void
-launch_signals(struct launch *l, int *done, int *status)
+launch_poll(struct launch *l)
 {
 	struct signalfd_siginfo si;
+	siginfo_t info;
+	int status;
+	pid_t pid;
 
 	while (read(l->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
 		if (si.ssi_signo == SIGCHLD)
 			continue;
+		l->stop = 1;
 		/* sent by a process (kill), not by the terminal: pass it on */
-		if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE ||
-		    si.ssi_code == SI_TKILL)
+		if (!l->exited && (si.ssi_code == SI_USER ||
+		    si.ssi_code == SI_QUEUE || si.ssi_code == SI_TKILL))
 			kill(l->pid, (int)si.ssi_signo);
 	}
-	if (!*done && waitpid(l->pid, status, WNOHANG) == l->pid)
-		*done = 1;
+	/*
+	 * Who has ended, without reaping: the program must be reaped by
+	 * reap_program, after its times are read.
+	 */
+	for (;;) {
+		info.si_pid = 0;
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+		    info.si_pid == 0)
+			break;
+		pid = info.si_pid;
+		if (pid == l->pid) {
+			reap_program(l);
+		} else if (waitpid(pid, &status, WNOHANG) == pid &&
+		    l->on_reap != NULL) {
+			l->on_reap(l->reap_arg, pid, status);
+		}
+	}
+}
+
+int
+launch_descendants(const struct launch *l)
+{
+	siginfo_t info;
+
+	(void)l;
+	/* children, none of them ended: 0 and si_pid 0; none at all: ECHILD */
+	info.si_pid = 0;
+	return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+int
+launch_alive(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' && paren[2] != 'Z' &&
+	    paren[2] != 'X' && paren[2] != '\0';
+}
+
+void
+launch_finish(struct launch *l, const struct record_opts *o,
+    struct record_result *r)
+{
+	struct rusage ru;
+	pid_t *pids;
+	size_t n;
+
+	r->status = l->status;
+	if (!o->follow_children)
+		r->cpu_ns = l->own_cpu_ns;
+	else if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		r->cpu_ns = rusage_ns(&ru);	/* orphans we reaped included */
+	builder_exit_status(r->builder, l->pid, l->status);
+	pids = builder_unfinished(r->builder, &n);
+	for (size_t i = 0; i < n; i++) {
+		char path[64], comm[64];
+		FILE *f;
+
+		if (!launch_alive(pids[i]))
+			continue;
+		builder_exit_status(r->builder, pids[i], PROFIL_EXIT_RUNNING);
+		/* its name now: it may have exec'd since we last heard */
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)pids[i]);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(comm, sizeof comm, f) != NULL) {
+			comm[strcspn(comm, "\n")] = '\0';
+			builder_comm(r->builder, pids[i], pids[i], comm);
+		}
+		fclose(f);
+	}
+	free(pids);
 }
 
 void

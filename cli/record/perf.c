@@ -75,6 +75,7 @@ struct engine {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t seq;
+	uint64_t throttled;		/* PERF_RECORD_THROTTLE seen */
 };
 
 int
@@ -92,14 +93,14 @@ perf_paranoid(void)
 }
 
 static void
-set_attr(struct perf_event_attr *a, unsigned rate_hz, int exclude_kernel,
+set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
     int build_id, int on_exec)
 {
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
-	a->sample_period = 1000000000ull / rate_hz;
+	a->sample_period = period_ns;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a->disabled = (unsigned)on_exec;	/* else: counting from now on */
 	a->inherit = 1;
@@ -130,7 +131,7 @@ record_perf_check(char *why, size_t why_size)
 	struct perf_event_attr a;
 	int fd;
 
-	set_attr(&a, 1000, 1, 0, 1);
+	set_attr(&a, 1000000, 1, 0, 1);
 	a.enable_on_exec = 0;
 	fd = perf_open(&a, 0, -1);
 	if (fd >= 0) {
@@ -422,8 +423,11 @@ apply(struct engine *e, const uint8_t *rec, size_t size)
 		}
 		break;
 	}
+	case PERF_RECORD_THROTTLE:
+		e->throttled++;	/* periods went unsampled: say so at the end */
+		break;
 	default:
-		break;		/* EXIT, THROTTLE, ...: nothing to count */
+		break;		/* EXIT, UNTHROTTLE, ...: nothing to count */
 	}
 }
 
@@ -525,7 +529,7 @@ open_rings(struct engine *e, const pid_t *tids, size_t ntids, int on_exec)
 	e->rings = xcalloc((size_t)ncpus, sizeof *e->rings);
 	e->extra_fds = xcalloc(ntids * (size_t)ncpus, sizeof *e->extra_fds);
 retry:
-	set_attr(&a, e->opts->rate_hz, exclude_kernel, build_id, on_exec);
+	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec);
 	for (c = 0; c < ncpus; c++) {
 		struct ring *ring = &e->rings[c];
 		int fd = perf_open(&a, tids[0], cpus[c]);
@@ -593,15 +597,21 @@ free_engine(struct engine *e)
 	hmap_free(&e->proc_index);
 }
 
+/* An orphan the program left behind has ended: we reaped it. */
+static void
+on_reap(void *arg, pid_t pid, int status)
+{
+	builder_exit_status(arg, pid, status);
+}
+
 int
 record_perf(const struct record_opts *o, struct record_result *r)
 {
 	struct engine e;
 	struct launch l;
 	struct pollfd *pfd;
-	struct rusage ru;
 	uint64_t start;
-	int done = 0, i;
+	int i;
 
 	memset(&e, 0, sizeof e);
 	e.opts = o;
@@ -612,6 +622,8 @@ record_perf(const struct record_opts *o, struct record_result *r)
 		cli_error("cannot start %s: %s", o->argv[0], strerror(errno));
 		return -1;
 	}
+	l.on_reap = on_reap;
+	l.reap_arg = e.b;
 	r->pid = l.pid;
 	if (open_rings(&e, &l.pid, 1, 1) < 0) {
 		kill(l.pid, SIGKILL);
@@ -625,21 +637,27 @@ record_perf(const struct record_opts *o, struct record_result *r)
 	for (i = 0; i < e.nrings; i++)
 		pfd[i] = (struct pollfd){ e.rings[i].fd, POLLIN, 0 };
 	pfd[e.nrings] = (struct pollfd){ l.signal_fd, POLLIN, 0 };
-	while (!done) {
-		poll(pfd, (nfds_t)e.nrings + 1, 200);
-		launch_signals(&l, &done, &r->status);
+	/* until the program ends; with --wait-all, until all it left ends */
+	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
+		poll(pfd, (nfds_t)e.nrings + 1, l.exited ? 20 : 200);
+		/*
+		 * A ring hangs up when the program's task ends; the events
+		 * its children inherited still write into it: poll no more
+		 * (it would return at once, forever), drain on the timeout.
+		 */
+		for (i = 0; i < e.nrings; i++)
+			if (pfd[i].revents & POLLHUP)
+				pfd[i].fd = -1;
+		launch_poll(&l);
 		drain(&e);
 	}
 	r->wall_ns = now_ns() - start;
 	drain(&e);		/* what the last moments left in the rings */
 	close_rings(&e);
 	free(pfd);
+	launch_finish(&l, o, r);
 	launch_close(&l);
-	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
-		r->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-		    1000000000u + (uint64_t)(ru.ru_utime.tv_usec +
-		    ru.ru_stime.tv_usec) * 1000u;
-	builder_exit_status(e.b, l.pid, r->status);
+	r->throttled = e.throttled;
 	free_engine(&e);
 	return 0;
 }

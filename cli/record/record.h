@@ -16,10 +16,12 @@ enum { ENGINE_AUTO, ENGINE_PERF, ENGINE_TIMER };
 
 struct record_opts {
 	char **argv;			/* program and arguments */
-	unsigned rate_hz;
+	unsigned rate_hz;		/* samples per CPU-second, about */
+	uint64_t period_ns;		/* CPU time between samples, exactly */
 	unsigned bucket_bytes;
 	int engine;
 	int follow_children;
+	int wait_all;			/* go on until every descendant ends */
 	int quiet;
 };
 
@@ -37,15 +39,22 @@ struct record_result {
 	pid_t pid;			/* the program's pid */
 	int status;			/* its wait status */
 	int exec_errno;			/* nonzero: it could not be started */
-	uint64_t cpu_ns;		/* CPU time of the program and children */
+	uint64_t cpu_ns;		/* CPU time of what was profiled: the
+					   program, and its children unless
+					   --no-children */
 	uint64_t wall_ns;
 	int kernel_sampled;		/* kernel-mode samples were allowed */
+	uint64_t throttled;		/* times the kernel throttled sampling */
 };
+
 
 /*
  * The program as a child stopped before exec: it execs when launch_go()
  * is called.  Signals the recorder watches are blocked in the recorder
- * and restored in the child.  Returns the pid, or -1 with errno.
+ * and restored in the child.  The recorder is made a child subreaper, so
+ * processes the program leaves behind (a daemon, `sh -c 'prog &'`) become
+ * its children when their parent ends: it can tell they still run, wait
+ * for them, and count their CPU time.
  */
 struct launch {
 	pid_t pid;
@@ -53,17 +62,38 @@ struct launch {
 	int error_fd;			/* exec's errno arrives here, or EOF */
 	sigset_t watched;		/* blocked in the recorder */
 	int signal_fd;			/* signalfd for the watched signals */
+	int exited;			/* the program has ended: */
+	int status;			/*   its wait status */
+	uint64_t cpu_ns;		/*   its CPU time, waited-for children in */
+	uint64_t own_cpu_ns;		/*   the same without them */
+	int stop;			/* we were asked to stop (SIGINT, ...) */
+	/* called for each other process we reap (an orphan that ended) */
+	void (*on_reap)(void *arg, pid_t pid, int status);
+	void *reap_arg;
 };
+/* Returns the pid, or -1 with errno. */
 int launch_prepare(struct launch *l, char **argv);
 /* Let the child exec; returns 0, or the errno of a failed exec. */
 int launch_go(struct launch *l);
 /*
- * Handle the watched signals pending on l->signal_fd: reap the child
- * (sets *done and *status when it has ended) and pass on a SIGINT,
- * SIGTERM, SIGHUP or SIGQUIT sent to the recorder by another process (a
- * terminal's Ctrl-C already reached the program itself).
+ * Handle the watched signals pending on l->signal_fd: reap the program
+ * (sets l->exited, l->status and its CPU times) and orphans that ended
+ * (l->on_reap), pass on a SIGINT, SIGTERM, SIGHUP or SIGQUIT sent to the
+ * recorder by another process (a terminal's Ctrl-C already reached the
+ * program itself) and note in l->stop that one came.
  */
-void launch_signals(struct launch *l, int *done, int *status);
+void launch_poll(struct launch *l);
+/* 1 while processes the program started and left behind still run. */
+int launch_descendants(const struct launch *l);
+/* 1 if process pid exists and has not ended (not a zombie). */
+int launch_alive(pid_t pid);
+/*
+ * After an engine's run: the program's status and the CPU time of what
+ * was profiled into r (the program alone with --no-children), and every
+ * process of r's builder still running marked PROFIL_EXIT_RUNNING.
+ */
+void launch_finish(struct launch *l, const struct record_opts *o,
+    struct record_result *r);
 void launch_close(struct launch *l);
 
 /* perf_event_paranoid, or 3 if unreadable. */

@@ -270,6 +270,23 @@ newer_slot(struct agent_region *r, uint32_t since, pid_t pid)
 	return 0;
 }
 
+/* The process's name as the kernel has it now, to the builder. */
+static void
+read_comm(struct builder *b, pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		builder_comm(b, pid, pid, line);
+	}
+	fclose(f);
+}
+
 /*
  * Read the executable mappings of a live process into its slot.  Maps
  * that lack the slot's libprofil code are of the image the process
@@ -282,8 +299,6 @@ snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 {
 	struct collect c = { b, NULL, 0, 0 };
 	uint32_t since = atomic_load(&r->next_slot);
-	char path[64], line[256];
-	FILE *f;
 
 	if (procmaps_each(s->pid, collect_map, &c) < 0) {
 		s->gone = 1;
@@ -299,15 +314,7 @@ snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 	for (size_t i = 0; i < c.n; i++)
 		remember_map(s, &c.maps[i]);
 	free(c.maps);
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)s->pid);
-	f = fopen(path, "re");
-	if (f != NULL) {
-		if (fgets(line, sizeof line, f) != NULL) {
-			line[strcspn(line, "\n")] = '\0';
-			builder_comm(b, s->pid, s->pid, line);
-		}
-		fclose(f);
-	}
+	read_comm(b, s->pid);
 }
 
 /* Slot i has just been filled by pid: it ends pid's older slots. */
@@ -327,6 +334,7 @@ open_slot(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		}
 	if (i > 1 && !known)
 		builder_fork(b, pid, (pid_t)r->procs[i].ppid);
+	read_comm(b, pid);	/* a short process may end before a snapshot */
 }
 
 static void
@@ -373,7 +381,7 @@ find_tmap(const struct slot_maps *s, uint64_t pc)
 /* Every thread's count, to its process (the slot's pid). */
 static void
 resolve_threads(struct builder *b, struct agent_region *r,
-    struct slot_maps *slots)
+    struct slot_maps *slots, pid_t only_pid)
 {
 	const uint64_t *keys = (const uint64_t *)((char *)r + r->tkeys_offset);
 	const uint64_t *counts = (const uint64_t *)((char *)r + r->tcounts_offset);
@@ -386,13 +394,20 @@ resolve_threads(struct builder *b, struct agent_region *r,
 		if (key == 0 || count == 0 || slot == 0 || slot >= AGENT_MAX_PROCS)
 			continue;
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
+		if (only_pid != 0 && pid != only_pid)
+			continue;
 		builder_thread_samples(b, pid, (pid_t)(uint32_t)key, count);
 	}
 }
 
-/* Every pc of the histogram, to its object and file offset. */
+/*
+ * Every pc of the histogram, to its object and file offset; with only_pid
+ * (--no-children) the samples of other processes are left out: the
+ * children were sampled (they inherit the library), but not profiled.
+ */
 static void
-resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots)
+resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots,
+    pid_t only_pid)
 {
 	const uint64_t *keys = (const uint64_t *)((char *)r + r->keys_offset);
 	const uint64_t *counts = (const uint64_t *)((char *)r + r->counts_offset);
@@ -407,6 +422,8 @@ resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots)
 		if (key == 0 || count == 0 || slot == 0 || slot >= AGENT_MAX_PROCS)
 			continue;
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
+		if (only_pid != 0 && pid != only_pid)
+			continue;
 		m = find_tmap(&slots[slot], pc);
 		if (m == NULL || m->obj < 0)
 			builder_unknown(b, count, pid, pid);
@@ -415,7 +432,14 @@ resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots)
 			    pid, pid);
 	}
 	builder_lost(b, r->lost);
-	resolve_threads(b, r, slots);
+	resolve_threads(b, r, slots, only_pid);
+}
+
+/* An orphan the program left behind has ended: we reaped it. */
+static void
+on_reap(void *arg, pid_t pid, int status)
+{
+	builder_exit_status(arg, pid, status);
 }
 
 static uint64_t
@@ -437,9 +461,8 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	struct agent_region *region;
 	struct launch l;
 	struct pollfd pfd;
-	struct rusage ru;
 	uint64_t start;
-	int fd, done = 0, rc;
+	int fd, rc;
 
 	if (find_library(lib, sizeof lib) < 0) {
 		cli_error("cannot find libprofil.so.0 next to the profil command "
@@ -478,20 +501,19 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	close(fd);
 	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
 	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
-	while (!done) {
+	l.on_reap = on_reap;
+	l.reap_arg = r->builder;
+	/* until the program ends; with --wait-all, until all it left ends */
+	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
 		poll(&pfd, 1, SNAPSHOT_MS);
 		snapshot_all(r->builder, region, slots);
-		launch_signals(&l, &done, &r->status);
+		launch_poll(&l);
 	}
 	r->wall_ns = now_ns() - start;
 	snapshot_all(r->builder, region, slots);	/* children still running */
-	resolve(r->builder, region, slots);
+	resolve(r->builder, region, slots, o->follow_children ? 0 : l.pid);
+	launch_finish(&l, o, r);
 	launch_close(&l);
-	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
-		r->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-		    1000000000u + (uint64_t)(ru.ru_utime.tv_usec +
-		    ru.ru_stime.tv_usec) * 1000u;
-	builder_exit_status(r->builder, l.pid, r->status);
 	for (int i = 0; i < AGENT_MAX_PROCS; i++)
 		free(slots[i].maps);
 	free(slots);
