@@ -113,6 +113,26 @@ note_unsampled(const struct profil_profile *p, char *caption, size_t size)
 	    100 * seen / (double)p->cpu_ns);
 }
 
+/*
+ * Buckets wider than a byte: one that straddles two functions cannot say
+ * whose its samples were; they are shared by bytes (funcs.c).  Say so.
+ */
+static void
+note_buckets(const struct profil_profile *p, char *caption, size_t size)
+{
+	size_t len = strlen(caption);
+	unsigned widest = 1;
+
+	for (size_t i = 0; i < p->nobjects; i++)
+		if (p->objects[i].samples > 0 && p->objects[i].bucket_bytes > widest)
+			widest = p->objects[i].bucket_bytes;
+	if (widest > 1)
+		snprintf(caption + len, size - len, "\nnote: buckets of %u bytes: "
+		    "one that straddles functions is shared between them\nby "
+		    "their bytes in it, as gprof does; record with -b 1 for "
+		    "exact functions", widest);
+}
+
 static int
 report_exec(int argc, char **argv)
 {
@@ -236,6 +256,7 @@ report_exec(int argc, char **argv)
 	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine,
 	    (unsigned long long)p->lost);
 	note_unsampled(p, caption, sizeof caption);
+	note_buckets(p, caption, sizeof caption);
 	o.caption = caption;
 	o.columns = wide ? 0 : text_columns();
 	table_style(o.columns, want_colour(colour));

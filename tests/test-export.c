@@ -543,6 +543,47 @@ test_pprof_large_values(void **state)
 }
 
 /* Usage errors exit 2, failures 1, each with one line and no file left. */
+/*
+ * Wide buckets (-b 256) that straddle functions: each function gets in
+ * pprof the share of the samples the flat report gives it (the bucket is
+ * shared by bytes), not the whole bucket to the function at its start.
+ */
+static void
+test_pprof_wide_buckets(void **state)
+{
+	SCRATCH(prf, "wide.prf");
+	SCRATCH(pb, "wide.pb.gz");
+	char *rec[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "256",
+	    "-o", prf, workload, "split", "40", NULL };
+	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o", pb,
+	    prf, NULL };
+	struct shares s;
+	struct run r;
+	size_t compared = 0;
+
+	(void)state;
+	need_decoder();
+	run(&r, rec);
+	assert_int_equal(r.status, 0);
+	run(&r, exp);
+	assert_int_equal(r.status, 0);
+	decode(pb);
+	report(&s, prf);
+	/* by symbol: pprof's leaf frames are the functions inlined there */
+	for (size_t i = 0; i < d.nsyms; i++) {
+		double want = samples_of(&s, d.syms[i].name, NULL);
+
+		if (d.syms[i].name[0] == '[')
+			continue;
+		if ((double)d.syms[i].samples != want)
+			fail_msg("%s: %llu samples in pprof, %.0f in the report\n%s",
+			    d.syms[i].name, d.syms[i].samples, want, s.csv);
+		compared++;
+	}
+	assert_true(compared >= 3);
+	assert_int_equal(d.totals[0], (unsigned long long)s.total);
+}
+
 static void
 test_pprof_errors(void **state)
 {
@@ -638,6 +679,7 @@ main(void)
 		cmocka_unit_test(test_pprof_matches_profile_and_report),
 		cmocka_unit_test(test_pprof_inlined_frames),
 		cmocka_unit_test(test_pprof_large_values),
+		cmocka_unit_test(test_pprof_wide_buckets),
 		cmocka_unit_test(test_pprof_errors),
 	};
 

@@ -491,6 +491,139 @@ setup(void **state)
 	return rc;
 }
 
+/* A function of the workload from `nm -nS`: [start, end). */
+struct nm_func {
+	char name[128];
+	unsigned long long start, end;
+};
+
+/*
+ * The workload's functions as `nm -nS` lists them, a symbol without a size
+ * reaching to the next one (an independent reading of the symbol table).
+ */
+static size_t
+nm_functions(struct nm_func *v, size_t max)
+{
+	char cmd[PATH_MAX + 32], line[512];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "nm -nS %s", workload);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f) != NULL && n < max) {
+		unsigned long long a, size;
+		char type, name[128];
+
+		if (sscanf(line, "%llx %llx %c %127s", &a, &size, &type, name) == 4)
+			;
+		else if (sscanf(line, "%llx %c %127s", &a, &type, name) == 3)
+			size = 0;
+		else
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (n > 0 && v[n - 1].end == v[n - 1].start)
+			v[n - 1].end = a;	/* no size: up to this one */
+		snprintf(v[n].name, sizeof v[n].name, "%s", name);
+		v[n].start = a;
+		v[n].end = a + size;
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/*
+ * -b wider than a byte: a bucket that straddles functions is shared
+ * between them by their bytes in it (gprof's rule), not given whole to
+ * the function at its start.  The same samples at 1 and 256 bytes: each
+ * function's samples must be what the rule gives, to the rounding of one
+ * sample per bucket (b() took c()'s 45% whole before).
+ */
+static void
+test_wide_buckets_shared_by_bytes(void **state)
+{
+	enum { WIDTH = 256, MAXF = 256 };
+	const char *fine = tmp("fine.prf"), *wide = tmp("wide.prf");
+	char *prog[] = { workload, "split", "40", NULL };
+	static struct nm_func fn[MAXF];
+	static double want[MAXF];
+	char cause[256];
+	struct profil_profile *p;
+	struct profil_object *exe = NULL;
+	size_t nf = nm_functions(fn, MAXF), straddled = 0;
+	struct shares s;
+	struct run r;
+	char *rep[] = { profil_bin, "report", (char *)wide, NULL };
+
+	(void)state;
+	record_ok(fine, prog);
+	p = profil_profile_read(fine, cause, sizeof cause);
+	assert_non_null(p);
+	for (size_t i = 0; i < p->nobjects; i++)
+		if (strstr(p->objects[i].path, "/workload") != NULL)
+			exe = &p->objects[i];
+	assert_non_null(exe);
+	/* the expected shares, from the exact buckets */
+	for (size_t b = 0; b < exe->nbuckets; b++) {
+		unsigned long long lo = exe->buckets[b].addr / WIDTH * WIDTH;
+		unsigned long long hi = lo + WIDTH, bytes = 0;
+		double count = 0;
+		int in = 0;
+
+		if (b > 0 && exe->buckets[b - 1].addr / WIDTH * WIDTH == lo)
+			continue;	/* this wide bucket is done */
+		for (size_t k = b; k < exe->nbuckets &&
+		    exe->buckets[k].addr < hi; k++)
+			count += (double)exe->buckets[k].count;
+		for (size_t i = 0; i < nf; i++)
+			if (fn[i].start < hi && fn[i].end > lo) {
+				bytes += (fn[i].end < hi ? fn[i].end : hi) -
+				    (fn[i].start > lo ? fn[i].start : lo);
+				in++;
+			}
+		for (size_t i = 0; i < nf && bytes > 0; i++)
+			if (fn[i].start < hi && fn[i].end > lo)
+				want[i] += count * (double)((fn[i].end < hi ?
+				    fn[i].end : hi) - (fn[i].start > lo ?
+				    fn[i].start : lo)) / (double)bytes;
+		straddled += in > 1 && count >= 10;
+	}
+	assert_true(straddled > 0);	/* else this test shows nothing */
+	/* the same samples in wide buckets */
+	size_t n = 0;
+	for (size_t b = 0; b < exe->nbuckets; b++) {
+		uint64_t addr = exe->buckets[b].addr / WIDTH * WIDTH;
+
+		if (n > 0 && exe->buckets[n - 1].addr == addr) {
+			exe->buckets[n - 1].count += exe->buckets[b].count;
+		} else {
+			exe->buckets[n].addr = addr;
+			exe->buckets[n++].count = exe->buckets[b].count;
+		}
+	}
+	exe->nbuckets = n;
+	exe->bucket_bytes = WIDTH;
+	exe->lowpc = exe->lowpc / WIDTH * WIDTH;
+	exe->highpc = (exe->highpc + WIDTH - 1) / WIDTH * WIDTH;
+	assert_int_equal(profil_profile_save(p, wide, cause, sizeof cause), 0);
+	profil_profile_free(p);
+
+	report(&s, wide);
+	for (size_t i = 0; i < nf; i++) {
+		double got = samples_of(&s, fn[i].name, "workload");
+
+		if (fabs(got - want[i]) > (double)straddled + 1)
+			fail_msg("%s: %.0f samples, the rule gives %.1f\n%s",
+			    fn[i].name, got, want[i], s.csv);
+	}
+	/* and the caption says how the wide buckets were shared */
+	run(&r, rep);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "buckets of 256 bytes"));
+}
+
 int
 main(void)
 {
@@ -504,6 +637,7 @@ main(void)
 		cmocka_unit_test(test_default_profile_is_the_newest),
 		cmocka_unit_test(test_object_that_is_a_fifo),
 		cmocka_unit_test(test_inline_view),
+		cmocka_unit_test(test_wide_buckets_shared_by_bytes),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

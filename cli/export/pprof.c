@@ -199,6 +199,47 @@ inlined_function(struct builder *b, struct hmap *by_name,
 }
 
 /*
+ * A bucket wider than a byte that straddles functions: a Location per
+ * function at the first of its addresses in the bucket, with its share
+ * of the samples as the flat report gives it (funcs_apportion).
+ */
+static int
+add_straddling(struct builder *b, size_t oi, struct symtab *tab,
+    struct hmap *by_start, uint64_t addr, unsigned bucket_bytes,
+    uint64_t count)
+{
+	uint64_t last = addr + (bucket_bytes - 1);
+	struct symtab_piece *pieces;
+	size_t n = symtab_pieces(tab, addr, last < addr ? UINT64_MAX : last + 1,
+	    &pieces);
+	uint64_t *share = xcalloc(n + 1, sizeof *share), none = 0;
+	int rc = 0, line = 0;
+
+	funcs_apportion(count, pieces, n, share);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		uint64_t id = hmap_get(by_start, pieces[i].start);
+
+		if (share[i] == 0)
+			continue;
+		if (id == 0) {
+			int start_line = 0;
+			const char *file = symtab_source(tab, pieces[i].start,
+			    &start_line);
+
+			id = add_function(b, pieces[i].name, file, start_line);
+			hmap_add(by_start, pieces[i].start, id);
+		}
+		rc = add_location(b, oi + 1, pieces[i].start > addr ?
+		    pieces[i].start : addr, &id, &line, 1, share[i]);
+	}
+	if (n == 0)
+		rc = add_location(b, oi + 1, addr, &none, &line, 1, count);
+	free(share);
+	free(pieces);
+	return rc;
+}
+
+/*
  * The Locations of object oi and then its Mapping, whose has_* flags say
  * whether any Location got a function, a file, a line, as pprof's own
  * symbolizer sets them.  Where the compiler inlined functions, the
@@ -229,6 +270,13 @@ add_object(struct builder *b, size_t oi, struct symtab *tab)
 			continue;
 		if (tab != NULL)
 			name = symtab_lookup(tab, addr, &start, &end);
+		if (name != NULL && o->bucket_bytes > 1 &&
+		    addr + (o->bucket_bytes - 1) >= end) {
+			rc = add_straddling(b, oi, tab, &by_start, addr,
+			    o->bucket_bytes, o->buckets[k].count);
+			has_functions = 1;
+			continue;
+		}
 		if (name != NULL && (id = hmap_get(&by_start, start)) == 0) {
 			int start_line = 0;
 			const char *start_file = symtab_source(tab, start, &start_line);

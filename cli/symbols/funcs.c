@@ -55,9 +55,54 @@ funcs_base_name(const char *path)
 }
 
 /*
+ * count split over n pieces in proportion to their overlap, as gprof
+ * shares a histogram bin between the functions it straddles:
+ *
+ *   bucket   [addr ..................... addr + bucket_bytes)
+ *   b()      [.......)                     24 bytes: 24/64 of count
+ *   c()              [.......................) 40 bytes: 40/64
+ *
+ * in whole samples that add up to count: each gets the floor of its
+ * share, and the samples left go to the largest remainders.
+ */
+void
+funcs_apportion(uint64_t count, const struct symtab_piece *pieces, size_t n,
+    uint64_t *share)
+{
+	unsigned __int128 total = 0;
+	uint64_t given = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += pieces[i].overlap;
+	for (size_t i = 0; i < n; i++) {
+		share[i] = (uint64_t)((unsigned __int128)count * pieces[i].overlap /
+		    total);
+		given += share[i];
+	}
+	while (given < count) {
+		size_t best = 0;
+		unsigned __int128 best_rem = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned __int128 rem = (unsigned __int128)count *
+			    pieces[i].overlap - (unsigned __int128)share[i] * total;
+
+			if (rem > best_rem) {
+				best_rem = rem;
+				best = i;
+			}
+		}
+		share[best]++;
+		given++;
+	}
+}
+
+/*
  * Rows of object oi.  With inlines, a bucket in code the compiler
  * inlined goes to a row of the innermost function it came from (no
- * address range: its code is spread over its callers).
+ * address range: its code is spread over its callers).  A bucket wider
+ * than a byte that straddles functions is shared between them
+ * (funcs_apportion).
  */
 static void
 object_rows(struct funcs *f, size_t *cap, size_t oi, int inlines)
@@ -67,24 +112,46 @@ object_rows(struct funcs *f, size_t *cap, size_t oi, int inlines)
 	uint64_t start = 1, end = 0, sum = 0, outside = 0;
 
 	for (size_t i = 0; i < o->nbuckets; i++) {
-		uint64_t addr = o->buckets[i].addr;
+		uint64_t addr = o->buckets[i].addr, count = o->buckets[i].count;
+		uint64_t last = addr + (o->bucket_bytes - 1);
 		struct symtab_frame frames[16];
 
-		if (name == NULL || addr < start || addr >= end) {
+		if (name == NULL || addr < start || last >= end || last < addr) {
+			/* left the function: its row, and the next one's name */
 			if (name != NULL && sum > 0)
 				add_row(f, cap, (struct func_row){ name, name, base,
 				    oi, start, end, sum });
 			sum = 0;
 			name = symtab_lookup(f->tabs[oi], addr, &start, &end);
 		}
-		if (name != NULL && inlines && o->buckets[i].count > 0 &&
+		if (name != NULL && o->bucket_bytes > 1 && (last >= end ||
+		    last < addr)) {
+			struct symtab_piece *pieces;
+			size_t n = symtab_pieces(f->tabs[oi], addr, last < addr ?
+			    UINT64_MAX : last + 1, &pieces);
+			uint64_t *share = xcalloc(n + 1, sizeof *share);
+
+			funcs_apportion(count, pieces, n, share);
+			for (size_t k = 0; k < n; k++)
+				if (share[k] > 0)
+					add_row(f, cap, (struct func_row){
+					    pieces[k].name, pieces[k].name, base, oi,
+					    pieces[k].start, pieces[k].end, share[k] });
+			if (n == 0)
+				outside += count;
+			free(share);
+			free(pieces);
+			name = NULL;
+			continue;
+		}
+		if (name != NULL && inlines && count > 0 &&
 		    symtab_inlines(f->tabs[oi], addr, frames, 16) > 0)
 			add_row(f, cap, (struct func_row){ frames[0].name,
-			    frames[0].name, base, oi, 0, 0, o->buckets[i].count });
+			    frames[0].name, base, oi, 0, 0, count });
 		else if (name != NULL)
-			sum += o->buckets[i].count;
+			sum += count;
 		else
-			outside += o->buckets[i].count;
+			outside += count;
 	}
 	if (name != NULL && sum > 0)
 		add_row(f, cap, (struct func_row){ name, name, base, oi, start,

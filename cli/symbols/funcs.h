@@ -54,6 +54,14 @@ void funcs_build_inline(struct funcs *f, const struct profil_profile *p,
     int warn);
 void funcs_free(struct funcs *f);
 
+/*
+ * count samples of a bucket that straddles the n functions of pieces
+ * (symtab_pieces), shared in proportion to their bytes in it as gprof
+ * does, in whole samples that add up to count: share[0..n).
+ */
+void funcs_apportion(uint64_t count, const struct symtab_piece *pieces,
+    size_t n, uint64_t *share);
+
 /* qsort order of func_rows: most samples first, then function, object. */
 int funcs_by_samples(const void *a, const void *b);
 

@@ -1,7 +1,11 @@
 /*
  * symbols.c - libdwfl reports the object at its link-time addresses
  * (base 0), then every function symbol is read once into a table sorted
- * by address; lookups are binary searches.
+ * by address; lookups are binary searches.  Code no symbol covers (a
+ * stripped object, a static function of the vDSO) is named after the
+ * range of its call-frame information (an .eh_frame FDE is one function),
+ * "OBJECT+0xSTART", added to the table at the first lookup there.
+ * Invariant: the table's ranges never overlap.
  */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -26,10 +30,14 @@ struct func {
 struct symtab {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	int usable;		/* the file is the one profiled */
+	const char *base;	/* the object's basename, for made-up names */
 	char **paths;		/* source paths made absolute, interned */
 	size_t npaths;
+	char **made;		/* names made for code without a symbol */
+	size_t nmade;
 	struct func *funcs;
-	size_t n;
+	size_t n, cap;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -134,6 +142,7 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 	if (n <= 0)
 		return;
 	t->funcs = xcalloc((size_t)n, sizeof *t->funcs);
+	t->cap = (size_t)n;
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -230,12 +239,14 @@ struct symtab *
 symtab_open(const struct profil_object *o, const char **problem)
 {
 	struct symtab *t = xcalloc(1, sizeof *t);
+	const char *slash = strrchr(o->path, '/');
 	Dwfl_Module *mod;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int len, fd = -1;
 
 	*problem = NULL;
+	t->base = slash && slash[1] ? slash + 1 : o->path;
 	if (o->path[0] != '/' && strcmp(o->path, "[vdso]") != 0) {
 		*problem = "no file to read symbols from";
 		return t;
@@ -273,6 +284,7 @@ symtab_open(const struct profil_object *o, const char **problem)
 		    "(build-id differs)";
 		return t;
 	}
+	t->usable = 1;
 	read_functions(t, mod);
 	return t;
 }
@@ -284,14 +296,17 @@ symtab_close(struct symtab *t)
 		dwfl_end(t->dwfl);
 	for (size_t i = 0; i < t->npaths; i++)
 		free(t->paths[i]);
+	for (size_t i = 0; i < t->nmade; i++)
+		free(t->made[i]);
 	free(t->paths);
+	free(t->made);
 	free(t->funcs);
 	free(t);
 }
 
-const char *
-symtab_lookup(const struct symtab *t, uint64_t addr, uint64_t *start,
-    uint64_t *end)
+/* The index of the last function starting at or before addr, plus one. */
+static size_t
+upper_index(const struct symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 
@@ -303,12 +318,140 @@ symtab_lookup(const struct symtab *t, uint64_t addr, uint64_t *start,
 		else
 			lo = mid + 1;
 	}
-	/* lo - 1 is the last function starting at or before addr */
-	if (lo == 0 || addr >= t->funcs[lo - 1].end)
-		return NULL;
-	*start = t->funcs[lo - 1].start;
-	*end = t->funcs[lo - 1].end;
-	return t->funcs[lo - 1].name;
+	return lo;
+}
+
+/*
+ * [start, end) of the call-frame information entry (FDE) holding addr,
+ * from .eh_frame or .debug_frame; -1 if there is none.
+ */
+static int
+cfi_range(const struct symtab *t, uint64_t addr, uint64_t *start,
+    uint64_t *end)
+{
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2] = { 0, 0 };
+
+	cfis[0] = dwfl_module_eh_cfi(t->mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(t->mod, &bias[1]);
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *frame;
+		Dwarf_Addr s, e;
+		bool signalp;
+
+		if (cfis[i] == NULL ||
+		    dwarf_cfi_addrframe(cfis[i], addr - bias[i], &frame) != 0)
+			continue;
+		if (dwarf_frame_info(frame, &s, &e, &signalp) < 0) {
+			free(frame);
+			continue;
+		}
+		free(frame);
+		if (s + bias[i] <= addr && addr < e + bias[i]) {
+			*start = s + bias[i];
+			*end = e + bias[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Code at addr that no symbol covers: a function made from its FDE (or,
+ * without one, the 256 bytes around it), clipped to the gap between its
+ * neighbours, named "OBJECT+0xSTART" and put in the table at index at.
+ */
+static size_t
+make_function(struct symtab *t, uint64_t addr, size_t at)
+{
+	uint64_t gap_lo = at > 0 ? t->funcs[at - 1].end : 0;
+	uint64_t gap_hi = at < t->n ? t->funcs[at].start : UINT64_MAX;
+	uint64_t start, end;
+	char *name;
+	int len, made_by_cfi = cfi_range(t, addr, &start, &end) == 0;
+
+	if (!made_by_cfi) {
+		start = addr & ~(uint64_t)255;
+		end = start + 256 > start ? start + 256 : UINT64_MAX;
+	}
+	if (start < gap_lo)
+		start = gap_lo;
+	if (end > gap_hi)
+		end = gap_hi;
+	len = snprintf(NULL, 0, "%s+%#llx", t->base, (unsigned long long)start);
+	name = xmalloc((size_t)len + 1);
+	snprintf(name, (size_t)len + 1, "%s+%#llx", t->base,
+	    (unsigned long long)start);
+	t->made = xrealloc(t->made, (t->nmade + 1) * sizeof *t->made);
+	t->made[t->nmade++] = name;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->funcs = xrealloc(t->funcs, t->cap * sizeof *t->funcs);
+	}
+	memmove(&t->funcs[at + 1], &t->funcs[at], (t->n - at) * sizeof *t->funcs);
+	/* binding 3: a made-up range, not known to be one function */
+	t->funcs[at] = (struct func){ start, end, name, made_by_cfi ? 2 : 3 };
+	t->n++;
+	return at;
+}
+
+const char *
+symtab_lookup(struct symtab *t, uint64_t addr, uint64_t *start,
+    uint64_t *end)
+{
+	size_t i = upper_index(t, addr);
+
+	/* i - 1 is the last function starting at or before addr */
+	if (i == 0 || addr >= t->funcs[i - 1].end) {
+		if (!t->usable || addr == UINT64_MAX)
+			return NULL;
+		i = make_function(t, addr, i) + 1;
+	}
+	*start = t->funcs[i - 1].start;
+	*end = t->funcs[i - 1].end;
+	return t->funcs[i - 1].name;
+}
+
+size_t
+symtab_pieces(struct symtab *t, uint64_t lo, uint64_t hi,
+    struct symtab_piece **out)
+{
+	struct symtab_piece *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t at = lo;
+
+	while (at < hi) {
+		uint64_t start, end;
+		size_t i;
+		const char *name = symtab_lookup(t, at, &start, &end);
+
+		if (name == NULL)
+			break;		/* an empty table */
+		i = upper_index(t, at) - 1;
+		if (t->funcs[i].binding == 3) {
+			/*
+			 * No symbol, no FDE: padding or unknown code.  Step on
+			 * to the next known start, probing every 16 bytes
+			 * (the usual function alignment) for an FDE.
+			 */
+			uint64_t next = i + 1 < t->n ? t->funcs[i + 1].start : hi;
+			uint64_t step = (at | 15) + 1;
+
+			at = step > at && step < next ? step : next;
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[n++] = (struct symtab_piece){ name, start, end,
+		    (end < hi ? end : hi) - (start > lo ? start : lo) };
+		if (end <= at)
+			break;
+		at = end;
+	}
+	*out = v;
+	return n;
 }
 
 /* dir/file, interned in t so that it lives as long as the table. */
@@ -337,8 +480,7 @@ symtab_source(struct symtab *t, uint64_t addr, int *line)
 	Dwfl_Line *l;
 	const char *file, *dir;
 
-	if (t->mod == NULL || t->n == 0 ||
-	    (l = dwfl_module_getsrc(t->mod, addr)) == NULL)
+	if (!t->usable || (l = dwfl_module_getsrc(t->mod, addr)) == NULL)
 		return NULL;
 	file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
 	if (file == NULL || *line <= 0)
@@ -400,7 +542,7 @@ symtab_inlines(struct symtab *t, uint64_t addr, struct symtab_frame *out,
 	size_t n = 0;
 	int nscopes;
 
-	if (t->mod == NULL || t->n == 0 || max < 2 ||
+	if (!t->usable || max < 2 ||
 	    (cu = dwfl_module_addrdie(t->mod, addr, &bias)) == NULL)
 		return 0;
 	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);

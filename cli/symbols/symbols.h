@@ -21,11 +21,29 @@ struct symtab *symtab_open(const struct profil_object *o, const char **problem);
 void symtab_close(struct symtab *t);
 
 /*
- * The function holding addr: its name and [start, end), or NULL if none.
- * Names live as long as the table.
+ * The function holding addr: its name and [start, end), or NULL if the
+ * table is empty (the file is missing or not the one profiled).  Code no
+ * symbol covers gets a function made from its call-frame information (an
+ * FDE's range; else the 256 bytes around it) named "OBJECT+0xSTART",
+ * kept in the table from then on.  Ranges never overlap.  Names live as
+ * long as the table.
  */
-const char *symtab_lookup(const struct symtab *t, uint64_t addr,
-    uint64_t *start, uint64_t *end);
+const char *symtab_lookup(struct symtab *t, uint64_t addr, uint64_t *start,
+    uint64_t *end);
+
+/*
+ * The functions that overlap [lo, hi), in address order, each with the
+ * bytes of it inside: made-up ranges of code without a symbol or FDE
+ * (padding between functions, mostly) are not counted.  *out is
+ * malloc'd (NULL when none); returns how many.
+ */
+struct symtab_piece {
+	const char *name;
+	uint64_t start, end;	/* the function */
+	uint64_t overlap;	/* bytes of it in [lo, hi) */
+};
+size_t symtab_pieces(struct symtab *t, uint64_t lo, uint64_t hi,
+    struct symtab_piece **out);
 
 /*
  * The source file (absolute when the compiler recorded where it ran)
