@@ -268,16 +268,20 @@ test_annotate_without_source_or_debug_info(void **state)
 	    "csv", (char *)prf2, NULL };
 	run(&r, addr);
 	assert_int_equal(r.status, 0);
-	assert_true(strncmp(r.out, "address,samples,percent,error95\n", 32) == 0);
+	assert_true(strncmp(r.out, "address,samples,percent,error95,"
+	    "instruction\n", 44) == 0);
 	for (line = strchr(r.out, '\n') + 1; *line; line = next + 1) {
 		next = strchr(line, '\n');
 		sum += atof(strchr(line, ',') + 1);
 	}
 	assert_int_equal(sum, flat_samples(prf2, "spin"));
+	/* without a line table: the instructions, disassembled */
 	char *addr_text[] = { profil_bin, "report", "--annotate", "spin",
 	    (char *)prf2, NULL };
 	run(&r, addr_text);
-	assert_non_null(strstr(r.out, "no debug information"));
+	assert_non_null(strstr(r.out, "no line table for spin"));
+	assert_non_null(strstr(r.out, "samples per instruction"));
+	assert_non_null(strstr(r.out, "ret"));
 
 	char *none[] = { profil_bin, "report", "--annotate", "nosuch", (char *)prf2,
 	    NULL };
@@ -624,6 +628,71 @@ test_wide_buckets_shared_by_bytes(void **state)
 	assert_non_null(strstr(r.out, "buckets of 256 bytes"));
 }
 
+/*
+ * A stripped program: its functions are found from .eh_frame and named
+ * OBJECT+0xSTART (one row each, with the known split), annotate shows
+ * their instructions, and gmon export says gprof cannot name them.
+ */
+static void
+test_stripped_program(void **state)
+{
+	char cmd[3 * PATH_MAX], *save, *row;
+	const char *bin = tmp("wl"), *prf = tmp("wl.prf");
+	char *prog[] = { (char *)bin, "split", "60", NULL };
+	double top[3] = { 0, 0, 0 }, n;
+	char name[3][256] = { "", "", "" };
+	struct shares s;
+	struct run r;
+	int k = 0;
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "cp %s %s && strip %s", workload, bin, bin);
+	assert_int_equal(system(cmd), 0);
+	record_ok(prf, prog);
+	report(&s, prf);
+	assert_true(samples_of(&s, "[wl]", NULL) == 0);
+	/* the three busiest rows of wl are its six, three and one */
+	for (row = strtok_r(strchr(s.csv, '\n') + 1, "\n", &save);
+	    row != NULL && k < 3; row = strtok_r(NULL, "\n", &save)) {
+		char fn[256], obj[256];
+		double c;
+
+		if (sscanf(row, "%255[^,],%255[^,],%lf", fn, obj, &c) == 3 &&
+		    strcmp(obj, "wl") == 0) {
+			if (strncmp(fn, "wl+0x", 5) != 0)
+				fail_msg("row %s of the stripped program", fn);
+			snprintf(name[k], sizeof name[k], "%s", fn);
+			top[k++] = c;
+		}
+	}
+	assert_int_equal(k, 3);
+	n = top[0] + top[1] + top[2];
+	for (int i = 0; i < 3; i++) {
+		const double want[3] = { 0.6, 0.3, 0.1 };
+
+		if (fabs(top[i] / n - want[i]) > harness_margin(want[i], n, 4, 0.01))
+			fail_msg("%s: %.0f of %.0f", name[i], top[i], n);
+	}
+	/* annotate: per instruction, adding up to the function */
+	char *ann[] = { profil_bin, "report", "--annotate", name[0], "--format",
+	    "csv", (char *)prf, NULL };
+	double sum = 0;
+	run(&r, ann);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "imul"));	/* the loop's multiply */
+	for (row = strtok_r(strchr(r.out, '\n') + 1, "\n", &save); row != NULL;
+	    row = strtok_r(NULL, "\n", &save))
+		sum += atof(strchr(row, ',') + 1);
+	assert_true(sum == top[0]);
+	/* gmon: gprof reads .symtab only */
+	char *gmon[] = { profil_bin, "export", "--format", "gmon", "-o", tmpdir,
+	    (char *)prf, NULL };
+	run(&r, gmon);
+	assert_int_equal(r.status, 0);
+	if (strstr(r.err, "wl has no symbol table") == NULL)
+		fail_msg("no word on the stripped object: %s", r.err);
+}
+
 int
 main(void)
 {
@@ -638,6 +707,7 @@ main(void)
 		cmocka_unit_test(test_object_that_is_a_fifo),
 		cmocka_unit_test(test_inline_view),
 		cmocka_unit_test(test_wide_buckets_shared_by_bytes),
+		cmocka_unit_test(test_stripped_program),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

@@ -13,10 +13,14 @@
  * addresses to them, so bins are at least 2 bytes wide.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <profil.h>
 
@@ -28,6 +32,36 @@ static void
 put(FILE *f, const void *p, size_t n)
 {
 	fwrite(p, 1, n, f);
+}
+
+/*
+ * 1 if path is an ELF file without a .symtab: gprof names functions from
+ * that table alone (no .dynsym, no debug link), so it can name none.
+ */
+static int
+without_symtab(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), found = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return 0;
+	}
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		found = gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB;
+	}
+	elf_end(elf);
+	close(fd);
+	return !found;
 }
 
 /* Write one object's histogram; 0, or -1 with a cause. */
@@ -107,6 +141,11 @@ export_gmon(const struct profil_profile *p, const char *file, const char *dir)
 			return 1;
 		}
 		printf("%s\t%s\n", path, o->path);
+		if (without_symtab(o->path))
+			cli_warn("%s: %s has no symbol table (stripped): gprof "
+			    "will name none of its functions ('profil report' "
+			    "names them from its unwind tables)", path,
+			    slash + 1);
 		written++;
 	}
 	if (written == 0)

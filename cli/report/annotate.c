@@ -1,9 +1,10 @@
 /*
  * annotate.c - one function's samples by source line (the DWARF
- * line table, through libdwfl) shown beside its source text, or by
- * address when the object has no debug information.  Percentages are of
- * the function's own samples.
+ * line table, through libdwfl) shown beside its source text, or per
+ * instruction (disassembled by capstone) when the object has no line
+ * table for it.  Percentages are of the function's own samples.
  */
+#include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,40 +102,116 @@ static const struct col address_cols[] = {
 	{ "samples", "samples", COL_INT },
 	{ "percent", "%", COL_PCT },
 	{ "error95", "95%", COL_ERR },
+	{ "instruction", "instruction", COL_STR },
 };
 
-/* Per address: the object has no line table for this function. */
-static void
-by_address(const struct profil_object *ob, const struct func_row *row,
-    const struct report_options *o)
+/* Samples of ob's buckets that start in [lo, hi). */
+static uint64_t
+samples_in(const struct profil_object *ob, uint64_t lo, uint64_t hi)
 {
+	uint64_t n = 0;
+	size_t a = 0, b = ob->nbuckets;
+
+	while (a < b) {		/* the first bucket at or after lo */
+		size_t mid = a + (b - a) / 2;
+
+		if (ob->buckets[mid].addr < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < ob->nbuckets && ob->buckets[a].addr < hi; a++)
+		n += ob->buckets[a].count;
+	return n;
+}
+
+static void
+emit_instruction(struct table *t, const struct report_options *o,
+    uint64_t addr, uint64_t samples, uint64_t total, const char *text)
+{
+	double pct = report_percent(samples, total);
+
+	if (o->format != FORMAT_TEXT) {
+		union cell *c = table_row(t);
+
+		c[0].i = (int64_t)addr;
+		c[1].i = (int64_t)samples;
+		c[2].d = pct;
+		c[3].d = table_error95(samples, total);
+		c[4].s = text;
+		return;
+	}
+	if (samples > 0)
+		printf("%8llu %s%6.2f%%%s %#10llx  %s\n",
+		    (unsigned long long)samples, table_colour_of(pct), pct,
+		    table_colour_end(), (unsigned long long)addr, text);
+	else
+		printf("%8s %7s %#10llx  %s\n", "", "", (unsigned long long)addr,
+		    text);
+}
+
+/*
+ * No line table for this function: its instructions, disassembled by
+ * capstone from the file, each with the samples of the buckets that
+ * start in it; by address alone when the code cannot be read.
+ */
+static void
+by_instruction(const struct profil_object *ob, struct symtab *tab,
+    const struct func_row *row, const struct report_options *o)
+{
+	size_t size = 0, count = 0;
+	const unsigned char *code = symtab_code(tab, row->start, row->end, &size);
+	cs_insn *insn = NULL;
+	char **texts;
+	csh cs;
 	struct table t;
 
+
+	if (code != NULL && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
+		count = cs_disasm(cs, code, size, row->start, 0, &insn);
+		if (count == 0)
+			cs_close(&cs);
+	}
 	if (o->format == FORMAT_TEXT)
-		printf("(no debug information for %s in %s: samples by address)\n\n"
-		    "%18s %8s %7s\n", row->function, ob->path, "address",
-		    "samples", "%");
-	table_init(&t, address_cols, 4);
+		printf("(no line table for %s in %s: samples %s)\n\n"
+		    "%8s %7s %10s  %s\n", row->function, ob->path, count ?
+		    "per instruction" : "by address", "samples", "%", "address",
+		    count ? "instruction" : "");
+	table_init(&t, address_cols, 5);
+	/* the table keeps pointers: each row's text lives until it prints */
+	texts = xcalloc(count + 1, sizeof *texts);
+	for (size_t i = 0; i < count; i++) {
+		uint64_t hi = i + 1 < count ? insn[i + 1].address :
+		    insn[i].address + insn[i].size;
+		uint64_t n = samples_in(ob, insn[i].address, hi);
+		size_t len = strlen(insn[i].mnemonic) + strlen(insn[i].op_str) + 2;
+
+		texts[i] = xmalloc(len);
+		snprintf(texts[i], len, "%s%s%s", insn[i].mnemonic,
+		    insn[i].op_str[0] ? " " : "", insn[i].op_str);
+		emit_instruction(&t, o, insn[i].address, n, row->samples, texts[i]);
+	}
+	/* buckets past what could be decoded (data in code, a short read) */
 	for (size_t i = 0; i < ob->nbuckets; i++) {
 		const struct profil_bucket *b = &ob->buckets[i];
-		double pct = report_percent(b->count, row->samples);
+		uint64_t decoded_end = count ? insn[count - 1].address +
+		    insn[count - 1].size : row->start;
 
-		if (b->addr < row->start || b->addr >= row->end)
+		if (b->addr < decoded_end || b->addr < row->start ||
+		    b->addr >= row->end)
 			continue;
-		if (o->format == FORMAT_TEXT) {
-			printf("%#18llx %8llu %6.2f%%\n", (unsigned long long)b->addr,
-			    (unsigned long long)b->count, pct);
-			continue;
-		}
-		union cell *c = table_row(&t);
-		c[0].i = (int64_t)b->addr;
-		c[1].i = (int64_t)b->count;
-		c[2].d = pct;
-		c[3].d = table_error95(b->count, row->samples);
+		emit_instruction(&t, o, b->addr, b->count, row->samples, "");
+	}
+	if (count > 0) {
+		cs_free(insn, count);
+		cs_close(&cs);
 	}
 	if (o->format != FORMAT_TEXT)
 		table_print(&t, o->format, NULL, NULL);
 	table_free(&t);
+	for (size_t i = 0; i < count; i++)
+		free(texts[i]);
+	free(texts);
 }
 
 static void
@@ -204,7 +281,7 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 		    report_percent(row->samples, p->samples),
 		    table_error95(row->samples, p->samples));
 	if (lines.n == 0) {
-		by_address(ob, row, o);
+		by_instruction(ob, tab, row, o);
 		return 0;
 	}
 

@@ -454,6 +454,37 @@ symtab_pieces(struct symtab *t, uint64_t lo, uint64_t hi,
 	return n;
 }
 
+const unsigned char *
+symtab_code(struct symtab *t, uint64_t start, uint64_t end, size_t *size)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	if (!t->usable || end <= start ||
+	    (elf = dwfl_module_getelf(t->mod, &bias)) == NULL)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		uint64_t lo, hi;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		lo = sh.sh_addr + bias;
+		hi = lo + sh.sh_size;
+		if (start < lo || start >= hi)
+			continue;
+		if ((data = elf_getdata(scn, NULL)) == NULL ||
+		    data->d_buf == NULL || data->d_size < sh.sh_size)
+			return NULL;
+		*size = (size_t)((end < hi ? end : hi) - start);
+		return (const unsigned char *)data->d_buf + (start - lo);
+	}
+	return NULL;
+}
+
 /* dir/file, interned in t so that it lives as long as the table. */
 static const char *
 intern_path(struct symtab *t, const char *dir, const char *file)

@@ -46,6 +46,14 @@ size_t symtab_pieces(struct symtab *t, uint64_t lo, uint64_t hi,
     struct symtab_piece **out);
 
 /*
+ * The machine code of [start, end) as the file holds it (from the
+ * executable section that contains start, cut at its end), *size bytes;
+ * NULL when the file does not hold it.  Lives as long as the table.
+ */
+const unsigned char *symtab_code(struct symtab *t, uint64_t start,
+    uint64_t end, size_t *size);
+
+/*
  * The source file (absolute when the compiler recorded where it ran)
  * and line of the instruction at addr, from
  * the DWARF line table; NULL when there is no debug information for it.
