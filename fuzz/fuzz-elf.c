@@ -145,7 +145,7 @@ check_builder(const uint64_t *addr, size_t naddr, size_t size)
 		builder_sample(b, obj, size * i / naddr, 1, 100, 100);
 		builder_sample(b, obj, addr[i] % (size + 1), 2, 100, 101);
 	}
-	builder_kernel(b, 1, 100, 100);
+	builder_kernel(b, 0xffffffff81000000ull, 1, 100, 100);
 	builder_comm(b, 100, 100, "fuzz");
 	p = builder_finish(b);
 	builder_free(b);

@@ -154,6 +154,20 @@ struct profil_object {
 	struct profil_bucket *buckets;	/* sorted by addr */
 };
 
+/*
+ * Where kernel-mode samples were (optional: recorded where the kernel is
+ * sampled).  code's addresses are the running kernel's (as sampled, not
+ * link-time: the kernel relocates itself at boot); with text_addr, the
+ * address _text had then, they can be moved to another boot of the same
+ * kernel (build-id).  code.samples equals the profile's kernel count.
+ */
+struct profil_kernel {
+	struct profil_object code;	/* path "[kernel.kallsyms]" */
+	char *release;			/* uname -r */
+	unsigned char boot_id[16];	/* /proc/sys/kernel/random/boot_id */
+	uint64_t text_addr;		/* _text then; 0 if it was hidden */
+};
+
 struct profil_thread {
 	uint32_t pid, tid;
 	char *name;
@@ -190,6 +204,7 @@ struct profil_profile {
 	struct profil_thread *threads;
 	size_t nprocesses;
 	struct profil_process *processes;
+	struct profil_kernel *kernel_code;	/* or NULL */
 };
 
 /*

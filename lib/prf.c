@@ -23,12 +23,18 @@
 /* ---- encoding ----------------------------------------------------------- */
 
 static size_t
-begin_record(struct rio_out *out, uint16_t tag)
+begin_record_flags(struct rio_out *out, uint16_t tag, uint16_t flags)
 {
 	rio_put_u16(out, tag);
-	rio_put_u16(out, 0);
+	rio_put_u16(out, flags);
 	rio_put_u32(out, 0);		/* length, patched by end_record */
 	return out->len;
+}
+
+static size_t
+begin_record(struct rio_out *out, uint16_t tag)
+{
+	return begin_record_flags(out, tag, 0);
 }
 
 static void
@@ -92,6 +98,20 @@ encode_histogram(struct rio_out *out, const struct profil_object *o)
 	rio_out_free(&dense);
 }
 
+/* An object's fields and histogram (object and kernel records). */
+static void
+encode_object(struct rio_out *out, const struct profil_object *o)
+{
+	rio_put_str(out, o->path);
+	rio_put_u8(out, (uint8_t)o->build_id_len);
+	rio_put_bytes(out, o->build_id, o->build_id_len);
+	rio_put_u64(out, o->lowpc);
+	rio_put_u64(out, o->highpc);
+	rio_put_u32(out, o->bucket_bytes);
+	rio_put_u64(out, o->samples);
+	encode_histogram(out, o);
+}
+
 EXPORT int
 profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 {
@@ -120,17 +140,8 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 	end_record(&out, at);
 
 	for (i = 0; i < p->nobjects; i++) {
-		const struct profil_object *o = &p->objects[i];
-
 		at = begin_record(&out, PRF_TAG_OBJECT);
-		rio_put_str(&out, o->path);
-		rio_put_u8(&out, (uint8_t)o->build_id_len);
-		rio_put_bytes(&out, o->build_id, o->build_id_len);
-		rio_put_u64(&out, o->lowpc);
-		rio_put_u64(&out, o->highpc);
-		rio_put_u32(&out, o->bucket_bytes);
-		rio_put_u64(&out, o->samples);
-		encode_histogram(&out, o);
+		encode_object(&out, &p->objects[i]);
 		end_record(&out, at);
 	}
 	for (i = 0; i < p->nthreads; i++) {
@@ -148,6 +159,17 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		rio_put_str(&out, p->processes[i].command);
 		rio_put_u32(&out, (uint32_t)p->processes[i].exit_status);
 		rio_put_u64(&out, p->processes[i].samples);
+		end_record(&out, at);
+	}
+	if (p->kernel_code != NULL) {
+		const struct profil_kernel *k = p->kernel_code;
+
+		/* optional: a reader that does not know it skips it */
+		at = begin_record_flags(&out, PRF_TAG_KERNEL, PRF_FLAG_OPTIONAL);
+		rio_put_str(&out, k->release ? k->release : "");
+		rio_put_bytes(&out, k->boot_id, sizeof k->boot_id);
+		rio_put_u64(&out, k->text_addr);
+		encode_object(&out, &k->code);
 		end_record(&out, at);
 	}
 	if (!out.failed) {
@@ -293,18 +315,10 @@ decode_header(struct decoder *d, struct rio_in *in, const char **why)
 	return 0;
 }
 
+/* An object's fields and histogram into o (zeroed by the caller). */
 static int
-decode_object(struct decoder *d, struct rio_in *in, const char **why)
+decode_object_body(struct rio_in *in, struct profil_object *o, const char **why)
 {
-	struct profil_profile *p = d->p;
-	struct profil_object *o;
-	void *grown = grow(p->objects, &d->objects_cap, p->nobjects, sizeof *o);
-
-	if (grown == NULL)
-		return *why = "out of memory", -1;
-	p->objects = grown;
-	o = &p->objects[p->nobjects++];
-	memset(o, 0, sizeof *o);
 	o->path = rio_get_str(in, PRF_MAX_PATH);
 	o->build_id_len = rio_get_u8(in);
 	if (o->build_id_len > sizeof o->build_id)
@@ -321,6 +335,38 @@ decode_object(struct decoder *d, struct rio_in *in, const char **why)
 	if (o->bucket_bytes == 0 || o->bucket_bytes > PRF_MAX_BUCKET)
 		return *why = "bad bucket size", -1;
 	return decode_histogram(in, o, why);
+}
+
+static int
+decode_object(struct decoder *d, struct rio_in *in, const char **why)
+{
+	struct profil_profile *p = d->p;
+	struct profil_object *o;
+	void *grown = grow(p->objects, &d->objects_cap, p->nobjects, sizeof *o);
+
+	if (grown == NULL)
+		return *why = "out of memory", -1;
+	p->objects = grown;
+	o = &p->objects[p->nobjects++];
+	memset(o, 0, sizeof *o);
+	return decode_object_body(in, o, why);
+}
+
+static int
+decode_kernel(struct decoder *d, struct rio_in *in, const char **why)
+{
+	struct profil_kernel *k;
+
+	if (d->p->kernel_code != NULL)
+		return *why = "a second kernel record", -1;
+	if ((k = d->p->kernel_code = calloc(1, sizeof *k)) == NULL)
+		return *why = "out of memory", -1;
+	k->release = rio_get_str(in, PRF_MAX_NAME);
+	rio_get_bytes(in, k->boot_id, sizeof k->boot_id);
+	k->text_addr = rio_get_u64(in);
+	if (in->failed)
+		return *why = "truncated", -1;
+	return decode_object_body(in, &k->code, why);
 }
 
 static int
@@ -371,6 +417,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_OBJECT: return "object";
 	case PRF_TAG_THREAD: return "thread";
 	case PRF_TAG_PROCESS: return "process";
+	case PRF_TAG_KERNEL: return "kernel";
 	case PRF_TAG_END: return "end";
 	}
 	return "unknown";
@@ -390,6 +437,13 @@ check_totals(struct decoder *d)
 		say(d, "counts do not add up: objects, kernel and unknown make "
 		    "%llu samples, the header says %llu",
 		    (unsigned long long)sum, (unsigned long long)p->samples);
+		return -1;
+	}
+	if (p->kernel_code != NULL && p->kernel_code->code.samples != p->kernel) {
+		say(d, "counts do not add up: the kernel record has %llu samples, "
+		    "the header says %llu kernel samples",
+		    (unsigned long long)p->kernel_code->code.samples,
+		    (unsigned long long)p->kernel);
 		return -1;
 	}
 	if (p->nthreads > 0) {
@@ -488,6 +542,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_PROCESS:
 			rc = decode_process(d, &payload);
+			break;
+		case PRF_TAG_KERNEL:
+			rc = decode_kernel(d, &payload, &why);
 			break;
 		case PRF_TAG_END: {
 			uint32_t crc = rio_get_u32(&payload);
@@ -682,5 +739,11 @@ profil_profile_free(struct profil_profile *p)
 	for (i = 0; i < p->nprocesses; i++)
 		free(p->processes[i].command);
 	free(p->processes);
+	if (p->kernel_code != NULL) {
+		free(p->kernel_code->code.path);
+		free(p->kernel_code->code.buckets);
+		free(p->kernel_code->release);
+		free(p->kernel_code);
+	}
 	free(p);
 }

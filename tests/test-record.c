@@ -220,19 +220,112 @@ test_auto_falls_back_when_perf_is_refused(void **state)
 	assert_int_equal(r.status, 0);
 }
 
+/* Write p to path with a kernel record moved and relabelled by how. */
+enum { SAME, REBOOTED, OTHER_KERNEL };
+static void
+save_kernel_variant(const char *src, const char *path, int how)
+{
+	struct profil_profile *p;
+	char cause[256];
+
+	p = profil_profile_read(src, cause, sizeof cause);
+	assert_non_null(p);
+	assert_non_null(p->kernel_code);
+	if (how == REBOOTED) {
+		/* another boot: _text and every address 2 MiB lower */
+		struct profil_object *c = &p->kernel_code->code;
+
+		assert_true(p->kernel_code->text_addr != 0);
+		p->kernel_code->text_addr -= 0x200000;
+		p->kernel_code->boot_id[0] ^= 0xff;
+		for (size_t i = 0; i < c->nbuckets; i++)
+			c->buckets[i].addr -= 0x200000;
+		c->lowpc -= 0x200000;
+		c->highpc -= 0x200000;
+	} else if (how == OTHER_KERNEL) {
+		p->kernel_code->code.build_id[0] ^= 0xff;
+	}
+	assert_int_equal(profil_profile_save(p, path, cause, sizeof cause), 0);
+	profil_profile_free(p);
+}
+
+/* The flat CSV of prf as user nobody (kernel addresses hidden from it). */
+static void
+report_as_nobody(struct shares *s, struct run *r, const char *prf)
+{
+	char *argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+	    "--clear-groups", profil_bin, "report", "--format", "csv",
+	    (char *)prf, NULL };
+
+	chmod(tmpdir, 0755);
+	chmod(prf, 0644);
+	run(r, argv);
+	assert_int_equal(r->status, 0);
+	snprintf(s->csv, sizeof s->csv, "%s", r->out);
+}
+
+/*
+ * Kernel time: its share, and kernel functions named (do_syscall_64,
+ * ...) with [kernel] as their object, where the kernel can be sampled
+ * and its symbols read; named after a reboot (moved by _text), not named
+ * for another kernel or where addresses are hidden, saying why.
+ */
 static void
 test_kernel_share(void **state)
 {
 	struct shares s;
+	struct run r;
 	char *prog[] = { workload, "syscalls", "0.5", NULL };
-	double kernel;
+	const char *prf = tmp("sys.prf"), *moved = tmp("sys-moved.prf");
+	const char *other = tmp("sys-other.prf");
+	char *objects[] = { profil_bin, "report", "--objects", "--format", "csv",
+	    (char *)prf, NULL };
+	char *other_report[] = { profil_bin, "report", (char *)other, NULL };
+	double kernel, named;
+	struct shares m;
 
 	(void)state;
-	record_ok(tmp("sys.prf"), prog);
-	report(&s, tmp("sys.prf"));
-	kernel = samples_of(&s, "[kernel]", NULL);
+	setenv("PROFIL_CACHE_DIR", tmp("cache"), 1);
+	record_ok(prf, prog);
+	report(&s, prf);
+	kernel = samples_of(&s, NULL, "[kernel]");
 	if (kernel < 0.3 * s.total)
 		fail_msg("kernel %.0f of %.0f samples", kernel, s.total);
+	run(&r, objects);
+	assert_non_null(strstr(r.out, "\n[kernel],"));
+	if (getuid() != 0)
+		goto out;	/* kernel names: root sees them here */
+	named = kernel - samples_of(&s, "[kernel]", "[kernel]");
+	if (named < 0.9 * kernel)
+		fail_msg("%.0f of %.0f kernel samples named:\n%s", named, kernel,
+		    s.csv);
+	/* another boot of the same kernel: the same names */
+	save_kernel_variant(prf, moved, REBOOTED);
+	report(&m, moved);
+	for (const char *row = strchr(s.csv, '\n') + 1; *row;
+	    row = strchr(row, '\n') + 1) {
+		char fn[256], obj[256];
+		double n;
+
+		if (sscanf(row, "%255[^,],%255[^,],%lf", fn, obj, &n) == 3 &&
+		    strcmp(obj, "[kernel]") == 0 &&
+		    samples_of(&m, fn, "[kernel]") != n)
+			fail_msg("%s: %.0f samples, %.0f after a reboot", fn, n,
+			    samples_of(&m, fn, "[kernel]"));
+	}
+	/* another kernel: not named, and why */
+	save_kernel_variant(prf, other, OTHER_KERNEL);
+	run(&r, other_report);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "another kernel"));
+	report(&m, other);
+	assert_true(samples_of(&m, "[kernel]", "[kernel]") == kernel);
+	/* addresses hidden from this user: [kernel], and why */
+	report_as_nobody(&m, &r, prf);
+	assert_true(samples_of(&m, "[kernel]", "[kernel]") == kernel);
+	assert_non_null(strstr(r.err, "kptr_restrict"));
+out:
+	unsetenv("PROFIL_CACHE_DIR");
 }
 
 static void

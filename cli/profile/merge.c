@@ -313,6 +313,80 @@ keep_runs(struct profil_profile *const *in, size_t n,
 	}
 }
 
+/*
+ * The kernel records of the inputs summed, at the addresses of the first
+ * input's boot: another boot of the same kernel is moved by the
+ * difference of _text.  When an input with kernel samples has no kernel
+ * record, or another kernel, or a boot that cannot be placed, the result
+ * keeps the kernel counts without addresses, and says so.
+ */
+static void
+merge_kernel(struct profil_profile *const *in, const char *const *names,
+    size_t n, struct profil_profile *out)
+{
+	const struct profil_kernel *first = NULL;
+	struct profil_kernel *k;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct profil_kernel *ki = in[i]->kernel_code;
+
+		if (in[i]->kernel == 0)
+			continue;
+		if (ki == NULL)
+			return;		/* recorded without kernel addresses */
+		if (first == NULL) {
+			first = ki;
+			continue;
+		}
+		if (!same_file(&first->code, &ki->code) ||
+		    (memcmp(first->boot_id, ki->boot_id, 16) != 0 &&
+		    (first->text_addr == 0 || ki->text_addr == 0))) {
+			cli_warn("%s was recorded on another kernel or boot than "
+			    "%s: the merged kernel samples keep no addresses",
+			    names[i], names[0]);
+			return;
+		}
+	}
+	if (first == NULL)
+		return;
+	k = out->kernel_code = xcalloc(1, sizeof *k);
+	*k = *first;
+	k->release = xstrdup(first->release ? first->release : "");
+	k->code.path = xstrdup(first->code.path);
+	k->code.buckets = NULL;
+	k->code.nbuckets = 0;
+	k->code.samples = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct profil_kernel *ki = in[i]->kernel_code;
+		struct profil_object moved;
+		struct profil_bucket *merged;
+		uint64_t delta = 0;
+		size_t nmerged;
+
+		if (in[i]->kernel == 0 || ki == NULL)
+			continue;
+		if (memcmp(first->boot_id, ki->boot_id, 16) != 0)
+			delta = first->text_addr - ki->text_addr;
+		moved = ki->code;
+		moved.buckets = xcalloc(ki->code.nbuckets + 1, sizeof *moved.buckets);
+		for (size_t j = 0; j < ki->code.nbuckets; j++) {
+			moved.buckets[j] = ki->code.buckets[j];
+			moved.buckets[j].addr += delta;
+		}
+		merged = merge_buckets(k->code.buckets, k->code.nbuckets, &moved,
+		    0, 1, &nmerged);
+		free(moved.buckets);
+		free(k->code.buckets);
+		k->code.buckets = merged;
+		k->code.nbuckets = nmerged;
+		k->code.samples += ki->code.samples;
+	}
+	if (k->code.nbuckets > 0) {
+		k->code.lowpc = k->code.buckets[0].addr;
+		k->code.highpc = k->code.buckets[k->code.nbuckets - 1].addr + 1;
+	}
+}
+
 int
 merge_profiles(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile **out, char *cause, size_t cause_size)
@@ -353,6 +427,7 @@ merge_profiles(struct profil_profile *const *in, const char *const *names,
 		free(where[i]);
 	free(where);
 	keep_runs(in, n, m);
+	merge_kernel(in, names, n, m);
 	*out = m;
 	return 0;
 }

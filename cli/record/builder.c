@@ -61,6 +61,9 @@ struct builder {
 	size_t nprocesses;
 	struct hmap process_index;	/* pid -> index + 1 */
 	uint64_t samples, kernel, unknown, lost;
+	struct hmap kernel_hist;		/* kernel address -> count */
+	int kernel_ips;			/* every kernel sample had its address */
+	struct profil_kernel kernel_id;
 	int omit_threads, external_threads;
 };
 
@@ -82,6 +85,8 @@ builder_new(unsigned bucket_bytes)
 	struct builder *b = xcalloc(1, sizeof *b);
 
 	b->bucket_bytes = bucket_bytes;
+	b->kernel_ips = 1;
+	hmap_init(&b->kernel_hist);
 	hmap_init(&b->thread_index);
 	hmap_init(&b->process_index);
 	elf_version(EV_CURRENT);
@@ -106,6 +111,8 @@ builder_free(struct builder *b)
 	free(b->processes);
 	hmap_free(&b->thread_index);
 	hmap_free(&b->process_index);
+	hmap_free(&b->kernel_hist);
+	free(b->kernel_id.release);
 	free(b);
 }
 
@@ -290,10 +297,52 @@ builder_sample(struct builder *b, int obj, uint64_t file_offset,
 }
 
 void
-builder_kernel(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
+builder_kernel(struct builder *b, uint64_t ip, uint64_t weight, pid_t pid,
+    pid_t tid)
 {
 	b->kernel += weight;
+	if (ip == 0 || ip == UINT64_MAX)
+		b->kernel_ips = 0;	/* then no histogram: it would not add up */
+	else
+		hmap_add(&b->kernel_hist, ip, weight);
 	count(b, weight, pid, tid);
+}
+
+void
+builder_kernel_identity(struct builder *b, const struct profil_kernel *id)
+{
+	free(b->kernel_id.release);
+	b->kernel_id = *id;
+	b->kernel_id.release = id->release ? xstrdup(id->release) : NULL;
+}
+
+/* The kernel's histogram, at its addresses of this boot; NULL if none. */
+static struct profil_kernel *
+kernel_code(struct builder *b)
+{
+	struct profil_kernel *k;
+	uint64_t *keys;
+	size_t n;
+
+	if (b->kernel == 0 || !b->kernel_ips)
+		return NULL;
+	k = xcalloc(1, sizeof *k);
+	*k = b->kernel_id;
+	k->release = xstrdup(b->kernel_id.release ? b->kernel_id.release : "");
+	k->code.path = xstrdup("[kernel.kallsyms]");
+	k->code.bucket_bytes = 1;
+	k->code.samples = b->kernel;
+	keys = hmap_sorted_keys(&b->kernel_hist, &n);
+	k->code.buckets = xcalloc(n + 1, sizeof *k->code.buckets);
+	for (size_t i = 0; i < n; i++) {
+		k->code.buckets[i].addr = keys[i];
+		k->code.buckets[i].count = hmap_get(&b->kernel_hist, keys[i]);
+	}
+	k->code.nbuckets = n;
+	k->code.lowpc = n ? keys[0] : 0;
+	k->code.highpc = n ? keys[n - 1] + 1 : 1;
+	free(keys);
+	return k;
 }
 
 void
@@ -427,6 +476,7 @@ builder_finish(struct builder *b)
 		    (uint32_t)t->tid, xstrdup(t->name ? t->name :
 		    pr->comm ? pr->comm : ""), t->samples };
 	}
+	p->kernel_code = kernel_code(b);
 	p->processes = xcalloc(b->nprocesses, sizeof *p->processes);
 	for (i = 0; i < b->nprocesses; i++) {
 		struct bprocess *pr = &b->processes[i];

@@ -28,7 +28,11 @@ int builder_object(struct builder *b, const char *path,
 /* One sample (weight samples) at file offset in object obj. */
 void builder_sample(struct builder *b, int obj, uint64_t file_offset,
     uint64_t weight, pid_t pid, pid_t tid);
-void builder_kernel(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
+/* A kernel-mode sample at address ip of the running kernel (0: unknown). */
+void builder_kernel(struct builder *b, uint64_t ip, uint64_t weight, pid_t pid,
+    pid_t tid);
+/* Who the kernel is (record/kernel.h), kept if kernel samples came. */
+void builder_kernel_identity(struct builder *b, const struct profil_kernel *id);
 void builder_unknown(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
 void builder_lost(struct builder *b, uint64_t n);
 

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "hmap.h"
+#include "symbols/kernel.h"
 #include "procmaps.h"
 #include "record.h"
 
@@ -299,7 +300,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	if (!e->opts->follow_children && (pid_t)pid != e->result->pid)
 		return;
 	if (mode == PERF_RECORD_MISC_KERNEL) {
-		builder_kernel(e->b, 1, (pid_t)pid, (pid_t)tid);
+		builder_kernel(e->b, ip, 1, (pid_t)pid, (pid_t)tid);
 		return;
 	}
 	m = mode == PERF_RECORD_MISC_USER ? find_map(proc_of(e, (pid_t)pid), ip) : NULL;
@@ -574,6 +575,14 @@ retry:
 		}
 	}
 	e->result->kernel_sampled = !exclude_kernel;
+	if (!exclude_kernel) {
+		struct profil_kernel id;
+
+		memset(&id, 0, sizeof id);
+		kernel_identify(&id);
+		builder_kernel_identity(e->b, &id);
+		free(id.release);
+	}
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "demangle.h"
 #include "funcs.h"
+#include "ksyms.h"
 
 static void
 add_row(struct funcs *f, size_t *cap, struct func_row row)
@@ -167,6 +168,53 @@ object_rows(struct funcs *f, size_t *cap, size_t oi, int inlines)
 	}
 }
 
+/*
+ * The kernel's rows: a row per kernel function where the profile kept
+ * kernel addresses and this machine can name them (ksyms.h), else one
+ * [kernel] row, and once the reason.
+ */
+static void
+kernel_rows(struct funcs *f, size_t *cap, int warn)
+{
+	const struct profil_profile *p = f->p;
+	const struct profil_kernel *k = p->kernel_code;
+	const char *name = NULL;
+	uint64_t start = 1, end = 0, sum = 0, unnamed = p->kernel;
+
+	if (p->kernel == 0)
+		return;
+	if (k != NULL) {
+		f->ktab = ksyms_open(k, &f->kproblem);
+		if (f->kproblem != NULL && warn)
+			cli_warn("kernel functions are not named: %s; kernel "
+			    "samples show as [kernel]", f->kproblem);
+		unnamed = 0;
+		for (size_t i = 0; i < k->code.nbuckets; i++) {
+			uint64_t addr = k->code.buckets[i].addr;
+			uint64_t count = k->code.buckets[i].count;
+
+			if (name == NULL || addr < start || addr >= end) {
+				if (name != NULL)
+					add_row(f, cap, (struct func_row){ name, name,
+					    "[kernel]", FUNC_NO_OBJECT, start, end,
+					    sum });
+				sum = 0;
+				name = ksyms_lookup(f->ktab, addr, &start, &end);
+			}
+			if (name != NULL)
+				sum += count;
+			else
+				unnamed += count;
+		}
+		if (name != NULL)
+			add_row(f, cap, (struct func_row){ name, name, "[kernel]",
+			    FUNC_NO_OBJECT, start, end, sum });
+	}
+	if (unnamed > 0)
+		add_row(f, cap, (struct func_row){ "[kernel]", "[kernel]",
+		    "[kernel]", FUNC_NO_OBJECT, 0, 0, unnamed });
+}
+
 static int
 by_place(const void *a, const void *b)
 {
@@ -230,9 +278,7 @@ build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 		if (d != NULL)
 			f->rows[i].function = own(f, d);
 	}
-	if (p->kernel > 0)
-		add_row(f, &cap, (struct func_row){ "[kernel]", "[kernel]",
-		    "[kernel]", FUNC_NO_OBJECT, 0, 0, p->kernel });
+	kernel_rows(f, &cap, warn);
 	if (p->unknown > 0)
 		add_row(f, &cap, (struct func_row){ "[unknown]", "[unknown]",
 		    "[unknown]", FUNC_NO_OBJECT, 0, 0, p->unknown });
@@ -261,6 +307,8 @@ funcs_free(struct funcs *f)
 	for (size_t i = 0; i < f->nowned; i++)
 		free(f->owned[i]);
 	free(f->owned);
+	if (f->ktab != NULL)
+		ksyms_close(f->ktab);
 	free(f->tabs);
 	free(f->problems);
 	free(f->rows);

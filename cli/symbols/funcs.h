@@ -2,7 +2,8 @@
  * funcs.h - a profile's samples folded into functions: every object's
  * symbol table opened once, and one row per function that has samples
  * (plus [OBJECT] for code of an object outside its known functions,
- * [kernel] and [unknown]).  What the flat report, the HTML page, diff and
+ * [kernel] and [unknown]; kernel functions by name, object [kernel],
+ * where the profile kept kernel addresses and they can be named here).  What the flat report, the HTML page, diff and
  * the exports share.
  */
 #ifndef PROFIL_FUNCS_H
@@ -14,6 +15,8 @@
 #include <profil.h>
 
 #include "symbols.h"
+
+struct ksyms;
 
 #define FUNC_NO_OBJECT ((size_t)-1)
 
@@ -31,6 +34,8 @@ struct funcs {
 	struct symtab **tabs;	/* per object with samples (empty when
 				   unreadable); NULL for one without */
 	const char **problems;	/* per object: why its table is empty, or NULL */
+	struct ksyms *ktab;	/* the kernel's names, or NULL */
+	const char *kproblem;	/* why the kernel's are not named, or NULL */
 	struct func_row *rows;	/* by samples, most first; then name, object */
 	size_t nrows;
 	char **owned;		/* strings made here */

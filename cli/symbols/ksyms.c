@@ -1,0 +1,349 @@
+/*
+ * ksyms.c - kernel function names (ksyms.h).  The table holds the text
+ * symbols of /proc/kallsyms sorted by address, a symbol reaching to the
+ * next one (kallsyms has no sizes).  The cache file is that table as it
+ * is in memory, mapped back read-only and checked before use:
+ *
+ *   magic "PRFKSYM1"  count:u64  text:u64  boot_id[16]
+ *   count x { addr:u64  name:u32  module:u32 }   sorted by addr
+ *   names: NUL-terminated strings, name offsets into them
+ *
+ * Invariant: a profile's address a is this machine's a + delta.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "kernel.h"
+#include "ksyms.h"
+
+#define CACHE_MAGIC	"PRFKSYM1"
+
+struct ksym {
+	uint64_t addr;
+	uint32_t name;		/* offset into names */
+	uint32_t module;	/* 1: a module's (placed at its load, per boot) */
+};
+
+struct ksyms {
+	const struct ksym *syms;
+	size_t n;
+	const char *names;
+	size_t names_size;
+	uint64_t delta;		/* local address = profile's + delta */
+	int modules;		/* module symbols apply (the same boot) */
+	void *map;		/* the cache file mapped, or NULL */
+	size_t map_size;
+	struct ksym *own_syms;	/* or tables read here */
+	char *own_names;
+};
+
+struct cache_head {
+	char magic[8];
+	uint64_t count, text;
+	unsigned char boot_id[16];
+};
+
+char *
+ksyms_cache_dir(void)
+{
+	const char *env = getenv("PROFIL_CACHE_DIR"), *base;
+	char *dir;
+
+	if (env != NULL && *env != '\0')
+		return xstrdup(env);
+	if ((base = getenv("XDG_CACHE_HOME")) != NULL && base[0] == '/') {
+		dir = xmalloc(strlen(base) + 8);
+		sprintf(dir, "%s/profil", base);
+		return dir;
+	}
+	if ((base = getenv("HOME")) == NULL || base[0] != '/')
+		return NULL;
+	dir = xmalloc(strlen(base) + 16);
+	sprintf(dir, "%s/.cache/profil", base);
+	return dir;
+}
+
+/* .../kallsyms-BUILDID-BOOTID: the cache of this kernel and boot. */
+static char *
+cache_path(const struct profil_kernel *local)
+{
+	char *dir = ksyms_cache_dir(), *path;
+	size_t len;
+
+	if (dir == NULL || local->code.build_id_len == 0)
+		return free(dir), NULL;
+	len = strlen(dir) + 2 * local->code.build_id_len + 64;
+	path = xmalloc(len);
+	len = (size_t)snprintf(path, len, "%s/kallsyms-", dir);
+	for (unsigned i = 0; i < local->code.build_id_len; i++)
+		len += (size_t)sprintf(path + len, "%02x", local->code.build_id[i]);
+	path[len++] = '-';
+	for (unsigned i = 0; i < 16; i++)
+		len += (size_t)sprintf(path + len, "%02x", local->boot_id[i]);
+	free(dir);
+	return path;
+}
+
+static int
+by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The text symbols of /proc/kallsyms into t; -1 with *problem when the
+ * file cannot be read or shows no addresses (kptr_restrict).
+ */
+static int
+read_kallsyms(struct ksyms *t, const char **problem)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	size_t cap = 0, names_cap = 0, names_len = 0;
+	char line[512];
+	int seen_nonzero = 0;
+
+	if (f == NULL) {
+		*problem = "/proc/kallsyms cannot be read";
+		return -1;
+	}
+	while (fgets(line, sizeof line, f) != NULL) {
+		unsigned long long addr;
+		char type, name[256], module[128] = "";
+		size_t len;
+		int fields = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type,
+		    name, module);
+
+		if (fields < 3 || (type != 't' && type != 'T' && type != 'w' &&
+		    type != 'W'))
+			continue;
+		seen_nonzero |= addr != 0;
+		if (t->n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			t->own_syms = xrealloc(t->own_syms, cap * sizeof *t->own_syms);
+		}
+		len = strlen(name) + (module[0] ? strlen(module) + 3 : 0) + 1;
+		if (names_len + len > names_cap) {
+			names_cap = names_cap ? 2 * names_cap : 1 << 20;
+			while (names_len + len > names_cap)
+				names_cap *= 2;
+			t->own_names = xrealloc(t->own_names, names_cap);
+		}
+		t->own_syms[t->n++] = (struct ksym){ addr, (uint32_t)names_len,
+		    module[0] != '\0' };
+		if (module[0])
+			sprintf(t->own_names + names_len, "%s [%s]", name, module);
+		else
+			memcpy(t->own_names + names_len, name, len);
+		names_len += len;
+	}
+	fclose(f);
+	if (!seen_nonzero) {
+		*problem = "this kernel hides its addresses from this user "
+		    "(/proc/sys/kernel/kptr_restrict; root sees them)";
+		free(t->own_syms);
+		free(t->own_names);
+		t->own_syms = NULL;
+		t->own_names = NULL;
+		t->n = 0;
+		return -1;
+	}
+	if (t->n > 1)
+		qsort(t->own_syms, t->n, sizeof *t->own_syms, by_addr);
+	/* one name per address: the one with the fewest leading underscores */
+	size_t out = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct ksym *prev = out ? &t->own_syms[out - 1] : NULL;
+
+		if (prev != NULL && prev->addr == t->own_syms[i].addr) {
+			const char *a = t->own_names + prev->name;
+			const char *b = t->own_names + t->own_syms[i].name;
+			size_t ua = strspn(a, "_"), ub = strspn(b, "_");
+
+			if (ub < ua || (ub == ua && strcmp(b, a) < 0))
+				*prev = t->own_syms[i];
+			continue;
+		}
+		t->own_syms[out++] = t->own_syms[i];
+	}
+	t->n = out;
+	t->syms = t->own_syms;
+	t->names = t->own_names;
+	t->names_size = names_len;
+	return 0;
+}
+
+/* The cache file, mapped and checked; -1 if missing or not sound (then
+ * it is read again from /proc and written anew). */
+static int
+load_cache(struct ksyms *t, const char *path, const struct profil_kernel *local)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct cache_head h;
+	struct stat st;
+	size_t table;
+	void *map;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size < sizeof h) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	memcpy(&h, map, sizeof h);
+	table = (size_t)st.st_size - sizeof h;
+	if (memcmp(h.magic, CACHE_MAGIC, 8) != 0 ||
+	    memcmp(h.boot_id, local->boot_id, 16) != 0 ||
+	    h.count > table / sizeof(struct ksym) || h.count == 0) {
+		munmap(map, (size_t)st.st_size);
+		return -1;
+	}
+	t->syms = (const struct ksym *)((char *)map + sizeof h);
+	t->n = h.count;
+	t->names = (const char *)(t->syms + t->n);
+	t->names_size = table - t->n * sizeof(struct ksym);
+	/* every name inside and ended, addresses in order */
+	for (size_t i = 0; i < t->n; i++)
+		if (t->syms[i].name >= t->names_size ||
+		    (i > 0 && t->syms[i].addr <= t->syms[i - 1].addr) ||
+		    memchr(t->names + t->syms[i].name, '\0',
+		    t->names_size - t->syms[i].name) == NULL) {
+			munmap(map, (size_t)st.st_size);
+			t->syms = NULL;
+			t->n = 0;
+			return -1;
+		}
+	t->map = map;
+	t->map_size = (size_t)st.st_size;
+	return 0;
+}
+
+/* Keep the table for the next report: a temporary file, then rename. */
+static void
+save_cache(const struct ksyms *t, const char *path,
+    const struct profil_kernel *local)
+{
+	struct cache_head h;
+	char *tmp = xmalloc(strlen(path) + 16), *dir = xstrdup(path);
+	FILE *f;
+	int fd;
+
+	*strrchr(dir, '/') = '\0';
+	/* ~/.cache, then ~/.cache/profil: one level at a time */
+	if (strrchr(dir, '/') != NULL) {
+		char *up = xstrdup(dir);
+
+		*strrchr(up, '/') = '\0';
+		if (up[0] != '\0')
+			mkdir(up, 0700);
+		free(up);
+	}
+	mkdir(dir, 0700);
+	free(dir);
+	sprintf(tmp, "%s.tmp.XXXXXX", path);
+	if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return;
+	}
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	h.count = t->n;
+	h.text = local->text_addr;
+	memcpy(h.boot_id, local->boot_id, 16);
+	fwrite(&h, sizeof h, 1, f);
+	fwrite(t->syms, sizeof *t->syms, t->n, f);
+	fwrite(t->names, 1, t->names_size, f);
+	if (fclose(f) != 0 || rename(tmp, path) < 0)
+		unlink(tmp);
+	free(tmp);
+}
+
+struct ksyms *
+ksyms_open(const struct profil_kernel *k, const char **problem)
+{
+	struct ksyms *t = xcalloc(1, sizeof *t);
+	struct profil_kernel local;
+	char *path;
+
+	*problem = NULL;
+	memset(&local, 0, sizeof local);
+	kernel_identify(&local);
+	if (k->code.build_id_len > 0 && local.code.build_id_len > 0 ?
+	    k->code.build_id_len != local.code.build_id_len ||
+	    memcmp(k->code.build_id, local.code.build_id,
+	    k->code.build_id_len) != 0 :
+	    local.release == NULL || k->release == NULL ||
+	    strcmp(local.release, k->release) != 0) {
+		*problem = "recorded on another kernel (build-id differs)";
+		goto out;
+	}
+	if (memcmp(k->boot_id, local.boot_id, 16) == 0) {
+		t->modules = 1;		/* the same boot: every address holds */
+	} else if (k->text_addr == 0 || local.text_addr == 0) {
+		*problem = "recorded in another boot, and _text was hidden "
+		    "then or is now: its addresses cannot be placed";
+		goto out;
+	} else {
+		t->delta = local.text_addr - k->text_addr;
+	}
+	path = cache_path(&local);
+	if (path == NULL || load_cache(t, path, &local) < 0) {
+		if (read_kallsyms(t, problem) == 0 && path != NULL)
+			save_cache(t, path, &local);
+	}
+	free(path);
+out:
+	free(local.release);
+	return t;
+}
+
+void
+ksyms_close(struct ksyms *t)
+{
+	if (t->map != NULL)
+		munmap(t->map, t->map_size);
+	free(t->own_syms);
+	free(t->own_names);
+	free(t);
+}
+
+const char *
+ksyms_lookup(struct ksyms *t, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	uint64_t at = addr + t->delta;
+	size_t lo = 0, hi = t->n, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (at < t->syms[mid].addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == 0)
+		return NULL;
+	i = lo - 1;
+	if (t->syms[i].module && !t->modules)
+		return NULL;	/* modules load elsewhere at each boot */
+	*start = t->syms[i].addr - t->delta;
+	*end = (lo < t->n ? t->syms[lo].addr : t->syms[i].addr + 1) - t->delta;
+	return t->names + t->syms[i].name;
+}

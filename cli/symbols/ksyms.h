@@ -1,0 +1,37 @@
+/*
+ * ksyms.h - names for the kernel addresses of a profile, from this
+ * machine's /proc/kallsyms when the profile was recorded on this kernel
+ * (same build-id), moved by the difference of _text when it was another
+ * boot.  /proc/kallsyms takes some 200 ms to read, so its text symbols
+ * are kept in a per-user cache file by kernel build-id and boot.
+ */
+#ifndef PROFIL_SYMBOLS_KSYMS_H
+#define PROFIL_SYMBOLS_KSYMS_H
+
+#include <stdint.h>
+
+#include <profil.h>
+
+struct ksyms;
+
+/*
+ * The kernel symbols for k.  Never NULL: when they cannot be had (another
+ * kernel, addresses hidden by kptr_restrict, another boot whose _text was
+ * hidden) the table is empty and *problem says why in a few words.
+ */
+struct ksyms *ksyms_open(const struct profil_kernel *k, const char **problem);
+void ksyms_close(struct ksyms *t);
+
+/*
+ * The function holding addr (an address of the profile's boot): its
+ * name ("name [module]" for a module's) and [start, end) in the same
+ * addresses; NULL if none.  Names live as long as the table.
+ */
+const char *ksyms_lookup(struct ksyms *t, uint64_t addr, uint64_t *start,
+    uint64_t *end);
+
+/* The directory of profil's caches: $PROFIL_CACHE_DIR, else
+ * $XDG_CACHE_HOME/profil, else ~/.cache/profil; malloc'd, NULL if none. */
+char *ksyms_cache_dir(void);
+
+#endif
