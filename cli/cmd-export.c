@@ -36,7 +36,7 @@ export_pprof(const struct profil_profile *p, const char *path)
 	for (size_t i = 0; i < p->nobjects; i++) {
 		if (p->objects[i].samples == 0)
 			continue;	/* no Location needs a name */
-		tabs[i] = symtab_open(&p->objects[i], &problem);
+		tabs[i] = symtab_open_profile(p, i, &problem);
 		if (problem != NULL)
 			cli_warn("%s: %s; its samples have no function names",
 			    p->objects[i].path, problem);

@@ -11,6 +11,7 @@
 
 static const struct cmd *const commands[] = {
 	&cmd_record, &cmd_report, &cmd_export, &cmd_check, &cmd_merge, &cmd_diff,
+	&cmd_archive,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

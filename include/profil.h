@@ -168,6 +168,19 @@ struct profil_kernel {
 	uint64_t text_addr;		/* _text then; 0 if it was hidden */
 };
 
+/*
+ * A function's name kept in the profile (optional: `profil archive` adds
+ * them), so that it can be named where its file is not.  Sorted by
+ * object, then start; ranges of one object do not overlap.
+ */
+struct profil_symbol {
+	uint32_t object;		/* into objects, or: */
+#define PROFIL_SYMBOL_KERNEL	UINT32_MAX	/* the kernel's code */
+	uint64_t start, end;		/* link-time [start, end) (kernel:
+					   the addresses of kernel_code) */
+	char *name;			/* as in the symbol table (mangled) */
+};
+
 struct profil_thread {
 	uint32_t pid, tid;
 	char *name;
@@ -205,6 +218,8 @@ struct profil_profile {
 	size_t nprocesses;
 	struct profil_process *processes;
 	struct profil_kernel *kernel_code;	/* or NULL */
+	size_t nsymbols;
+	struct profil_symbol *symbols;		/* names kept, or none */
 };
 
 /*

@@ -172,6 +172,19 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		encode_object(&out, &k->code);
 		end_record(&out, at);
 	}
+	if (p->nsymbols > 0) {
+		at = begin_record_flags(&out, PRF_TAG_SYMBOLS, PRF_FLAG_OPTIONAL);
+		rio_put_varint(&out, p->nsymbols);
+		for (i = 0; i < p->nsymbols; i++) {
+			const struct profil_symbol *sy = &p->symbols[i];
+
+			rio_put_varint(&out, sy->object);
+			rio_put_varint(&out, sy->start);
+			rio_put_varint(&out, sy->end - sy->start);
+			rio_put_str(&out, sy->name);
+		}
+		end_record(&out, at);
+	}
 	if (!out.failed) {
 		uint32_t crc = (uint32_t)crc32_z(0, out.data, out.len);
 
@@ -409,6 +422,41 @@ decode_process(struct decoder *d, struct rio_in *in)
 	return in->failed ? -1 : 0;
 }
 
+static int
+decode_symbols(struct decoder *d, struct rio_in *in, const char **why)
+{
+	struct profil_profile *p = d->p;
+	uint64_t n = rio_get_varint(in);
+
+	if (p->symbols != NULL)
+		return *why = "a second symbols record", -1;
+	/* each takes four bytes at least */
+	if (in->failed || n > rio_left(in) / 4)
+		return *why = "truncated", -1;
+	if ((p->symbols = calloc(n ? n : 1, sizeof *p->symbols)) == NULL)
+		return *why = "out of memory", -1;
+	for (uint64_t i = 0; i < n; i++) {
+		struct profil_symbol *sy = &p->symbols[p->nsymbols];
+		uint64_t object = rio_get_varint(in), size;
+
+		sy->start = rio_get_varint(in);
+		size = rio_get_varint(in);
+		sy->name = rio_get_str(in, PRF_MAX_PATH);
+		if (in->failed || sy->name == NULL)
+			return *why = "truncated", -1;
+		p->nsymbols++;
+		if (object > UINT32_MAX || size == 0 ||
+		    size > UINT64_MAX - sy->start)
+			return *why = "bad symbol", -1;
+		sy->object = (uint32_t)object;
+		sy->end = sy->start + size;
+		if (i > 0 && (sy[-1].object > sy->object ||
+		    (sy[-1].object == sy->object && sy[-1].end > sy->start)))
+			return *why = "symbols out of order or overlapping", -1;
+	}
+	return 0;
+}
+
 static const char *
 tag_name(unsigned tag)
 {
@@ -418,6 +466,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_THREAD: return "thread";
 	case PRF_TAG_PROCESS: return "process";
 	case PRF_TAG_KERNEL: return "kernel";
+	case PRF_TAG_SYMBOLS: return "symbols";
 	case PRF_TAG_END: return "end";
 	}
 	return "unknown";
@@ -445,6 +494,16 @@ check_totals(struct decoder *d)
 		    (unsigned long long)p->kernel_code->code.samples,
 		    (unsigned long long)p->kernel);
 		return -1;
+	}
+	for (i = 0; i < p->nsymbols; i++) {
+		uint32_t object = p->symbols[i].object;
+
+		if (object == PROFIL_SYMBOL_KERNEL ? p->kernel_code == NULL :
+		    object >= p->nobjects) {
+			say(d, "a kept name (%s) belongs to no object of the "
+			    "profile", p->symbols[i].name);
+			return -1;
+		}
 	}
 	if (p->nthreads > 0) {
 		for (sum = 0, i = 0; i < p->nthreads; i++)
@@ -545,6 +604,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_KERNEL:
 			rc = decode_kernel(d, &payload, &why);
+			break;
+		case PRF_TAG_SYMBOLS:
+			rc = decode_symbols(d, &payload, &why);
 			break;
 		case PRF_TAG_END: {
 			uint32_t crc = rio_get_u32(&payload);
@@ -739,6 +801,9 @@ profil_profile_free(struct profil_profile *p)
 	for (i = 0; i < p->nprocesses; i++)
 		free(p->processes[i].command);
 	free(p->processes);
+	for (i = 0; i < p->nsymbols; i++)
+		free(p->symbols[i].name);
+	free(p->symbols);
 	if (p->kernel_code != NULL) {
 		free(p->kernel_code->code.path);
 		free(p->kernel_code->code.buckets);

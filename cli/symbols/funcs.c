@@ -184,7 +184,7 @@ kernel_rows(struct funcs *f, size_t *cap, int warn)
 	if (p->kernel == 0)
 		return;
 	if (k != NULL) {
-		f->ktab = ksyms_open(k, &f->kproblem);
+		f->ktab = ksyms_open_profile(p, &f->kproblem);
 		if (f->kproblem != NULL && warn)
 			cli_warn("kernel functions are not named: %s; kernel "
 			    "samples show as [kernel]", f->kproblem);
@@ -253,7 +253,7 @@ build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 
 		if (o->nbuckets == 0)
 			continue;	/* reading its symbols would be wasted */
-		f->tabs[i] = symtab_open(o, &f->problems[i]);
+		f->tabs[i] = symtab_open_profile(p, i, &f->problems[i]);
 		if (warn && f->problems[i] != NULL && o->samples > 0)
 			cli_warn("%s: %s; its samples show as [%s]", o->path,
 			    f->problems[i], funcs_base_name(o->path));

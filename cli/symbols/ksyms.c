@@ -42,6 +42,7 @@ struct ksyms {
 	size_t map_size;
 	struct ksym *own_syms;	/* or tables read here */
 	char *own_names;
+	uint64_t *ends;		/* kept names' ends, or NULL: the next start */
 };
 
 struct cache_head {
@@ -314,6 +315,47 @@ out:
 	return t;
 }
 
+struct ksyms *
+ksyms_open_profile(const struct profil_profile *p, const char **problem)
+{
+	struct ksyms *t = ksyms_open(p->kernel_code, problem);
+	size_t names_len = 0, n = 0;
+
+	if (*problem == NULL)
+		return t;
+	for (size_t i = 0; i < p->nsymbols; i++)
+		if (p->symbols[i].object == PROFIL_SYMBOL_KERNEL) {
+			names_len += strlen(p->symbols[i].name) + 1;
+			n++;
+		}
+	if (n == 0)
+		return t;
+	ksyms_close(t);
+	t = xcalloc(1, sizeof *t);
+	t->own_syms = xcalloc(n, sizeof *t->own_syms);
+	t->own_names = xmalloc(names_len);
+	t->ends = xcalloc(n, sizeof *t->ends);
+	t->modules = 1;		/* kept at the profile's own addresses */
+	names_len = 0;
+	for (size_t i = 0; i < p->nsymbols; i++) {
+		const struct profil_symbol *sy = &p->symbols[i];
+		size_t len = strlen(sy->name) + 1;
+
+		if (sy->object != PROFIL_SYMBOL_KERNEL)
+			continue;
+		t->ends[t->n] = sy->end;
+		t->own_syms[t->n++] = (struct ksym){ sy->start,
+		    (uint32_t)names_len, 0 };
+		memcpy(t->own_names + names_len, sy->name, len);
+		names_len += len;
+	}
+	t->syms = t->own_syms;
+	t->names = t->own_names;
+	t->names_size = names_len;
+	*problem = NULL;
+	return t;
+}
+
 void
 ksyms_close(struct ksyms *t)
 {
@@ -321,6 +363,7 @@ ksyms_close(struct ksyms *t)
 		munmap(t->map, t->map_size);
 	free(t->own_syms);
 	free(t->own_names);
+	free(t->ends);
 	free(t);
 }
 
@@ -343,7 +386,10 @@ ksyms_lookup(struct ksyms *t, uint64_t addr, uint64_t *start, uint64_t *end)
 	i = lo - 1;
 	if (t->syms[i].module && !t->modules)
 		return NULL;	/* modules load elsewhere at each boot */
+	if (t->ends != NULL && at >= t->ends[i])
+		return NULL;
 	*start = t->syms[i].addr - t->delta;
-	*end = (lo < t->n ? t->syms[lo].addr : t->syms[i].addr + 1) - t->delta;
+	*end = (t->ends != NULL ? t->ends[i] : lo < t->n ? t->syms[lo].addr :
+	    t->syms[i].addr + 1) - t->delta;
 	return t->names + t->syms[i].name;
 }

@@ -23,6 +23,13 @@ struct ksyms *ksyms_open(const struct profil_kernel *k, const char **problem);
 void ksyms_close(struct ksyms *t);
 
 /*
+ * p's kernel symbols: this machine's (ksyms_open) or, where they cannot
+ * be had, the names the profile keeps (profil archive).
+ */
+struct ksyms *ksyms_open_profile(const struct profil_profile *p,
+    const char **problem);
+
+/*
  * The function holding addr (an address of the profile's boot): its
  * name ("name [module]" for a module's) and [start, end) in the same
  * addresses; NULL if none.  Names live as long as the table.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "find.h"
 #include "symbols.h"
 #include "vdso.h"
 
@@ -31,6 +32,7 @@ struct symtab {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	int usable;		/* the file is the one profiled */
+	int debug_only;		/* a separate debug file: names, no code */
 	const char *base;	/* the object's basename, for made-up names */
 	char **paths;		/* source paths made absolute, interned */
 	size_t npaths;
@@ -40,7 +42,8 @@ struct symtab {
 	size_t n, cap;
 };
 
-static const Dwfl_Callbacks offline_callbacks = {
+/* debuginfo_path is set at each open: --debug-dir and --symfs join it */
+static Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
@@ -210,40 +213,16 @@ vdso_file(void)
 	return fd;
 }
 
-/*
- * path opened for reading if it is a regular file: a profile may name
- * anything, and a FIFO or a device would block or never end.  Returns the
- * descriptor, or -1 with *problem set.
- */
-static int
-open_regular(const char *path, const char **problem)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		*problem = "cannot read the file";
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		*problem = "not a regular file";
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 struct symtab *
 symtab_open(const struct profil_object *o, const char **problem)
 {
 	struct symtab *t = xcalloc(1, sizeof *t);
 	const char *slash = strrchr(o->path, '/');
+	char *file = NULL;
 	Dwfl_Module *mod;
 	const unsigned char *bits;
 	GElf_Addr vaddr;
-	int len, fd = -1;
+	int len, fd = -1, debug_only = 0;
 
 	*problem = NULL;
 	t->base = slash && slash[1] ? slash + 1 : o->path;
@@ -255,20 +234,31 @@ symtab_open(const struct profil_object *o, const char **problem)
 		*problem = "cannot read this kernel's vdso";
 		return t;
 	}
-	if (o->path[0] == '/' && (fd = open_regular(o->path, problem)) < 0)
-		return t;
+	if (o->path[0] == '/') {
+		/* here, under --symfs, by build-id, or from debuginfod */
+		if ((file = find_object(o, &debug_only, problem)) == NULL)
+			return t;
+		if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
+			*problem = "cannot read the file";
+			free(file);
+			return t;
+		}
+		offline_callbacks.debuginfo_path = find_debuginfo_path();
+	}
 	t->dwfl = dwfl_begin(o->path[0] == '/' ? &offline_callbacks :
 	    &vdso_callbacks);
 	if (t->dwfl == NULL) {
 		*problem = "libdwfl failed";
 		if (fd >= 0)
 			close(fd);
+		free(file);
 		return t;
 	}
 	dwfl_report_begin(t->dwfl);
-	mod = dwfl_report_elf(t->dwfl, o->path, o->path[0] == '/' ? o->path :
-	    "/dev/null", fd, 0, true);
+	mod = dwfl_report_elf(t->dwfl, o->path, file ? file : "/dev/null", fd,
+	    0, true);
 	dwfl_report_end(t->dwfl, NULL, NULL);
+	free(file);
 	if (mod == NULL) {
 		*problem = "cannot read the file";
 		if (fd >= 0)
@@ -276,6 +266,7 @@ symtab_open(const struct profil_object *o, const char **problem)
 		return t;
 	}
 	t->mod = mod;
+	t->debug_only = debug_only;
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (o->build_id_len > 0 && (len != (int)o->build_id_len ||
 	    memcmp(bits, o->build_id, o->build_id_len) != 0)) {
@@ -287,6 +278,47 @@ symtab_open(const struct profil_object *o, const char **problem)
 	t->usable = 1;
 	read_functions(t, mod);
 	return t;
+}
+
+/* The names the profile keeps for object index oi (`profil archive`). */
+static struct symtab *
+kept_names(const struct profil_profile *p, size_t oi)
+{
+	struct symtab *t = xcalloc(1, sizeof *t);
+	const char *slash = strrchr(p->objects[oi].path, '/');
+
+	t->base = slash && slash[1] ? slash + 1 : p->objects[oi].path;
+	for (size_t i = 0; i < p->nsymbols; i++) {
+		const struct profil_symbol *sy = &p->symbols[i];
+
+		if (sy->object != oi)
+			continue;
+		if (t->n == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 16;
+			t->funcs = xrealloc(t->funcs, t->cap * sizeof *t->funcs);
+		}
+		/* sorted and apart already: the reader checked */
+		t->funcs[t->n++] = (struct func){ sy->start, sy->end, sy->name, 0 };
+	}
+	return t;
+}
+
+struct symtab *
+symtab_open_profile(const struct profil_profile *p, size_t oi,
+    const char **problem)
+{
+	struct symtab *t = symtab_open(&p->objects[oi], problem), *kept;
+
+	if (*problem == NULL)
+		return t;
+	kept = kept_names(p, oi);
+	if (kept->n == 0) {
+		symtab_close(kept);
+		return t;
+	}
+	symtab_close(t);
+	*problem = NULL;
+	return kept;
 }
 
 void

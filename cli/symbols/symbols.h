@@ -21,6 +21,14 @@ struct symtab *symtab_open(const struct profil_object *o, const char **problem);
 void symtab_close(struct symtab *t);
 
 /*
+ * The functions of object oi of p: from its file, as symtab_open; where
+ * that cannot be had, from the names the profile keeps (profil archive),
+ * without source lines or code.
+ */
+struct symtab *symtab_open_profile(const struct profil_profile *p, size_t oi,
+    const char **problem);
+
+/*
  * The function holding addr: its name and [start, end), or NULL if the
  * table is empty (the file is missing or not the one profiled).  Code no
  * symbol covers gets a function made from its call-frame information (an

@@ -1,0 +1,37 @@
+/*
+ * find.h - where the file of a profiled object is now: at its recorded
+ * path, under a --symfs directory (as a copy of the machine it was
+ * recorded on), in a debug-file directory by build-id, or fetched by
+ * build-id from a debuginfod server (DEBUGINFOD_URLS).  A file counts
+ * only if its build-id is the recorded one.
+ */
+#ifndef PROFIL_SYMBOLS_FIND_H
+#define PROFIL_SYMBOLS_FIND_H
+
+#include <profil.h>
+
+/*
+ * Where to look besides the recorded path, set once by the command:
+ * symfs (NULL: none) is a root the recorded paths are found under, and
+ * debug_dirs (colon-separated, NULL: none) hold .build-id/xx/yyyy files.
+ */
+void find_search_set(const char *symfs, const char *debug_dirs);
+
+/*
+ * libdwfl's search path for separate debug files: its default, then the
+ * debug directories and the symfs root.  Lives until the next
+ * find_search_set.
+ */
+char **find_debuginfo_path(void);
+
+/*
+ * A readable file that is object o (path with its build-id): malloc'd
+ * path, or NULL with *problem when none is found ("the file on disk is
+ * not the one profiled (build-id differs)", ...).  *debug_only is set
+ * when the file found is a separate debug file (names and lines, no
+ * code).
+ */
+char *find_object(const struct profil_object *o, int *debug_only,
+    const char **problem);
+
+#endif

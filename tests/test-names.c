@@ -1,0 +1,264 @@
+/*
+ * test-names.c - a profile keeps its names away from the files it was
+ * recorded with: the program rebuilt (another build-id) or gone, and
+ * found again under --symfs, in a --debug-dir by build-id, from a real
+ * debuginfod server on 127.0.0.1, or from the names `profil archive`
+ * kept in the profile.  Every check compares the names' counts with those
+ * of the same profile read with the right file: exact, not statistical.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+static char source[PATH_MAX], app[PATH_MAX], build_a[PATH_MAX];
+static char build_b[PATH_MAX], prf[PATH_MAX];
+static struct shares right;	/* the profile read with its own file */
+
+/* cc the workload into out with the given build-id (hex). */
+static void
+build(const char *out, const char *build_id)
+{
+	char cmd[4 * PATH_MAX];
+
+	snprintf(cmd, sizeof cmd, "cc -O2 -g -o %s %s -lm -lpthread "
+	    "-Wl,--build-id=0x%s", out, source, build_id);
+	if (system(cmd) != 0)
+		fail_msg("cannot build: %s", cmd);
+}
+
+static void
+copy(const char *from, const char *to)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname %s)\" && cp %s %s", to,
+	    from, to);
+	if (system(cmd) != 0)
+		fail_msg("cannot copy %s to %s", from, to);
+}
+
+/*
+ * Build A, record it at app, read it right, then put B (another build of
+ * the same source) at app: what was profiled is no longer there.
+ */
+static int
+setup(void **state)
+{
+	char *prog[] = { app, "split", "40", NULL };
+	char probe[PATH_MAX + 64];
+
+	if (e2e_setup(state) < 0)
+		return -1;
+	unsetenv("DEBUGINFOD_URLS");
+	snprintf(source, sizeof source, "%s", bindir);
+	for (;;) {
+		snprintf(probe, sizeof probe, "%s/tests/workload.c", source);
+		if (access(probe, R_OK) == 0)
+			break;
+		if (strrchr(source, '/') == NULL)
+			return -1;
+		*strrchr(source, '/') = '\0';
+	}
+	snprintf(source, sizeof source, "%s", probe);
+	snprintf(app, sizeof app, "%s/bin/app", tmpdir);
+	snprintf(build_a, sizeof build_a, "%s/app-a", tmpdir);
+	snprintf(build_b, sizeof build_b, "%s/app-b", tmpdir);
+	snprintf(prf, sizeof prf, "%s/app.prf", tmpdir);
+	build(build_a, "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1");
+	build(build_b, "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2");
+	copy(build_a, app);
+	record_ok(prf, prog);
+	report(&right, prf);
+	copy(build_b, app);
+	return 0;
+}
+
+/* Every function of app has the samples it had when read right. */
+static void
+assert_named_right(const struct shares *s, const char *what)
+{
+	static const char *const names[] = { "six", "three", "one" };
+
+	for (int i = 0; i < 3; i++) {
+		double want = samples_of(&right, names[i], "app");
+
+		if (want < 10 || samples_of(s, names[i], "app") != want)
+			fail_msg("%s: %s has %.0f samples, %.0f read right:\n%s",
+			    what, names[i], samples_of(s, names[i], "app"), want,
+			    s->csv);
+	}
+	if (samples_of(s, "[app]", NULL) != 0)
+		fail_msg("%s: samples left unnamed:\n%s", what, s->csv);
+}
+
+/* The rebuilt program is not what was profiled: nothing named, and why. */
+static void
+test_rebuilt_is_refused(void **state)
+{
+	char *argv[] = { profil_bin, "report", "--format", "csv", prf, NULL };
+	struct shares s;
+	struct run r;
+
+	(void)state;
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "build-id differs"));
+	report(&s, prf);
+	assert_true(samples_of(&s, "six", NULL) == 0);
+	assert_true(samples_of(&s, "[app]", NULL) > 0);
+}
+
+/* --symfs DIR: DIR holds the recording machine's files at their paths. */
+static void
+test_symfs(void **state)
+{
+	char root[PATH_MAX], at[2 * PATH_MAX];
+	char *argv[] = { profil_bin, "report", "--symfs", root, "--format", "csv",
+	    prf, NULL };
+	struct shares s;
+
+	(void)state;
+	snprintf(root, sizeof root, "%s/symfs", tmpdir);
+	snprintf(at, sizeof at, "%s%s", root, app);
+	copy(build_a, at);
+	report_run(&s, argv);
+	assert_named_right(&s, "--symfs");
+}
+
+/* --debug-dir DIR: the file found by its build-id, DIR/.build-id/xx/rest. */
+static void
+test_debug_dir(void **state)
+{
+	char dir[PATH_MAX], at[2 * PATH_MAX];
+	char *argv[] = { profil_bin, "report", "--debug-dir", dir, "--format",
+	    "csv", prf, NULL };
+	char *ann[] = { profil_bin, "report", "--debug-dir", dir, "--annotate",
+	    "six", prf, NULL };
+	struct shares s;
+	struct run r;
+
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/debug", tmpdir);
+	snprintf(at, sizeof at, "%s/.build-id/a1/%s", dir,
+	    "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1");
+	copy(build_a, at);
+	report_run(&s, argv);
+	assert_named_right(&s, "--debug-dir");
+	/* the file is the program itself: its lines too */
+	run(&r, ann);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "workload.c"));
+}
+
+/*
+ * A debuginfod server (Debian's, on 127.0.0.1) over a directory holding
+ * build A: with DEBUGINFOD_URLS, report fetches it by build-id.
+ */
+static void
+test_debuginfod(void **state)
+{
+	char dir[PATH_MAX], db[PATH_MAX], cache[PATH_MAX], url[64], cmd[PATH_MAX];
+	char *argv[] = { profil_bin, "report", "--format", "csv", prf, NULL };
+	char port[16];
+	struct shares s;
+	pid_t server;
+	int ready = 0;
+
+	(void)state;
+	if (access("/usr/bin/debuginfod", X_OK) != 0) {
+		if (getenv("CI") != NULL)
+			fail_msg("debuginfod is not installed (apt-get install "
+			    "debuginfod)");
+		skip();
+	}
+	snprintf(dir, sizeof dir, "%s/served", tmpdir);
+	snprintf(db, sizeof db, "%s/debuginfod.db", tmpdir);
+	snprintf(cache, sizeof cache, "%s/debuginfod-cache", tmpdir);
+	snprintf(cmd, sizeof cmd, "%s/app", dir);
+	copy(build_a, cmd);
+	snprintf(port, sizeof port, "%d", 20000 + (int)(getpid() % 20000));
+	server = fork();
+	if (server == 0) {
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execl("/usr/bin/debuginfod", "debuginfod", "-F", "-p", port, "-d",
+		    db, "-t", "0", "-g", "0", dir, (char *)NULL);
+		_exit(127);
+	}
+	assert_true(server > 0);
+	/* until it has scanned the directory: it then serves the file */
+	snprintf(cmd, sizeof cmd, "curl -sf -o /dev/null http://127.0.0.1:%s/"
+	    "buildid/a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1/executable", port);
+	for (int i = 0; i < 300 && !ready; i++) {
+		struct timespec tick = { 0, 100000000 };
+
+		ready = system(cmd) == 0;
+		if (!ready)
+			nanosleep(&tick, NULL);
+	}
+	snprintf(url, sizeof url, "http://127.0.0.1:%s", port);
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	if (ready)
+		report_run(&s, argv);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	kill(server, SIGTERM);
+	waitpid(server, NULL, 0);
+	if (!ready)
+		fail_msg("debuginfod did not serve %s within 30 s", dir);
+	assert_named_right(&s, "debuginfod");
+}
+
+/*
+ * profil archive keeps the names in the profile: read anywhere, with the
+ * rebuilt program in place and no other help, it names the same.
+ */
+static void
+test_archive(void **state)
+{
+	char root[PATH_MAX], archived[PATH_MAX + 16], at[2 * PATH_MAX];
+	char *arch[] = { profil_bin, "archive", "--symfs", root, "-o", archived,
+	    prf, NULL };
+	char *check[] = { profil_bin, "check", archived, NULL };
+	char *argv[] = { profil_bin, "report", "--format", "csv", archived, NULL };
+	struct shares s;
+	struct run r;
+
+	(void)state;
+	snprintf(root, sizeof root, "%s/symfs", tmpdir);
+	snprintf(archived, sizeof archived, "%s/archived.prf", tmpdir);
+	snprintf(at, sizeof at, "%s%s", root, app);
+	copy(build_a, at);
+	run(&r, arch);
+	if (r.status != 0)
+		fail_msg("archive exited %d: %s", r.status, r.err);
+	run(&r, check);
+	assert_int_equal(r.status, 0);
+	report_run(&s, argv);
+	assert_named_right(&s, "archived");
+	assert_true(s.total == right.total);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rebuilt_is_refused),
+		cmocka_unit_test(test_symfs),
+		cmocka_unit_test(test_debug_dir),
+		cmocka_unit_test(test_debuginfod),
+		cmocka_unit_test(test_archive),
+	};
+	return cmocka_run_group_tests(tests, setup, e2e_teardown);
+}
