@@ -328,7 +328,9 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism)
 		chosen = PROFIL_MECH_TIMER;
 	else
 		chosen = choose_mechanism(mechanism);
-	signo = chosen < 0 ? -1 : handler_install();
+	/* samples come here; other signals of that number, to the program */
+	signo = chosen < 0 ? -1 :
+	    handler_install(session_sample, sigveil_deliver);
 	if (signo < 0)
 		goto fail;
 	/*
