@@ -17,7 +17,6 @@
 #include "agent.h"
 #include "fault.h"
 #include "plan.h"
-#include "profil.h"
 #include "session.h"
 
 static struct agent_region *region;
@@ -38,11 +37,12 @@ take_slot(void)
 	return (int)slot;
 }
 
-void
-agent_fork_child(void)
+/* In a forked child (the session's hook): take a slot of its own. */
+static void
+fork_child(void)
 {
 	if (region != NULL && take_slot() == 0)
-		profil_stop();	/* no slot: better unprofiled than misfiled */
+		session_stop();	/* no slot: better unprofiled than misfiled */
 }
 
 /* Objects the dynamic loader has unloaded so far in this process. */
@@ -119,8 +119,11 @@ agent_init(void)
 	if (*end != '\0' || fd < 0 || fd > 1 << 20)
 		return;
 	region = map_region((int)fd);
-	if (region == NULL || fault_install() < 0)
+	if (region == NULL)
 		return;		/* the program runs, unprofiled */
+	session_on_fork_child(fork_child);
+	if (fault_install() < 0)
+		return;
 	pcmap.keys = (uint64_t *)((char *)region + region->keys_offset);
 	pcmap.counts = (uint64_t *)((char *)region + region->counts_offset);
 	pcmap.mask = region->capacity - 1;

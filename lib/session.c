@@ -20,7 +20,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "agent.h"
 #include "arch.h"
 #include "bins.h"
 #include "fault.h"
@@ -34,6 +33,7 @@ static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct plan *_Atomic live_plan;
 static atomic_ulong readers;
 static _Atomic uint64_t pc_tag = 1ull << 48;	/* see plan_pcmap */
+static void (*_Atomic fork_child_hook)(void);	/* session_on_fork_child */
 
 static struct {
 	atomic_ullong signals, samples, outside, saturated, faulted;
@@ -458,6 +458,8 @@ fork_parent(void)
 static void
 fork_child(void)
 {
+	void (*hook)(void);
+
 	pthread_mutex_init(&session_lock, NULL);
 	atomic_store(&readers, 0);	/* handlers of other threads are gone */
 	handler_fork_child();
@@ -465,7 +467,16 @@ fork_child(void)
 	fault_fork_child();
 	memset(&running.cpu_start, 0, sizeof running.cpu_start);
 	threads_fork_child();
-	agent_fork_child();
+	/* last: the client sees the child's session as it will run */
+	hook = atomic_load(&fork_child_hook);
+	if (hook != NULL)
+		hook();
+}
+
+void
+session_on_fork_child(void (*hook)(void))
+{
+	atomic_store(&fork_child_hook, hook);
 }
 
 __attribute__((constructor)) static void

@@ -4,6 +4,11 @@
  * Every front end (profil, the extended form, sprofil, profil_start)
  * builds a plan and hands it to session_start(); a new start replaces
  * the running session.
+ *
+ * Layer: above handler, sigveil, threads and thread_clock, which it
+ * drives; below the agent and the front ends (api, profil, sprofil),
+ * which call it.  Nothing here calls up: a client that must act in a
+ * forked child registers a hook (session_on_fork_child).
  */
 #ifndef PROFIL_SESSION_H
 #define PROFIL_SESSION_H
@@ -41,5 +46,14 @@ void session_set_pc_tag(uint64_t tag);
 
 /* Environment defaults: PROFIL_HZ and PROFIL_MECHANISM (secure_getenv). */
 void session_defaults(unsigned *rate_hz, int *mechanism);
+
+/*
+ * In a forked child, call hook after the session's own child work (locks
+ * reset, the child's threads armed if sampling is on), so that hook sees
+ * the child's session as it will run; hook may call session_stop.  One
+ * hook per process; a later call replaces it, NULL removes it.  For a
+ * client above the session (the agent) that must know of forks.
+ */
+void session_on_fork_child(void (*hook)(void));
 
 #endif
