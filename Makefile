@@ -125,6 +125,11 @@ $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(S
 	    $(if $(filter bins plan,$*),$(STLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
 
+# test-link checks the sources and this build's objects
+$(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
+$(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
+    -DBUILDDIR='"$(CURDIR)/$(BUILD)"'
+
 # test-merge compiles the merge module itself (#include)
 $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h cli/util.c
 $(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
