@@ -36,7 +36,7 @@ $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
 LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
-             lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
+             lib/mappings.c lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
              lib/thread_clock.c lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
@@ -122,7 +122,7 @@ TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
 $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
-	    $(if $(filter bins plan,$*),$(STLIB)) \
+	    $(if $(filter bins mappings plan,$*),$(STLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
 
 # test-link checks the sources and this build's objects

@@ -17,6 +17,7 @@ build=${1:-}
 layers='
 arch bins interpose rio
 fault ownfds prf
+mappings
 plan
 handler
 sigveil
