@@ -69,7 +69,9 @@ int plan_seal(struct plan *plan);
 
 /*
  * 0 if every counter a range can touch (and the overflow counter) is
- * writable memory, else -1 and EFAULT.  Needs fault_install().
+ * writable memory, else -1 and EFAULT.  Asks the process's mappings and
+ * touches no counter (mappings.h); needs fault_install() for the
+ * fallback where /proc is not there.
  */
 int plan_check_writable(const struct plan *plan);
 

@@ -58,6 +58,35 @@ test_bad_configs(void **state)
 }
 
 /*
+ * Counters that end where their mapping does, a hole after it, are
+ * accepted; one bucket more reaches into the hole and is EFAULT.
+ */
+static void
+test_counters_up_to_a_hole(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* page / 4 buckets of 16 bytes, 4-byte counters: exactly one page */
+	struct profil_range r = { 0x10000, 0x10000 + 16 * (page / 4), p, 16, 4 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	unsigned char v[1];
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(munmap(p + page, page), 0);
+	assert_int_equal(profil_start(&cfg), 0);
+	assert_int_equal(profil_stop(), 0);
+	r.highpc++;
+	errno = 0;
+	assert_int_equal(profil_start(&cfg), -1);
+	assert_int_equal(errno, EFAULT);
+	/* (had another mapping taken the hole, this would show nothing) */
+	assert_int_equal(mincore(p + page, page, v), -1);
+	munmap(p, page);
+}
+
+/*
  * The default: CPU timers at the tick rate.  The magnitude is exact (one
  * count per 1/rate s of CPU); distinct signals are at most one per tick,
  * fewer when two expiries fall in one tick (si_overrun then carries it).
@@ -271,6 +300,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_counters_up_to_a_hole),
 		cmocka_unit_test(test_default_is_timer_at_tick_rate),
 		cmocka_unit_test(test_auto_above_tick_rate_reaches_it),
 		cmocka_unit_test(test_timer_overruns_keep_the_magnitude),
