@@ -49,6 +49,9 @@ STATIC_OBJ := $(filter-out $(WRAPPED:%=$(BUILD)/lib/%.o),$(LIB_OBJ)) \
 SONAME    := libprofil.so.$(SOMAJOR)
 SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
 STLIB     := $(BUILD)/libprofil.a
+# The static flavour's objects as they are, internal names global, for the
+# unit tests that call internal functions.  Never installed.
+INTLIB    := $(BUILD)/internal/libprofil.a
 
 all: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/examples/hotspots $(BUILD)/examples/split
 
@@ -76,6 +79,11 @@ $(SHLIB): $(LIB_OBJ)
 	ln -sf $(SONAME) $(BUILD)/libprofil.so
 
 $(STLIB): $(STATIC_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(INTLIB): $(STATIC_OBJ)
+	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -116,13 +124,13 @@ TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP  := $(wildcard tests/helper-*.c)
 TEST_HBIN  := $(TEST_HELP:tests/%.c=$(BUILD)/tests/%)
 HARNESS    := tests/harness.c tests/e2e.c
-# Unit tests reach internal functions through the static library.
+# Unit tests reach internal functions through the internal archive.
 TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
 
-$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB)
+$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB) $(INTLIB)
 	@mkdir -p $(@D)
 	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
-	    $(if $(filter bins mappings plan,$*),$(STLIB)) \
+	    $(if $(filter bins mappings plan,$*),$(INTLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
 
 # test-link checks the sources and this build's objects
