@@ -78,7 +78,22 @@ $(SHLIB): $(LIB_OBJ)
 	ln -sf libprofil.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libprofil.so
 
-$(STLIB): $(STATIC_OBJ)
+# libprofil.a shows only the public names: each part of the library is
+# linked into one relocatable object whose hidden (internal) symbols are
+# then made local, so a program's own plan_new or rio_put_u8 cannot clash
+# with ours.  Two parts, so a program that only reads profiles does not
+# get the sampler and its constructors: the .prf codec, and the rest.
+LD        ?= ld
+OBJCOPY   ?= objcopy
+CODEC_OBJ := $(BUILD)/lib/prf.o $(BUILD)/lib/rio.o
+$(BUILD)/static/codec.o: $(CODEC_OBJ)
+$(BUILD)/static/sampler.o: $(filter-out $(CODEC_OBJ),$(STATIC_OBJ))
+$(BUILD)/static/%.o:
+	@mkdir -p $(@D)
+	$(LD) -r -o $@ $^
+	$(OBJCOPY) --localize-hidden $@
+
+$(STLIB): $(BUILD)/static/sampler.o $(BUILD)/static/codec.o
 	rm -f $@
 	ar rcs $@ $^
 
@@ -136,7 +151,8 @@ $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(S
 # test-link checks the sources and this build's objects
 $(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
 $(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
-    -DBUILDDIR='"$(CURDIR)/$(BUILD)"'
+    -DBUILDDIR='"$(CURDIR)/$(BUILD)"' -DTEST_CC='"$(CC)"' \
+    -DTEST_SANFLAGS='"$(SANFLAGS)"'
 
 # test-merge compiles the merge module itself (#include)
 $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h cli/util.c
