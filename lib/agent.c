@@ -17,6 +17,7 @@
 #include "agent.h"
 #include "fault.h"
 #include "plan.h"
+#include "profil.h"
 #include "session.h"
 
 static struct agent_region *region;
@@ -138,6 +139,11 @@ agent_init(void)
 	if (plan == NULL)
 		return;
 	plan->pcmap = &pcmap;
-	/* (the session veils the sampling signal from the program) */
-	session_start(plan, region->rate_hz, region->mechanism);
+	/*
+	 * Asked for more than the library samples at, sample at its most
+	 * rather than not at all.  (The session veils the sampling signal
+	 * from the program.)
+	 */
+	session_start(plan, region->rate_hz > PROFIL_MAX_HZ ? PROFIL_MAX_HZ :
+	    region->rate_hz, region->mechanism);
 }
