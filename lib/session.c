@@ -265,12 +265,18 @@ session_defaults(unsigned *rate_hz, int *mechanism)
 
 	if (*rate_hz == 0) {
 		env = secure_getenv("PROFIL_HZ");
-		if (env != NULL && *env != '\0') {
+		/* (strtoul would take "-5" for a huge number: below 1 it is) */
+		if (env != NULL && *env != '\0' && strchr(env, '-') == NULL) {
 			char *end;
 			unsigned long v = strtoul(env, &end, 10);
 
-			if (*end == '\0' && v >= 1 && v <= PROFIL_MAX_HZ)
-				*rate_hz = (unsigned)v;
+			/*
+			 * Above the most, the most: the environment's
+			 * ask is as much as it can get, not an error.
+			 */
+			if (*end == '\0' && v >= 1)
+				*rate_hz = v > PROFIL_MAX_HZ ? PROFIL_MAX_HZ :
+				    (unsigned)v;
 		}
 		/* One sample per scheduler tick: what CPU timers give for free. */
 		if (*rate_hz == 0)

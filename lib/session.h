@@ -44,7 +44,12 @@ void session_sample(uintptr_t pc, unsigned long weight, const void *ucontext);
 /* The tag (top 16 bits) of keys a plan's pcmap gets from now on. */
 void session_set_pc_tag(uint64_t tag);
 
-/* Environment defaults: PROFIL_HZ and PROFIL_MECHANISM (secure_getenv). */
+/*
+ * Environment defaults (secure_getenv) for what the caller left open
+ * (rate 0, mechanism AUTO): PROFIL_HZ, a rate above PROFIL_MAX_HZ taken
+ * as PROFIL_MAX_HZ, one that is not a number or below 1 ignored (then
+ * the tick rate); PROFIL_MECHANISM.
+ */
 void session_defaults(unsigned *rate_hz, int *mechanism);
 
 /*
