@@ -2,6 +2,10 @@
  * plan.h - the ranges a profiling session counts into, as the signal
  * handler sees them: sorted by address, disjoint, never changed after
  * plan_seal() except for the per-range "off" flags a fault sets.
+ *
+ * Layer: above bins and mappings (the writable check); below the
+ * session, which publishes plans to the handler, and the front ends and
+ * the agent, which build them.
  */
 #ifndef PROFIL_PLAN_H
 #define PROFIL_PLAN_H
