@@ -36,7 +36,7 @@ $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
 LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
-             lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
+             lib/mappings.c lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
              lib/thread_clock.c lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
@@ -49,6 +49,9 @@ STATIC_OBJ := $(filter-out $(WRAPPED:%=$(BUILD)/lib/%.o),$(LIB_OBJ)) \
 SONAME    := libprofil.so.$(SOMAJOR)
 SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
 STLIB     := $(BUILD)/libprofil.a
+# The static flavour's objects as they are, internal names global, for the
+# unit tests that call internal functions.  Never installed.
+INTLIB    := $(BUILD)/internal/libprofil.a
 
 all: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/examples/hotspots $(BUILD)/examples/split
 
@@ -75,7 +78,27 @@ $(SHLIB): $(LIB_OBJ)
 	ln -sf libprofil.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libprofil.so
 
-$(STLIB): $(STATIC_OBJ)
+# libprofil.a shows only the public names: each part of the library is
+# linked into one relocatable object whose hidden (internal) symbols are
+# then made local, so a program's own plan_new or rio_put_u8 cannot clash
+# with ours.  Two parts, so a program that only reads profiles does not
+# get the sampler and its constructors: the .prf codec, and the rest.
+LD        ?= ld
+OBJCOPY   ?= objcopy
+CODEC_OBJ := $(BUILD)/lib/prf.o $(BUILD)/lib/rio.o
+$(BUILD)/static/codec.o: $(CODEC_OBJ)
+$(BUILD)/static/sampler.o: $(filter-out $(CODEC_OBJ),$(STATIC_OBJ))
+$(BUILD)/static/%.o:
+	@mkdir -p $(@D)
+	$(LD) -r -o $@ $^
+	$(OBJCOPY) --localize-hidden $@
+
+$(STLIB): $(BUILD)/static/sampler.o $(BUILD)/static/codec.o
+	rm -f $@
+	ar rcs $@ $^
+
+$(INTLIB): $(STATIC_OBJ)
+	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -116,14 +139,20 @@ TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELP  := $(wildcard tests/helper-*.c)
 TEST_HBIN  := $(TEST_HELP:tests/%.c=$(BUILD)/tests/%)
 HARNESS    := tests/harness.c tests/e2e.c
-# Unit tests reach internal functions through the static library.
+# Unit tests reach internal functions through the internal archive.
 TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
 
-$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB)
+$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB) $(INTLIB)
 	@mkdir -p $(@D)
 	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
-	    $(if $(filter bins plan,$*),$(STLIB)) \
+	    $(if $(filter bins mappings plan,$*),$(INTLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
+
+# test-link checks the sources and this build's objects
+$(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
+$(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
+    -DBUILDDIR='"$(CURDIR)/$(BUILD)"' -DTEST_CC='"$(CC)"' \
+    -DTEST_SANFLAGS='"$(SANFLAGS)"'
 
 # test-merge compiles the merge module itself (#include)
 $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h cli/util.c

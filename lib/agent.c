@@ -38,11 +38,12 @@ take_slot(void)
 	return (int)slot;
 }
 
-void
-agent_fork_child(void)
+/* In a forked child (the session's hook): take a slot of its own. */
+static void
+fork_child(void)
 {
 	if (region != NULL && take_slot() == 0)
-		profil_stop();	/* no slot: better unprofiled than misfiled */
+		session_stop();	/* no slot: better unprofiled than misfiled */
 }
 
 /* Objects the dynamic loader has unloaded so far in this process. */
@@ -119,8 +120,11 @@ agent_init(void)
 	if (*end != '\0' || fd < 0 || fd > 1 << 20)
 		return;
 	region = map_region((int)fd);
-	if (region == NULL || fault_install() < 0)
+	if (region == NULL)
 		return;		/* the program runs, unprofiled */
+	session_on_fork_child(fork_child);
+	if (fault_install() < 0)
+		return;
 	pcmap.keys = (uint64_t *)((char *)region + region->keys_offset);
 	pcmap.counts = (uint64_t *)((char *)region + region->counts_offset);
 	pcmap.mask = region->capacity - 1;
@@ -135,6 +139,11 @@ agent_init(void)
 	if (plan == NULL)
 		return;
 	plan->pcmap = &pcmap;
-	/* (the session veils the sampling signal from the program) */
-	session_start(plan, region->rate_hz, region->mechanism);
+	/*
+	 * Asked for more than the library samples at, sample at its most
+	 * rather than not at all.  (The session veils the sampling signal
+	 * from the program.)
+	 */
+	session_start(plan, region->rate_hz > PROFIL_MAX_HZ ? PROFIL_MAX_HZ :
+	    region->rate_hz, region->mechanism);
 }

@@ -17,6 +17,10 @@
  * dlopen may reuse).  So a slot's pcs never name two pieces of code, and
  * the recorder stops reading the maps of a slot once a newer slot has
  * the same pid.
+ *
+ * Layer: a client of the session (above it, below thread_hook, whose
+ * dlclose calls in here).  A forked child takes its slot through the
+ * hook the agent registers with session_on_fork_child.
  */
 #ifndef PROFIL_AGENT_H
 #define PROFIL_AGENT_H
@@ -57,9 +61,6 @@ struct agent_region {
 	int32_t mechanism;		/* enum profil_mechanism */
 	struct agent_proc procs[AGENT_MAX_PROCS];
 };
-
-/* In a forked child: take a slot of its own (called by session.c). */
-void agent_fork_child(void);
 
 /*
  * dlclose(handle) through real_dlclose, the C library's; returns what it

@@ -2,30 +2,36 @@
  * handler.c - the sampling signal handler and the choice of its signal.
  *
  * Async-signal-safety rules for sample_handler(): no malloc, no locks, no
- * stdio, no errno left changed; only atomics and the fault-safe counter
- * functions.  It runs with every signal blocked except the synchronous
- * ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP): a fault in a counter
- * update must reach fault.c, and no program handler may run on top of it
- * and call profil() (which waits for handlers to finish).
+ * stdio, no errno left changed; only atomics, and the two functions
+ * handed to handler_install (the session's counting and the veil's
+ * delivery), which keep the same rules.  It runs with every signal
+ * blocked except the synchronous ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGTRAP): a fault in a counter update must reach fault.c, and no
+ * program handler may run on top of it and call profil() (which waits
+ * for handlers to finish).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"
 #include "handler.h"
-#include "session.h"
-#include "sigveil.h"
 
 static int chosen_signo = -1;
 static pthread_mutex_t choose_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set before the handler is installed; read by it (atomic: lock-free). */
+static handler_sample_fn *_Atomic on_sample_fn;
+static handler_other_fn *_Atomic on_other_fn;
 
 static void
 sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
 	int saved_errno = errno;
+	handler_sample_fn *on_sample = atomic_load(&on_sample_fn);
+	handler_other_fn *on_other = atomic_load(&on_other_fn);
 	unsigned long weight;
 
 	if (!handler_is_sample(info))
@@ -34,10 +40,12 @@ sample_handler(int sig, siginfo_t *info, void *ucontext)
 		weight = 1 + (info->si_overrun > 0 ? (unsigned long)info->si_overrun : 0);
 	else
 		weight = 1;
-	if (weight > 0)
-		session_sample(arch_context_pc(ucontext), weight, ucontext);
-	else
-		sigveil_deliver(sig, info, ucontext);	/* the program's, if veiled */
+	if (weight > 0) {
+		if (on_sample != NULL)
+			on_sample(arch_context_pc(ucontext), weight, ucontext);
+	} else if (on_other != NULL) {
+		on_other(sig, info, ucontext);	/* the program's, if veiled */
+	}
 	errno = saved_errno;
 }
 
@@ -94,12 +102,14 @@ handler_signo(void)
 }
 
 int
-handler_install(void)
+handler_install(handler_sample_fn *on_sample, handler_other_fn *on_other)
 {
 	struct sigaction sa;
 	int signo;
 
 	pthread_mutex_lock(&choose_lock);
+	atomic_store(&on_sample_fn, on_sample);
+	atomic_store(&on_other_fn, on_other);
 	if (chosen_signo < 0)
 		chosen_signo = choose_signal();
 	signo = chosen_signo;

@@ -5,21 +5,39 @@
  * (never SIGPROF, which stays the program's), raised on the thread that
  * consumed the CPU time, by a POSIX CPU-time timer (si_code SI_TIMER,
  * weighted by 1 + si_overrun) or a perf event (si_code POLL_IN).
+ *
+ * Layer: above fault and plan, below sigveil and the session.  It calls
+ * nothing above it: what to do with a sample, and with a signal of that
+ * number that is not one, are functions its caller hands to
+ * handler_install (the session passes session_sample and sigveil_deliver).
  */
 #ifndef PROFIL_HANDLER_H
 #define PROFIL_HANDLER_H
 
 #include <signal.h>
+#include <stdint.h>
 
 /* The value timers put in si_value, so stray signals are told apart. */
 #define HANDLER_TIMER_COOKIE 0x70726f66
 
 /*
+ * Called by the handler for a sample of weight at pc, and for a signal of
+ * the sampling number that is not a sample (returns nonzero if it took
+ * it; else the signal is dropped).  Both run in the signal handler and
+ * must be async-signal-safe.
+ */
+typedef void handler_sample_fn(uintptr_t pc, unsigned long weight,
+    const void *ucontext);
+typedef int handler_other_fn(int sig, siginfo_t *info, void *ucontext);
+
+/*
  * Choose the signal (once per process image: PROFIL_SIGNAL, else the
  * highest real-time signal whose disposition is the default) and install
- * the handler.  Returns the signal number, or -1 with errno.
+ * the handler, which from now on hands samples to on_sample and other
+ * signals of that number to on_other.  Returns the signal number, or -1
+ * with errno.
  */
-int handler_install(void);
+int handler_install(handler_sample_fn *on_sample, handler_other_fn *on_other);
 
 /* The signal handler_install chose, or -1 before it did. */
 int handler_signo(void);

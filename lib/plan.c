@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bins.h"
-#include "fault.h"
+#include "mappings.h"
 #include "plan.h"
 
 struct plan *
@@ -103,21 +103,26 @@ plan_range_span(const struct plan_range *r, void **first, size_t *bytes)
 int
 plan_check_writable(const struct plan *plan)
 {
+	struct mappings maps;
 	size_t i;
 
+	/* one reading of the mappings for every span: no page is touched */
+	mappings_read(&maps);
 	for (i = 0; i < plan->nranges; i++) {
 		void *first;
 		size_t bytes;
 
 		if (plan_range_span(&plan->ranges[i], &first, &bytes) < 0 ||
-		    fault_probe(first, bytes, 1) < 0)
+		    !mappings_writable(&maps, first, bytes))
 			goto fault;
 	}
 	if (plan->overflow != NULL &&
-	    fault_probe(plan->overflow, plan->overflow_bytes, 1) < 0)
+	    !mappings_writable(&maps, plan->overflow, plan->overflow_bytes))
 		goto fault;
+	mappings_free(&maps);
 	return 0;
 fault:
+	mappings_free(&maps);
 	errno = EFAULT;
 	return -1;
 }

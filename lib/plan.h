@@ -2,6 +2,10 @@
  * plan.h - the ranges a profiling session counts into, as the signal
  * handler sees them: sorted by address, disjoint, never changed after
  * plan_seal() except for the per-range "off" flags a fault sets.
+ *
+ * Layer: above bins and mappings (the writable check); below the
+ * session, which publishes plans to the handler, and the front ends and
+ * the agent, which build them.
  */
 #ifndef PROFIL_PLAN_H
 #define PROFIL_PLAN_H
@@ -69,7 +73,9 @@ int plan_seal(struct plan *plan);
 
 /*
  * 0 if every counter a range can touch (and the overflow counter) is
- * writable memory, else -1 and EFAULT.  Needs fault_install().
+ * writable memory, else -1 and EFAULT.  Asks the process's mappings and
+ * touches no counter (mappings.h); needs fault_install() for the
+ * fallback where /proc is not there.
  */
 int plan_check_writable(const struct plan *plan);
 

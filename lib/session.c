@@ -20,7 +20,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "agent.h"
 #include "arch.h"
 #include "bins.h"
 #include "fault.h"
@@ -34,6 +33,7 @@ static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct plan *_Atomic live_plan;
 static atomic_ulong readers;
 static _Atomic uint64_t pc_tag = 1ull << 48;	/* see plan_pcmap */
+static void (*_Atomic fork_child_hook)(void);	/* session_on_fork_child */
 
 static struct {
 	atomic_ullong signals, samples, outside, saturated, faulted;
@@ -265,12 +265,18 @@ session_defaults(unsigned *rate_hz, int *mechanism)
 
 	if (*rate_hz == 0) {
 		env = secure_getenv("PROFIL_HZ");
-		if (env != NULL && *env != '\0') {
+		/* (strtoul would take "-5" for a huge number: below 1 it is) */
+		if (env != NULL && *env != '\0' && strchr(env, '-') == NULL) {
 			char *end;
 			unsigned long v = strtoul(env, &end, 10);
 
-			if (*end == '\0' && v >= 1 && v <= PROFIL_MAX_HZ)
-				*rate_hz = (unsigned)v;
+			/*
+			 * Above the most, the most: the environment's
+			 * ask is as much as it can get, not an error.
+			 */
+			if (*end == '\0' && v >= 1)
+				*rate_hz = v > PROFIL_MAX_HZ ? PROFIL_MAX_HZ :
+				    (unsigned)v;
 		}
 		/* One sample per scheduler tick: what CPU timers give for free. */
 		if (*rate_hz == 0)
@@ -328,7 +334,9 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism)
 		chosen = PROFIL_MECH_TIMER;
 	else
 		chosen = choose_mechanism(mechanism);
-	signo = chosen < 0 ? -1 : handler_install();
+	/* samples come here; other signals of that number, to the program */
+	signo = chosen < 0 ? -1 :
+	    handler_install(session_sample, sigveil_deliver);
 	if (signo < 0)
 		goto fail;
 	/*
@@ -456,6 +464,8 @@ fork_parent(void)
 static void
 fork_child(void)
 {
+	void (*hook)(void);
+
 	pthread_mutex_init(&session_lock, NULL);
 	atomic_store(&readers, 0);	/* handlers of other threads are gone */
 	handler_fork_child();
@@ -463,7 +473,16 @@ fork_child(void)
 	fault_fork_child();
 	memset(&running.cpu_start, 0, sizeof running.cpu_start);
 	threads_fork_child();
-	agent_fork_child();
+	/* last: the client sees the child's session as it will run */
+	hook = atomic_load(&fork_child_hook);
+	if (hook != NULL)
+		hook();
+}
+
+void
+session_on_fork_child(void (*hook)(void))
+{
+	atomic_store(&fork_child_hook, hook);
 }
 
 __attribute__((constructor)) static void

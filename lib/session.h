@@ -4,6 +4,11 @@
  * Every front end (profil, the extended form, sprofil, profil_start)
  * builds a plan and hands it to session_start(); a new start replaces
  * the running session.
+ *
+ * Layer: above handler, sigveil, threads and thread_clock, which it
+ * drives; below the agent and the front ends (api, profil, sprofil),
+ * which call it.  Nothing here calls up: a client that must act in a
+ * forked child registers a hook (session_on_fork_child).
  */
 #ifndef PROFIL_SESSION_H
 #define PROFIL_SESSION_H
@@ -39,7 +44,21 @@ void session_sample(uintptr_t pc, unsigned long weight, const void *ucontext);
 /* The tag (top 16 bits) of keys a plan's pcmap gets from now on. */
 void session_set_pc_tag(uint64_t tag);
 
-/* Environment defaults: PROFIL_HZ and PROFIL_MECHANISM (secure_getenv). */
+/*
+ * Environment defaults (secure_getenv) for what the caller left open
+ * (rate 0, mechanism AUTO): PROFIL_HZ, a rate above PROFIL_MAX_HZ taken
+ * as PROFIL_MAX_HZ, one that is not a number or below 1 ignored (then
+ * the tick rate); PROFIL_MECHANISM.
+ */
 void session_defaults(unsigned *rate_hz, int *mechanism);
+
+/*
+ * In a forked child, call hook after the session's own child work (locks
+ * reset, the child's threads armed if sampling is on), so that hook sees
+ * the child's session as it will run; hook may call session_stop.  One
+ * hook per process; a later call replaces it, NULL removes it.  For a
+ * client above the session (the agent) that must know of forks.
+ */
+void session_on_fork_child(void (*hook)(void));
 
 #endif

@@ -17,6 +17,11 @@ soname=$(objdump -p "$prefix/lib/libprofil.so" | awk '/SONAME/ {print $2}')
 extra=$(nm -D --defined-only "$prefix/lib/libprofil.so" | awk '$2 == "T" {print $3}' |
 	grep -v -E '^(profil|sprofil|profil_start|profil_stop|profil_get_status|profil_mechanism_name|pthread_create|dlclose|sigaction|signal|bsd_signal|__sysv_signal|sigprocmask|pthread_sigmask|sigpending|sigtimedwait|sigwaitinfo|sigwait|close|close_range|closefrom|dup2|dup3|profil_profile_(read|parse|encode|save|free))$')
 [ -z "$extra" ] || fail "unexpected exports: $extra"
+# and the static library makes only public names global (plus the
+# --wrap=pthread_create hook): a program's own names cannot clash
+extra=$(nm -g --defined-only "$prefix/lib/libprofil.a" | awk 'NF == 3 {print $3}' |
+	grep -v -E '^(profil|sprofil|profil_start|profil_stop|profil_get_status|profil_mechanism_name|__wrap_pthread_create|profil_profile_(read|parse|encode|save|free))$')
+[ -z "$extra" ] || fail "unexpected globals in libprofil.a: $extra"
 
 dir=$(mktemp -d)
 cat > "$dir/t.c" <<'C'
@@ -41,15 +46,19 @@ PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc "$dir/t.c" -o "$dir/t" \
 ldd "$dir/t" | grep -q "$prefix/lib/libprofil.so.0" || fail "not linked to the installed library"
 
 # fully static, threaded: pkg-config --static adds --wrap=pthread_create,
-# so a thread created after the start is sampled too
+# so a thread created after the start is sampled too; the program's own
+# functions that have names of the library's insides are its own
 cat > "$dir/s.c" <<'C'
 #include <profil.h>
 #include <pthread.h>
 #include <stdio.h>
+int plan_new(void) { return 40; }
+int session_start(void) { return 2; }
 static void *burn(void *a) { volatile unsigned long x = 0;
 	for (unsigned long i = 0; i < 300000000ul; i++) x += i; return a; }
 int main(void) {
 	struct profil_status st; pthread_t t;
+	if (plan_new() + session_start() != 42) return 4;
 	if (profil_start(NULL) != 0) return 1;
 	if (pthread_create(&t, NULL, burn, NULL) != 0) return 2;
 	burn(NULL); pthread_join(t, NULL);

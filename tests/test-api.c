@@ -58,6 +58,35 @@ test_bad_configs(void **state)
 }
 
 /*
+ * Counters that end where their mapping does, a hole after it, are
+ * accepted; one bucket more reaches into the hole and is EFAULT.
+ */
+static void
+test_counters_up_to_a_hole(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* page / 4 buckets of 16 bytes, 4-byte counters: exactly one page */
+	struct profil_range r = { 0x10000, 0x10000 + 16 * (page / 4), p, 16, 4 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	unsigned char v[1];
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(munmap(p + page, page), 0);
+	assert_int_equal(profil_start(&cfg), 0);
+	assert_int_equal(profil_stop(), 0);
+	r.highpc++;
+	errno = 0;
+	assert_int_equal(profil_start(&cfg), -1);
+	assert_int_equal(errno, EFAULT);
+	/* (had another mapping taken the hole, this would show nothing) */
+	assert_int_equal(mincore(p + page, page, v), -1);
+	munmap(p, page);
+}
+
+/*
  * The default: CPU timers at the tick rate.  The magnitude is exact (one
  * count per 1/rate s of CPU); distinct signals are at most one per tick,
  * fewer when two expiries fall in one tick (si_overrun then carries it).
@@ -225,6 +254,60 @@ test_highest_rate_makes_progress(void **state)
 	FORKED(at_the_cap, 60);
 }
 
+/*
+ * PROFIL_HZ above the most is the most (it was dropped for the tick
+ * rate), and the status says so; not a number, or below 1, is ignored.
+ * Every front end that leaves the rate open reads it.  An explicit rate
+ * above the most is still refused.
+ */
+static void
+env_rate(void)
+{
+	static const struct {
+		const char *value;
+		unsigned want;		/* 0: the tick rate */
+	} cases[] = {
+		{ "20000", PROFIL_MAX_HZ }, { "4294967297", PROFIL_MAX_HZ },
+		{ "10000", PROFIL_MAX_HZ }, { "400", 400 }, { "abc", 0 },
+		{ "400x", 0 }, { "0", 0 }, { "-5", 0 }, { "", 0 },
+	};
+	struct profil_config cfg = { 20000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	static unsigned short buf[64];
+	struct prof region = { buf, sizeof buf, 0x10000, 0x10000 };
+	struct profil_status st;
+	struct timeval tv;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		setenv("PROFIL_HZ", cases[i].value, 1);
+		CHECK(profil_start(NULL) == 0, "start: %s", strerror(errno));
+		profil_get_status(&st);
+		profil_stop();
+		CHECK(st.rate_hz == (cases[i].want ? cases[i].want : st.tick_hz),
+		    "PROFIL_HZ=%s: rate %u", cases[i].value, st.rate_hz);
+	}
+	setenv("PROFIL_HZ", "20000", 1);
+	CHECK(profil(buf, sizeof buf, 0x10000, 0x10000) == 0, "profil");
+	profil_get_status(&st);
+	CHECK(st.active && st.rate_hz == PROFIL_MAX_HZ, "profil(): rate %u",
+	    st.rate_hz);
+	CHECK(sprofil(&region, 1, &tv, PROF_USHORT) == 0, "sprofil");
+	profil_get_status(&st);
+	CHECK(st.rate_hz == PROFIL_MAX_HZ && tv.tv_sec == 0 &&
+	    tv.tv_usec == 1000000 / PROFIL_MAX_HZ, "sprofil(): rate %u, "
+	    "period %ld us", st.rate_hz, (long)tv.tv_usec);
+	profil_stop();
+	errno = 0;
+	CHECK(profil_start(&cfg) == -1 && errno == EINVAL,
+	    "rate_hz 20000: errno %d", errno);
+}
+
+static void
+test_profil_hz_above_the_most_is_the_most(void **state)
+{
+	(void)state;
+	FORKED(env_rate, 30);
+}
+
 /* Every sample is accounted for: counters + outside + lost == samples. */
 static void
 accounting(void)
@@ -271,11 +354,13 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_counters_up_to_a_hole),
 		cmocka_unit_test(test_default_is_timer_at_tick_rate),
 		cmocka_unit_test(test_auto_above_tick_rate_reaches_it),
 		cmocka_unit_test(test_timer_overruns_keep_the_magnitude),
 		cmocka_unit_test(test_refused_perf_falls_back_to_timer),
 		cmocka_unit_test(test_highest_rate_makes_progress),
+		cmocka_unit_test(test_profil_hz_above_the_most_is_the_most),
 		cmocka_unit_test(test_totals_add_up),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,6 +159,30 @@ test_timer_engine_splits(void **state)
 		fail_msg("the child process is missing: %s", r.out);
 }
 
+/*
+ * Asked for more than the library's most (PROFIL_MAX_HZ), the injected
+ * agent samples at its most: it started no session at all, and the
+ * profile had 0 samples.
+ */
+static void
+test_timer_engine_above_the_library_most(void **state)
+{
+	char *argv[] = { profil_bin, "record", "-q", "-F", "20000", "-e",
+	    "timer", "-o", (char *)tmp("t20k.prf"), workload, "split", "30",
+	    NULL };
+	struct shares s;
+	struct run r;
+
+	(void)state;
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("record exited %d: %s", r.status, r.err);
+	report(&s, tmp("t20k.prf"));
+	/* ~0.35 s of CPU at up to 10 kHz */
+	if (s.total < 100)
+		fail_msg("%.0f samples", s.total);
+}
+
 static void
 test_timer_engine_faults_and_limits(void **state)
 {
@@ -937,6 +961,7 @@ main(void)
 		cmocka_unit_test(test_half_in_libm),
 		cmocka_unit_test(test_kernel_share),
 		cmocka_unit_test(test_timer_engine_splits),
+		cmocka_unit_test(test_timer_engine_above_the_library_most),
 		cmocka_unit_test(test_timer_engine_faults_and_limits),
 		cmocka_unit_test(test_auto_falls_back_when_perf_is_refused),
 		cmocka_unit_test(test_fork_exec_children),
