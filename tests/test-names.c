@@ -20,7 +20,7 @@
 #include "e2e.h"
 #include "harness.h"
 
-static char source[PATH_MAX], app[PATH_MAX], build_a[PATH_MAX];
+static char source[PATH_MAX + 64], app[PATH_MAX], build_a[PATH_MAX];
 static char build_b[PATH_MAX], prf[PATH_MAX];
 static struct shares right;	/* the profile read with its own file */
 
@@ -167,7 +167,8 @@ test_debug_dir(void **state)
 static void
 test_debuginfod(void **state)
 {
-	char dir[PATH_MAX], db[PATH_MAX], cache[PATH_MAX], url[64], cmd[PATH_MAX];
+	char dir[PATH_MAX], db[PATH_MAX], cache[PATH_MAX], url[64];
+	char cmd[2 * PATH_MAX];
 	char *argv[] = { profil_bin, "report", "--format", "csv", prf, NULL };
 	char port[16];
 	struct shares s;
