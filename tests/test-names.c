@@ -55,7 +55,7 @@ static int
 setup(void **state)
 {
 	char *prog[] = { app, "split", "40", NULL };
-	char probe[PATH_MAX + 64];
+	char probe[PATH_MAX + 128];
 
 	if (e2e_setup(state) < 0)
 		return -1;
