@@ -20,7 +20,7 @@
 #include "e2e.h"
 #include "harness.h"
 
-static char source[PATH_MAX + 64], app[PATH_MAX], build_a[PATH_MAX];
+static char source[PATH_MAX + 128], app[PATH_MAX], build_a[PATH_MAX];
 static char build_b[PATH_MAX], prf[PATH_MAX];
 static struct shares right;	/* the profile read with its own file */
 
