@@ -20,7 +20,7 @@
 #include "e2e.h"
 #include "harness.h"
 
-static char source[PATH_MAX + 128], app[PATH_MAX], build_a[PATH_MAX];
+static char source[PATH_MAX + 64], app[PATH_MAX], build_a[PATH_MAX];
 static char build_b[PATH_MAX], prf[PATH_MAX];
 static struct shares right;	/* the profile read with its own file */
 
@@ -55,19 +55,19 @@ static int
 setup(void **state)
 {
 	char *prog[] = { app, "split", "40", NULL };
-	char probe[PATH_MAX + 128];
+	char root[PATH_MAX], probe[PATH_MAX + 64];
 
 	if (e2e_setup(state) < 0)
 		return -1;
 	unsetenv("DEBUGINFOD_URLS");
-	snprintf(source, sizeof source, "%s", bindir);
+	snprintf(root, sizeof root, "%s", bindir);
 	for (;;) {
-		snprintf(probe, sizeof probe, "%s/tests/workload.c", source);
+		snprintf(probe, sizeof probe, "%s/tests/workload.c", root);
 		if (access(probe, R_OK) == 0)
 			break;
-		if (strrchr(source, '/') == NULL)
+		if (strrchr(root, '/') == NULL)
 			return -1;
-		*strrchr(source, '/') = '\0';
+		*strrchr(root, '/') = '\0';
 	}
 	snprintf(source, sizeof source, "%s", probe);
 	snprintf(app, sizeof app, "%s/bin/app", tmpdir);
