@@ -181,6 +181,41 @@ struct profil_symbol {
 	char *name;			/* as in the symbol table (mangled) */
 };
 
+/*
+ * Call stacks (optional: `profil record` takes them unless told not to).
+ * A frame is a place in code; a stack lists frames from the sampled one
+ * (the leaf) out to the outermost caller, with how many samples it had
+ * in one thread.  The stacks' counts add up to the profile's samples,
+ * and their leaves to each object's, the kernel's and unknown samples.
+ */
+struct profil_frame {
+	uint32_t object;		/* into objects, or: */
+#define PROFIL_FRAME_KERNEL	UINT32_MAX	/* addr as in kernel_code */
+#define PROFIL_FRAME_UNKNOWN	(UINT32_MAX - 1)	/* code in no object
+						   (JIT, unmapped): addr
+						   is the pc itself */
+#define PROFIL_FRAME_CUT	(UINT32_MAX - 2)	/* the stack ends here
+						   short of its start;
+						   addr says why: */
+#define PROFIL_CUT_DEPTH	1	/* deeper than the unwinder goes */
+#define PROFIL_CUT_STACK	2	/* beyond the copy of the stack taken */
+#define PROFIL_CUT_NO_UNWIND	3	/* code without unwind information */
+#define PROFIL_CUT_BROKEN	4	/* no sensible caller (a loop, a bad
+					   return address) */
+#define PROFIL_CUT_NOT_TAKEN	5	/* no registers or stack were taken */
+	uint64_t addr;			/* link-time address: the sampled
+					   instruction in the leaf, the call
+					   (return address - 1) in callers */
+};
+
+struct profil_stack {
+	uint32_t pid, tid;
+	uint64_t count;
+	size_t depth;
+	uint32_t *frames;		/* depth indices into frames, leaf
+					   first; a cut only last */
+};
+
 struct profil_thread {
 	uint32_t pid, tid;
 	char *name;
@@ -220,6 +255,10 @@ struct profil_profile {
 	struct profil_kernel *kernel_code;	/* or NULL */
 	size_t nsymbols;
 	struct profil_symbol *symbols;		/* names kept, or none */
+	size_t nframes;
+	struct profil_frame *frames;		/* sorted by object, addr */
+	size_t nstacks;
+	struct profil_stack *stacks;		/* none: no call stacks */
 };
 
 /*

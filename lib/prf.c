@@ -98,6 +98,138 @@ encode_histogram(struct rio_out *out, const struct profil_object *o)
 	rio_out_free(&dense);
 }
 
+/*
+ * Pairs (parent node + 1, frame) to node numbers while encoding stacks: an
+ * open-addressing table the encoder owns (the library has no hash map of
+ * its own elsewhere).
+ */
+struct node_table {
+	uint64_t *keys;		/* (parent + 1) << 32 | frame, + 1; 0: empty */
+	uint32_t *nodes;
+	size_t cap, len;
+};
+
+static int
+node_table_grow(struct node_table *t)
+{
+	size_t cap = t->cap ? 2 * t->cap : 1024;
+	uint64_t *keys = calloc(cap, sizeof *keys);
+	uint32_t *nodes = calloc(cap, sizeof *nodes);
+
+	if (keys == NULL || nodes == NULL) {
+		free(keys);
+		free(nodes);
+		return -1;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t k;
+
+		if (t->keys[i] == 0)
+			continue;
+		k = (size_t)(t->keys[i] * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+		while (keys[k] != 0)
+			k = (k + 1) & (cap - 1);
+		keys[k] = t->keys[i];
+		nodes[k] = t->nodes[i];
+	}
+	free(t->keys);
+	free(t->nodes);
+	t->keys = keys;
+	t->nodes = nodes;
+	t->cap = cap;
+	return 0;
+}
+
+/*
+ * The node of frame under parent (UINT32_MAX: a root), made if new with
+ * number t->len; its number, or -1 when out of memory.
+ */
+static int64_t
+node_of(struct node_table *t, struct rio_out *nodes_out, uint32_t parent,
+    uint32_t frame)
+{
+	uint64_t key = (((uint64_t)parent + 1) << 32 | frame) + 1;
+	size_t k;
+
+	if (2 * (t->len + 1) > t->cap && node_table_grow(t) < 0)
+		return -1;
+	k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+	for (; t->keys[k] != 0; k = (k + 1) & (t->cap - 1))
+		if (t->keys[k] == key)
+			return t->nodes[k];
+	t->keys[k] = key;
+	t->nodes[k] = (uint32_t)t->len;
+	/* parent as its number + 1, 0 for a root: always below our own */
+	rio_put_varint(nodes_out, parent == UINT32_MAX ? 0 : (uint64_t)parent + 1);
+	rio_put_varint(nodes_out, frame);
+	return (int64_t)t->len++;
+}
+
+/*
+ * The stacks record's payload: frames (object, address delta within one
+ * object), the tree of stacks from their outermost frame in (each node a
+ * parent and a frame), and each stack as its leaf node, thread and count.
+ * 0, or -1 with errno (EINVAL for stacks the reader would refuse).
+ */
+static int
+encode_stacks(struct rio_out *out, const struct profil_profile *p)
+{
+	struct node_table t = { NULL, NULL, 0, 0 };
+	struct rio_out nodes, leaves;
+	int rc = 0;
+
+	rio_put_varint(out, p->nframes);
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct profil_frame *f = &p->frames[i], *prev = f - 1;
+		int same = i > 0 && prev->object == f->object;
+
+		if (i > 0 && (prev->object > f->object ||
+		    (same && prev->addr >= f->addr))) {
+			errno = EINVAL;		/* not sorted, or twice */
+			return -1;
+		}
+		rio_put_varint(out, f->object);
+		rio_put_varint(out, same ? f->addr - prev->addr : f->addr);
+	}
+	rio_out_init(&nodes);
+	rio_out_init(&leaves);
+	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		int64_t node = UINT32_MAX;
+
+		if (st->depth == 0 || st->depth > PRF_MAX_DEPTH) {
+			errno = EINVAL;
+			rc = -1;
+			break;
+		}
+		for (size_t d = st->depth; d-- > 0 && rc == 0;) {
+			if (st->frames[d] >= p->nframes) {
+				errno = EINVAL;
+				rc = -1;
+			} else if ((node = node_of(&t, &nodes, (uint32_t)node,
+			    st->frames[d])) < 0) {
+				errno = ENOMEM;
+				rc = -1;
+			}
+		}
+		rio_put_varint(&leaves, (uint64_t)node);
+		rio_put_varint(&leaves, st->pid);
+		rio_put_varint(&leaves, st->tid);
+		rio_put_varint(&leaves, st->count);
+	}
+	rio_put_varint(out, t.len);
+	rio_put_bytes(out, nodes.data, nodes.len);
+	rio_put_varint(out, p->nstacks);
+	rio_put_bytes(out, leaves.data, leaves.len);
+	if (nodes.failed || leaves.failed)
+		out->failed = 1;
+	rio_out_free(&nodes);
+	rio_out_free(&leaves);
+	free(t.keys);
+	free(t.nodes);
+	return rc;
+}
+
 /* An object's fields and histogram (object and kernel records). */
 static void
 encode_object(struct rio_out *out, const struct profil_object *o)
@@ -182,6 +314,17 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 			rio_put_varint(&out, sy->start);
 			rio_put_varint(&out, sy->end - sy->start);
 			rio_put_str(&out, sy->name);
+		}
+		end_record(&out, at);
+	}
+	if (p->nstacks > 0) {
+		at = begin_record_flags(&out, PRF_TAG_STACKS, PRF_FLAG_OPTIONAL);
+		if (encode_stacks(&out, p) < 0) {
+			int saved = errno;
+
+			rio_out_free(&out);
+			errno = saved;
+			return -1;
 		}
 		end_record(&out, at);
 	}
@@ -457,6 +600,186 @@ decode_symbols(struct decoder *d, struct rio_in *in, const char **why)
 	return 0;
 }
 
+/* Expanded frames of all stacks: a hostile file could ask for terabytes. */
+#define MAX_STACK_FRAMES	(1u << 24)
+
+static int
+decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
+{
+	struct profil_profile *p = d->p;
+	uint64_t nframes = rio_get_varint(in), nnodes, nstacks, total = 0;
+	uint32_t *parent = NULL, *frame = NULL;
+	int rc = -1;
+
+	if (p->frames != NULL || p->stacks != NULL)
+		return *why = "a second stacks record", -1;
+	if (in->failed || nframes > rio_left(in) / 2)
+		return *why = "truncated", -1;
+	if ((p->frames = calloc(nframes ? nframes : 1, sizeof *p->frames)) == NULL)
+		return *why = "out of memory", -1;
+	for (uint64_t i = 0; i < nframes; i++) {
+		struct profil_frame *f = &p->frames[i];
+		uint64_t object = rio_get_varint(in), addr = rio_get_varint(in);
+		int same = i > 0 && f[-1].object == object;
+
+		if (in->failed)
+			return *why = "truncated", -1;
+		if (object > UINT32_MAX || (i > 0 && f[-1].object > object))
+			return *why = "frames out of order", -1;
+		if (same && (addr == 0 || addr > UINT64_MAX - f[-1].addr))
+			return *why = "frames out of order", -1;
+		f->object = (uint32_t)object;
+		f->addr = same ? f[-1].addr + addr : addr;
+		p->nframes++;
+	}
+	nnodes = rio_get_varint(in);
+	if (in->failed || nnodes > rio_left(in) / 2 || nnodes > UINT32_MAX)
+		return *why = "truncated", -1;
+	parent = calloc(nnodes ? nnodes : 1, sizeof *parent);
+	frame = calloc(nnodes ? nnodes : 1, sizeof *frame);
+	if (parent == NULL || frame == NULL) {
+		*why = "out of memory";
+		goto out;
+	}
+	for (uint64_t i = 0; i < nnodes; i++) {
+		uint64_t up = rio_get_varint(in), f = rio_get_varint(in);
+
+		if (in->failed) {
+			*why = "truncated";
+			goto out;
+		}
+		/* a parent comes before its children: no loops */
+		if (up > i || f >= nframes) {
+			*why = "bad stack tree";
+			goto out;
+		}
+		parent[i] = (uint32_t)up;	/* its number + 1; 0: a root */
+		frame[i] = (uint32_t)f;
+	}
+	nstacks = rio_get_varint(in);
+	if (in->failed || nstacks > rio_left(in) / 4) {
+		*why = "truncated";
+		goto out;
+	}
+	if ((p->stacks = calloc(nstacks ? nstacks : 1, sizeof *p->stacks)) == NULL) {
+		*why = "out of memory";
+		goto out;
+	}
+	for (uint64_t i = 0; i < nstacks; i++) {
+		struct profil_stack *st = &p->stacks[i];
+		uint64_t leaf = rio_get_varint(in), pid = rio_get_varint(in);
+		uint64_t tid = rio_get_varint(in), depth = 0;
+
+		st->count = rio_get_varint(in);
+		if (in->failed) {
+			*why = "truncated";
+			goto out;
+		}
+		if (leaf >= nnodes || pid > UINT32_MAX || tid > UINT32_MAX ||
+		    st->count == 0) {
+			*why = "bad stack";
+			goto out;
+		}
+		for (uint64_t n = leaf + 1; n != 0; n = parent[n - 1])
+			if (++depth > PRF_MAX_DEPTH) {
+				*why = "a stack deeper than any recorder writes";
+				goto out;
+			}
+		if ((total += depth) > MAX_STACK_FRAMES) {
+			*why = "more stack frames than this reader takes";
+			goto out;
+		}
+		if ((st->frames = calloc(depth, sizeof *st->frames)) == NULL) {
+			*why = "out of memory";
+			goto out;
+		}
+		p->nstacks++;
+		st->pid = (uint32_t)pid;
+		st->tid = (uint32_t)tid;
+		st->depth = 0;
+		for (uint64_t n = leaf + 1; n != 0; n = parent[n - 1])
+			st->frames[st->depth++] = frame[n - 1];
+	}
+	rc = 0;
+out:
+	free(parent);
+	free(frame);
+	return rc;
+}
+
+/*
+ * Stacks agree with the flat profile: frames point at objects of the
+ * profile, a cut only ends a stack, and the leaves add up to each
+ * object's samples, the kernel's and the unknown ones.  0, or -1 (said).
+ */
+static int
+check_stacks(struct decoder *d)
+{
+	const struct profil_profile *p = d->p;
+	uint64_t *leaves, kernel = 0, unknown = 0, total = 0;
+	int rc = -1;
+
+	if (p->nstacks == 0)
+		return 0;
+	for (size_t i = 0; i < p->nframes; i++) {
+		uint32_t o = p->frames[i].object;
+
+		if (o >= p->nobjects && o != PROFIL_FRAME_KERNEL &&
+		    o != PROFIL_FRAME_UNKNOWN && o != PROFIL_FRAME_CUT) {
+			say(d, "a stack frame belongs to no object of the profile");
+			return -1;
+		}
+	}
+	if ((leaves = calloc(p->nobjects + 1, sizeof *leaves)) == NULL) {
+		say(d, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		const struct profil_frame *leaf = &p->frames[st->frames[0]];
+
+		for (size_t k = 0; k + 1 < st->depth; k++)
+			if (p->frames[st->frames[k]].object == PROFIL_FRAME_CUT) {
+				say(d, "a stack goes on past its cut");
+				goto out;
+			}
+		if (__builtin_add_overflow(total, st->count, &total)) {
+			say(d, "stack counts overflow");
+			goto out;
+		}
+		if (leaf->object == PROFIL_FRAME_KERNEL)
+			kernel += st->count;
+		else if (leaf->object == PROFIL_FRAME_UNKNOWN)
+			unknown += st->count;
+		else if (leaf->object < p->nobjects)
+			leaves[leaf->object] += st->count;
+		else {
+			say(d, "a stack starts at a cut, not at a sampled place");
+			goto out;
+		}
+	}
+	if (total != p->samples || kernel != p->kernel || unknown != p->unknown) {
+		say(d, "counts do not add up: the stacks have %llu samples (%llu "
+		    "kernel, %llu unknown), the header says %llu (%llu, %llu)",
+		    (unsigned long long)total, (unsigned long long)kernel,
+		    (unsigned long long)unknown, (unsigned long long)p->samples,
+		    (unsigned long long)p->kernel, (unsigned long long)p->unknown);
+		goto out;
+	}
+	for (size_t i = 0; i < p->nobjects; i++)
+		if (leaves[i] != p->objects[i].samples) {
+			say(d, "counts do not add up: stacks end in %s %llu times, "
+			    "its histogram has %llu samples", p->objects[i].path,
+			    (unsigned long long)leaves[i],
+			    (unsigned long long)p->objects[i].samples);
+			goto out;
+		}
+	rc = 0;
+out:
+	free(leaves);
+	return rc;
+}
+
 static const char *
 tag_name(unsigned tag)
 {
@@ -467,6 +790,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_PROCESS: return "process";
 	case PRF_TAG_KERNEL: return "kernel";
 	case PRF_TAG_SYMBOLS: return "symbols";
+	case PRF_TAG_STACKS: return "stacks";
 	case PRF_TAG_END: return "end";
 	}
 	return "unknown";
@@ -505,6 +829,8 @@ check_totals(struct decoder *d)
 			return -1;
 		}
 	}
+	if (check_stacks(d) < 0)
+		return -1;
 	if (p->nthreads > 0) {
 		for (sum = 0, i = 0; i < p->nthreads; i++)
 			sum += p->threads[i].samples;
@@ -607,6 +933,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_SYMBOLS:
 			rc = decode_symbols(d, &payload, &why);
+			break;
+		case PRF_TAG_STACKS:
+			rc = decode_stacks(d, &payload, &why);
 			break;
 		case PRF_TAG_END: {
 			uint32_t crc = rio_get_u32(&payload);
@@ -804,6 +1133,10 @@ profil_profile_free(struct profil_profile *p)
 	for (i = 0; i < p->nsymbols; i++)
 		free(p->symbols[i].name);
 	free(p->symbols);
+	for (i = 0; i < p->nstacks; i++)
+		free(p->stacks[i].frames);
+	free(p->stacks);
+	free(p->frames);
 	if (p->kernel_code != NULL) {
 		free(p->kernel_code->code.path);
 		free(p->kernel_code->code.buckets);

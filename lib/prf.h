@@ -18,6 +18,7 @@
 #define PRF_TAG_PROCESS		4
 #define PRF_TAG_KERNEL		5	/* optional */
 #define PRF_TAG_SYMBOLS		6	/* optional */
+#define PRF_TAG_STACKS		7	/* optional */
 #define PRF_TAG_END		0xffff
 
 #define PRF_FLAG_OPTIONAL	0x0001	/* readers may skip it if unknown */
@@ -29,5 +30,6 @@
 #define PRF_MAX_NAME		256
 #define PRF_MAX_ARGS		65536
 #define PRF_MAX_BUCKET		(1u << 20)
+#define PRF_MAX_DEPTH		4096	/* frames of one stack */
 
 #endif

@@ -35,6 +35,7 @@ struct bobject {
 	uint64_t seen_lo, seen_hi;	/* addresses sampled */
 	struct hmap hist;		/* link address / bucket -> count */
 	uint64_t samples;
+	struct hmap frames;		/* link address -> frame + 1 */
 };
 
 struct bthread {
@@ -65,6 +66,15 @@ struct builder {
 	int kernel_ips;			/* every kernel sample had its address */
 	struct profil_kernel kernel_id;
 	int omit_threads, external_threads;
+	/* stacks: frames, a tree of them from the outermost in, and counts */
+	int stacks;
+	struct bfr { int obj; uint64_t addr; } *frames;	/* link addresses */
+	size_t nframes, frames_cap;
+	struct hmap special_frames[3];	/* UNKNOWN, KERNEL, CUT: value -> + 1 */
+	uint32_t *node_parent, *node_frame;	/* parent + 1 (0: a root) */
+	size_t nnodes, nodes_cap;
+	struct hmap node_index;		/* (parent + 1) << 32 | frame -> + 1 */
+	struct hmap stack_counts;	/* node << 32 | thread -> count */
 };
 
 void
@@ -87,6 +97,10 @@ builder_new(unsigned bucket_bytes)
 	b->bucket_bytes = bucket_bytes;
 	b->kernel_ips = 1;
 	hmap_init(&b->kernel_hist);
+	for (int i = 0; i < 3; i++)
+		hmap_init(&b->special_frames[i]);
+	hmap_init(&b->node_index);
+	hmap_init(&b->stack_counts);
 	hmap_init(&b->thread_index);
 	hmap_init(&b->process_index);
 	elf_version(EV_CURRENT);
@@ -101,7 +115,15 @@ builder_free(struct builder *b)
 	for (i = 0; i < b->nobjects; i++) {
 		free(b->objects[i].path);
 		hmap_free(&b->objects[i].hist);
+		hmap_free(&b->objects[i].frames);
 	}
+	for (i = 0; i < 3; i++)
+		hmap_free(&b->special_frames[i]);
+	hmap_free(&b->node_index);
+	hmap_free(&b->stack_counts);
+	free(b->frames);
+	free(b->node_parent);
+	free(b->node_frame);
 	for (i = 0; i < b->nthreads; i++)
 		free(b->threads[i].name);
 	for (i = 0; i < b->nprocesses; i++)
@@ -192,6 +214,7 @@ builder_object(struct builder *b, const char *path,
 		o->build_id_len = build_id_len;
 	}
 	hmap_init(&o->hist);
+	hmap_init(&o->frames);
 	if (strcmp(path, "[vdso]") == 0) {
 		read_vdso(o);
 	} else if (path[0] == '/') {
@@ -260,33 +283,33 @@ builder_thread_samples(struct builder *b, pid_t pid, pid_t tid, uint64_t n)
 	thread_of(b, pid, tid)->samples += n;
 }
 
-void
-builder_sample(struct builder *b, int obj, uint64_t file_offset,
-    uint64_t weight, pid_t pid, pid_t tid)
+/*
+ * The link-time address of file offset in object o (through its
+ * executable segments; the offset itself if none holds it), or
+ * UINT64_MAX for none a profile can hold: a segment whose addresses would
+ * run past 2^64 - 1 (a damaged or hostile file) places nothing, and
+ * 2^64 - 1 itself is no address (each lies below its object's highpc).
+ */
+static uint64_t
+link_address(const struct bobject *o, uint64_t file_offset)
 {
-	struct bobject *o = &b->objects[obj];
-	uint64_t addr = file_offset;
-	int i;
-
-	for (i = 0; i < o->nsegs; i++) {
+	for (int i = 0; i < o->nsegs; i++) {
 		const struct segment *s = &o->segs[i];
 
-		if (file_offset >= s->offset && file_offset - s->offset < s->filesz &&
-		    file_offset - s->offset < UINT64_MAX - s->vaddr) {
-			addr = file_offset - s->offset + s->vaddr;
-			break;
-		}
+		if (file_offset >= s->offset && file_offset - s->offset < s->filesz)
+			return file_offset - s->offset < UINT64_MAX - s->vaddr ?
+			    file_offset - s->offset + s->vaddr : UINT64_MAX;
 	}
-	/*
-	 * A segment whose addresses would run past 2^64 - 1 (a damaged or
-	 * hostile file) places nothing, and 2^64 - 1 itself is no address a
-	 * profile can hold (each lies below its object's highpc): such a
-	 * sample counts as unknown.
-	 */
-	if (addr == UINT64_MAX) {
-		builder_unknown(b, weight, pid, tid);
-		return;
-	}
+	return file_offset;
+}
+
+/* The sample at link address addr of object obj (not UINT64_MAX). */
+static void
+count_at(struct builder *b, int obj, uint64_t addr, uint64_t weight,
+    pid_t pid, pid_t tid)
+{
+	struct bobject *o = &b->objects[obj];
+
 	if (addr < o->seen_lo)
 		o->seen_lo = addr;
 	if (addr > o->seen_hi)
@@ -294,6 +317,18 @@ builder_sample(struct builder *b, int obj, uint64_t file_offset,
 	hmap_add(&o->hist, addr / b->bucket_bytes, weight);
 	o->samples += weight;
 	count(b, weight, pid, tid);
+}
+
+void
+builder_sample(struct builder *b, int obj, uint64_t file_offset,
+    uint64_t weight, pid_t pid, pid_t tid)
+{
+	uint64_t addr = link_address(&b->objects[obj], file_offset);
+
+	if (addr == UINT64_MAX)
+		builder_unknown(b, weight, pid, tid);
+	else
+		count_at(b, obj, addr, weight, pid, tid);
 }
 
 void
@@ -395,6 +430,160 @@ builder_exit_status(struct builder *b, pid_t pid, int status)
 	process_of(b, pid)->status = status;
 }
 
+void
+builder_stacks(struct builder *b)
+{
+	b->stacks = 1;
+}
+
+/* The frame number of (obj, addr): obj a builder object or BFRAME_*. */
+static uint32_t
+frame_of(struct builder *b, int obj, uint64_t addr)
+{
+	struct hmap *m = obj >= 0 ? &b->objects[obj].frames :
+	    &b->special_frames[-1 - obj];
+	uint64_t at = hmap_get(m, addr);
+
+	if (at != 0)
+		return (uint32_t)(at - 1);
+	if (b->nframes == b->frames_cap) {
+		b->frames_cap = b->frames_cap ? 2 * b->frames_cap : 1024;
+		b->frames = xrealloc(b->frames, b->frames_cap * sizeof *b->frames);
+	}
+	b->frames[b->nframes] = (struct bfr){ obj, addr };
+	hmap_add(m, addr, b->nframes + 1);
+	return (uint32_t)b->nframes++;
+}
+
+/* The node of frame under parent (UINT32_MAX: a root). */
+static uint32_t
+node_of(struct builder *b, uint32_t parent, uint32_t frame)
+{
+	uint64_t key = ((uint64_t)parent + 1) << 32 | frame;
+	uint64_t at = hmap_get(&b->node_index, key);
+
+	if (at != 0)
+		return (uint32_t)(at - 1);
+	if (b->nnodes == b->nodes_cap) {
+		b->nodes_cap = b->nodes_cap ? 2 * b->nodes_cap : 1024;
+		b->node_parent = xrealloc(b->node_parent,
+		    b->nodes_cap * sizeof *b->node_parent);
+		b->node_frame = xrealloc(b->node_frame,
+		    b->nodes_cap * sizeof *b->node_frame);
+	}
+	b->node_parent[b->nnodes] = parent == UINT32_MAX ? 0 : parent + 1;
+	b->node_frame[b->nnodes] = frame;
+	hmap_add(&b->node_index, key, b->nnodes + 1);
+	return (uint32_t)b->nnodes++;
+}
+
+void
+builder_sample_stack(struct builder *b, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+{
+	uint32_t node = UINT32_MAX, thread;
+
+	if (n == 0)
+		return;
+	/* outermost in: the tree shares the callers stacks have in common */
+	for (size_t i = n; i-- > 0;) {
+		int obj = frames[i].obj;
+		uint64_t addr = frames[i].value;
+
+		if (obj >= 0) {
+			addr = link_address(&b->objects[obj], frames[i].value);
+			if (addr == UINT64_MAX) {
+				obj = BFRAME_UNKNOWN;
+				addr = frames[i].value;
+			}
+		}
+		if (i == 0) {	/* the leaf: the flat profile's sample */
+			if (obj >= 0)
+				count_at(b, obj, addr, weight, pid, tid);
+			else if (obj == BFRAME_KERNEL)
+				builder_kernel(b, addr, weight, pid, tid);
+			else
+				builder_unknown(b, weight, pid, tid);
+		}
+		node = node_of(b, node, frame_of(b, obj, addr));
+	}
+	thread_of(b, pid, tid);
+	thread = (uint32_t)(hmap_get(&b->thread_index, (uint64_t)tid) - 1);
+	hmap_add(&b->stack_counts, (uint64_t)node << 32 | thread, weight);
+}
+
+/* The profile's frame for builder frame f, objects renumbered by map. */
+static struct profil_frame
+profile_frame(const struct bfr *f, const size_t *map)
+{
+	uint32_t object = f->obj >= 0 ? (uint32_t)map[f->obj] :
+	    f->obj == BFRAME_KERNEL ? PROFIL_FRAME_KERNEL :
+	    f->obj == BFRAME_UNKNOWN ? PROFIL_FRAME_UNKNOWN : PROFIL_FRAME_CUT;
+
+	return (struct profil_frame){ object, f->addr };
+}
+
+static const struct profil_frame *sort_frames_by;
+
+static int
+by_frame(const void *a, const void *b)
+{
+	const struct profil_frame *x = &sort_frames_by[*(const uint32_t *)a];
+	const struct profil_frame *y = &sort_frames_by[*(const uint32_t *)b];
+
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * p's frames and stacks from the builder's, objects renumbered by map
+ * (builder object -> profile object): frames sorted by object and
+ * address as the format wants them, each stack leaf first.
+ */
+static void
+finish_stacks(struct builder *b, struct profil_profile *p, const size_t *map)
+{
+	struct profil_frame *frames = xcalloc(b->nframes + 1, sizeof *frames);
+	uint32_t *order = xcalloc(b->nframes + 1, sizeof *order);
+	uint32_t *renumber = xcalloc(b->nframes + 1, sizeof *renumber);
+	uint64_t *keys;
+	size_t n;
+
+	for (size_t i = 0; i < b->nframes; i++) {
+		frames[i] = profile_frame(&b->frames[i], map);
+		order[i] = (uint32_t)i;
+	}
+	sort_frames_by = frames;
+	qsort(order, b->nframes, sizeof *order, by_frame);
+	p->frames = xcalloc(b->nframes + 1, sizeof *p->frames);
+	for (size_t i = 0; i < b->nframes; i++) {
+		p->frames[i] = frames[order[i]];
+		renumber[order[i]] = (uint32_t)i;
+	}
+	p->nframes = b->nframes;
+	keys = hmap_sorted_keys(&b->stack_counts, &n);
+	p->stacks = xcalloc(n + 1, sizeof *p->stacks);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t leaf = (uint32_t)(keys[i] >> 32), depth = 0;
+		const struct bthread *t = &b->threads[(uint32_t)keys[i]];
+		struct profil_stack *st = &p->stacks[p->nstacks++];
+
+		for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
+			depth++;
+		st->pid = (uint32_t)t->pid;
+		st->tid = (uint32_t)t->tid;
+		st->count = hmap_get(&b->stack_counts, keys[i]);
+		st->frames = xcalloc(depth, sizeof *st->frames);
+		for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
+			st->frames[st->depth++] = renumber[b->node_frame[k - 1]];
+	}
+	free(keys);
+	free(frames);
+	free(order);
+	free(renumber);
+}
+
 pid_t *
 builder_unfinished(struct builder *b, size_t *n)
 {
@@ -411,7 +600,7 @@ struct profil_profile *
 builder_finish(struct builder *b)
 {
 	struct profil_profile *p = xcalloc(1, sizeof *p);
-	size_t i, k;
+	size_t i, k, *map;
 
 	p->bucket_bytes = b->bucket_bytes;
 	p->samples = b->samples;
@@ -419,6 +608,7 @@ builder_finish(struct builder *b)
 	p->unknown = b->unknown;
 	p->lost = b->lost;
 	p->objects = xcalloc(b->nobjects, sizeof *p->objects);
+	map = xcalloc(b->nobjects + 1, sizeof *map);
 	for (i = 0; i < b->nobjects; i++) {
 		struct bobject *o = &b->objects[i];
 		struct profil_object *po = &p->objects[p->nobjects];
@@ -427,8 +617,12 @@ builder_finish(struct builder *b)
 		uint64_t *keys;
 		size_t n;
 
-		if (o->samples == 0 && o->nsegs == 0)
+		if (o->samples == 0 && o->nsegs == 0 && o->frames.len == 0)
 			continue;	/* nothing known, nothing counted */
+		if (o->samples == 0 && o->nsegs == 0) {
+			lo = 0;		/* only in stacks: any range will do */
+			hi = 1;
+		}
 		if (o->samples > 0 && o->seen_lo < lo)
 			lo = o->seen_lo;
 		if (o->samples > 0 && o->seen_hi >= hi)
@@ -455,8 +649,11 @@ builder_finish(struct builder *b)
 		}
 		po->nbuckets = n;
 		free(keys);
-		p->nobjects++;
+		map[i] = p->nobjects++;
 	}
+	if (b->stacks)
+		finish_stacks(b, p, map);
+	free(map);
 	if (b->external_threads) {
 		uint64_t sum = 0;
 

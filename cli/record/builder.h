@@ -36,6 +36,29 @@ void builder_kernel_identity(struct builder *b, const struct profil_kernel *id);
 void builder_unknown(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
 void builder_lost(struct builder *b, uint64_t n);
 
+/*
+ * Call stacks.  After builder_stacks(), engines hand every sample over
+ * with its stack (builder_sample_stack), and the profile has stacks.
+ * A frame is where in which object (a file offset, as for samples), or
+ * one of the kinds below with what it carries.
+ */
+enum { BFRAME_UNKNOWN = -1,	/* value: the pc, in no object */
+	BFRAME_KERNEL = -2,	/* value: the kernel address */
+	BFRAME_CUT = -3 };	/* value: PROFIL_CUT_*, the stack ends short */
+struct bframe {
+	int obj;		/* builder object, or BFRAME_* */
+	uint64_t value;		/* file offset in obj, or as above */
+};
+void builder_stacks(struct builder *b);
+/*
+ * One sample with its stack, frames[0] the sampled place (the leaf),
+ * frames[n - 1] the outermost caller (or a cut): counted in the flat
+ * profile at its leaf as builder_sample, builder_kernel or
+ * builder_unknown would, and as a stack of its thread.
+ */
+void builder_sample_stack(struct builder *b, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid);
+
 /* Write no thread records (an engine that cannot tell threads apart). */
 void builder_omit_threads(struct builder *b);
 

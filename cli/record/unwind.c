@@ -1,0 +1,545 @@
+/*
+ * unwind.c - libdwfl's unwinder on sampled registers and stack copies
+ * (unwind.h).  Each space owns one Dwfl, attached to "its process" with
+ * callbacks that answer from the sample being unwound: the registers,
+ * and memory from the stack copy only (never /proc/PID/mem: the process
+ * has moved on).  Modules are reported at their load addresses as
+ * mappings arrive; libdwfl opens each file (or our own copy of the vDSO)
+ * the first time it needs its CFI and keeps it while the space lives.
+ *
+ * Invariant: no frame is made up.  libdwfl guesses a caller from the
+ * frame pointer where a function has no CFI; so a frame is kept only if
+ * the frame it was unwound from has CFI, else the stack is cut there.
+ */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hmap.h"
+#include "symbols/vdso.h"
+#include "unwind.h"
+
+struct umap {
+	uint64_t start, end, pgoff;
+	int obj;
+	char *path;
+};
+
+/* What libdwfl's callbacks read: the sample being unwound. */
+struct current {
+	pid_t tid;
+	const uint64_t *regs;
+	uint64_t stack_addr;
+	const unsigned char *stack;
+	size_t size;
+	int read_above;		/* a read past the copy's end failed */
+	int read_other;		/* a read elsewhere outside it failed */
+	struct bframe *out;
+	size_t first, n, max;	/* frames out[first..n) are this stack's */
+	int at_call;		/* the first pc is a return address */
+	int prev_has_cfi;	/* the last frame taken has CFI: its caller is */
+	int prev_outermost;	/*   known; or there is none */
+	int cut;		/* PROFIL_CUT_*, or 0 */
+	struct unwind_space *space;
+};
+
+struct unwind_space {
+	pid_t pid;
+	struct umap *maps;	/* sorted, disjoint */
+	size_t n, cap;
+	Dwfl *dwfl;
+	int dirty;		/* mappings changed since last reported */
+	struct current cur;
+	struct hmap fde_lo;	/* module-relative FDE start -> end + 1 */
+};
+
+/* ---- ELF layouts, by path, for where a module loads ---------------------- */
+
+struct layout {
+	char *path;
+	int ok, dyn;
+	uint64_t lo, hi;	/* link-time extent of PT_LOADs */
+	size_t nload;
+	GElf_Phdr *load;
+};
+
+static struct layout *layouts;
+static size_t nlayouts;
+
+static const struct layout *
+layout_of(const char *path)
+{
+	struct layout *l;
+	size_t n, i;
+	Elf *elf = NULL;
+	int fd = -1;
+
+	for (i = 0; i < nlayouts; i++)
+		if (strcmp(layouts[i].path, path) == 0)
+			return &layouts[i];
+	layouts = xrealloc(layouts, (nlayouts + 1) * sizeof *layouts);
+	l = &layouts[nlayouts++];
+	memset(l, 0, sizeof *l);
+	l->path = xstrdup(path);
+	elf_version(EV_CURRENT);
+	if (strcmp(path, "[vdso]") == 0) {
+		size_t size;
+		const void *image = vdso_image(&size);
+
+		if (image != NULL)
+			elf = elf_memory((char *)image, size);
+	} else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	}
+	if (elf != NULL && elf_kind(elf) == ELF_K_ELF &&
+	    elf_getphdrnum(elf, &n) == 0) {
+		GElf_Ehdr eh;
+
+		l->dyn = gelf_getehdr(elf, &eh) != NULL && eh.e_type == ET_DYN;
+		l->load = xcalloc(n + 1, sizeof *l->load);
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) == NULL ||
+			    ph.p_type != PT_LOAD)
+				continue;
+			if (l->nload == 0 || (ph.p_vaddr & -ph.p_align) < l->lo)
+				l->lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+			if (ph.p_vaddr + ph.p_memsz > l->hi)
+				l->hi = ph.p_vaddr + ph.p_memsz;
+			l->load[l->nload++] = ph;
+		}
+		l->ok = l->nload > 0 && l->lo < l->hi;
+	}
+	if (elf != NULL)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return l;
+}
+
+/* ---- libdwfl's callbacks ------------------------------------------------- */
+
+static int
+find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+    char **file_name, Elf **elfp)
+{
+	int fd;
+
+	(void)mod;
+	(void)userdata;
+	(void)base;
+	*elfp = NULL;
+	if (strcmp(name, "[vdso]") == 0) {
+		size_t size;
+		const void *image = vdso_image(&size);
+
+		/* the kernel maps the same image into every process */
+		*elfp = image ? elf_memory((char *)image, size) : NULL;
+		return -1;
+	}
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0)
+		*file_name = xstrdup(name);
+	return fd;
+}
+
+/* No separate debug files: .eh_frame is in every x86-64 object, and
+ * loading debug files (decompressing them) costs more than it finds. */
+static int
+no_debuginfo(Dwfl_Module *mod, void **userdata, const char *name,
+    Dwarf_Addr base, const char *file_name, const char *debuglink,
+    GElf_Word crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)name, (void)base, (void)file_name;
+	(void)debuglink, (void)crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = no_debuginfo,
+};
+
+static pid_t
+next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwind_space *s = arg;
+
+	(void)dwfl;
+	if (*thread_argp != NULL)
+		return 0;
+	*thread_argp = s;
+	return s->cur.tid;
+}
+
+static bool
+get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;	/* whichever thread: the sample at hand */
+	return true;
+}
+
+static bool
+memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct current *c = &((struct unwind_space *)arg)->cur;
+
+	(void)dwfl;
+	if (addr >= c->stack_addr && addr - c->stack_addr <= c->size &&
+	    c->size - (addr - c->stack_addr) >= sizeof *result) {
+		memcpy(result, c->stack + (addr - c->stack_addr), sizeof *result);
+		return true;
+	}
+	if (addr >= c->stack_addr + c->size)
+		c->read_above = 1;
+	else
+		c->read_other = 1;
+	return false;
+}
+
+static bool
+set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct current *c = &((struct unwind_space *)arg)->cur;
+
+	/* DWARF 0-16; 16 is the return address column, here the pc */
+	return dwfl_thread_state_registers(thread, 0, UNWIND_NREGS,
+	    (const Dwarf_Word *)c->regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* An x86-64 ELF that lives as long as we do: libdwfl's architecture. */
+static Elf *
+arch_elf(void)
+{
+	static Elf *elf;
+	size_t size;
+	const void *image;
+
+	if (elf == NULL && (image = vdso_image(&size)) != NULL) {
+		elf_version(EV_CURRENT);
+		elf = elf_memory((char *)image, size);
+	}
+	return elf;
+}
+
+/* ---- spaces and their mappings ------------------------------------------- */
+
+struct unwind_space *
+unwind_space_new(pid_t pid)
+{
+	struct unwind_space *s = xcalloc(1, sizeof *s);
+
+	s->pid = pid;
+	hmap_init(&s->fde_lo);
+	return s;
+}
+
+static void
+drop_dwfl(struct unwind_space *s)
+{
+	if (s->dwfl != NULL)
+		dwfl_end(s->dwfl);
+	s->dwfl = NULL;
+	hmap_free(&s->fde_lo);
+	hmap_init(&s->fde_lo);
+}
+
+void
+unwind_space_free(struct unwind_space *s)
+{
+	if (s == NULL)
+		return;
+	drop_dwfl(s);
+	hmap_free(&s->fde_lo);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->maps[i].path);
+	free(s->maps);
+	free(s);
+}
+
+void
+unwind_space_reset(struct unwind_space *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->maps[i].path);
+	s->n = 0;
+	drop_dwfl(s);
+}
+
+struct unwind_space *
+unwind_space_fork(const struct unwind_space *parent, pid_t child)
+{
+	struct unwind_space *s = unwind_space_new(child);
+
+	s->maps = xcalloc(parent->n + 1, sizeof *s->maps);
+	s->cap = parent->n + 1;
+	for (size_t i = 0; i < parent->n; i++) {
+		s->maps[i] = parent->maps[i];
+		s->maps[i].path = parent->maps[i].path ?
+		    xstrdup(parent->maps[i].path) : NULL;
+	}
+	s->n = parent->n;
+	s->dirty = 1;
+	return s;
+}
+
+void
+unwind_space_map(struct unwind_space *s, uint64_t start, uint64_t end,
+    uint64_t pgoff, const char *path, int obj)
+{
+	struct umap *out = xcalloc(s->n + 3, sizeof *out), m;
+	size_t k = 0, i;
+
+	m = (struct umap){ start, end, pgoff, obj, path ? xstrdup(path) : NULL };
+	for (i = 0; i < s->n; i++) {
+		struct umap old = s->maps[i];
+
+		if (old.end <= start || old.start >= end) {
+			out[k++] = old;
+			continue;
+		}
+		if (old.start < start) {
+			out[k] = old;
+			out[k].end = start;
+			out[k++].path = old.path ? xstrdup(old.path) : NULL;
+		}
+		if (old.end > end) {
+			out[k] = old;
+			out[k].pgoff += end - old.start;
+			out[k].start = end;
+			out[k++].path = old.path ? xstrdup(old.path) : NULL;
+		}
+		free(old.path);
+	}
+	for (i = 0; i < k && out[i].start < start; i++)
+		;
+	memmove(&out[i + 1], &out[i], (k - i) * sizeof *out);
+	out[i] = m;
+	free(s->maps);
+	s->maps = out;
+	s->n = k + 1;
+	s->cap = k + 3;
+	s->dirty = 1;
+}
+
+static const struct umap *
+find_map(const struct unwind_space *s, uint64_t pc)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pc < s->maps[mid].start)
+			hi = mid;
+		else if (pc >= s->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &s->maps[mid];
+	}
+	return NULL;
+}
+
+void
+unwind_locate(const struct unwind_space *s, uint64_t pc, struct bframe *f)
+{
+	const struct umap *m = find_map(s, pc);
+
+	if (m == NULL || m->obj < 0)
+		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
+	else
+		*f = (struct bframe){ m->obj, pc - m->start + m->pgoff };
+}
+
+/* Report one mapped object to libdwfl at the addresses it is loaded at. */
+static void
+report(struct unwind_space *s, const struct umap *m)
+{
+	const struct layout *l;
+	uint64_t bias = 0;
+
+	if (m->path == NULL || (m->path[0] != '/' && strcmp(m->path, "[vdso]")))
+		return;
+	l = layout_of(m->path);
+	if (!l->ok)
+		return;
+	if (l->dyn) {
+		size_t i;
+
+		/* the segment mapped at file offset pgoff puts it at start */
+		for (i = 0; i < l->nload; i++)
+			if (m->pgoff >= l->load[i].p_offset &&
+			    m->pgoff - l->load[i].p_offset < l->load[i].p_filesz)
+				break;
+		if (i == l->nload)
+			return;
+		bias = m->start - (l->load[i].p_vaddr + (m->pgoff -
+		    l->load[i].p_offset));
+	}
+	dwfl_report_module(s->dwfl, m->path, bias + l->lo, bias + l->hi);
+}
+
+/* The Dwfl, made and attached at first use, with the mappings reported. */
+static int
+sync_modules(struct unwind_space *s)
+{
+	if (s->dwfl == NULL) {
+		Elf *arch = arch_elf();
+
+		s->dwfl = dwfl_begin(&dwfl_callbacks);
+		if (s->dwfl == NULL || arch == NULL ||
+		    !dwfl_attach_state(s->dwfl, arch, s->pid, &thread_callbacks, s)) {
+			drop_dwfl(s);
+			return -1;
+		}
+		s->dirty = 1;
+	}
+	if (s->dirty) {
+		/* all again: a module reported the same comes back with its CFI */
+		dwfl_report_begin(s->dwfl);
+		for (size_t i = 0; i < s->n; i++)
+			report(s, &s->maps[i]);
+		dwfl_report_end(s->dwfl, NULL, NULL);
+		s->dirty = 0;
+		hmap_free(&s->fde_lo);
+		hmap_init(&s->fde_lo);
+	}
+	return 0;
+}
+
+/* ---- unwinding ----------------------------------------------------------- */
+
+/*
+ * Whether the code at pc has call-frame information: the only way its
+ * caller is known rather than guessed.  *outermost is set when that
+ * information says there is no caller (the return address is undefined:
+ * _start, clone).
+ */
+static int
+has_cfi(struct unwind_space *s, uint64_t pc, int *outermost)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2] = { 0, 0 };
+
+	*outermost = 0;
+	if (mod == NULL)
+		return 0;
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *frame;
+		Dwarf_Op ops_mem[3], *ops;
+		size_t nops;
+
+		if (cfis[i] == NULL ||
+		    dwarf_cfi_addrframe(cfis[i], pc - bias[i], &frame) != 0)
+			continue;
+		if (dwarf_frame_register(frame, 16, ops_mem, &ops, &nops) == 0 &&
+		    nops == 0 && ops == ops_mem)
+			*outermost = 1;
+		free(frame);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+take_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct current *c = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	int outermost;
+
+	if (!dwfl_frame_pc(frame, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (c->n > c->first) {
+		/* unwound from the previous frame: by its CFI, or guessed? */
+		if (!c->prev_has_cfi) {
+			c->cut = PROFIL_CUT_NO_UNWIND;
+			return DWARF_CB_ABORT;
+		}
+		if (pc == 0)
+			return DWARF_CB_ABORT;	/* the end, as some set it */
+	}
+	if (c->n == c->max) {
+		c->cut = PROFIL_CUT_DEPTH;
+		return DWARF_CB_ABORT;
+	}
+	/* a return address: the call is the instruction before it */
+	if (!activation || (c->n == c->first && c->at_call))
+		pc--;
+	unwind_locate(c->space, pc, &c->out[c->n++]);
+	c->prev_has_cfi = has_cfi(c->space, pc, &outermost);
+	c->prev_outermost = outermost;
+	return DWARF_CB_OK;
+}
+
+size_t
+unwind_stack(struct unwind_space *s, pid_t tid,
+    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
+    size_t size, int at_call, struct bframe *out, size_t n, size_t max)
+{
+	struct current *c = &s->cur;
+	int rc;
+
+	if (n >= max)
+		return n;
+	if (sync_modules(s) < 0) {
+		/* no unwinder at all: the place itself, and a cut */
+		uint64_t pc = regs[16] - (at_call ? 1 : 0);
+
+		unwind_locate(s, pc, &out[n++]);
+		if (n < max)
+			out[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BROKEN };
+		return n;
+	}
+	memset(c, 0, sizeof *c);
+	c->tid = tid;
+	c->regs = regs;
+	c->stack_addr = stack_addr;
+	c->stack = stack;
+	c->size = size;
+	c->out = out;
+	c->n = c->first = n;
+	c->max = max - 1;	/* room for a cut */
+	c->at_call = at_call;
+	c->space = s;
+	rc = dwfl_getthread_frames(s->dwfl, tid, take_frame, c);
+	if (c->n == c->first) {
+		/* not even the first frame: the pc as it is */
+		unwind_locate(s, regs[16] - (at_call ? 1 : 0), &out[c->n++]);
+		c->cut = PROFIL_CUT_BROKEN;
+	} else if (c->cut == 0 && !c->prev_outermost) {
+		/*
+		 * Stopped without reaching a frame whose CFI says it has no
+		 * caller: find out why.
+		 */
+		if (!c->prev_has_cfi)
+			c->cut = PROFIL_CUT_NO_UNWIND;
+		else if (c->read_above)
+			c->cut = PROFIL_CUT_STACK;
+		else if (rc != 0 || c->read_other)
+			c->cut = PROFIL_CUT_BROKEN;
+		else
+			c->cut = PROFIL_CUT_BROKEN;
+	}
+	if (c->cut != 0)
+		out[c->n++] = (struct bframe){ BFRAME_CUT, (uint64_t)c->cut };
+	return c->n;
+}

@@ -1,0 +1,70 @@
+/*
+ * unwind.h - call stacks from a sample's user registers and a copy of the
+ * top of its stack, unwound in the recorder by elfutils' libdwfl from the
+ * objects' call-frame information (.eh_frame, .debug_frame), as samples
+ * arrive.  Both engines hand their samples here: the perf engine's from
+ * the kernel (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER), the timer
+ * engine's from the injected library's signal handler.
+ *
+ * One space per address space (process image) holds its executable
+ * mappings and a libdwfl session that keeps each object's file and CFI
+ * open while the process lives.  Frames come back as the builder takes
+ * them: object and file offset, or unknown code, and a cut (with its
+ * reason) where the unwinding stopped short of the outermost frame.
+ */
+#ifndef PROFIL_RECORD_UNWIND_H
+#define PROFIL_RECORD_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "builder.h"
+
+/* x86-64 DWARF registers 0-16: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+#define UNWIND_NREGS	17
+#define UNWIND_MAX_DEPTH 128	/* frames of one stack; deeper is cut */
+
+struct unwind_space;
+
+/* A new, empty address space of process pid. */
+struct unwind_space *unwind_space_new(pid_t pid);
+void unwind_space_free(struct unwind_space *s);
+
+/*
+ * An executable mapping [start, end) of path at file offset pgoff, whose
+ * samples the builder counts in object obj (-1: none, e.g. anonymous
+ * code).  It replaces what it overlaps.
+ */
+void unwind_space_map(struct unwind_space *s, uint64_t start, uint64_t end,
+    uint64_t pgoff, const char *path, int obj);
+
+/* The process exec'd: a new image, no mappings yet. */
+void unwind_space_reset(struct unwind_space *s);
+
+/* A child's space after fork: the parent's mappings, pid child. */
+struct unwind_space *unwind_space_fork(const struct unwind_space *parent,
+    pid_t child);
+
+/*
+ * Where pc is: its object and file offset into *f, or BFRAME_UNKNOWN
+ * with the pc itself.
+ */
+void unwind_locate(const struct unwind_space *s, uint64_t pc,
+    struct bframe *f);
+
+/*
+ * The user-space frames of a sample of thread tid, appended to out[n..]:
+ * regs are its user registers (DWARF order), stack holds size bytes of
+ * its stack copied from address stack_addr (the stack pointer, or a
+ * little below).  The first frame is where regs' pc is: the sampled
+ * instruction, or with at_call (a kernel-mode sample, whose user
+ * registers are those of the system call) the call; callers follow, and
+ * a cut ends them when the unwinding stopped short of the outermost
+ * frame.  Returns the new number of frames in out, at most max.
+ */
+size_t unwind_stack(struct unwind_space *s, pid_t tid,
+    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
+    size_t size, int at_call, struct bframe *out, size_t n, size_t max);
+
+#endif
