@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+struct option;
+
 struct cmd {
 	const char *name;
 	const char *usage;		/* after "profil NAME " */
@@ -50,8 +52,33 @@ int cli_parse_percent(const char *s, double *out);
 /* The argument of --limit (a number of rows), or a usage exit. */
 long cli_option_limit(const char *arg);
 
+/*
+ * Options for every subcommand but record: getopt_long that takes options
+ * after the operands too, as GNU tools do ("profil report FILE --limit 1";
+ * a bare "--" ends the options; POSIXLY_CORRECT in the environment stops
+ * at the first operand, as it does for them).  shortopts without the
+ * leading ':' or '+'; set optind = 0 before the first call to start afresh.
+ * record stops at its PROGRAM instead (getopt_long with "+:").
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+    const struct option *longopts, int *longindex);
+
 /* One line for getopt's '?' or ':' (opterr = 0, optstring "+:..."). */
 void cli_bad_option(int c, int optopt_, const char *arg);
+
+/*
+ * Long options of which one at most may be given (report's views):
+ * *chosen keeps the first, by name as given ("processes" for --processes)
+ * and value (NULL when none); a different one exits 2 with one line
+ * naming both ("--threads and --objects: one view at a time", WHAT being
+ * "view").  The same option with the same value again is harmless.  The
+ * strings must outlive *chosen (argv's and the option table's do).
+ */
+struct cli_choice {
+	const char *option, *value;	/* option NULL: none chosen yet */
+};
+void cli_choose(struct cli_choice *chosen, const char *option,
+    const char *value, const char *what);
 
 /* Flush and close stdout, exiting with an error if that failed. */
 int cli_finish_stdout(int status);

@@ -20,8 +20,7 @@ check_exec(int argc, char **argv)
 	};
 	int c, quiet = 0, status = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:qh", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;

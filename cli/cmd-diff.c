@@ -210,8 +210,7 @@ diff_exec(int argc, char **argv)
 	size_t nrows;
 	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "f:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o.format = table_option_format(optarg);

@@ -69,8 +69,7 @@ export_exec(int argc, char **argv)
 	struct stat st;
 	int c, pprof, status;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:o:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;

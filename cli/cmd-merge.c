@@ -51,8 +51,7 @@ merge_exec(int argc, char **argv)
 	size_t n, i;
 	int c, quiet = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:qh", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (*optarg == '\0')

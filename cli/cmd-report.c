@@ -137,26 +137,29 @@ report_exec(int argc, char **argv)
 	};
 	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, 0, -1, NULL, 80, NULL };
 	const char *file = NULL, *html = NULL, *colour = "auto";
+	struct cli_choice chosen = { NULL, NULL };	/* the view's option */
 	char *newest = NULL;
-	int view = VIEW_FLAT, wide = 0, inlines = 0, c;
+	int view = VIEW_FLAT, wide = 0, inlines = 0, c, at = 0;
 	struct profil_profile *p;
 	struct funcs f = { 0 };
 	char cause[512], caption[512];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
 		switch (c) {
 		case 'f':
 			o.format = table_option_format(optarg);
 			break;
 		case 'O':
 			view = VIEW_OBJECTS;
+			cli_choose(&chosen, options[at].name, NULL, "view");
 			break;
 		case 'T':
 			view = VIEW_THREADS;
+			cli_choose(&chosen, options[at].name, NULL, "view");
 			break;
 		case 'P':
 			view = VIEW_PROCESSES;
+			cli_choose(&chosen, options[at].name, NULL, "view");
 			break;
 		case 'H':
 			view = VIEW_HISTOGRAM;
@@ -165,13 +168,16 @@ report_exec(int argc, char **argv)
 			if (optarg == NULL && optind < argc && argv[optind][0] != '-' &&
 			    !looks_like_profile(argv[optind]))
 				o.target = argv[optind++];
+			cli_choose(&chosen, options[at].name, o.target, "view");
 			break;
 		case 'a':
 			view = VIEW_ANNOTATE;
 			o.target = optarg;
+			cli_choose(&chosen, options[at].name, optarg, "view");
 			break;
 		case 'w':
 			html = optarg;
+			cli_choose(&chosen, options[at].name, optarg, "view");
 			break;
 		case 'm':
 			if (cli_parse_percent(optarg, &o.min_percent) < 0)
@@ -218,12 +224,10 @@ report_exec(int argc, char **argv)
 	if (optind < argc)
 		cli_die(EXIT_USAGE, "one profile at a time ('%s' is extra)",
 		    argv[optind]);
-	if (html != NULL && view != VIEW_FLAT)
-		cli_die(EXIT_USAGE, "--html makes a page of every view; it does "
-		    "not combine with another view");
-	if (inlines && (view != VIEW_FLAT || html != NULL))
-		cli_die(EXIT_USAGE, "--inline goes with the flat view only (the "
-		    "others need each function's addresses)");
+	if (inlines && chosen.option != NULL)
+		cli_die(EXIT_USAGE, "--inline and --%s: --inline goes with the flat "
+		    "view only (the others need each function's addresses)",
+		    chosen.option);
 	if (file == NULL && (file = newest = newest_profile()) == NULL)
 		cli_die(1, "no profile named and no .prf file here (give one: "
 		    "profil report FILE)");

@@ -2,6 +2,7 @@
  * util.c - error messages, allocation and number parsing for the command.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,4 +166,36 @@ cli_bad_option(int c, int optopt_, const char *arg)
 	else
 		cli_error("unknown option '%s' (see 'profil %s --help')", arg,
 		    cli_name);
+}
+
+int
+cli_getopt(int argc, char **argv, const char *shortopts,
+    const struct option *longopts, int *longindex)
+{
+	char spec[64];
+
+	/* ':' first: a missing value comes back as ':' for cli_bad_option;
+	 * no '+': glibc permutes, leaving the operands at the end */
+	snprintf(spec, sizeof spec, ":%s", shortopts);
+	opterr = 0;
+	return getopt_long(argc, argv, spec, longopts, longindex);
+}
+
+void
+cli_choose(struct cli_choice *chosen, const char *option, const char *value,
+    const char *what)
+{
+	if (chosen->option == NULL) {
+		chosen->option = option;
+		chosen->value = value;
+		return;
+	}
+	if (strcmp(chosen->option, option) == 0 &&
+	    (chosen->value == value || (chosen->value != NULL && value != NULL &&
+	    strcmp(chosen->value, value) == 0)))
+		return;
+	cli_die(EXIT_USAGE, "--%s%s%s and --%s%s%s: one %s at a time",
+	    chosen->option, chosen->value ? "=" : "",
+	    chosen->value ? chosen->value : "", option, value ? "=" : "",
+	    value ? value : "", what);
 }
