@@ -15,6 +15,12 @@ struct cmd {
 	const char *usage;		/* after "profil NAME " */
 	const char *summary;
 	int (*exec)(int argc, char **argv);	/* argv[0] is the name */
+	/*
+	 * What --help prints after the usage line: a line per option
+	 * ("  -o, --output FILE  what it does (default ...)"), every long
+	 * name of the option table among them (cli_help checks).
+	 */
+	const char *help;
 };
 
 extern const struct cmd cmd_record, cmd_report, cmd_export, cmd_check;
@@ -79,6 +85,14 @@ struct cli_choice {
 };
 void cli_choose(struct cli_choice *chosen, const char *option,
     const char *value, const char *what);
+
+/*
+ * --help: the usage line, the summary and cmd->help on stdout, then a
+ * line for any long option of options (may be NULL) that cmd->help does
+ * not name, so an option added without its line still shows, marked
+ * "(undocumented)" for the tests to catch.  Returns cli_finish_stdout(0).
+ */
+int cli_help(const struct cmd *cmd, const struct option *options);
 
 /* Flush and close stdout, exiting with an error if that failed. */
 int cli_finish_stdout(int status);

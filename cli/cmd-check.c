@@ -26,8 +26,7 @@ check_exec(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			printf("usage: profil check %s\n", cmd_check.usage);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_check, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -62,4 +61,7 @@ check_exec(int argc, char **argv)
 const struct cmd cmd_check = {
 	"check", "[-q] FILE...", "check that profile files are sound",
 	check_exec,
+	"  -q, --quiet  no line for a sound file, only errors\n"
+	"  -h, --help   this help\n"
+	"Exit 0 when every file is sound, 1 otherwise.\n",
 };

@@ -224,8 +224,7 @@ diff_exec(int argc, char **argv)
 				    "of points from 0 to 100", optarg);
 			break;
 		case 'h':
-			printf("usage: profil diff %s\n", cmd_diff.usage);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_diff, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -272,4 +271,9 @@ const struct cmd cmd_diff = {
 	    "BEFORE AFTER",
 	"compare two profiles function by function, with error bars",
 	diff_exec,
+	"  -f, --format FORMAT  text (default), csv or json (stable columns)\n"
+	"  -n, --limit N        at most N rows (default: all)\n"
+	"      --min-change P   leave out changes under P points either way\n"
+	"                       (default 0)\n"
+	"  -h, --help           this help\n",
 };

@@ -78,15 +78,7 @@ export_exec(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'h':
-			printf("usage: profil export %s\n"
-			    "  --format pprof  one gzipped pprof profile (profile.proto)"
-			    " for pprof,\n                  Pyroscope, Parca, Grafana;"
-			    " -o FILE, default %s\n"
-			    "  --format gmon   gmon.OBJECT.out files for GNU gprof, one"
-			    " per object\n                  with samples; -o DIR,"
-			    " default the current directory\n",
-			    cmd_export.usage, EXPORT_PPROF_DEFAULT_PATH);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_export, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -119,4 +111,13 @@ const struct cmd cmd_export = {
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out)",
 	export_exec,
+	"  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
+	"                        Pyroscope, Parca, Grafana\n"
+	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
+	"                        with samples\n"
+	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
+	"                        gmon: the directory (default the current\n"
+	"                        directory)\n"
+	"  -h, --help            this help\n"
+	"There is no default format: --format is needed.\n",
 };

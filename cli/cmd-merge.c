@@ -18,17 +18,6 @@
 #define DEFAULT_OUTPUT "merged.prf"
 
 static void
-usage(FILE *f)
-{
-	fprintf(f, "usage: profil merge %s\n", cmd_merge.usage);
-	fprintf(f,
-	    "  -o FILE   the summed profile (default %s)\n"
-	    "  -q        no closing message\n"
-	    "Inputs must be of the same program (executable), rate and engine.\n",
-	    DEFAULT_OUTPUT);
-}
-
-static void
 free_all(struct profil_profile **in, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -62,8 +51,7 @@ merge_exec(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			usage(stdout);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_merge, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -109,4 +97,9 @@ const struct cmd cmd_merge = {
 	"merge", "[-q] [-o FILE] FILE FILE...",
 	"sum profiles of the same program into one",
 	merge_exec,
+	"  -o, --output FILE  the summed profile (default " DEFAULT_OUTPUT "); it may be\n"
+	"                     one of the inputs\n"
+	"  -q, --quiet        no closing message\n"
+	"  -h, --help         this help\n"
+	"Inputs must be of the same program (executable), rate and engine.\n",
 };

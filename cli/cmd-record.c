@@ -25,22 +25,9 @@
 #define DEFAULT_RATE_HZ		1000
 #define DEFAULT_BUCKET_BYTES	1
 #define MAX_RATE_HZ		50000
-
-static void
-usage(FILE *f)
-{
-	fprintf(f, "usage: profil record %s\n", cmd_record.usage);
-	fprintf(f,
-	    "  -o FILE       profile file (default PROGRAM.prf; %%p is the pid)\n"
-	    "  -p PID        attach to a running process until it exits or Ctrl-C\n"
-	    "  -F HZ         samples per CPU-second (default %d, at most %d)\n"
-	    "  -i USEC       or the interval between samples in microseconds\n"
-	    "  -b BYTES      code bytes per counter (default %d: exact)\n"
-	    "  -e ENGINE     auto (default), perf or timer\n"
-	    "  --no-children profile the program only, not processes it starts\n"
-	    "  -q            no closing message\n",
-	    DEFAULT_RATE_HZ, MAX_RATE_HZ, DEFAULT_BUCKET_BYTES);
-}
+_Static_assert(1000000 / MAX_RATE_HZ == 20, "record's help says -i 20");
+#define STR(x)			STR_(x)
+#define STR_(x)			#x
 
 /* PROGRAM.prf in the current directory, %p expanded; absolute. */
 static char *
@@ -216,8 +203,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 			o->quiet = 1;
 			break;
 		case 'h':
-			usage(stdout);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_record, options);
 		case 'V':
 			printf("profil record 0.1.0\n");
 			return cli_finish_stdout(0);
@@ -390,4 +376,21 @@ const struct cmd cmd_record = {
 	    "[--no-children] [-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
+	"  -o, --output FILE    the profile (default PROGRAM.prf here; %p in FILE is\n"
+	"                       the pid)\n"
+	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
+	"                       (perf engine)\n"
+	"  -F, --freq HZ        samples per CPU-second, 1 to " STR(MAX_RATE_HZ)
+	    " (default " STR(DEFAULT_RATE_HZ) ")\n"
+	"  -i, --interval USEC  or the interval between samples, 20 to 1000000 us\n"
+	"  -b, --bucket BYTES   code bytes per counter, 1 to 65536 (default "
+	    STR(DEFAULT_BUCKET_BYTES) ": exact)\n"
+	"  -e, --engine ENGINE  auto (default: perf when permitted, else timer),\n"
+	"                       perf or timer\n"
+	"      --no-children    profile the program only, not processes it starts\n"
+	"                       (default: follow them)\n"
+	"  -q, --quiet          no closing message\n"
+	"  -h, --help           this help\n"
+	"  -V, --version        the version\n"
+	"Options stop at PROGRAM (or at --): what follows is the program's.\n",
 };

@@ -212,8 +212,7 @@ report_exec(int argc, char **argv)
 			inlines = 1;
 			break;
 		case 'h':
-			printf("usage: profil report %s\n", cmd_report.usage);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_report, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -276,10 +275,33 @@ report_exec(int argc, char **argv)
 
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
-	    "--annotate FUNCTION | --html FILE] [--format text|csv|json] "
+	    "--annotate FUNCTION | --html PAGE] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] [--sort samples|function|object] "
 	    "[--inline] [--color auto|always|never] [--wide] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
 	report_exec,
+	"One view at a time; the default is the flat profile, a row per function.\n"
+	"      --objects          the program, each library, the kernel, unknown code\n"
+	"                         and lost samples\n"
+	"      --threads          a row per thread\n"
+	"      --pid, --processes a row per process, with how it ended\n"
+	"      --histogram[=TARGET]  bars over the addresses of a function or object\n"
+	"                         (default: the object with most samples); --limit\n"
+	"                         is the number of bars (default 40)\n"
+	"      --annotate FUNCTION  FUNCTION's samples by source line\n"
+	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
+	"      --inline           flat view: credit inlined code to the function it\n"
+	"                         came from (default: to the symbol it is in)\n"
+	"  -f, --format FORMAT    text (default), csv or json (stable columns)\n"
+	"      --min-percent P    leave out rows under P percent (default 0)\n"
+	"  -n, --limit N          at most N rows (default: all)\n"
+	"      --sort KEY         flat view order: samples (default), function or\n"
+	"                         object\n"
+	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR),\n"
+	"                         always or never; also --colour\n"
+	"      --wide             never cut names (default: fit the terminal, or\n"
+	"                         COLUMNS, else 80 columns)\n"
+	"  -h, --help             this help\n"
+	"FILE defaults to the newest *.prf file in the current directory.\n",
 };

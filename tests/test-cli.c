@@ -1,7 +1,7 @@
 /*
  * test-cli.c - the command line itself, end to end on the real command:
  * options after the operands (never after record's PROGRAM), conflicting
- * views refused.
+ * views refused; and every subcommand's --help describing every option.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -226,6 +226,180 @@ test_conflicting_views_refused(void **state)
 	assert_int_equal(r.status, 0);
 }
 
+/* ---- --help ----------------------------------------------------------- */
+
+static const char *const commands[] = {
+	"record", "report", "export", "check", "merge", "diff",
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* man/profil.1, above the test binaries (build/tests or build/san-x/tests). */
+static char *
+read_man_page(void)
+{
+	char path[PATH_MAX], *text;
+	FILE *f = NULL;
+	long size;
+
+	snprintf(path, sizeof path, "%s", bindir);
+	for (int up = 0; up < 5 && f == NULL; up++) {
+		char try[PATH_MAX + 16];
+
+		snprintf(try, sizeof try, "%s/man/profil.1", path);
+		f = fopen(try, "r");
+		if (strrchr(path, '/') != NULL)
+			*strrchr(path, '/') = '\0';
+	}
+	if (f == NULL)
+		fail_msg("man/profil.1 not found above %s", bindir);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	text = malloc((size_t)size + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+	text[size] = '\0';
+	fclose(f);
+	return text;
+}
+
+/*
+ * The options profil.1 lists for command (".It Fl o Ar file" is "-o",
+ * ".It Fl -objects" is "--objects"), into opts; their number.
+ */
+static int
+man_options(const char *man, const char *command, char opts[][64], int max)
+{
+	char heading[64];
+	const char *at, *end;
+	int n = 0;
+
+	snprintf(heading, sizeof heading, "\n.Ss %s\n", command);
+	at = strstr(man, heading);
+	assert_non_null(at);
+	at += strlen(heading);
+	end = strstr(at, "\n.Ss ");
+	if (end == NULL || (strstr(at, "\n.Sh ") != NULL && strstr(at, "\n.Sh ") < end))
+		end = strstr(at, "\n.Sh ");
+	at--;	/* at the newline that ends the heading */
+	for (; at != NULL && at < end && n < max; at = strchr(at, '\n')) {
+		at++;
+		if (strncmp(at, ".It Fl ", 7) == 0) {
+			size_t len = strcspn(at + 7, " \n");
+
+			snprintf(opts[n++], 64, "-%.*s", (int)len, at + 7);
+		}
+	}
+	return n;
+}
+
+/*
+ * The entry of option in help: the line that introduces it (indented,
+ * the option as a word in it) and its continuation lines; NULL if none.
+ */
+static const char *
+help_entry(const char *help, const char *option, char *entry, size_t size)
+{
+	size_t len = strlen(option);
+
+	for (const char *line = help; *line; ) {
+		const char *eol = strchr(line, '\n'), *at;
+
+		if (eol == NULL)
+			eol = line + strlen(line);
+		for (at = line; line[0] == ' ' && (at = strstr(at, option)) != NULL &&
+		    at < eol; at++)
+			if (at[-1] == ' ' && strchr(" ,[=\n", at[len]) != NULL) {
+				const char *next = eol;
+
+				/* continuation lines start deep, not with an option */
+				while (*next == '\n' && strncmp(next + 1, "      ", 6) == 0 &&
+				    next[1 + strspn(next + 1, " ")] != '-')
+					next = strchr(next + 1, '\n') ? strchr(next + 1, '\n') :
+					    next + strlen(next);
+				snprintf(entry, size, "%.*s", (int)(next - line), line);
+				return entry;
+			}
+		line = *eol ? eol + 1 : eol;
+	}
+	return NULL;
+}
+
+static void
+test_help_describes_every_option(void **state)
+{
+	/* options with a default, which their line must state */
+	static const char *const with_default[][2] = {
+		{ "record", "-o" }, { "record", "-F" }, { "record", "-b" },
+		{ "record", "-e" }, { "record", "--no-children" },
+		{ "report", "--format" }, { "report", "--limit" },
+		{ "report", "--sort" }, { "report", "--color" }, { "report", "--wide" },
+		{ "report", "--min-percent" }, { "report", "--histogram" },
+		{ "export", "-o" }, { "merge", "-o" }, { "diff", "--format" },
+		{ "diff", "--limit" }, { "diff", "--min-change" },
+	};
+	char *man = read_man_page(), opts[64][64], entry[4096];
+	struct run r, again;
+
+	(void)state;
+	for (size_t c = 0; c < NCOMMANDS; c++) {
+		char *help[] = { profil_bin, (char *)commands[c], "--help", NULL };
+		char *via[] = { profil_bin, "help", (char *)commands[c], NULL };
+		int n = man_options(man, commands[c], opts, 64);
+
+		run(&r, help);
+		assert_int_equal(r.status, 0);
+		assert_string_equal(r.err, "");
+		if (strstr(r.out, "(undocumented)") != NULL)
+			fail_msg("profil %s --help: an option without its line:\n%s",
+			    commands[c], r.out);
+		for (const char *line = r.out; *line; ) {
+			const char *eol = strchr(line, '\n');
+			int width = 0;
+
+			assert_non_null(eol);
+			for (const char *s = line; s < eol; s++)
+				width += ((unsigned char)*s & 0xc0) != 0x80;
+			if (width > 80)
+				fail_msg("profil %s --help: %d columns: %.*s", commands[c],
+				    width, (int)(eol - line), line);
+			line = eol + 1;
+		}
+		/* every option of the man page has a line of its own */
+		if (strcmp(commands[c], "check") != 0 && strcmp(commands[c],
+		    "export") != 0)
+			assert_true(n >= 2);
+		for (int i = 0; i < n; i++)
+			if (help_entry(r.out, opts[i], entry, sizeof entry) == NULL)
+				fail_msg("profil %s --help does not describe %s:\n%s",
+				    commands[c], opts[i], r.out);
+		for (size_t i = 0; i < sizeof with_default / sizeof with_default[0];
+		    i++) {
+			if (strcmp(with_default[i][0], commands[c]) != 0)
+				continue;
+			if (help_entry(r.out, with_default[i][1], entry,
+			    sizeof entry) == NULL || strstr(entry, "default") == NULL)
+				fail_msg("profil %s --help: %s without its default:\n%s",
+				    commands[c], with_default[i][1], r.out);
+		}
+		/* "profil help CMD" says the same */
+		run(&again, via);
+		assert_int_equal(again.status, 0);
+		assert_string_equal(again.out, r.out);
+	}
+	free(man);
+
+	char *top[] = { profil_bin, "help", NULL };
+	char *bad[] = { profil_bin, "help", "nosuch", NULL };
+	run(&r, top);
+	assert_int_equal(r.status, 0);
+	for (size_t c = 0; c < NCOMMANDS; c++)
+		assert_non_null(strstr(r.out, commands[c]));
+	run(&r, bad);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "nosuch"));
+}
+
 static int
 setup(void **state)
 {
@@ -240,6 +414,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_options_after_operands),
 		cmocka_unit_test(test_conflicting_views_refused),
+		cmocka_unit_test(test_help_describes_every_option),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
