@@ -1,7 +1,8 @@
 /*
  * test-cli.c - the command line itself, end to end on the real command:
  * options after the operands (never after record's PROGRAM), conflicting
- * views refused; and every subcommand's --help describing every option.
+ * views refused; every subcommand's --help describing every option; and
+ * how each process ended (report --pid).
  */
 #include <dirent.h>
 #include <limits.h>
@@ -400,6 +401,181 @@ test_help_describes_every_option(void **state)
 	assert_non_null(strstr(r.err, "nosuch"));
 }
 
+/* ---- report --pid: how each process ended ------------------------------- */
+
+struct status_case {
+	int32_t status;
+	const char *words;
+};
+
+static const struct status_case status_cases[] = {
+	{ 0, "exit 0" },
+	{ 3 << 8, "exit 3" },
+	{ 11, "signal 11 (SIGSEGV)" },
+	{ 0x80 | 6, "signal 6 (SIGABRT), core dumped" },
+	{ 9, "signal 9 (SIGKILL)" },
+	{ 40, "signal 40" },		/* real-time: no fixed name */
+	{ -1, "unknown" },		/* not waited for by the recorder */
+	{ -2, "running" },		/* still running when it ended */
+	{ 0x137f, "unknown (0x137f)" },	/* stopped: no final status */
+	{ 0x10000, "unknown (0x10000)" },
+};
+#define NSTATUS (sizeof status_cases / sizeof status_cases[0])
+
+/* A profile of one process per status case, pids 100, 101, ... */
+static void
+save_status_profile(const char *path)
+{
+	struct profil_profile *p = calloc(1, sizeof *p);
+	char cause[256];
+
+	assert_non_null(p);
+	p->interval_ns = 1000000;
+	p->bucket_bytes = 1;
+	p->engine = strdup("perf");
+	p->argc = 1;
+	p->argv = calloc(2, sizeof *p->argv);
+	p->argv[0] = strdup("app");
+	p->processes = calloc(NSTATUS, sizeof *p->processes);
+	for (size_t i = 0; i < NSTATUS; i++) {
+		p->processes[i] = (struct profil_process){ (uint32_t)(100 + i), 1,
+		    strdup("app"), status_cases[i].status, 10 + i };
+		p->samples += 10 + i;
+	}
+	p->nprocesses = NSTATUS;
+	p->unknown = p->samples;
+	p->cpu_ns = p->samples * p->interval_ns;
+	if (profil_profile_save(p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	profil_profile_free(p);
+}
+
+/*
+ * The line of r's output that holds key ("\n101," for a line that starts
+ * so, or "\"pid\": 101,").
+ */
+static const char *
+line_with(const struct run *r, const char *key, char *line, size_t size)
+{
+	const char *at = strstr(r->out, key), *start, *end;
+
+	if (at == NULL)
+		fail_msg("no line with [%s] in:\n%s", key, r->out);
+	at += key[0] == '\n';
+	for (start = at; start > r->out && start[-1] != '\n'; start--)
+		;
+	end = strchr(at, '\n');
+	snprintf(line, size, "%.*s", (int)(end ? end - start :
+	    (long)strlen(start)), start);
+	return line;
+}
+
+static void
+test_pid_status_in_words(void **state)
+{
+	char prf[PATH_MAX], line[1024], key[64], want[256];
+	char *csv[] = { profil_bin, "report", "--pid", "--format", "csv", prf, NULL };
+	char *json[] = { profil_bin, "report", "--pid", "--format", "json", prf,
+	    NULL };
+	char *text[] = { profil_bin, "report", "--pid", prf, NULL };
+	struct run r;
+
+	(void)state;
+	scratch(prf, "status.prf");
+	save_status_profile(prf);
+
+	/* CSV: the documented columns as they were, status appended */
+	run(&r, csv);
+	assert_int_equal(r.status, 0);
+	static const char header[] = "pid,ppid,command,exit_status,samples,"
+	    "percent,error95,seconds,status\n";
+	assert_true(strncmp(r.out, header, strlen(header)) == 0);
+	for (size_t i = 0; i < NSTATUS; i++) {
+		snprintf(key, sizeof key, "\n%zu,1,app,%d,", 100 + i,
+		    status_cases[i].status);
+		line_with(&r, key, line, sizeof line);
+		/* ", core dumped": quoted, as CSV quotes a comma */
+		snprintf(want, sizeof want, strchr(status_cases[i].words, ',') ?
+		    ",\"%s\"" : ",%s", status_cases[i].words);
+		if (strcmp(line + strlen(line) - strlen(want), want) != 0)
+			fail_msg("status %d: [%s], want it to end [%s]",
+			    status_cases[i].status, line, want);
+	}
+	/* JSON: exit_status a number, status last */
+	run(&r, json);
+	assert_int_equal(r.status, 0);
+	for (size_t i = 0; i < NSTATUS; i++) {
+		snprintf(key, sizeof key, "\"pid\": %zu,", 100 + i);
+		line_with(&r, key, line, sizeof line);
+		snprintf(want, sizeof want, "\"exit_status\": %d, ",
+		    status_cases[i].status);
+		assert_non_null(strstr(line, want));
+		snprintf(want, sizeof want, "\"status\": \"%s\"}",
+		    status_cases[i].words);
+		if (strstr(line, want) == NULL)
+			fail_msg("[%s] has no [%s]", line, want);
+	}
+	/* text: the words, whole, on the process's line */
+	run(&r, text);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "  status  "));
+	for (size_t i = 0; i < NSTATUS; i++) {
+		snprintf(key, sizeof key, "  %zu  ", 100 + i);
+		line_with(&r, key, line, sizeof line);
+		snprintf(want, sizeof want, "  %s ", status_cases[i].words);
+		if (strstr(line, want) == NULL)
+			fail_msg("[%s] has no [%s]", line, want);
+	}
+}
+
+/* How real processes ended, as recorded: exit, signal, not waited for. */
+static void
+test_pid_status_recorded(void **state)
+{
+	char prf[PATH_MAX];
+	char *csv[] = { profil_bin, "report", "--pid", "--format", "csv", prf, NULL };
+	char *exit3[] = { profil_bin, "record", "-q", "-o", prf, workload, "exit",
+	    "3", NULL };
+	char *crash[] = { profil_bin, "record", "-q", "-o", prf, workload,
+	    "crash", NULL };
+	char *forkexec[] = { workload, "forkexec", "2", NULL };
+	struct rlimit no_core = { 0, 0 }, saved;
+	struct run r;
+
+	(void)state;
+	scratch(prf, "ended.prf");
+	run(&r, exit3);
+	assert_int_equal(r.status, 3);
+	run(&r, csv);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, ",768,"));
+	assert_non_null(strstr(r.out, ",exit 3\n"));
+
+	/* no core file: the words must not say one was dumped */
+	assert_int_equal(getrlimit(RLIMIT_CORE, &saved), 0);
+	no_core.rlim_max = saved.rlim_max;	/* the soft limit only: it comes back */
+	assert_int_equal(setrlimit(RLIMIT_CORE, &no_core), 0);
+	run(&r, crash);
+	assert_int_equal(setrlimit(RLIMIT_CORE, &saved), 0);
+	assert_int_equal(r.status, 128 + 11);
+	run(&r, csv);
+	assert_int_equal(r.status, 0);
+	/* a core_pattern pipe dumps whatever the limit: then it says so */
+	if (strstr(r.out, ",139,") != NULL)
+		assert_non_null(strstr(r.out, ",signal 11 (SIGSEGV), core dumped\n"));
+	else
+		assert_non_null(strstr(r.out, ",11,") != NULL &&
+		    strstr(r.out, ",signal 11 (SIGSEGV)\n") != NULL ? r.out : NULL);
+
+	/* the child the program waited for itself: unknown to the recorder */
+	record_ok(prf, forkexec);
+	run(&r, csv);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, ",-1,"));
+	assert_non_null(strstr(r.out, ",unknown\n"));
+	assert_non_null(strstr(r.out, ",exit 0\n"));
+}
+
 static int
 setup(void **state)
 {
@@ -415,6 +591,8 @@ main(void)
 		cmocka_unit_test(test_options_after_operands),
 		cmocka_unit_test(test_conflicting_views_refused),
 		cmocka_unit_test(test_help_describes_every_option),
+		cmocka_unit_test(test_pid_status_in_words),
+		cmocka_unit_test(test_pid_status_recorded),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

@@ -11,6 +11,7 @@
 
 enum col_type {
 	COL_STR,		/* text */
+	COL_WORDS,		/* text never cut to fit ("signal 11 (SIGSEGV)") */
 	COL_INT,		/* integer */
 	COL_PCT,		/* a percentage: 12.3456 */
 	COL_ERR,		/* the 95% half-width of a percentage, in points */
