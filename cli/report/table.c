@@ -69,6 +69,9 @@ format_cell(char *buf, size_t size, const struct col *c, union cell v)
 	case COL_SEC:
 		snprintf(buf, size, "%.3f", v.d);
 		break;
+	case COL_PROB:
+		snprintf(buf, size, v.d < 0.00005 ? "<0.0001" : "%.4f", v.d);
+		break;
 	}
 }
 
@@ -142,6 +145,9 @@ print_machine(const struct table *t, int format)
 					json_string(row[c].s ? row[c].s : "");
 			} else if (col->type == COL_INT) {
 				printf("%lld", (long long)row[c].i);
+			} else if (col->type == COL_PROB) {
+				/* small ones matter: digits, not places */
+				printf("%.6g", row[c].d);
 			} else {
 				snprintf(buf, sizeof buf, "%.4f", row[c].d);
 				fputs(buf, stdout);

@@ -16,6 +16,7 @@ enum col_type {
 	COL_PCT,		/* a percentage: 12.3456 */
 	COL_ERR,		/* the 95% half-width of a percentage, in points */
 	COL_SEC,		/* seconds */
+	COL_PROB,		/* a probability (diff's q-value): 0.0123, <0.0001 */
 };
 
 struct col {
