@@ -2,12 +2,15 @@
  * cmd-merge.c - `profil merge [-q] [-o FILE] FILE FILE...`: profiles of one
  * program summed into one (merge.c does the work).  Every input is read
  * before the output is written, so the output may be one of the inputs;
- * a refusal writes nothing.
+ * a refusal writes nothing.  One file named twice (by two paths, or
+ * hard links: same device and inode) is refused: its samples would count
+ * twice, and the sum's error bars claim a precision no run gave.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <profil.h>
 
@@ -23,6 +26,35 @@ free_all(struct profil_profile **in, size_t n)
 	for (size_t i = 0; i < n; i++)
 		profil_profile_free(in[i]);
 	free(in);
+}
+
+/*
+ * Refuse (exit 2) when two of the n paths name one file.  A path that
+ * cannot be stat'ed is left to the reader to complain about.
+ */
+static void
+refuse_same_file(char *const *paths, size_t n)
+{
+	struct stat *st = xcalloc(n, sizeof *st);
+	int *ok = xcalloc(n, sizeof *ok);
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		ok[i] = stat(paths[i], &st[i]) == 0;
+		for (j = 0; ok[i] && j < i; j++)
+			if (ok[j] && st[j].st_dev == st[i].st_dev &&
+			    st[j].st_ino == st[i].st_ino)
+				break;
+		if (ok[i] && j < i)
+			break;
+	}
+	free(ok);
+	free(st);
+	if (i < n)
+		cli_die(EXIT_USAGE, "%s and %s are the same file: merged with "
+		    "itself, a run would count twice and its error bars shrink "
+		    "with no new samples (copy it if that is what you want)",
+		    paths[j], paths[i]);
 }
 
 static int
@@ -61,6 +93,7 @@ merge_exec(int argc, char **argv)
 		cli_die(EXIT_USAGE, "two profiles or more to merge (see 'profil "
 		    "merge --help')");
 	n = (size_t)(argc - optind);
+	refuse_same_file(argv + optind, n);
 	in = xcalloc(n, sizeof *in);
 	for (i = 0; i < n; i++) {
 		in[i] = profil_profile_read(argv[optind + i], cause, sizeof cause);

@@ -1,8 +1,9 @@
 /*
  * test-cli.c - the command line itself, end to end on the real command:
  * options after the operands (never after record's PROGRAM), conflicting
- * views refused; every subcommand's --help describing every option; and
- * how each process ended (report --pid).
+ * views refused; every subcommand's --help describing every option; how
+ * each process ended (report --pid); and merge refusing one file named
+ * twice.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -576,6 +577,55 @@ test_pid_status_recorded(void **state)
 	assert_non_null(strstr(r.out, ",exit 0\n"));
 }
 
+/* ---- merge: one file twice -------------------------------------------- */
+
+static void
+test_merge_refuses_one_file_twice(void **state)
+{
+	const char *prf = shared_profile();
+	char out[PATH_MAX], hardlink[PATH_MAX], sym[PATH_MAX], other[PATH_MAX];
+	char copy[PATH_MAX], dotted[PATH_MAX * 2];
+	char *same[] = { profil_bin, "merge", "-o", out, (char *)prf, (char *)prf,
+	    NULL };
+	char *by_path[] = { profil_bin, "merge", "-o", out, (char *)prf, dotted,
+	    NULL };
+	char *hard[] = { profil_bin, "merge", "-o", out, hardlink, copy,
+	    (char *)prf, NULL };
+	char *soft[] = { profil_bin, "merge", "-o", out, sym, (char *)prf, NULL };
+	char *fine[] = { profil_bin, "merge", "-q", "-o", out, (char *)prf, copy,
+	    NULL };
+	char *const *refused[] = { same, by_path, hard, soft };
+	struct run r;
+
+	(void)state;
+	scratch(out, "twice.prf");
+	scratch(hardlink, "hard.prf");
+	scratch(sym, "sym.prf");
+	scratch(copy, "copy.prf");
+	scratch(other, "sub");
+	assert_int_equal(mkdir(other, 0755), 0);
+	snprintf(dotted, sizeof dotted, "%s/../%s", other, strrchr(prf, '/') + 1);
+	assert_int_equal(link(prf, hardlink), 0);
+	assert_int_equal(symlink(prf, sym), 0);
+	copy_file(prf, copy);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		run(&r, refused[i]);
+		if (r.status != 2)
+			fail_msg("merge %zu: exit %d (%s)", i, r.status, r.err);
+		assert_one_line(&r, "merge");
+		assert_non_null(strstr(r.err, "same file"));
+		assert_false(exists(out));
+	}
+	/* the two names it gives are the two given */
+	run(&r, hard);
+	assert_non_null(strstr(r.err, hardlink));
+	assert_non_null(strstr(r.err, prf));
+	/* a copy is another file: summed, as asked */
+	run(&r, fine);
+	assert_int_equal(r.status, 0);
+	assert_true(exists(out));
+}
+
 static int
 setup(void **state)
 {
@@ -593,6 +643,7 @@ main(void)
 		cmocka_unit_test(test_help_describes_every_option),
 		cmocka_unit_test(test_pid_status_in_words),
 		cmocka_unit_test(test_pid_status_recorded),
+		cmocka_unit_test(test_merge_refuses_one_file_twice),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
