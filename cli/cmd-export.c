@@ -5,7 +5,7 @@
  * pprof: one gzipped profile.proto file (export/pprof.c), -o names it.
  *
  * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), -o names
- * the directory.
+ * the directory, made (one level, as mkdir does) when it is not there.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -67,7 +67,7 @@ export_exec(int argc, char **argv)
 	struct profil_profile *p;
 	char cause[256];
 	struct stat st;
-	int c, pprof, status;
+	int c, pprof, status, made = 0;
 
 	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
@@ -96,12 +96,24 @@ export_exec(int argc, char **argv)
 		cli_die(EXIT_USAGE, "-o: an empty name");
 	if (out == NULL)
 		out = pprof ? EXPORT_PPROF_DEFAULT_PATH : ".";
-	if (!pprof && (stat(out, &st) < 0 || !S_ISDIR(st.st_mode)))
+	if (!pprof && stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
 		cli_die(EXIT_USAGE, "-o: %s: not a directory", out);
 	p = profil_profile_read(argv[optind], cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", argv[optind], cause);
+	/* after reading: a profile that cannot be read makes no directory */
+	if (!pprof && stat(out, &st) < 0) {
+		if (mkdir(out, 0777) < 0) {
+			cli_error("-o: cannot make the directory %s: %s", out,
+			    strerror(errno));
+			profil_profile_free(p);
+			return 1;
+		}
+		made = 1;
+	}
 	status = pprof ? export_pprof(p, out) : export_gmon(p, argv[optind], out);
+	if (made && status != 0)
+		rmdir(out);	/* only if nothing was written there */
 	profil_profile_free(p);
 	return cli_finish_stdout(status);
 }
@@ -116,8 +128,8 @@ const struct cmd cmd_export = {
 	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
 	"                        with samples\n"
 	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
-	"                        gmon: the directory (default the current\n"
-	"                        directory)\n"
+	"                        gmon: the directory, made if missing (its parent\n"
+	"                        must exist; default the current directory)\n"
 	"  -h, --help            this help\n"
 	"There is no default format: --format is needed.\n",
 };

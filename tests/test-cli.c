@@ -2,8 +2,8 @@
  * test-cli.c - the command line itself, end to end on the real command:
  * options after the operands (never after record's PROGRAM), conflicting
  * views refused; every subcommand's --help describing every option; how
- * each process ended (report --pid); and merge refusing one file named
- * twice.
+ * each process ended (report --pid); merge refusing one file named twice;
+ * and export --format gmon making its directory.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -626,6 +626,64 @@ test_merge_refuses_one_file_twice(void **state)
 	assert_true(exists(out));
 }
 
+/* ---- export --format gmon -o DIR ---------------------------------------- */
+
+static void
+test_export_gmon_makes_its_directory(void **state)
+{
+	const char *prf = shared_profile();
+	char dir[PATH_MAX], deep[PATH_MAX], file[PATH_MAX], bad[PATH_MAX];
+	char bad_dir[PATH_MAX], out[PATH_MAX + 32];
+	char *make[] = { profil_bin, "export", "--format", "gmon", "-o", dir,
+	    (char *)prf, NULL };
+	char *missing_parent[] = { profil_bin, "export", "--format", "gmon", "-o",
+	    deep, (char *)prf, NULL };
+	char *not_dir[] = { profil_bin, "export", "--format", "gmon", "-o", file,
+	    (char *)prf, NULL };
+	char *unreadable[] = { profil_bin, "export", "--format", "gmon", "-o",
+	    bad_dir, bad, NULL };
+	struct run r;
+	struct stat st;
+
+	(void)state;
+	scratch(dir, "gmon-new");
+	scratch(deep, "no-parent/gmon-new");
+	scratch(file, "cli.prf");	/* the shared profile: a file */
+	scratch(bad, "not-a-profile.prf");
+	scratch(bad_dir, "gmon-never");
+	run(&r, make);
+	if (r.status != 0)
+		fail_msg("export: %s", r.err);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	snprintf(out, sizeof out, "%s/gmon.workload.out", dir);
+	assert_true(exists(out));
+	/* again, into the directory it made: fine */
+	run(&r, make);
+	assert_int_equal(r.status, 0);
+
+	/* one level, as mkdir: a missing parent is an error, nothing made */
+	run(&r, missing_parent);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "export");
+	assert_non_null(strstr(r.err, "no-parent/gmon-new"));
+	scratch(deep, "no-parent");
+	assert_false(exists(deep));
+	/* a file there is not a directory */
+	run(&r, not_dir);
+	assert_int_equal(r.status, 2);
+	assert_one_line(&r, "export");
+	/* a profile that cannot be read makes no directory */
+	FILE *f = fopen(bad, "w");
+	assert_non_null(f);
+	fputs("not a profile\n", f);
+	fclose(f);
+	run(&r, unreadable);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "export");
+	assert_false(exists(bad_dir));
+}
+
 static int
 setup(void **state)
 {
@@ -644,6 +702,7 @@ main(void)
 		cmocka_unit_test(test_pid_status_in_words),
 		cmocka_unit_test(test_pid_status_recorded),
 		cmocka_unit_test(test_merge_refuses_one_file_twice),
+		cmocka_unit_test(test_export_gmon_makes_its_directory),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
