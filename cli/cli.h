@@ -8,11 +8,19 @@
 
 #include <stddef.h>
 
+struct option;
+
 struct cmd {
 	const char *name;
 	const char *usage;		/* after "profil NAME " */
 	const char *summary;
 	int (*exec)(int argc, char **argv);	/* argv[0] is the name */
+	/*
+	 * What --help prints after the usage line: a line per option
+	 * ("  -o, --output FILE  what it does (default ...)"), every long
+	 * name of the option table among them (cli_help checks).
+	 */
+	const char *help;
 };
 
 extern const struct cmd cmd_record, cmd_report, cmd_export, cmd_check;
@@ -50,8 +58,41 @@ int cli_parse_percent(const char *s, double *out);
 /* The argument of --limit (a number of rows), or a usage exit. */
 long cli_option_limit(const char *arg);
 
+/*
+ * Options for every subcommand but record: getopt_long that takes options
+ * after the operands too, as GNU tools do ("profil report FILE --limit 1";
+ * a bare "--" ends the options; POSIXLY_CORRECT in the environment stops
+ * at the first operand, as it does for them).  shortopts without the
+ * leading ':' or '+'; set optind = 0 before the first call to start afresh.
+ * record stops at its PROGRAM instead (getopt_long with "+:").
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+    const struct option *longopts, int *longindex);
+
 /* One line for getopt's '?' or ':' (opterr = 0, optstring "+:..."). */
 void cli_bad_option(int c, int optopt_, const char *arg);
+
+/*
+ * Long options of which one at most may be given (report's views):
+ * *chosen keeps the first, by name as given ("processes" for --processes)
+ * and value (NULL when none); a different one exits 2 with one line
+ * naming both ("--threads and --objects: one view at a time", WHAT being
+ * "view").  The same option with the same value again is harmless.  The
+ * strings must outlive *chosen (argv's and the option table's do).
+ */
+struct cli_choice {
+	const char *option, *value;	/* option NULL: none chosen yet */
+};
+void cli_choose(struct cli_choice *chosen, const char *option,
+    const char *value, const char *what);
+
+/*
+ * --help: the usage line, the summary and cmd->help on stdout, then a
+ * line for any long option of options (may be NULL) that cmd->help does
+ * not name, so an option added without its line still shows, marked
+ * "(undocumented)" for the tests to catch.  Returns cli_finish_stdout(0).
+ */
+int cli_help(const struct cmd *cmd, const struct option *options);
 
 /* Flush and close stdout, exiting with an error if that failed. */
 int cli_finish_stdout(int status);

@@ -134,20 +134,6 @@ tidy(struct kept *k)
 	k->n = out;
 }
 
-static void
-usage(void)
-{
-	printf("usage: profil archive %s\n"
-	    "  -o FILE          write the archived profile there (default: "
-	    "FILE itself)\n"
-	    "  --symfs DIR      find the profiled files under DIR (a copy of "
-	    "the\n"
-	    "                   recording machine's root)\n"
-	    "  --debug-dir DIRS also look by build-id in these directories\n"
-	    "                   (DIR/.build-id/xx/...; colon-separated)\n",
-	    cmd_archive.usage);
-}
-
 static int
 archive_exec(int argc, char **argv)
 {
@@ -165,8 +151,7 @@ archive_exec(int argc, char **argv)
 	size_t objects = 0;
 	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (*optarg == '\0')
@@ -180,8 +165,7 @@ archive_exec(int argc, char **argv)
 			debug_dirs = optarg;
 			break;
 		case 'h':
-			usage();
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_archive, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -224,4 +208,12 @@ const struct cmd cmd_archive = {
 	"keep the names of the sampled functions in the profile, so that it "
 	    "names them anywhere",
 	archive_exec,
+	"  -o, --output OUT     write the archived profile there (default: FILE\n"
+	"                       itself, replaced atomically)\n"
+	"      --symfs DIR      find the profiled files under DIR, a copy of the\n"
+	"                       recording machine's root (default: their paths)\n"
+	"      --debug-dir DIRS also look for them by build-id in these\n"
+	"                       directories (DIR/.build-id/xx/...; colon-separated)\n"
+	"  -h, --help           this help\n"
+	"Only names are kept: source lines and instructions need the files.\n",
 };

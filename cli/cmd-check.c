@@ -20,15 +20,13 @@ check_exec(int argc, char **argv)
 	};
 	int c, quiet = 0, status = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:qh", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
-			printf("usage: profil check %s\n", cmd_check.usage);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_check, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -63,4 +61,7 @@ check_exec(int argc, char **argv)
 const struct cmd cmd_check = {
 	"check", "[-q] FILE...", "check that profile files are sound",
 	check_exec,
+	"  -q, --quiet  no line for a sound file, only errors\n"
+	"  -h, --help   this help\n"
+	"Exit 0 when every file is sound, 1 otherwise.\n",
 };

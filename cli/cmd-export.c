@@ -5,7 +5,7 @@
  * pprof: one gzipped profile.proto file (export/pprof.c), -o names it.
  *
  * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), -o names
- * the directory.
+ * the directory, made (one level, as mkdir does) when it is not there.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +22,7 @@
 #include "outfile.h"
 #include "export/gmon.h"
 #include "export/pprof.h"
+#include "symbols/find.h"
 #include "symbols/symbols.h"
 
 /* p as the pprof file path; the exit status. */
@@ -60,17 +61,18 @@ export_exec(int argc, char **argv)
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, 'S' },
+		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = NULL, *out = NULL;
+	const char *format = NULL, *out = NULL, *symfs = NULL, *debug_dirs = NULL;
 	struct profil_profile *p;
 	char cause[256];
 	struct stat st;
-	int c, pprof, status;
+	int c, pprof, status, made = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:o:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -78,21 +80,20 @@ export_exec(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'S':
+			symfs = optarg;
+			break;
+		case 'D':
+			debug_dirs = optarg;
+			break;
 		case 'h':
-			printf("usage: profil export %s\n"
-			    "  --format pprof  one gzipped pprof profile (profile.proto)"
-			    " for pprof,\n                  Pyroscope, Parca, Grafana;"
-			    " -o FILE, default %s\n"
-			    "  --format gmon   gmon.OBJECT.out files for GNU gprof, one"
-			    " per object\n                  with samples; -o DIR,"
-			    " default the current directory\n",
-			    cmd_export.usage, EXPORT_PPROF_DEFAULT_PATH);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_export, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
+	find_search_set(symfs, debug_dirs);
 	if (format == NULL || (strcmp(format, "gmon") != 0 &&
 	    strcmp(format, "pprof") != 0))
 		cli_die(EXIT_USAGE, "--format: %s%s%s (gmon, pprof)", format ?
@@ -105,12 +106,24 @@ export_exec(int argc, char **argv)
 		cli_die(EXIT_USAGE, "-o: an empty name");
 	if (out == NULL)
 		out = pprof ? EXPORT_PPROF_DEFAULT_PATH : ".";
-	if (!pprof && (stat(out, &st) < 0 || !S_ISDIR(st.st_mode)))
+	if (!pprof && stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
 		cli_die(EXIT_USAGE, "-o: %s: not a directory", out);
 	p = profil_profile_read(argv[optind], cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", argv[optind], cause);
+	/* after reading: a profile that cannot be read makes no directory */
+	if (!pprof && stat(out, &st) < 0) {
+		if (mkdir(out, 0777) < 0) {
+			cli_error("-o: cannot make the directory %s: %s", out,
+			    strerror(errno));
+			profil_profile_free(p);
+			return 1;
+		}
+		made = 1;
+	}
 	status = pprof ? export_pprof(p, out) : export_gmon(p, argv[optind], out);
+	if (made && status != 0)
+		rmdir(out);	/* only if nothing was written there */
 	profil_profile_free(p);
 	return cli_finish_stdout(status);
 }
@@ -120,4 +133,14 @@ const struct cmd cmd_export = {
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out)",
 	export_exec,
+	"  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
+	"                        Pyroscope, Parca, Grafana\n"
+	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
+	"                        with samples\n"
+	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
+	"                        gmon: the directory, made if missing (its parent\n"
+	"                        must exist; default the current directory)\n"
+FIND_HELP
+	"  -h, --help            this help\n"
+	"There is no default format: --format is needed.\n",
 };

@@ -2,12 +2,15 @@
  * cmd-merge.c - `profil merge [-q] [-o FILE] FILE FILE...`: profiles of one
  * program summed into one (merge.c does the work).  Every input is read
  * before the output is written, so the output may be one of the inputs;
- * a refusal writes nothing.
+ * a refusal writes nothing.  One file named twice (by two paths, or
+ * hard links: same device and inode) is refused: its samples would count
+ * twice, and the sum's error bars claim a precision no run gave.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <profil.h>
 
@@ -18,22 +21,40 @@
 #define DEFAULT_OUTPUT "merged.prf"
 
 static void
-usage(FILE *f)
-{
-	fprintf(f, "usage: profil merge %s\n", cmd_merge.usage);
-	fprintf(f,
-	    "  -o FILE   the summed profile (default %s)\n"
-	    "  -q        no closing message\n"
-	    "Inputs must be of the same program (executable), rate and engine.\n",
-	    DEFAULT_OUTPUT);
-}
-
-static void
 free_all(struct profil_profile **in, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		profil_profile_free(in[i]);
 	free(in);
+}
+
+/*
+ * Refuse (exit 2) when two of the n paths name one file.  A path that
+ * cannot be stat'ed is left to the reader to complain about.
+ */
+static void
+refuse_same_file(char *const *paths, size_t n)
+{
+	struct stat *st = xcalloc(n, sizeof *st);
+	int *ok = xcalloc(n, sizeof *ok);
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		ok[i] = stat(paths[i], &st[i]) == 0;
+		for (j = 0; ok[i] && j < i; j++)
+			if (ok[j] && st[j].st_dev == st[i].st_dev &&
+			    st[j].st_ino == st[i].st_ino)
+				break;
+		if (ok[i] && j < i)
+			break;
+	}
+	free(ok);
+	free(st);
+	if (i < n)
+		cli_die(EXIT_USAGE, "%s and %s are the same file: merged with "
+		    "itself, a run would count twice and its error bars shrink "
+		    "with no new samples (copy it if that is what you want)",
+		    paths[j], paths[i]);
 }
 
 static int
@@ -51,8 +72,7 @@ merge_exec(int argc, char **argv)
 	size_t n, i;
 	int c, quiet = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:qh", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "o:qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (*optarg == '\0')
@@ -63,8 +83,7 @@ merge_exec(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			usage(stdout);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_merge, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -74,6 +93,7 @@ merge_exec(int argc, char **argv)
 		cli_die(EXIT_USAGE, "two profiles or more to merge (see 'profil "
 		    "merge --help')");
 	n = (size_t)(argc - optind);
+	refuse_same_file(argv + optind, n);
 	in = xcalloc(n, sizeof *in);
 	for (i = 0; i < n; i++) {
 		in[i] = profil_profile_read(argv[optind + i], cause, sizeof cause);
@@ -110,4 +130,9 @@ const struct cmd cmd_merge = {
 	"merge", "[-q] [-o FILE] FILE FILE...",
 	"sum profiles of the same program into one",
 	merge_exec,
+	"  -o, --output FILE  the summed profile (default " DEFAULT_OUTPUT "); it may be\n"
+	"                     one of the inputs\n"
+	"  -q, --quiet        no closing message\n"
+	"  -h, --help         this help\n"
+	"Inputs must be of the same program (executable), rate and engine.\n",
 };

@@ -29,28 +29,11 @@
  * 10 kHz the program would spend more time being sampled than running,
  * and the kernel starts throttling.  The library has the same ceiling.
  */
-#define MAX_RATE_HZ		PROFIL_MAX_HZ
+#define MAX_RATE_HZ		10000
+_Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
 #define MAX_ASK_HZ		1000000	/* asked above MAX_RATE_HZ: clamped */
-
-static void
-usage(FILE *f)
-{
-	fprintf(f, "usage: profil record %s\n", cmd_record.usage);
-	fprintf(f,
-	    "  -o FILE       profile file (default PROGRAM.prf; %%p is the pid)\n"
-	    "  -p PID        attach to a running process until it exits or Ctrl-C\n"
-	    "  -F HZ         samples per CPU-second (default %d, at most %d:\n"
-	    "                more is lowered to that, with a warning)\n"
-	    "  -i USEC       or the interval between samples in microseconds\n"
-	    "  -b BYTES      code bytes per counter (default %d: exact)\n"
-	    "  -e ENGINE     auto (default), perf or timer\n"
-	    "  --no-children profile the program only, not processes it starts\n"
-	    "  --wait-all    go on until every process the program started has\n"
-	    "                ended, those it left running too (default: stop\n"
-	    "                when the program ends, and name what still runs)\n"
-	    "  -q            no closing message\n",
-	    DEFAULT_RATE_HZ, MAX_RATE_HZ, DEFAULT_BUCKET_BYTES);
-}
+#define STR(x)			STR_(x)
+#define STR_(x)			#x
 
 /* PROGRAM.prf in the current directory, %p expanded; absolute. */
 static char *
@@ -100,6 +83,78 @@ check_output_dir(const char *path)
 	}
 	free(copy);
 	return ok;
+}
+
+/*
+ * The temporary file the profile will be written to, open from before the
+ * program runs until the profile is in place; removed by any exit before
+ * that (cli_die deep in an engine included).  Only by the recorder: a
+ * forked child that calls exit() must not take it away.
+ */
+static struct outfile *pending;
+static pid_t pending_owner;
+
+static void
+remove_pending(void)
+{
+	if (pending != NULL && getpid() == pending_owner)
+		outfile_abort(pending, NULL);
+	pending = NULL;
+}
+
+/*
+ * Create the temporary file beside path (with %p still 0 in it: only the
+ * name changes at the end).  0, or -1 after one line on stderr.
+ */
+static int
+open_output(struct outfile *out, const char *path)
+{
+	static int registered;
+	char cause[PATH_MAX + 256];
+
+	if (check_output_dir(path) < 0)
+		return -1;
+	if (outfile_open(out, path, OUTFILE_PRF, cause, sizeof cause) < 0) {
+		cli_error("%s", cause);
+		return -1;
+	}
+	if (!registered && atexit(remove_pending) == 0)
+		registered = 1;
+	pending = out;
+	pending_owner = getpid();
+	return 0;
+}
+
+/*
+ * p into the temporary file, renamed to path.  0, or -1 with a cause; the
+ * temporary file is gone either way.
+ */
+static int
+commit_output(struct outfile *out, const struct profil_profile *p,
+    const char *path, char *cause, size_t cause_size)
+{
+	void *data = NULL;
+	size_t size;
+	int rc;
+
+	pending = NULL;
+	if (outfile_may_replace(path, OUTFILE_PRF, cause, cause_size) < 0) {
+		outfile_abort(out, NULL);
+		return -1;
+	}
+	out->path = path;
+	if (profil_profile_encode(p, &data, &size) < 0) {
+		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
+		outfile_abort(out, NULL);
+		return -1;
+	}
+	rc = outfile_write(out, data, size, cause, cause_size);
+	free(data);
+	if (rc < 0) {
+		outfile_abort(out, NULL);
+		return -1;
+	}
+	return outfile_commit(out, NULL, cause, cause_size);
 }
 
 /* The command line of a running process, as a NULL-terminated vector. */
@@ -230,8 +285,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 			o->quiet = 1;
 			break;
 		case 'h':
-			usage(stdout);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_record, options);
 		case 'V':
 			printf("profil record 0.1.0\n");
 			return cli_finish_stdout(0);
@@ -322,9 +376,10 @@ record_exec(int argc, char **argv)
 	struct record_opts o;
 	struct record_result r;
 	struct profil_profile *p;
-	const char *output;
+	struct outfile out;
+	const char *output, *slash;
 	struct timespec wall_start;
-	char cause[256], *path;
+	char cause[PATH_MAX + 256], *path;
 	pid_t attach;
 	char **cmdline = NULL;
 	int c, status;
@@ -348,15 +403,21 @@ record_exec(int argc, char **argv)
 		o.argv = argv + optind;
 	}
 
-	/* Decide where the profile goes now, not at exit. */
+	/*
+	 * Decide where the profile goes now, not at exit: create the file it
+	 * will be written to, so that what refuses it is said before the
+	 * program runs.  %p changes the name only, not the directory.
+	 */
+	slash = output != NULL ? strrchr(output, '/') : NULL;
+	if (slash != NULL && strstr(output, "%p") != NULL &&
+	    strstr(output, "%p") < slash)
+		cli_die(EXIT_USAGE, "-o: %%p goes in the file name, not in a "
+		    "directory (%s)", output);
 	path = output_path(output, o.argv[0], 0);
-	c = check_output_dir(path);
-	if (c == 0 && (c = outfile_may_replace(path, OUTFILE_PRF, cause,
-	    sizeof cause)) < 0)
-		cli_error("%s", cause);
-	free(path);
-	if (c < 0)
+	if (open_output(&out, path) < 0) {
+		free(path);
 		return EXIT_USAGE;
+	}
 
 	/* auto: perf events when permitted, else the timer engine */
 	if (o.engine != ENGINE_TIMER &&
@@ -381,10 +442,13 @@ record_exec(int argc, char **argv)
 	    o.engine == ENGINE_PERF ? record_perf(&o, &r) :
 	    record_timer(&o, &r)) < 0) {
 		builder_free(r.builder);
+		remove_pending();
+		free(path);
 		return 1;
 	}
 	if (r.exec_errno != 0) {
 		builder_free(r.builder);
+		remove_pending();
 		if (r.exec_errno == ENOENT)
 			cli_die(127, "%s: command not found", o.argv[0]);
 		cli_die(126, "cannot execute %s: %s", o.argv[0],
@@ -406,11 +470,11 @@ record_exec(int argc, char **argv)
 	p->duration_ns = r.wall_ns;
 	p->cpu_ns = r.cpu_ns;
 
+	free(path);	/* out.path until now */
 	path = output_path(output, o.argv[0], r.pid);
-	if (outfile_may_replace(path, OUTFILE_PRF, cause, sizeof cause) < 0 ||
-	    profil_profile_save(p, path, cause, sizeof cause) < 0) {
-		cli_error("cannot write %s: %s (any previous file there is "
-		    "unchanged)", path, cause);
+	if (commit_output(&out, p, path, cause, sizeof cause) < 0) {
+		cli_error("cannot write the profile: %s (any previous file there "
+		    "is unchanged)", cause);
 		profil_profile_free(p);
 		free(path);
 		return status ? status : 1;
@@ -451,4 +515,26 @@ const struct cmd cmd_record = {
 	    "[--no-children | --wait-all] [-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
+	"  -o, --output FILE    the profile (default PROGRAM.prf here; %p in FILE is\n"
+	"                       the pid)\n"
+	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
+	"                       (perf engine)\n"
+	"  -F, --freq HZ        samples per CPU-second (default " STR(DEFAULT_RATE_HZ)
+	    "); above " STR(MAX_RATE_HZ) ",\n"
+	"                       lowered to " STR(MAX_RATE_HZ) " with a warning\n"
+	"  -i, --interval USEC  or the interval between samples, 1 to 1000000 us\n"
+	"                       (under 100 is lowered to 100 us likewise)\n"
+	"  -b, --bucket BYTES   code bytes per counter, 1 to 65536 (default "
+	    STR(DEFAULT_BUCKET_BYTES) ": exact)\n"
+	"  -e, --engine ENGINE  auto (default: perf when permitted, else timer),\n"
+	"                       perf or timer\n"
+	"      --no-children    profile the program only, not processes it starts\n"
+	"                       (default: follow them)\n"
+	"      --wait-all       go on until every process the program started has\n"
+	"                       ended, those it left running too (default: stop\n"
+	"                       when the program ends, and name what still runs)\n"
+	"  -q, --quiet          no closing message\n"
+	"  -h, --help           this help\n"
+	"  -V, --version        the version\n"
+	"Options stop at PROGRAM (or at --): what follows is the program's.\n",
 };

@@ -18,6 +18,7 @@
 #include "symbols/funcs.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "symbols/find.h"
 
 enum { VIEW_FLAT, VIEW_OBJECTS, VIEW_THREADS, VIEW_PROCESSES, VIEW_HISTOGRAM,
     VIEW_ANNOTATE };
@@ -152,31 +153,37 @@ report_exec(int argc, char **argv)
 		{ "colour", required_argument, NULL, 'c' },
 		{ "wide", no_argument, NULL, 'W' },
 		{ "inline", no_argument, NULL, 'I' },
+		{ "symfs", required_argument, NULL, 'S' },
+		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, 0, -1, NULL, 80, NULL };
 	const char *file = NULL, *html = NULL, *colour = "auto";
+	const char *symfs = NULL, *debug_dirs = NULL;
+	struct cli_choice chosen = { NULL, NULL };	/* the view's option */
 	char *newest = NULL;
-	int view = VIEW_FLAT, wide = 0, inlines = 0, c;
+	int view = VIEW_FLAT, wide = 0, inlines = 0, c, at = 0;
 	struct profil_profile *p;
 	struct funcs f = { 0 };
 	char cause[512], caption[512];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:n:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
 		switch (c) {
 		case 'f':
 			o.format = table_option_format(optarg);
 			break;
 		case 'O':
 			view = VIEW_OBJECTS;
+			cli_choose(&chosen, options[at].name, NULL, "view");
 			break;
 		case 'T':
 			view = VIEW_THREADS;
+			cli_choose(&chosen, options[at].name, NULL, "view");
 			break;
 		case 'P':
 			view = VIEW_PROCESSES;
+			cli_choose(&chosen, options[at].name, NULL, "view");
 			break;
 		case 'H':
 			view = VIEW_HISTOGRAM;
@@ -185,13 +192,16 @@ report_exec(int argc, char **argv)
 			if (optarg == NULL && optind < argc && argv[optind][0] != '-' &&
 			    !looks_like_profile(argv[optind]))
 				o.target = argv[optind++];
+			cli_choose(&chosen, options[at].name, o.target, "view");
 			break;
 		case 'a':
 			view = VIEW_ANNOTATE;
 			o.target = optarg;
+			cli_choose(&chosen, options[at].name, optarg, "view");
 			break;
 		case 'w':
 			html = optarg;
+			cli_choose(&chosen, options[at].name, optarg, "view");
 			break;
 		case 'm':
 			if (cli_parse_percent(optarg, &o.min_percent) < 0)
@@ -225,9 +235,14 @@ report_exec(int argc, char **argv)
 		case 'I':
 			inlines = 1;
 			break;
+		case 'S':
+			symfs = optarg;
+			break;
+		case 'D':
+			debug_dirs = optarg;
+			break;
 		case 'h':
-			printf("usage: profil report %s\n", cmd_report.usage);
-			return cli_finish_stdout(0);
+			return cli_help(&cmd_report, options);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -238,12 +253,11 @@ report_exec(int argc, char **argv)
 	if (optind < argc)
 		cli_die(EXIT_USAGE, "one profile at a time ('%s' is extra)",
 		    argv[optind]);
-	if (html != NULL && view != VIEW_FLAT)
-		cli_die(EXIT_USAGE, "--html makes a page of every view; it does "
-		    "not combine with another view");
-	if (inlines && (view != VIEW_FLAT || html != NULL))
-		cli_die(EXIT_USAGE, "--inline goes with the flat view only (the "
-		    "others need each function's addresses)");
+	if (inlines && chosen.option != NULL)
+		cli_die(EXIT_USAGE, "--inline and --%s: --inline goes with the flat "
+		    "view only (the others need each function's addresses)",
+		    chosen.option);
+	find_search_set(symfs, debug_dirs);
 	if (file == NULL && (file = newest = newest_profile()) == NULL)
 		cli_die(1, "no profile named and no .prf file here (give one: "
 		    "profil report FILE)");
@@ -293,10 +307,35 @@ report_exec(int argc, char **argv)
 
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
-	    "--annotate FUNCTION | --html FILE] [--format text|csv|json] "
+	    "--annotate FUNCTION | --html PAGE] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] [--sort samples|function|object] "
 	    "[--inline] [--color auto|always|never] [--wide] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
 	report_exec,
+	"One view at a time; the default is the flat profile, a row per function.\n"
+	"      --objects          the program, each library, the kernel, unknown code\n"
+	"                         and lost samples\n"
+	"      --threads          a row per thread\n"
+	"      --pid, --processes a row per process, with how it ended\n"
+	"      --histogram[=TARGET]  bars over the addresses of a function or object\n"
+	"                         (default: the object with most samples); --limit\n"
+	"                         is the number of bars (default 40)\n"
+	"      --annotate FUNCTION  FUNCTION's samples by source line (per\n"
+	"                         instruction where it has no line table)\n"
+	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
+	"      --inline           flat view: credit inlined code to the function it\n"
+	"                         came from (default: to the symbol it is in)\n"
+	"  -f, --format FORMAT    text (default), csv or json (stable columns)\n"
+	"      --min-percent P    leave out rows under P percent (default 0)\n"
+	"  -n, --limit N          at most N rows (default: all)\n"
+	"      --sort KEY         flat view order: samples (default), function or\n"
+	"                         object\n"
+	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR),\n"
+	"                         always or never; also --colour\n"
+	"      --wide             never cut names (default: fit the terminal, or\n"
+	"                         COLUMNS, else 80 columns)\n"
+FIND_HELP
+	"  -h, --help             this help\n"
+	"FILE defaults to the newest *.prf file in the current directory.\n",
 };

@@ -66,12 +66,34 @@ outfile_open(struct outfile *of, const char *path, const char *signature,
 		return -1;
 	of->tmp = xmalloc(size);
 	snprintf(of->tmp, size, "%s.tmp.XXXXXX", path);
-	of->fd = mkstemp(of->tmp);
+	/* close-on-exec: record keeps it open while the program runs */
+	of->fd = mkostemp(of->tmp, O_CLOEXEC);
 	if (of->fd < 0) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		free(of->tmp);
 		of->tmp = NULL;
 		return -1;
+	}
+	return 0;
+}
+
+int
+outfile_write(struct outfile *of, const void *data, size_t size, char *cause,
+    size_t cause_size)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(of->fd, (const char *)data + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(cause, cause_size, "%s: %s", of->path,
+			    strerror(n < 0 ? errno : EIO));
+			return -1;
+		}
+		done += (size_t)n;
 	}
 	return 0;
 }

@@ -20,7 +20,8 @@
 #define OUTFILE_HTML	"<!DOCTYPE html>\n<!-- profil report -->"
 
 struct outfile {
-	const char *path;
+	const char *path;	/* may change before commit, in the same
+				 * directory (record learns %p's pid late) */
 	char *tmp;		/* the temporary file, NULL when none */
 	int fd;
 };
@@ -34,7 +35,10 @@ int outfile_may_replace(const char *path, const char *signature,
 
 /*
  * Check path as above and create the temporary file (mode 0644 when
- * committed); of->fd is open for writing.  0, or -1 with a cause.
+ * committed); of->fd is open for writing, close-on-exec.  0, or -1 with a
+ * cause.  Creating it finds out early what only a write would tell (a
+ * read-only file system, /proc, a name the file system refuses, no inode
+ * left), so record opens its output before it runs the program.
  */
 int outfile_open(struct outfile *of, const char *path, const char *signature,
     char *cause, size_t cause_size);
@@ -46,6 +50,10 @@ int outfile_open(struct outfile *of, const char *path, const char *signature,
  */
 int outfile_commit(struct outfile *of, FILE *fp, char *cause,
     size_t cause_size);
+
+/* Write all of data to of->fd.  0, or -1 with a cause (nothing is removed). */
+int outfile_write(struct outfile *of, const void *data, size_t size,
+    char *cause, size_t cause_size);
 
 /* Give up: close (fp, or of->fd) and remove the temporary file. */
 void outfile_abort(struct outfile *of, FILE *fp);

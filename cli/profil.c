@@ -23,19 +23,41 @@ usage(FILE *f)
 	fprintf(f, "usage: profil COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\n'profil COMMAND --help' describes each; see profil(1).\n");
+	fprintf(f, "\n'profil help COMMAND' (or 'profil COMMAND --help') describes "
+	    "each; see profil(1).\n");
+}
+
+/* The command name is, or is an unambiguous prefix of; exits if none. */
+static const struct cmd *
+find_command(const char *name)
+{
+	const struct cmd *found = NULL;
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+		if (len > 0 && strncmp(commands[i]->name, name, len) == 0) {
+			if (found != NULL)
+				cli_die(EXIT_USAGE, "ambiguous command '%s'", name);
+			found = commands[i];
+		}
+	}
+	if (found == NULL)
+		cli_die(EXIT_USAGE, "unknown command '%s' (try 'profil --help')",
+		    name);
+	return found;
 }
 
 int
 main(int argc, char **argv)
 {
-	const struct cmd *found = NULL;
-	size_t i, len;
+	const struct cmd *found;
 
 	if (argc < 2)
 		cli_die(EXIT_USAGE, "no command given (try 'profil --help')");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
+	    (strcmp(argv[1], "help") == 0 && argc == 2)) {
 		usage(stdout);
 		return cli_finish_stdout(0);
 	}
@@ -43,21 +65,17 @@ main(int argc, char **argv)
 		printf("profil %s\n", PROFIL_VERSION);
 		return cli_finish_stdout(0);
 	}
-	len = strlen(argv[1]);
-	for (i = 0; i < NCOMMANDS; i++) {
-		if (strcmp(commands[i]->name, argv[1]) == 0) {
-			found = commands[i];
-			break;
-		}
-		if (len > 0 && strncmp(commands[i]->name, argv[1], len) == 0) {
-			if (found != NULL)
-				cli_die(EXIT_USAGE, "ambiguous command '%s'", argv[1]);
-			found = commands[i];
-		}
+	if (strcmp(argv[1], "help") == 0) {	/* "profil help CMD": CMD --help */
+		char *help[] = { NULL, "--help", NULL };
+
+		if (argc > 3)
+			cli_die(EXIT_USAGE, "help: one command at a time");
+		found = find_command(argv[2]);
+		cli_name = found->name;
+		help[0] = argv[2];
+		return found->exec(2, help);
 	}
-	if (found == NULL)
-		cli_die(EXIT_USAGE, "unknown command '%s' (try 'profil --help')",
-		    argv[1]);
+	found = find_command(argv[1]);
 	cli_name = found->name;
 	return found->exec(argc - 1, argv + 1);
 }

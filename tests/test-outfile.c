@@ -129,6 +129,24 @@ test_record_refuses_foreign_files_and_links(void **state)
 	assert_int_equal(r.status, 0);
 }
 
+/*
+ * A second file with profile()'s samples: merge refuses one file named
+ * twice (profil.1), a copy is another run to it.
+ */
+static const char *
+profile_copy(void)
+{
+	static char copy[PATH_MAX];
+	char cmd[PATH_MAX * 2 + 8];
+
+	if (copy[0] == '\0') {
+		snprintf(copy, sizeof copy, "%s", tmp("base-copy.prf"));
+		snprintf(cmd, sizeof cmd, "cp %s %s", profile(), copy);
+		assert_int_equal(system(cmd), 0);
+	}
+	return copy;
+}
+
 static void
 test_every_writer_keeps_foreign_files(void **state)
 {
@@ -150,7 +168,7 @@ test_every_writer_keeps_foreign_files(void **state)
 	assert_int_equal(r.status, 1);
 	one_line_naming(&r, "not written by profil");
 	char *merge[] = { profil_bin, "merge", "-q", "-o", (char *)victim,
-	    (char *)prf, (char *)prf, NULL };
+	    (char *)prf, (char *)profile_copy(), NULL };
 	run(&r, merge);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "not written by profil"));
@@ -210,7 +228,7 @@ test_disk_full_keeps_the_old_file(void **state)
 	    mnt);
 	(void)system(cmd);
 	char *merge[] = { profil_bin, "merge", "-q", "-o", old, (char *)prf,
-	    (char *)prf, (char *)prf, NULL };
+	    (char *)profile_copy(), NULL };
 	run(&r, merge);
 	assert_int_equal(r.status, 1);
 	one_line_naming(&r, "No space left on device");

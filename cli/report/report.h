@@ -50,6 +50,18 @@ struct object_share {
 struct object_share *report_object_shares(const struct profil_profile *p,
     size_t *count);
 
+/*
+ * How a process ended, in words, from its profile's exit_status (a wait(2)
+ * status, or one of the two markers below): "exit 3", "signal 11
+ * (SIGSEGV)", "signal 6 (SIGABRT), core dumped", "running" (still running
+ * when the recording ended), "unknown" (not waited for by the recorder:
+ * the children of the program), or "unknown (0x...)" for a value no wait
+ * status has.  Into buf (40 bytes are enough); returns buf.
+ */
+#define REPORT_STATUS_UNKNOWN	(-1)
+#define REPORT_STATUS_RUNNING	(-2)
+const char *report_exit_status(int32_t status, char *buf, size_t size);
+
 void report_flat(const struct profil_profile *p, struct funcs *f,
     const struct report_options *o);
 void report_objects(const struct profil_profile *p,

@@ -53,6 +53,7 @@ format_cell(char *buf, size_t size, const struct col *c, union cell v)
 {
 	switch (c->type) {
 	case COL_STR:
+	case COL_WORDS:
 		snprintf(buf, size, "%s", v.s ? v.s : "");
 		break;
 	case COL_INT:
@@ -67,6 +68,9 @@ format_cell(char *buf, size_t size, const struct col *c, union cell v)
 		break;
 	case COL_SEC:
 		snprintf(buf, size, "%.3f", v.d);
+		break;
+	case COL_PROB:
+		snprintf(buf, size, v.d < 0.00005 ? "<0.0001" : "%.4f", v.d);
 		break;
 	}
 }
@@ -134,13 +138,16 @@ print_machine(const struct table *t, int format)
 			} else if (c) {
 				putchar(',');
 			}
-			if (col->type == COL_STR) {
+			if (col->type == COL_STR || col->type == COL_WORDS) {
 				if (format == FORMAT_CSV)
 					csv_string(row[c].s ? row[c].s : "");
 				else
 					json_string(row[c].s ? row[c].s : "");
 			} else if (col->type == COL_INT) {
 				printf("%lld", (long long)row[c].i);
+			} else if (col->type == COL_PROB) {
+				/* small ones matter: digits, not places */
+				printf("%.6g", row[c].d);
 			} else {
 				snprintf(buf, sizeof buf, "%.4f", row[c].d);
 				fputs(buf, stdout);
@@ -234,7 +241,7 @@ print_text(const struct table *t, const int *order, const char *caption)
 		fputs("\033[1m", stdout);
 	for (k = 0; k < n; k++) {
 		const struct col *c = &t->cols[order[k]];
-		int left = c->type == COL_STR;
+		int left = c->type == COL_STR || c->type == COL_WORDS;
 
 		printf("%s%*s", k ? "  " : "", left && k == n - 1 ? 0 :
 		    (left ? -width[k] : width[k]), c->title);
@@ -245,7 +252,7 @@ print_text(const struct table *t, const int *order, const char *caption)
 
 		for (k = 0; k < n; k++) {
 			const struct col *c = &t->cols[order[k]];
-			int left = c->type == COL_STR;
+			int left = c->type == COL_STR || c->type == COL_WORDS;
 			const char *shown;
 
 			format_cell(buf, sizeof buf, c, row[order[k]]);
@@ -256,7 +263,7 @@ print_text(const struct table *t, const int *order, const char *caption)
 				printf("%s%*s", k ? " " : "", width[k] + 1, with);
 				continue;
 			}
-			shown = left ? fit(cut, sizeof cut, buf, width[k]) : buf;
+			shown = c->type == COL_STR ? fit(cut, sizeof cut, buf, width[k]) : buf;
 			fputs(k ? "  " : "", stdout);
 			if (c->type == COL_PCT && k == 0)
 				fputs(table_colour_of(row[order[k]].d), stdout);

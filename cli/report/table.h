@@ -11,10 +11,12 @@
 
 enum col_type {
 	COL_STR,		/* text */
+	COL_WORDS,		/* text never cut to fit ("signal 11 (SIGSEGV)") */
 	COL_INT,		/* integer */
 	COL_PCT,		/* a percentage: 12.3456 */
 	COL_ERR,		/* the 95% half-width of a percentage, in points */
 	COL_SEC,		/* seconds */
+	COL_PROB,		/* a probability (diff's q-value): 0.0123, <0.0001 */
 };
 
 struct col {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cli.h"
 #include "report.h"
@@ -231,29 +232,60 @@ report_threads(const struct profil_profile *p, const struct report_options *o)
 	free(by);
 }
 
+const char *
+report_exit_status(int32_t status, char *buf, size_t size)
+{
+	uint32_t raw = (uint32_t)status;
+	int sig = (int)(raw & 0x7f);
+	const char *name = sig != 0 ? sigabbrev_np(sig) : NULL;
+
+	if (status == REPORT_STATUS_UNKNOWN)
+		snprintf(buf, size, "unknown");
+	else if (status == REPORT_STATUS_RUNNING)
+		snprintf(buf, size, "running");
+	else if (raw > 0xffff)	/* no wait status is: a foreign value */
+		snprintf(buf, size, "unknown (0x%x)", raw);
+	else if (WIFEXITED(status))
+		snprintf(buf, size, "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status) && (raw & 0xff00) == 0)
+		/* real-time signals have no fixed name: their number only */
+		snprintf(buf, size, "signal %d%s%s%s%s", sig, name ? " (SIG" : "",
+		    name ? name : "", name ? ")" : "",
+		    WCOREDUMP(status) ? ", core dumped" : "");
+	else		/* stopped, or bits no final status has */
+		snprintf(buf, size, "unknown (0x%x)", raw);
+	return buf;
+}
+
+/*
+ * Processes.  exit_status is the wait status as recorded (documented,
+ * numeric); status, appended, says it in words, and is what text shows.
+ */
 static const struct col process_cols[] = {
 	{ "pid", "pid", COL_INT },
 	{ "ppid", "ppid", COL_INT },
 	{ "command", "command", COL_STR },
-	{ "exit_status", "status", COL_INT },
+	{ "exit_status", "exit_status", COL_INT },
 	{ "samples", "samples", COL_INT },
 	{ "percent", "%", COL_PCT },
 	{ "error95", "95%", COL_ERR },
 	{ "seconds", "seconds", COL_SEC },
+	{ "status", "status", COL_WORDS },
 };
-static const int process_text[] = { 5, 6, 7, 4, 0, 1, 3, 2, -1 };
+static const int process_text[] = { 5, 6, 7, 4, 0, 1, 8, 2, -1 };
 
 void
 report_processes(const struct profil_profile *p, const struct report_options *o)
 {
 	const struct profil_process **by = xcalloc(p->nprocesses + 1, sizeof *by);
+	char (*words)[40] = xcalloc(p->nprocesses + 1, sizeof *words);
 	struct table t;
 	size_t i;
 
 	for (i = 0; i < p->nprocesses; i++)
 		by[i] = &p->processes[i];
 	qsort(by, p->nprocesses, sizeof *by, process_order);
-	table_init(&t, process_cols, 8);
+	table_init(&t, process_cols, 9);
 	for (i = 0; i < p->nprocesses; i++) {
 		const struct profil_process *pr = by[i];
 		union cell *c;
@@ -271,9 +303,12 @@ report_processes(const struct profil_profile *p, const struct report_options *o)
 		c[5].d = report_percent(pr->samples, p->samples);
 		c[6].d = table_error95(pr->samples, p->samples);
 		c[7].d = (double)pr->samples * (double)p->interval_ns / 1e9;
+		c[8].s = report_exit_status(pr->exit_status, words[i],
+		    sizeof words[i]);
 	}
 	table_print(&t, o->format, process_text, o->caption);
 	table_free(&t);
+	free(words);
 	free(by);
 }
 

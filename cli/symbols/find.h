@@ -17,6 +17,14 @@
  */
 void find_search_set(const char *symfs, const char *debug_dirs);
 
+/* The --help lines of --symfs and --debug-dir, for every command naming. */
+#define FIND_HELP \
+	"      --symfs DIR        find the profiled files under DIR, a copy of the\n" \
+	"                         recording machine's root (default: their paths)\n" \
+	"      --debug-dir DIRS   look for them by build-id in these directories\n" \
+	"                         too (DIR/.build-id/xx/rest; colon-separated);\n" \
+	"                         DEBUGINFOD_URLS set: from debuginfod as well\n"
+
 /*
  * libdwfl's search path for separate debug files: its default, then the
  * debug directories and the symfs root.  Lives until the next
