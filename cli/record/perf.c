@@ -33,8 +33,19 @@
 #include "symbols/kernel.h"
 #include "procmaps.h"
 #include "record.h"
+#include "unwind.h"
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
+#define STACK_RING_PAGES 256		/* with stack copies: 1 MiB */
+/*
+ * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
+ * (16-23), in that order in a sample; from_sample[i] is where DWARF
+ * register i (rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip) is among them.
+ */
+#define REGS_MASK	(0x1ffull | 0xffull << 16)
+static const int from_sample[UNWIND_NREGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10,
+	11, 12, 13, 14, 15, 16, 8 };
+#define MAX_FRAMES	(2 * UNWIND_MAX_DEPTH + 2)	/* kernel + user + cut */
 #define MISC_MMAP_BUILD_ID (1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 
 struct ring {
@@ -53,6 +64,7 @@ struct proc {
 	pid_t pid;
 	struct map *maps;
 	size_t n, cap;
+	struct unwind_space *uw;	/* with call stacks; its own memory */
 };
 
 struct pending {			/* one record of a drain */
@@ -93,16 +105,35 @@ perf_paranoid(void)
 	return level;
 }
 
+/*
+ * The events' attributes.  With stack_size, every sample also carries
+ * the user registers and the top stack_size bytes of the user stack for
+ * our unwinder, and, where the kernel is sampled, the kernel's own call
+ * chain (its user part is ours to unwind, not the frame-pointer walk).
+ */
 static void
 set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
-    int build_id, int on_exec)
+    int build_id, int on_exec, unsigned stack_size)
 {
+	unsigned pages = stack_size ? STACK_RING_PAGES : RING_PAGES;
+
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
 	a->sample_period = period_ns;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (stack_size) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = REGS_MASK;
+		a->sample_stack_user = stack_size;
+		if (!exclude_kernel) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->exclude_callchain_user = 1;
+			/* perf_event_max_stack, 127 by default, is the most */
+			a->sample_max_stack = UNWIND_MAX_DEPTH - 1;
+		}
+	}
 	a->disabled = (unsigned)on_exec;	/* else: counting from now on */
 	a->inherit = 1;
 	a->enable_on_exec = (unsigned)on_exec;
@@ -116,7 +147,7 @@ set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
 	a->exclude_kernel = (unsigned)exclude_kernel;
 	a->build_id = (unsigned)build_id;
 	a->watermark = 1;
-	a->wakeup_watermark = RING_PAGES * 4096 / 4;
+	a->wakeup_watermark = pages * 4096 / 4;
 }
 
 static int
@@ -132,7 +163,7 @@ record_perf_check(char *why, size_t why_size)
 	struct perf_event_attr a;
 	int fd;
 
-	set_attr(&a, 1000000, 1, 0, 1);
+	set_attr(&a, 1000000, 1, 0, 1, 0);
 	a.enable_on_exec = 0;
 	fd = perf_open(&a, 0, -1);
 	if (fd >= 0) {
@@ -187,7 +218,8 @@ proc_of(struct engine *e, pid_t pid)
 
 	if (i == 0) {
 		e->procs = xrealloc(e->procs, (e->nprocs + 1) * sizeof *e->procs);
-		e->procs[e->nprocs] = (struct proc){ pid, NULL, 0, 0 };
+		e->procs[e->nprocs] = (struct proc){ pid, NULL, 0, 0,
+		    e->opts->stack_size ? unwind_space_new(pid) : NULL };
 		hmap_add(&e->proc_index, (uint64_t)pid, ++e->nprocs);
 		i = e->nprocs;
 	}
@@ -283,6 +315,111 @@ record_time(const uint8_t *rec, size_t size)
 	return trailer(rec, size).time;
 }
 
+/* A sample's fields past IP, TID and TIME, as set_attr asks for them. */
+struct sample_extra {
+	const uint64_t *chain;		/* kernel call chain, markers in it */
+	uint64_t nchain;
+	int has_regs;			/* user registers (not a kernel thread) */
+	uint64_t regs[UNWIND_NREGS];	/* DWARF order */
+	const uint8_t *stack;		/* the copy of the user stack */
+	uint64_t stack_size;
+};
+
+/* Read the optional fields of a sample record; -1 if it is malformed. */
+static int
+sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
+    struct sample_extra *x)
+{
+	size_t at = sizeof(struct perf_event_header) + 24;
+	uint64_t v;
+
+	memset(x, 0, sizeof *x);
+	if (!e->opts->stack_size)
+		return 0;
+	if (e->result->kernel_sampled) {
+		if (size - at < 8)
+			return -1;
+		memcpy(&x->nchain, rec + at, 8);
+		at += 8;
+		if (x->nchain > (size - at) / 8)
+			return -1;
+		x->chain = (const uint64_t *)(rec + at);
+		at += x->nchain * 8;
+	}
+	if (size - at < 8)
+		return -1;
+	memcpy(&v, rec + at, 8);	/* abi: 0 when there are no registers */
+	at += 8;
+	if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+		uint64_t raw[UNWIND_NREGS];
+
+		if (size - at < sizeof raw)
+			return -1;
+		memcpy(raw, rec + at, sizeof raw);
+		at += sizeof raw;
+		for (int i = 0; i < UNWIND_NREGS; i++)
+			x->regs[i] = raw[from_sample[i]];
+		x->has_regs = 1;
+	}
+	if (size - at < 8)
+		return -1;
+	memcpy(&v, rec + at, 8);	/* the size asked; 0: none copied */
+	at += 8;
+	if (v > 0) {
+		uint64_t dyn;
+
+		if (v > size - at || size - at - v < 8)
+			return -1;
+		x->stack = rec + at;
+		memcpy(&dyn, rec + at + v, 8);	/* what was copied */
+		x->stack_size = dyn < v ? dyn : v;
+	}
+	return 0;
+}
+
+/*
+ * A sample with its stack: kernel frames from the kernel's call chain,
+ * then the user stack unwound from the registers and stack copy.
+ */
+static void
+sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
+    size_t size, uint64_t ip, int kernel_mode, pid_t pid, pid_t tid)
+{
+	struct bframe frames[MAX_FRAMES];
+	struct sample_extra x;
+	size_t n = 0;
+
+	if (sample_extra(e, rec, size, &x) < 0) {
+		x.has_regs = 0;
+		x.nchain = 0;
+	}
+	if (kernel_mode) {
+		/* the chain: markers (PERF_CONTEXT_*) and addresses, leaf first */
+		for (uint64_t i = 0; i < x.nchain && n < UNWIND_MAX_DEPTH; i++) {
+			uint64_t a = x.chain[i];
+
+			if (a >= (uint64_t)PERF_CONTEXT_MAX)
+				continue;
+			/* callers' addresses are returns: the call is before */
+			frames[n++] = (struct bframe){ BFRAME_KERNEL,
+			    n == 0 ? a : a - 1 };
+		}
+		if (n == 0)
+			frames[n++] = (struct bframe){ BFRAME_KERNEL, ip };
+	}
+	if (x.has_regs && p->uw != NULL)
+		n = unwind_stack(p->uw, tid, x.regs, x.regs[7], x.stack,
+		    x.stack_size, frames, n, MAX_FRAMES);
+	else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
+		/* a process of ours without its registers: say so */
+		if (n == 0)
+			frames[n++] = p->uw ? (unwind_locate(p->uw, ip, &frames[0]),
+			    frames[0]) : (struct bframe){ BFRAME_UNKNOWN, ip };
+		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
+	}
+	builder_sample_stack(e->b, frames, n, 1, pid, tid);
+}
+
 static void
 on_sample(struct engine *e, const uint8_t *rec, size_t size)
 {
@@ -291,6 +428,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	uint32_t pid, tid;
 	unsigned mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	const struct map *m;
+	struct proc *p;
 
 	if (size < sizeof *h + 24)
 		return;
@@ -299,11 +437,17 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	memcpy(&tid, rec + sizeof *h + 12, 4);
 	if (!e->opts->follow_children && (pid_t)pid != e->result->pid)
 		return;
+	p = proc_of(e, (pid_t)pid);
+	if (e->opts->stack_size) {
+		sample_with_stack(e, p, rec, size, ip,
+		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid);
+		return;
+	}
 	if (mode == PERF_RECORD_MISC_KERNEL) {
 		builder_kernel(e->b, ip, 1, (pid_t)pid, (pid_t)tid);
 		return;
 	}
-	m = mode == PERF_RECORD_MISC_USER ? find_map(proc_of(e, (pid_t)pid), ip) : NULL;
+	m = mode == PERF_RECORD_MISC_USER ? find_map(p, ip) : NULL;
 	if (m == NULL || m->obj < 0)
 		builder_unknown(e->b, 1, (pid_t)pid, (pid_t)tid);
 	else
@@ -321,6 +465,7 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 	const char *name;
 	size_t name_max;
 	struct map m;
+	struct proc *p;
 
 	if (size < fixed + 1 + 16)
 		return;
@@ -351,7 +496,10 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 		if (procmaps_is_object(name))
 			m.obj = builder_object(e->b, name, bid, bid_len);
 	}
-	insert_map(proc_of(e, (pid_t)pid), m);
+	p = proc_of(e, (pid_t)pid);
+	insert_map(p, m);
+	if (p->uw != NULL)
+		unwind_space_map(p->uw, m.start, m.end, m.pgoff, name, m.obj);
 }
 
 static void
@@ -371,6 +519,8 @@ on_comm(struct engine *e, const uint8_t *rec, size_t size)
 		struct proc *p = proc_of(e, (pid_t)pid);
 
 		p->n = 0;	/* a new image: a new address space */
+		if (p->uw != NULL)
+			unwind_space_reset(p->uw);
 	}
 	builder_comm(e->b, (pid_t)pid, (pid_t)tid, comm);
 }
@@ -395,6 +545,28 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	child->maps = xmalloc((parent->n ? parent->n : 1) * sizeof *child->maps);
 	memcpy(child->maps, parent->maps, parent->n * sizeof *child->maps);
 	child->n = child->cap = parent->n;
+	if (parent->uw != NULL) {
+		unwind_space_free(child->uw);
+		child->uw = unwind_space_fork(parent->uw, (pid_t)ids[0]);
+	}
+}
+
+/* A process ended: its unwinder's files and memory can go. */
+static void
+on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint32_t ids[4];	/* pid, ppid, tid, ptid */
+	uint64_t at;
+
+	if (size < sizeof *h + 16)
+		return;
+	memcpy(ids, rec + sizeof *h, 16);
+	if (ids[0] != ids[2] ||
+	    (at = hmap_get(&e->proc_index, (uint64_t)ids[0])) == 0)
+		return;		/* a thread, or a process we never saw */
+	unwind_space_free(e->procs[at - 1].uw);
+	e->procs[at - 1].uw = NULL;
 }
 
 static void
@@ -415,6 +587,9 @@ apply(struct engine *e, const uint8_t *rec, size_t size)
 	case PERF_RECORD_FORK:
 		on_fork(e, rec, size);
 		break;
+	case PERF_RECORD_EXIT:
+		on_exit_record(e, rec, size);
+		break;
 	case PERF_RECORD_LOST: {
 		uint64_t lost;
 
@@ -428,7 +603,7 @@ apply(struct engine *e, const uint8_t *rec, size_t size)
 		e->throttled++;	/* periods went unsampled: say so at the end */
 		break;
 	default:
-		break;		/* EXIT, UNTHROTTLE, ...: nothing to count */
+		break;		/* UNTHROTTLE, ...: nothing to count */
 	}
 }
 
@@ -440,6 +615,16 @@ by_time(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* n bytes of ring from offset off, across its end if they wrap. */
+static void
+ring_copy(const struct ring *ring, size_t off, void *dst, size_t n)
+{
+	size_t first = ring->size - off < n ? ring->size - off : n;
+
+	memcpy(dst, ring->data + off, first);
+	memcpy((uint8_t *)dst + first, ring->data, n - first);
 }
 
 /* Copy out every complete record of every ring, then apply in time order. */
@@ -458,11 +643,10 @@ drain(struct engine *e)
 
 		while (tail + sizeof(struct perf_event_header) <= head) {
 			struct perf_event_header h;
-			size_t off = (size_t)(tail & (ring->size - 1)), k;
+			size_t off = (size_t)(tail & (ring->size - 1));
 			uint8_t *dst;
 
-			for (k = 0; k < sizeof h; k++)
-				((uint8_t *)&h)[k] = ring->data[(off + k) & (ring->size - 1)];
+			ring_copy(ring, off, &h, sizeof h);
 			if (h.size < sizeof h || tail + h.size > head)
 				break;
 			if (e->batch_cap - e->batch_len < h.size) {
@@ -470,8 +654,7 @@ drain(struct engine *e)
 				e->batch = xrealloc(e->batch, e->batch_cap);
 			}
 			dst = e->batch + e->batch_len;
-			for (k = 0; k < h.size; k++)
-				dst[k] = ring->data[(off + k) & (ring->size - 1)];
+			ring_copy(ring, off, dst, h.size);
 			if (e->npend == e->pend_cap) {
 				e->pend_cap = e->pend_cap ? e->pend_cap * 2 : 1024;
 				e->pend = xrealloc(e->pend, e->pend_cap * sizeof *e->pend);
@@ -530,7 +713,8 @@ open_rings(struct engine *e, const pid_t *tids, size_t ntids, int on_exec)
 	e->rings = xcalloc((size_t)ncpus, sizeof *e->rings);
 	e->extra_fds = xcalloc(ntids * (size_t)ncpus, sizeof *e->extra_fds);
 retry:
-	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec);
+	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
+	    e->opts->stack_size);
 	for (c = 0; c < ncpus; c++) {
 		struct ring *ring = &e->rings[c];
 		int fd = perf_open(&a, tids[0], cpus[c]);
@@ -551,7 +735,8 @@ retry:
 			return -1;
 		}
 		ring->fd = fd;
-		ring->size = RING_PAGES * page;
+		ring->size = (e->opts->stack_size ? STACK_RING_PAGES : RING_PAGES) *
+		    page;
 		ring->meta = mmap(NULL, ring->size + page, PROT_READ | PROT_WRITE,
 		    MAP_SHARED, fd, 0);
 		e->nrings = c + 1;
@@ -598,8 +783,10 @@ now_ns(void)
 static void
 free_engine(struct engine *e)
 {
-	for (size_t k = 0; k < e->nprocs; k++)
+	for (size_t k = 0; k < e->nprocs; k++) {
 		free(e->procs[k].maps);
+		unwind_space_free(e->procs[k].uw);
+	}
 	free(e->procs);
 	free(e->batch);
 	free(e->pend);

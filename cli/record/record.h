@@ -18,6 +18,8 @@ struct record_opts {
 	char **argv;			/* program and arguments */
 	unsigned rate_hz;		/* samples per CPU-second, about */
 	uint64_t period_ns;		/* CPU time between samples, exactly */
+	unsigned stack_size;		/* bytes of stack copied for call
+					   stacks; 0: no call stacks */
 	unsigned bucket_bytes;
 	int engine;
 	int follow_children;

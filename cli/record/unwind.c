@@ -41,7 +41,6 @@ struct current {
 	int read_other;		/* a read elsewhere outside it failed */
 	struct bframe *out;
 	size_t first, n, max;	/* frames out[first..n) are this stack's */
-	int at_call;		/* the first pc is a return address */
 	int prev_has_cfi;	/* the last frame taken has CFI: its caller is */
 	int prev_outermost;	/*   known; or there is none */
 	int cut;		/* PROFIL_CUT_*, or 0 */
@@ -482,7 +481,7 @@ take_frame(Dwfl_Frame *frame, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	/* a return address: the call is the instruction before it */
-	if (!activation || (c->n == c->first && c->at_call))
+	if (!activation)
 		pc--;
 	unwind_locate(c->space, pc, &c->out[c->n++]);
 	c->prev_has_cfi = has_cfi(c->space, pc, &outermost);
@@ -493,7 +492,7 @@ take_frame(Dwfl_Frame *frame, void *arg)
 size_t
 unwind_stack(struct unwind_space *s, pid_t tid,
     const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
-    size_t size, int at_call, struct bframe *out, size_t n, size_t max)
+    size_t size, struct bframe *out, size_t n, size_t max)
 {
 	struct current *c = &s->cur;
 	int rc;
@@ -502,9 +501,7 @@ unwind_stack(struct unwind_space *s, pid_t tid,
 		return n;
 	if (sync_modules(s) < 0) {
 		/* no unwinder at all: the place itself, and a cut */
-		uint64_t pc = regs[16] - (at_call ? 1 : 0);
-
-		unwind_locate(s, pc, &out[n++]);
+		unwind_locate(s, regs[16], &out[n++]);
 		if (n < max)
 			out[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BROKEN };
 		return n;
@@ -518,12 +515,11 @@ unwind_stack(struct unwind_space *s, pid_t tid,
 	c->out = out;
 	c->n = c->first = n;
 	c->max = max - 1;	/* room for a cut */
-	c->at_call = at_call;
 	c->space = s;
 	rc = dwfl_getthread_frames(s->dwfl, tid, take_frame, c);
 	if (c->n == c->first) {
 		/* not even the first frame: the pc as it is */
-		unwind_locate(s, regs[16] - (at_call ? 1 : 0), &out[c->n++]);
+		unwind_locate(s, regs[16], &out[c->n++]);
 		c->cut = PROFIL_CUT_BROKEN;
 	} else if (c->cut == 0 && !c->prev_outermost) {
 		/*

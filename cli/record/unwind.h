@@ -57,14 +57,15 @@ void unwind_locate(const struct unwind_space *s, uint64_t pc,
  * The user-space frames of a sample of thread tid, appended to out[n..]:
  * regs are its user registers (DWARF order), stack holds size bytes of
  * its stack copied from address stack_addr (the stack pointer, or a
- * little below).  The first frame is where regs' pc is: the sampled
- * instruction, or with at_call (a kernel-mode sample, whose user
- * registers are those of the system call) the call; callers follow, and
- * a cut ends them when the unwinding stopped short of the outermost
- * frame.  Returns the new number of frames in out, at most max.
+ * little below).  The first frame is where regs' pc is (the sampled
+ * instruction; in a kernel-mode sample, where the thread entered the
+ * kernel: the instruction after a system call, or the one interrupted
+ * or faulting, in the same function either way); callers follow, and a
+ * cut ends them when the unwinding stopped short of the outermost frame.
+ * Returns the new number of frames in out, at most max.
  */
 size_t unwind_stack(struct unwind_space *s, pid_t tid,
     const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
-    size_t size, int at_call, struct bframe *out, size_t n, size_t max);
+    size_t size, struct bframe *out, size_t n, size_t max);
 
 #endif
