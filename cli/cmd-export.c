@@ -6,6 +6,9 @@
  *
  * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), -o names
  * the directory, made (one level, as mkdir does) when it is not there.
+ *
+ * folded: the call stacks as folded lines (export/folded.c), -o names
+ * the file, "-" standard output.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +23,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "export/folded.h"
 #include "export/gmon.h"
 #include "export/pprof.h"
 #include "symbols/find.h"
@@ -55,6 +59,54 @@ export_pprof(const struct profil_profile *p, const char *path)
 	return status;
 }
 
+#define FOLDED_DEFAULT_PATH "profile.folded"
+
+/* p's stacks folded, to path ("-": standard output); the exit status. */
+static int
+export_folded_to(const struct profil_profile *p, const char *path)
+{
+	struct funcs f;
+	struct stacks s;
+	struct outfile of;
+	char cause[PATH_MAX + 256];
+	FILE *out = stdout;
+	int rc;
+
+	funcs_build(&f, p, 1);
+	stacks_name(&s, p, &f, 1);
+	if (p->nstacks == 0)
+		cli_warn("the profile has no call stacks (recorded with "
+		    "--no-call-graph, or by an older profil): each function is "
+		    "a stack of its own");
+	if (strcmp(path, "-") != 0) {
+		if (outfile_open(&of, path, OUTFILE_FOLDED, cause, sizeof cause) < 0 ||
+		    (out = fdopen(of.fd, "w")) == NULL) {
+			if (out == NULL)
+				outfile_abort(&of, NULL);
+			cli_error("%s", out == NULL ? strerror(errno) : cause);
+			stacks_free(&s);
+			funcs_free(&f);
+			return 1;
+		}
+	}
+	rc = export_folded(&s, &f, out);
+	stacks_free(&s);
+	funcs_free(&f);
+	if (out == stdout)
+		return rc < 0 ? 1 : 0;
+	if (rc < 0) {
+		outfile_abort(&of, out);
+		cli_error("%s: %s", path, strerror(errno));
+		return 1;
+	}
+	if (outfile_commit(&of, out, cause, sizeof cause) < 0) {
+		cli_error("%s", cause);
+		return 1;
+	}
+	printf("%s\n", path);
+	return 0;
+}
+
 static int
 export_exec(int argc, char **argv)
 {
@@ -70,7 +122,7 @@ export_exec(int argc, char **argv)
 	struct profil_profile *p;
 	char cause[256];
 	struct stat st;
-	int c, pprof, status, made = 0;
+	int c, pprof, folded, status, made = 0;
 
 	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
@@ -95,17 +147,27 @@ export_exec(int argc, char **argv)
 	}
 	find_search_set(symfs, debug_dirs);
 	if (format == NULL || (strcmp(format, "gmon") != 0 &&
-	    strcmp(format, "pprof") != 0))
-		cli_die(EXIT_USAGE, "--format: %s%s%s (gmon, pprof)", format ?
+	    strcmp(format, "pprof") != 0 && strcmp(format, "folded") != 0))
+		cli_die(EXIT_USAGE, "--format: %s%s%s (gmon, pprof, folded)", format ?
 		    "unknown format '" : "a format is needed", format ? format : "",
 		    format ? "'" : "");
 	pprof = strcmp(format, "pprof") == 0;
+	folded = strcmp(format, "folded") == 0;
 	if (optind != argc - 1)
 		cli_die(EXIT_USAGE, "one profile to export (see 'profil export --help')");
 	if (out != NULL && *out == '\0')
 		cli_die(EXIT_USAGE, "-o: an empty name");
 	if (out == NULL)
-		out = pprof ? EXPORT_PPROF_DEFAULT_PATH : ".";
+		out = pprof ? EXPORT_PPROF_DEFAULT_PATH : folded ?
+		    FOLDED_DEFAULT_PATH : ".";
+	if (folded) {
+		p = profil_profile_read(argv[optind], cause, sizeof cause);
+		if (p == NULL)
+			cli_die(1, "%s: %s", argv[optind], cause);
+		status = export_folded_to(p, out);
+		profil_profile_free(p);
+		return cli_finish_stdout(status);
+	}
 	if (!pprof && stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
 		cli_die(EXIT_USAGE, "-o: %s: not a directory", out);
 	p = profil_profile_read(argv[optind], cause, sizeof cause);
@@ -129,15 +191,19 @@ export_exec(int argc, char **argv)
 }
 
 const struct cmd cmd_export = {
-	"export", "--format pprof|gmon [-o FILE|DIR] PROFILE",
+	"export", "--format pprof|gmon|folded [-o FILE|DIR] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
-	    "gprof's gmon.out)",
+	    "gprof's gmon.out, folded stacks)",
 	export_exec,
 	"  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
 	"                        Pyroscope, Parca, Grafana\n"
 	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
 	"                        with samples\n"
+	"  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
+	"                        COUNT: for flamegraph.pl, inferno, speedscope\n"
 	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
+	"                        folded: the file (default " FOLDED_DEFAULT_PATH "),\n"
+	"                        - for standard output;\n"
 	"                        gmon: the directory, made if missing (its parent\n"
 	"                        must exist; default the current directory)\n"
 FIND_HELP

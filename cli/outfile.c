@@ -14,12 +14,29 @@
 #include "cli.h"
 #include "outfile.h"
 
+/*
+ * Folded stacks have no signature: a file is taken for one when its first
+ * line is text ending in a space and a count ("main;f;g 42").
+ */
+static int
+looks_folded(const char *head, size_t n)
+{
+	const char *nl = memchr(head, '\n', n), *end = nl ? nl : head + n;
+	const char *digits = end;
+
+	if (memchr(head, '\0', (size_t)(end - head)) != NULL)
+		return 0;
+	while (digits > head && digits[-1] >= '0' && digits[-1] <= '9')
+		digits--;
+	return digits < end && digits > head && digits[-1] == ' ';
+}
+
 int
 outfile_may_replace(const char *path, const char *signature, char *cause,
     size_t cause_size)
 {
 	size_t len = strlen(signature);
-	char head[64];
+	char head[512];
 	struct stat st;
 	ssize_t got;
 	int fd;
@@ -43,11 +60,20 @@ outfile_may_replace(const char *path, const char *signature, char *cause,
 	if (st.st_size == 0)
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	got = fd >= 0 ? read(fd, head, len < sizeof head ? len : sizeof head) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (got == (ssize_t)len && memcmp(head, signature, len) == 0)
-		return 0;
+	if (strcmp(signature, OUTFILE_FOLDED) == 0) {
+		got = fd >= 0 ? read(fd, head, sizeof head - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (got > 0 && looks_folded(head, (size_t)got))
+			return 0;
+	} else {
+		got = fd >= 0 ? read(fd, head, len < sizeof head ? len : sizeof head) :
+		    -1;
+		if (fd >= 0)
+			close(fd);
+		if (got == (ssize_t)len && memcmp(head, signature, len) == 0)
+			return 0;
+	}
 	snprintf(cause, cause_size, "%s exists and was not written by profil; "
 	    "not replacing it (remove it or name another file)", path);
 	return -1;

@@ -18,6 +18,7 @@
 #define OUTFILE_GMON	"gmon"
 #define OUTFILE_GZIP	"\x1f\x8b"
 #define OUTFILE_HTML	"<!DOCTYPE html>\n<!-- profil report -->"
+#define OUTFILE_FOLDED	"\001folded"	/* no signature: by its first line */
 
 struct outfile {
 	const char *path;	/* may change before commit, in the same

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <profil.h>
+
 #include "e2e.h"
 #include "harness.h"
 
@@ -196,6 +198,31 @@ record_ok(const char *prf, char **program)
 	record_with("auto", prf, program);
 }
 
+
+void
+scale_profile(struct profil_profile *p, uint64_t k)
+{
+	p->samples *= k;
+	p->kernel *= k;
+	p->unknown *= k;
+	p->lost *= k;
+	for (size_t i = 0; i < p->nobjects; i++) {
+		p->objects[i].samples *= k;
+		for (size_t j = 0; j < p->objects[i].nbuckets; j++)
+			p->objects[i].buckets[j].count *= k;
+	}
+	if (p->kernel_code != NULL) {
+		p->kernel_code->code.samples *= k;
+		for (size_t j = 0; j < p->kernel_code->code.nbuckets; j++)
+			p->kernel_code->code.buckets[j].count *= k;
+	}
+	for (size_t i = 0; i < p->nthreads; i++)
+		p->threads[i].samples *= k;
+	for (size_t i = 0; i < p->nprocesses; i++)
+		p->processes[i].samples *= k;
+	for (size_t i = 0; i < p->nstacks; i++)
+		p->stacks[i].count *= k;
+}
 
 int
 e2e_setup(void **state)

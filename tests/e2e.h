@@ -8,6 +8,7 @@
 #define PROFIL_TEST_E2E_H
 
 #include <limits.h>
+#include <stdint.h>
 
 /* Paths found by e2e_setup: build dir of the tests, the command, workloads. */
 extern char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
@@ -47,6 +48,14 @@ double samples_of(const struct shares *s, const char *function,
 /* `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...`, which must succeed. */
 void record_with(const char *engine, const char *prf, char **program);
 void record_ok(const char *prf, char **program);
+
+/*
+ * Multiply every count of p by k (samples, kernel, unknown, lost, each
+ * object's and bucket's, the kernel record's, threads', processes',
+ * stacks'): the same profile, k times as long.
+ */
+struct profil_profile;
+void scale_profile(struct profil_profile *p, uint64_t k);
 
 int e2e_setup(void **state);
 int e2e_teardown(void **state);

@@ -494,18 +494,7 @@ test_pprof_large_values(void **state)
 	p = profil_profile_read(small_prf, cause, sizeof cause);
 	assert_non_null(p);
 	/* x 1e9: totals need 5 to 8 bytes, cpu nanoseconds pass 2^53 */
-	p->samples *= scale;
-	p->kernel *= scale;
-	p->unknown *= scale;
-	for (size_t i = 0; i < p->nobjects; i++) {
-		p->objects[i].samples *= scale;
-		for (size_t k = 0; k < p->objects[i].nbuckets; k++)
-			p->objects[i].buckets[k].count *= scale;
-	}
-	for (size_t i = 0; i < p->nthreads; i++)
-		p->threads[i].samples *= scale;
-	for (size_t i = 0; i < p->nprocesses; i++)
-		p->processes[i].samples *= scale;
+	scale_profile(p, scale);
 	samples = p->samples;
 	assert_true(samples * p->interval_ns > (1ull << 53));
 	assert_int_equal(profil_profile_save(p, big_prf, cause,

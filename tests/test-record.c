@@ -645,19 +645,7 @@ test_export_gmon_for_gprof(void **state)
 	/* counts beyond 16 bits go into repeated records gprof adds up */
 	p = profil_profile_read(tmp("gm.prf"), cause, sizeof cause);
 	assert_non_null(p);
-	p->samples = p->kernel *= 10000;
-	p->unknown *= 10000;
-	p->samples += p->unknown;
-	for (size_t i = 0; i < p->nobjects; i++) {
-		p->objects[i].samples *= 10000;
-		p->samples += p->objects[i].samples;
-		for (size_t k = 0; k < p->objects[i].nbuckets; k++)
-			p->objects[i].buckets[k].count *= 10000;
-	}
-	for (size_t i = 0; i < p->nthreads; i++)
-		p->threads[i].samples *= 10000;
-	for (size_t i = 0; i < p->nprocesses; i++)
-		p->processes[i].samples *= 10000;
+	scale_profile(p, 10000);
 	struct stat small, big;
 	assert_int_equal(stat(gmon, &small), 0);
 	assert_int_equal(profil_profile_save(p, tmp("gm-big.prf"), cause,

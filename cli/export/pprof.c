@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "symbols/funcs.h"
+#include "symbols/ksyms.h"
 #include "pprof.h"
 #include "hmap.h"
 #include "outfile.h"
@@ -334,6 +335,52 @@ add_object(struct builder *b, size_t oi, struct symtab *tab)
 	return rc;
 }
 
+/*
+ * Kernel samples: a Location per sampled kernel address with its
+ * function where the profile kept the addresses and they can be named
+ * (ksyms.h), as the flat report has them; else one [kernel] Location.
+ */
+static int
+add_kernel(struct builder *b)
+{
+	const struct profil_profile *p = b->p;
+	const char *problem = NULL;
+	struct ksyms *k = p->kernel_code ? ksyms_open_profile(p, &problem) : NULL;
+	uint64_t unnamed = p->kernel, fn, start, end, none = 0;
+	struct hmap by_start;
+	int rc = 0, no_line = 0;
+
+	hmap_init(&by_start);
+	if (k != NULL && problem == NULL) {
+		const struct profil_object *code = &p->kernel_code->code;
+
+		unnamed = 0;
+		for (size_t i = 0; i < code->nbuckets && rc == 0; i++) {
+			const char *name = ksyms_lookup(k, code->buckets[i].addr,
+			    &start, &end);
+
+			if (name == NULL) {
+				unnamed += code->buckets[i].count;
+				continue;
+			}
+			if ((fn = hmap_get(&by_start, start)) == 0) {
+				fn = add_function(b, name, NULL, 0);
+				hmap_add(&by_start, start, fn);
+			}
+			rc = add_location(b, 0, 0, &fn, &no_line, 1,
+			    code->buckets[i].count);
+		}
+	}
+	if (rc == 0 && unnamed > 0) {
+		none = add_function(b, "[kernel]", NULL, 0);
+		rc = add_location(b, 0, 0, &none, &no_line, 1, unnamed);
+	}
+	if (k != NULL)
+		ksyms_close(k);
+	hmap_free(&by_start);
+	return rc;
+}
+
 /* A ValueType message {type, unit} as field of out. */
 static void
 add_value_type(struct builder *b, struct pbuf *out, unsigned field,
@@ -379,7 +426,7 @@ export_pprof_encode(const struct profil_profile *p, struct symtab *const *tabs,
 {
 	struct builder b = { .p = p };
 	struct pbuf head = { 0 };
-	uint64_t kernel_fn, unknown_fn;
+	uint64_t unknown_fn;
 	int no_line = 0;
 	int rc = 0;
 
@@ -393,10 +440,8 @@ export_pprof_encode(const struct profil_profile *p, struct symtab *const *tabs,
 	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	for (size_t i = 0; i < p->nobjects && rc == 0; i++)
 		rc = add_object(&b, i, tabs[i]);
-	if (rc == 0 && p->kernel > 0) {
-		kernel_fn = add_function(&b, "[kernel]", NULL, 0);
-		rc = add_location(&b, 0, 0, &kernel_fn, &no_line, 1, p->kernel);
-	}
+	if (rc == 0 && p->kernel > 0)
+		rc = add_kernel(&b);
 	if (rc == 0 && p->unknown > 0) {
 		unknown_fn = add_function(&b, "[unknown]", NULL, 0);
 		rc = add_location(&b, 0, 0, &unknown_fn, &no_line, 1, p->unknown);

@@ -248,17 +248,23 @@ build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 	f->p = p;
 	f->tabs = xcalloc(p->nobjects, sizeof *f->tabs);
 	f->problems = xcalloc(p->nobjects, sizeof *f->problems);
+	/* objects with samples, and those in call stacks: their names */
+	char *needed = xcalloc(p->nobjects + 1, 1);
+	for (i = 0; i < p->nframes; i++)
+		if (p->frames[i].object < p->nobjects)
+			needed[p->frames[i].object] = 1;
 	for (i = 0; i < p->nobjects; i++) {
 		const struct profil_object *o = &p->objects[i];
 
-		if (o->nbuckets == 0)
+		if (o->nbuckets == 0 && !needed[i])
 			continue;	/* reading its symbols would be wasted */
 		f->tabs[i] = symtab_open_profile(p, i, &f->problems[i]);
-		if (warn && f->problems[i] != NULL && o->samples > 0)
-			cli_warn("%s: %s; its samples show as [%s]", o->path,
+		if (warn && f->problems[i] != NULL)
+			cli_warn("%s: %s; its functions show as [%s]", o->path,
 			    f->problems[i], funcs_base_name(o->path));
 		object_rows(f, &cap, i, inlines);
 	}
+	free(needed);
 	if (f->nrows > 1)
 		qsort(f->rows, f->nrows, sizeof *f->rows, by_place);
 	for (i = 0, out = 0; i < f->nrows; i++) {

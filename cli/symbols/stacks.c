@@ -1,0 +1,283 @@
+/*
+ * stacks.c - names for the frames of call stacks (stacks.h).  A function
+ * is known by an identity string: object and start address for a symbol
+ * (so two static functions of one name stay two, as in the flat view),
+ * object and name for an inlined one, the address for a kernel function.
+ * Invariant: every profile frame has at least one line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ksyms.h"
+#include "stacks.h"
+
+/* ---- a string -> index map ----------------------------------------------- */
+
+struct strmap {
+	char **keys;
+	size_t *values;
+	size_t cap, len;
+};
+
+static uint64_t
+hash(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static void
+strmap_grow(struct strmap *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 1024;
+	char **keys = xcalloc(cap, sizeof *keys);
+	size_t *values = xcalloc(cap, sizeof *values);
+
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t k;
+
+		if (m->keys[i] == NULL)
+			continue;
+		for (k = hash(m->keys[i]) & (cap - 1); keys[k] != NULL;
+		    k = (k + 1) & (cap - 1))
+			;
+		keys[k] = m->keys[i];
+		values[k] = m->values[i];
+	}
+	free(m->keys);
+	free(m->values);
+	m->keys = keys;
+	m->values = values;
+	m->cap = cap;
+}
+
+/* The slot of key: found (keys[k] != NULL) or where it would go. */
+static size_t
+strmap_slot(const struct strmap *m, const char *key)
+{
+	size_t k = hash(key) & (m->cap - 1);
+
+	while (m->keys[k] != NULL && strcmp(m->keys[k], key) != 0)
+		k = (k + 1) & (m->cap - 1);
+	return k;
+}
+
+/* ---- functions ----------------------------------------------------------- */
+
+static const char *
+own(struct stacks *s, char *str)
+{
+	if (s->nowned == s->owned_cap) {
+		s->owned_cap = s->owned_cap ? 2 * s->owned_cap : 256;
+		s->owned = xrealloc(s->owned, s->owned_cap * sizeof *s->owned);
+	}
+	s->owned[s->nowned++] = str;
+	return str;
+}
+
+/* The function of identity key, made from proto if new; its index. */
+static uint32_t
+func_of(struct stacks *s, const char *key, const struct stack_func *proto)
+{
+	struct strmap *m = s->index;
+	size_t k;
+
+	if (2 * (m->len + 1) > m->cap)
+		strmap_grow(m);
+	k = strmap_slot(m, key);
+	if (m->keys[k] != NULL)
+		return (uint32_t)m->values[k];
+	m->keys[k] = xstrdup(key);
+	m->values[k] = s->nfuncs;
+	m->len++;
+	s->funcs = xrealloc(s->funcs, (s->nfuncs + 1) * sizeof *s->funcs);
+	s->funcs[s->nfuncs] = *proto;
+	if (proto->function == proto->symbol) {
+		char *d = funcs_display_name(proto->symbol);
+
+		if (d != NULL)
+			s->funcs[s->nfuncs].function = own(s, d);
+	}
+	return (uint32_t)s->nfuncs++;
+}
+
+static const char *
+cut_name(uint64_t reason)
+{
+	switch (reason) {
+	case PROFIL_CUT_DEPTH: return "[stack cut: too deep]";
+	case PROFIL_CUT_STACK: return "[stack cut: past the stack copied]";
+	case PROFIL_CUT_NO_UNWIND: return "[stack cut: no unwind information]";
+	case PROFIL_CUT_BROKEN: return "[stack cut: no sensible caller]";
+	case PROFIL_CUT_NOT_TAKEN: return "[stack cut: no stack taken]";
+	}
+	return "[stack cut]";
+}
+
+struct lines {
+	struct stack_line *v;
+	size_t n, cap;
+};
+
+static void
+add_line(struct lines *l, uint32_t func, const char *file, int line)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = (struct stack_line){ func, file, line };
+}
+
+/* The lines of a frame in an object: inlined functions, then its own. */
+static void
+object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
+    int inlines, struct lines *l)
+{
+	const struct profil_object *o = &s->p->objects[fr->object];
+	struct symtab *tab = f->tabs[fr->object];
+	const char *base = funcs_base_name(o->path);
+	struct symtab_frame in[16];
+	uint64_t start, end;
+	const char *name = tab ? symtab_lookup(tab, fr->addr, &start, &end) : NULL;
+	char key[4200];
+	size_t nin = 0;
+	int line = 0;
+	const char *file = NULL;
+
+	if (name == NULL) {
+		/* code outside any known function: the object's row */
+		char *row = xmalloc(strlen(base) + 3);
+
+		sprintf(row, "[%s]", base);
+		snprintf(key, sizeof key, "o%u:[]", fr->object);
+		add_line(l, func_of(s, key, &(struct stack_func){ own(s, row),
+		    row, base, fr->object, 0, 0, 0 }), NULL, 0);
+		return;
+	}
+	if (inlines)
+		nin = symtab_inlines(tab, fr->addr, in, 16);
+	for (size_t j = 0; j + 1 < nin; j++) {
+		snprintf(key, sizeof key, "i%u:%s", fr->object, in[j].name);
+		add_line(l, func_of(s, key, &(struct stack_func){ in[j].name,
+		    in[j].name, base, fr->object, 0, 0, 0 }), in[j].file,
+		    in[j].line);
+	}
+	if (nin > 0) {
+		file = in[nin - 1].file;
+		line = in[nin - 1].line;
+	} else {
+		file = symtab_source(tab, fr->addr, &line);
+	}
+	snprintf(key, sizeof key, "o%u:%llx:%s", fr->object,
+	    (unsigned long long)start, name);
+	add_line(l, func_of(s, key, &(struct stack_func){ name, name, base,
+	    fr->object, start, 0, 0 }), file, file ? line : 0);
+}
+
+void
+stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
+    int inlines)
+{
+	struct lines l = { NULL, 0, 0 };
+	char key[4200];
+
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	s->index = xcalloc(1, sizeof *s->index);
+	s->first = xcalloc(p->nframes + 1, sizeof *s->first);
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct profil_frame *fr = &p->frames[i];
+		uint64_t start, end;
+		const char *name;
+
+		s->first[i] = l.n;
+		if (fr->object < p->nobjects) {
+			object_frame(s, f, fr, inlines, &l);
+		} else if (fr->object == PROFIL_FRAME_KERNEL) {
+			name = f->ktab ? ksyms_lookup(f->ktab, fr->addr, &start,
+			    &end) : NULL;
+			if (name == NULL) {
+				name = "[kernel]";
+				start = 0;
+			}
+			snprintf(key, sizeof key, "k%llx:%s",
+			    (unsigned long long)start, name);
+			add_line(&l, func_of(s, key, &(struct stack_func){ name,
+			    name, "[kernel]", FUNC_NO_OBJECT, start, 1, 0 }),
+			    NULL, 0);
+		} else if (fr->object == PROFIL_FRAME_UNKNOWN) {
+			add_line(&l, func_of(s, "u", &(struct stack_func){
+			    "[unknown]", "[unknown]", "[unknown]", FUNC_NO_OBJECT,
+			    0, 0, 0 }), NULL, 0);
+		} else {
+			name = cut_name(fr->addr);
+			snprintf(key, sizeof key, "c%s", name);
+			add_line(&l, func_of(s, key, &(struct stack_func){ name,
+			    name, "", FUNC_NO_OBJECT, 0, 0, 1 }), NULL, 0);
+		}
+	}
+	s->first[p->nframes] = l.n;
+	s->lines = l.v;
+}
+
+void
+stacks_free(struct stacks *s)
+{
+	if (s->index != NULL) {
+		for (size_t i = 0; i < s->index->cap; i++)
+			free(s->index->keys[i]);
+		free(s->index->keys);
+		free(s->index->values);
+		free(s->index);
+	}
+	for (size_t i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	free(s->owned);
+	free(s->funcs);
+	free(s->lines);
+	free(s->first);
+	memset(s, 0, sizeof *s);
+}
+
+size_t
+stacks_funcs_of(const struct stacks *s, const struct profil_stack *st,
+    uint32_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < st->depth; k++) {
+		uint32_t fr = st->frames[k];
+
+		for (size_t j = s->first[fr]; j < s->first[fr + 1] && n < max; j++)
+			out[n++] = s->lines[j].func;
+	}
+	return n;
+}
+
+/* name matches a demangled "ns::f(int) const" given as "ns::f" too */
+static int
+same_name(const char *full, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(full, name) == 0)
+		return 1;
+	return strncmp(full, name, n) == 0 && full[n] == '(' &&
+	    strchr(name, '(') == NULL;
+}
+
+long
+stacks_find(const struct stacks *s, const char *name)
+{
+	for (size_t i = 0; i < s->nfuncs; i++)
+		if (same_name(s->funcs[i].function, name) ||
+		    strcmp(s->funcs[i].symbol, name) == 0)
+			return (long)i;
+	return -1;
+}
