@@ -264,6 +264,15 @@ insert_map(struct proc *p, struct map m)
 	p->cap = k + 3;
 }
 
+/* A new executable mapping of p, for the flat profile and the unwinder. */
+static void
+add_map(struct proc *p, struct map m, const char *name)
+{
+	insert_map(p, m);
+	if (p->uw != NULL)
+		unwind_space_map(p->uw, m.start, m.end, m.pgoff, name, m.obj);
+}
+
 static const struct map *
 find_map(const struct proc *p, uint64_t ip)
 {
@@ -497,9 +506,7 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 			m.obj = builder_object(e->b, name, bid, bid_len);
 	}
 	p = proc_of(e, (pid_t)pid);
-	insert_map(p, m);
-	if (p->uw != NULL)
-		unwind_space_map(p->uw, m.start, m.end, m.pgoff, name, m.obj);
+	add_map(p, m, name);
 }
 
 static void
@@ -918,7 +925,7 @@ synth_map(const struct procmap *pm, void *arg)
 
 	if (procmaps_is_object(pm->name))
 		m.obj = builder_object(sy->e->b, pm->name, NULL, 0);
-	insert_map(sy->p, m);
+	add_map(sy->p, m, pm->name);
 }
 
 /* What perf would have told us had we been there from the start. */
