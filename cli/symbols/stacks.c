@@ -272,12 +272,68 @@ same_name(const char *full, const char *name)
 	    strchr(name, '(') == NULL;
 }
 
+uint64_t *
+stacks_inclusive(const struct stacks *s)
+{
+	uint64_t *incl = xcalloc(s->nfuncs + 1, sizeof *incl);
+	uint32_t *seen = xcalloc(s->nfuncs + 1, sizeof *seen);
+	static uint32_t funcs[STACKS_MAX_DEPTH];
+
+	for (size_t i = 0; i < s->p->nstacks; i++) {
+		const struct profil_stack *st = &s->p->stacks[i];
+		size_t n = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
+
+		/* seen[f] == i + 1: already counted for this stack */
+		for (size_t k = 0; k < n; k++)
+			if (seen[funcs[k]] != i + 1) {
+				seen[funcs[k]] = (uint32_t)(i + 1);
+				incl[funcs[k]] += st->count;
+			}
+	}
+	free(seen);
+	return incl;
+}
+
 long
 stacks_find(const struct stacks *s, const char *name)
 {
-	for (size_t i = 0; i < s->nfuncs; i++)
-		if (same_name(s->funcs[i].function, name) ||
-		    strcmp(s->funcs[i].symbol, name) == 0)
-			return (long)i;
-	return -1;
+	uint64_t *incl = NULL;
+	long best = -1;
+
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		if (!same_name(s->funcs[i].function, name) &&
+		    strcmp(s->funcs[i].symbol, name) != 0)
+			continue;
+		if (best >= 0 && incl == NULL)
+			incl = stacks_inclusive(s);
+		if (best < 0 || incl[i] > incl[best])
+			best = (long)i;
+	}
+	free(incl);
+	return best;
+}
+
+long
+stacks_func_of_row(const struct stacks *s, const struct func_row *row)
+{
+	struct strmap *m = s->index;
+	char key[4200];
+	size_t k;
+
+	if (m->cap == 0)
+		return -1;
+	if (strcmp(row->object, "[kernel]") == 0)
+		snprintf(key, sizeof key, "k%llx:%s", (unsigned long long)row->start,
+		    row->symbol);
+	else if (row->object_index == FUNC_NO_OBJECT)
+		snprintf(key, sizeof key, "u");
+	else if (row->start == 0 && row->end == 0 && row->symbol[0] == '[')
+		snprintf(key, sizeof key, "o%zu:[]", row->object_index);
+	else if (row->start == 0 && row->end == 0)
+		snprintf(key, sizeof key, "i%zu:%s", row->object_index, row->symbol);
+	else
+		snprintf(key, sizeof key, "o%zu:%llx:%s", row->object_index,
+		    (unsigned long long)row->start, row->symbol);
+	k = strmap_slot(m, key);
+	return m->keys[k] != NULL ? (long)m->values[k] : -1;
 }
