@@ -4,6 +4,8 @@
 //
 //   burn ROUNDS    geo::Burner<double>::burn 3 parts, geo::area(int) 1 part
 //   clock ROUNDS   clock_gettime in a loop (the vDSO does the work)
+//   throw ROUNDS   exceptions thrown through 8 frames and caught: the
+//                  time in the C++ runtime's unwinder has stacks too
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +36,31 @@ __attribute__((noinline)) double area(double n)
 	return n * n;
 }
 
+struct Thrown {
+	int depth;
+};
+
+__attribute__((noinline)) int dive(int depth)
+{
+	if (depth == 0)
+		throw Thrown{ depth };
+	return dive(depth - 1) + 1;	/* not a tail call */
+}
+
+__attribute__((noinline)) long catcher(long rounds)
+{
+	long caught = 0;
+
+	for (long r = 0; r < rounds; r++) {
+		try {
+			dive(8);
+		} catch (const Thrown &t) {
+			caught += 1 + t.depth;
+		}
+	}
+	return caught;
+}
+
 } // namespace geo
 
 int main(int argc, char **argv)
@@ -41,7 +68,9 @@ int main(int argc, char **argv)
 	long rounds = argc > 2 ? atol(argv[2]) : 10;
 	double sink = 0;
 
-	if (argc > 1 && strcmp(argv[1], "clock") == 0) {
+	if (argc > 1 && strcmp(argv[1], "throw") == 0) {
+		sink += (double)geo::catcher(rounds * 10000);
+	} else if (argc > 1 && strcmp(argv[1], "clock") == 0) {
 		struct timespec ts;
 		for (long r = 0; r < rounds * 100000; r++) {
 			clock_gettime(CLOCK_MONOTONIC, &ts);
