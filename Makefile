@@ -37,6 +37,7 @@ endif
 
 LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
              lib/mappings.c lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
+             lib/stackring.c \
              lib/thread_clock.c lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)

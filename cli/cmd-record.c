@@ -458,9 +458,6 @@ record_exec(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	r.builder = builder_new(o.bucket_bytes);
-	/* the timer engine takes no stacks yet */
-	if (o.engine == ENGINE_TIMER)
-		o.stack_size = 0;
 	if (o.stack_size)
 		builder_stacks(r.builder);
 	clock_gettime(CLOCK_REALTIME, &wall_start);

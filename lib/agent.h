@@ -30,7 +30,7 @@
 
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
-#define AGENT_VERSION		3
+#define AGENT_VERSION		4
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
 
 struct agent_proc {
@@ -59,6 +59,12 @@ struct agent_region {
 	uint64_t tlost;
 	_Atomic uint32_t next_slot;
 	int32_t mechanism;		/* enum profil_mechanism */
+	/*
+	 * Call stacks (0: none taken): a stackring.h ring at this offset, of
+	 * stacks_bytes, where each counted sample's registers and stack top
+	 * go for the recorder to unwind.
+	 */
+	uint64_t stacks_offset, stacks_bytes;
 	struct agent_proc procs[AGENT_MAX_PROCS];
 };
 

@@ -27,6 +27,7 @@
 #include "profil.h"
 #include "session.h"
 #include "sigveil.h"
+#include "stackring.h"
 #include "threads.h"
 
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -122,7 +123,8 @@ count_key(uint64_t *keys, uint64_t *counts, uint64_t mask, uint64_t key,
 }
 
 static void
-count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight)
+count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
+    const void *ucontext)
 {
 	uint64_t tag = atomic_load(&pc_tag), key = tag | (uint64_t)pc;
 	int rc;
@@ -136,15 +138,22 @@ count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight)
 		goto fault;
 	if (rc == 0)
 		goto no_room;
-	if (m->tkeys != NULL) {
+	if (m->tkeys != NULL || m->stacks != NULL) {
 		/* a raw system call: no libc wrapper, no cached value to trust */
-		uint64_t tkey = tag >> 16 | (uint32_t)syscall(SYS_gettid);
+		uint32_t tid = (uint32_t)syscall(SYS_gettid);
+		uint64_t tkey = tag >> 16 | tid;
 
-		rc = count_key(m->tkeys, m->tcounts, m->tmask, tkey, weight);
-		if (rc < 0)
-			goto fault;
-		if (rc == 0 && profil_arch_add_u64(m->tlost, weight) < 0)
-			goto fault;
+		if (m->tkeys != NULL) {
+			rc = count_key(m->tkeys, m->tcounts, m->tmask, tkey, weight);
+			if (rc < 0)
+				goto fault;
+			if (rc == 0 && profil_arch_add_u64(m->tlost, weight) < 0)
+				goto fault;
+		}
+		/* a full ring drops the stack, not the sample */
+		if (m->stacks != NULL)
+			stackring_capture(m->stacks, ucontext, (uint32_t)(tag >> 48),
+			    tid, weight);
 	}
 	return;
 no_room:
@@ -213,7 +222,7 @@ session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
 	if (r == NULL) {
 		atomic_fetch_add(&stats.outside, weight);
 		if (plan->pcmap != NULL)
-			count_pc(plan->pcmap, pc, weight);
+			count_pc(plan->pcmap, pc, weight, ucontext);
 		else
 			count_overflow(plan, weight);
 	} else if (atomic_load(&r->off)) {

@@ -130,28 +130,34 @@ assert_totals_agree(const char *prf)
 static void
 test_paths_in_known_proportions(void **state)
 {
-	const char *prf = tmp("paths.prf");
-	char *prog[] = { workload, "paths", "25", NULL };
-	char *callers[] = { profil_bin, "report", "--callers", "leaf", "--format",
-	    "csv", (char *)prf, NULL };
-	char *via_qsort[] = { profil_bin, "report", "--callers", "cmp_leaf",
-	    "--format", "csv", (char *)prf, NULL };
-	struct shares c;
-	double total;
+	static const char *const engines[] = { "perf", "timer" };
 
 	(void)state;
-	record_ok(prf, prog);
-	report_run(&c, callers);
-	total = c.total;
-	assert_share("via_a", samples_of(&c, "via_a", NULL), total, 0.5);
-	assert_share("via_b", samples_of(&c, "via_b", NULL), total, 0.3);
-	assert_share("cmp_leaf", samples_of(&c, "cmp_leaf", NULL), total, 0.2);
-	/* the comparator's caller is qsort's code, in the C library */
-	report_run(&c, via_qsort);
-	if (samples_of(&c, NULL, "libc.so.6") < 0.9 * c.total)
-		fail_msg("cmp_leaf's callers are not libc's:\n%s", c.csv);
-	assert_reaches(prf, (const char *[]){ "main", NULL });
-	assert_totals_agree(prf);
+	for (size_t e = 0; e < 2; e++) {
+		const char *prf = tmp(e ? "paths-timer.prf" : "paths.prf");
+		char *prog[] = { workload, "paths", "25", NULL };
+		char *callers[] = { profil_bin, "report", "--callers", "leaf",
+		    "--format", "csv", (char *)prf, NULL };
+		char *via_qsort[] = { profil_bin, "report", "--callers",
+		    "cmp_leaf", "--format", "csv", (char *)prf, NULL };
+		struct shares c;
+		double total;
+
+		record_with(engines[e], prf, prog);
+		report_run(&c, callers);
+		total = c.total;
+		assert_share(engines[e], samples_of(&c, "via_a", NULL), total, 0.5);
+		assert_share(engines[e], samples_of(&c, "via_b", NULL), total, 0.3);
+		assert_share(engines[e], samples_of(&c, "cmp_leaf", NULL), total,
+		    0.2);
+		/* the comparator's caller is qsort's code, in the C library */
+		report_run(&c, via_qsort);
+		if (samples_of(&c, NULL, "libc.so.6") < 0.9 * c.total)
+			fail_msg("%s: cmp_leaf's callers are not libc's:\n%s",
+			    engines[e], c.csv);
+		assert_reaches(prf, (const char *[]){ "main", NULL });
+		assert_totals_agree(prf);
+	}
 }
 
 /* The stack of a C++ exception in flight unwinds through the runtime. */
@@ -215,7 +221,7 @@ static void
 test_signal_handler(void **state)
 {
 	const char *prf = tmp("signal.prf");
-	char *prog[] = { workload, "signal", "40", NULL };
+	char *prog[] = { workload, "signal", "200", NULL };
 	struct run r;
 	double all, in_handler, through;
 
