@@ -133,6 +133,7 @@ $(BUILD)/examples/%: examples/%.c $(SHLIB)
 demo: deps-demo all
 	$(BUILD)/profil record -o $(BUILD)/split.prf $(BUILD)/examples/split 60
 	$(BUILD)/profil report $(BUILD)/split.prf
+	$(BUILD)/profil report --tree $(BUILD)/split.prf
 
 # ---- tests -----------------------------------------------------------------
 TEST_SRC   := $(wildcard tests/test-*.c)

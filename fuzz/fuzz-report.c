@@ -80,7 +80,7 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	};
 	char cause[256];
 
-	report_flat(p, f, &o);
+	report_flat(p, f, NULL, &o);
 	report_objects(p, &o);
 	report_threads(p, &o);
 	report_processes(p, &o);
@@ -100,7 +100,7 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	o.sort = SORT_FUNCTION;
 	o.min_percent = 1;
 	o.limit = 3;
-	report_flat(p, f, &o);
+	report_flat(p, f, NULL, &o);
 }
 
 /* p merged with itself: twice the samples, in a profile the reader takes. */
