@@ -343,9 +343,8 @@ warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 		return;
 	if (strcmp(p->engine, "perf") != 0)
 		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
-		    "threads or processes shorter than a sampling period, or "
-		    "time in system calls above the tick rate, went unsampled",
-		    seen / 1e9, cpu / 1e9);
+		    "threads or processes shorter than a sampling period went "
+		    "unsampled", seen / 1e9, cpu / 1e9);
 	else if (!r->kernel_sampled)
 		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
 		    "time in the kernel is not sampled here "
@@ -446,8 +445,9 @@ record_exec(int argc, char **argv)
 		if (o.engine == ENGINE_PERF || attach != 0)
 			cli_die(1, "%s", cause);
 		if (!o.quiet)
-			cli_warn("%s: using the timer engine (user mode only, "
-			    "no threads breakdown)", cause);
+			cli_warn("%s: using the timer engine (time in the "
+			    "kernel estimated from system time, no kernel "
+			    "functions)", cause);
 		o.engine = ENGINE_TIMER;
 	}
 	if (o.engine != ENGINE_TIMER)

@@ -154,6 +154,7 @@ agent_init(void)
 	pcmap.tcounts = (uint64_t *)((char *)region + region->tcounts_offset);
 	pcmap.tmask = region->tcapacity - 1;
 	pcmap.tlost = &region->tlost;
+	pcmap.kernel_time = 1;	/* the recorder counts it as the kernel's */
 	if (region->stacks_offset != 0)
 		pcmap.stacks = (struct stackring *)((char *)region +
 		    region->stacks_offset);

@@ -32,6 +32,12 @@
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
 #define AGENT_VERSION		4
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
+/*
+ * The pc at which a slot's samples of time in the kernel are counted
+ * (the share of the threads' system time between their samples): in no
+ * user address space, and below 2^48 like every key's pc.
+ */
+#define AGENT_KERNEL_PC		((1ull << 48) - 1)
 
 struct agent_proc {
 	_Atomic int32_t pid;		/* 0: slot not (yet) filled */

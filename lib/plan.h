@@ -49,6 +49,12 @@ struct plan_pcmap {
 	 * stack top go, for the recorder to unwind (stackring.h).
 	 */
 	struct stackring *stacks;
+	/*
+	 * Whether samples that stand for time in the kernel (the share of
+	 * system time since the thread's last sample) count apart, at pc
+	 * SESSION_KERNEL_PC, rather than at the user pc the signal found.
+	 */
+	int kernel_time;
 };
 
 #define PLAN_PCMAP_PROBES 64		/* slots tried before giving up */

@@ -46,7 +46,7 @@ copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
 
 int
 stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
-    uint32_t tid, uint64_t weight)
+    uint32_t tid, uint64_t weight, uint64_t kernel_weight)
 {
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 	struct stackring_slot *s;
@@ -67,6 +67,7 @@ stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
 	s->tag = tag;
 	s->tid = tid;
 	s->weight = weight;
+	s->kernel_weight = kernel_weight;
 	s->stack_addr = regs[7] - STACKRING_RED_ZONE;
 	s->size = copy_stack(s->data, (uintptr_t)s->stack_addr, r->stack_size);
 	atomic_store_explicit(&s->seq, h + 1, memory_order_release);

@@ -25,7 +25,8 @@ struct stackring_slot {
 	_Atomic uint64_t seq;		/* n + 1 once ring slot n is written */
 	uint32_t tag;			/* the writer's process slot */
 	uint32_t tid;
-	uint64_t weight;		/* samples the capture stands for */
+	uint64_t weight;		/* samples the capture stands for, */
+	uint64_t kernel_weight;		/*   of them in the kernel */
 	uint64_t regs[STACKRING_NREGS];
 	uint64_t stack_addr;		/* where the copy starts */
 	uint64_t size;			/* bytes copied */
@@ -53,6 +54,6 @@ struct stackring {
  * (counted in dropped).  Async-signal-safe; needs fault_install().
  */
 int stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
-    uint32_t tid, uint64_t weight);
+    uint32_t tid, uint64_t weight, uint64_t kernel_weight);
 
 #endif

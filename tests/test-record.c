@@ -352,6 +352,65 @@ out:
 	unsetenv("PROFIL_CACHE_DIR");
 }
 
+/*
+ * The timer engine counts time in system calls as the kernel's (from the
+ * threads' system time between samples), not as the code that made
+ * them, and misses no samples there: a syscall-heavy program comes out
+ * as the perf engine sees it (which samples the kernel itself here), with
+ * perf events allowed (the library's perf clocks, above the tick rate)
+ * and refused (CPU timers at the tick rate, as in a container).
+ */
+static void
+test_timer_engine_kernel_time(void **state)
+{
+	char *prog[] = { workload, "syscalls", "0.8", NULL };
+	const char *perf = tmp("sys-perf.prf"), *timer = tmp("sys-timer.prf");
+	const char *noperf = tmp("sys-noperf.prf");
+	char cmd[4 * PATH_MAX];
+	struct shares s;
+	double kp, kt, np, nt;
+
+	(void)state;
+	if (getuid() != 0)
+		skip();		/* the reference needs kernel samples */
+	record_with("perf", perf, prog);
+	report(&s, perf);
+	np = s.total;
+	kp = samples_of(&s, NULL, "[kernel]") / np;
+	for (int k = 0; k < 2; k++) {
+		const char *prf = k ? noperf : timer;
+		double margin, cpu_periods;
+		struct profil_profile *p;
+		char cause[256];
+
+		if (k == 0) {
+			record_with("timer", prf, prog);
+		} else {
+			snprintf(cmd, sizeof cmd, "%s/helper-noperf %s record -q -e "
+			    "timer -F 5000 -o %s %s syscalls 0.8", bindir, profil_bin,
+			    prf, workload);
+			assert_int_equal(system(cmd), 0);
+		}
+		report(&s, prf);
+		nt = s.total;
+		kt = samples_of(&s, NULL, "[kernel]") / nt;
+		/* at the tick rate a sample weighs 4 or more: fewer to count on */
+		margin = 4 * sqrt(kp * (1 - kp) / np + kt * (1 - kt) /
+		    (k ? nt / 5 : nt)) + 0.04;
+		if (fabs(kt - kp) > margin)
+			fail_msg("%s: kernel %.1f%% of %.0f samples, the perf engine "
+			    "%.1f%% of %.0f (margin %.1f)", k ? "timer, perf refused" :
+			    "timer", 100 * kt, nt, 100 * kp, np, 100 * margin);
+		p = profil_profile_read(prf, cause, sizeof cause);
+		assert_non_null(p);
+		cpu_periods = (double)p->cpu_ns / (double)p->interval_ns;
+		if (p->samples < 0.9 * cpu_periods || p->samples > 1.1 * cpu_periods)
+			fail_msg("%s: %llu samples for %.0f periods of CPU time",
+			    prf, (unsigned long long)p->samples, cpu_periods);
+		profil_profile_free(p);
+	}
+}
+
 static void
 test_fork_exec_children(void **state)
 {
@@ -949,6 +1008,7 @@ main(void)
 		cmocka_unit_test(test_half_in_libm),
 		cmocka_unit_test(test_kernel_share),
 		cmocka_unit_test(test_timer_engine_splits),
+		cmocka_unit_test(test_timer_engine_kernel_time),
 		cmocka_unit_test(test_timer_engine_above_the_library_most),
 		cmocka_unit_test(test_timer_engine_faults_and_limits),
 		cmocka_unit_test(test_auto_falls_back_when_perf_is_refused),

@@ -443,7 +443,8 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 {
 	struct stackring *ring = (struct stackring *)((char *)r + r->stacks_offset);
 	uint64_t t = atomic_load_explicit(&ring->tail, memory_order_relaxed);
-	struct bframe frames[UNWIND_MAX_DEPTH + 2];
+	struct bframe frames[UNWIND_MAX_DEPTH + 3];
+	uint64_t kernel;
 
 	for (;; t++) {
 		const struct stackring_slot *s = (const void *)((char *)ring +
@@ -463,12 +464,25 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 			goto next;
 		if (slots[slot].uw == NULL)
 			slots[slot].uw = unwind_space_new(pid);
+		/* room for a kernel frame on top, for the kernel's share */
 		n = unwind_stack(slots[slot].uw, (pid_t)s->tid, s->regs,
-		    s->stack_addr, s->data, s->size, frames, 0,
-		    sizeof frames / sizeof frames[0]);
-		builder_sample_stack(b, frames, n, s->weight, pid, (pid_t)s->tid);
-		hmap_add(stacked, (uint64_t)slot << 48 | (s->regs[16] &
-		    ((1ull << 48) - 1)), s->weight);
+		    s->stack_addr, s->data, s->size, frames + 1, 0,
+		    sizeof frames / sizeof frames[0] - 1);
+		kernel = s->kernel_weight < s->weight ? s->kernel_weight : s->weight;
+		if (s->weight > kernel) {
+			builder_sample_stack(b, frames + 1, n, s->weight - kernel,
+			    pid, (pid_t)s->tid);
+			hmap_add(stacked, (uint64_t)slot << 48 | (s->regs[16] &
+			    ((1ull << 48) - 1)), s->weight - kernel);
+		}
+		if (kernel > 0) {
+			/* in the kernel, called from where the thread is */
+			frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
+			builder_sample_stack(b, frames, n + 1, kernel, pid,
+			    (pid_t)s->tid);
+			hmap_add(stacked, (uint64_t)slot << 48 | AGENT_KERNEL_PC,
+			    kernel);
+		}
 next:
 		atomic_store_explicit(&ring->tail, t + 1, memory_order_release);
 	}
@@ -502,18 +516,22 @@ resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
 		if (only_pid != 0 && pid != only_pid)
 			continue;
-		m = find_tmap(&slots[slot], pc);
+		m = pc == AGENT_KERNEL_PC ? NULL : find_tmap(&slots[slot], pc);
 		if (stacked != NULL) {
 			uint64_t got = hmap_get(stacked, key);
 
 			if (got >= count)
 				continue;
 			count -= got;
-			f[0] = m == NULL || m->obj < 0 ?
+			f[0] = pc == AGENT_KERNEL_PC ?
+			    (struct bframe){ BFRAME_KERNEL, 0 } :
+			    m == NULL || m->obj < 0 ?
 			    (struct bframe){ BFRAME_UNKNOWN, pc } :
 			    (struct bframe){ m->obj, pc - m->start + m->offset };
 			f[1] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 			builder_sample_stack(b, f, 2, count, pid, pid);
+		} else if (pc == AGENT_KERNEL_PC) {
+			builder_kernel(b, 0, count, pid, pid);
 		} else if (m == NULL || m->obj < 0) {
 			builder_unknown(b, count, pid, pid);
 		} else {
@@ -625,6 +643,7 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	}
 	free(slots);
 	munmap(region, region->size);
-	r->kernel_sampled = 0;
+	/* estimated from the threads' system time: see lib/session.c */
+	r->kernel_sampled = 1;
 	return 0;
 }
