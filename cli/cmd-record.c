@@ -35,10 +35,11 @@ _Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
 /*
  * The stack copied with each sample for its call stack: enough for all
  * but deep recursion (a C program's stack at a sample is 0.5-2.5 KiB
- * deep in the median and p99 measured here), and a perf sample record
- * holds 64 KiB at most with the rest of the sample.
+ * deep in the median and p99 measured here; perf's default is 8 KiB
+ * too), and half of 16 KiB's cost in copies, rings and wakeups; a perf
+ * sample record holds 64 KiB at most with the rest of the sample.
  */
-#define DEFAULT_STACK_SIZE	16384
+#define DEFAULT_STACK_SIZE	8192
 #define MAX_STACK_SIZE		65000
 #define STR(x)			STR_(x)
 #define STR_(x)			#x
@@ -434,6 +435,7 @@ record_exec(int argc, char **argv)
 		cli_die(EXIT_USAGE, "-o: %%p goes in the file name, not in a "
 		    "directory (%s)", output);
 	path = output_path(output, o.argv[0], 0);
+	launch_hold_signals();	/* before there is a file to leave behind */
 	if (open_output(&out, path) < 0) {
 		free(path);
 		return EXIT_USAGE;

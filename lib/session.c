@@ -129,6 +129,7 @@ count_key(uint64_t *keys, uint64_t *counts, uint64_t mask, uint64_t key,
  * a handler), and the kernel samples owed but not yet whole.
  */
 static __thread struct {
+	int known;		/* user_us and sys_us are this thread's */
 	uint64_t user_us, sys_us;
 	double owed;
 } kernel_split __attribute__((tls_model("initial-exec")));
@@ -160,8 +161,21 @@ kernel_weight(unsigned long weight, int by_tick)
 		return 0;
 	user = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
 	sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
-	du = user > kernel_split.user_us ? user - kernel_split.user_us : 0;
-	ds = sys > kernel_split.sys_us ? sys - kernel_split.sys_us : 0;
+	/*
+	 * A thread's first sample only sets the baseline: its times run from
+	 * its start, which exec does not move (the previous image's time is
+	 * in them), and a forked child's restart from 0 under its parent's.
+	 */
+	if (!kernel_split.known || user < kernel_split.user_us ||
+	    sys < kernel_split.sys_us) {
+		kernel_split.known = 1;
+		kernel_split.user_us = user;
+		kernel_split.sys_us = sys;
+		kernel_split.owed = 0;
+		return 0;
+	}
+	du = user - kernel_split.user_us;
+	ds = sys - kernel_split.sys_us;
 	kernel_split.user_us = user;
 	kernel_split.sys_us = sys;
 	if (by_tick)

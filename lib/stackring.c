@@ -1,35 +1,68 @@
 /*
  * stackring.c - the writer's side of the capture ring (stackring.h).
- * Async-signal-safety rules: no locks, no allocation, no stdio; memory of
- * the program is read only through the fault-safe copy of the arch layer.
+ * Async-signal-safety rules: no locks, no allocation, no stdio, raw
+ * system calls only; memory of the program is read without faulting
+ * (process_vm_readv), or through the fault-safe copy of the arch layer.
  */
 #include <stddef.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "stackring.h"
 
 /*
- * The lowest address this thread's stack copies faulted at, so that the
- * next copy stops short of it instead of faulting again (a fault costs a
- * signal): the top of the stack does not move.  Initial-exec TLS: read
+ * Where this thread's stack was found to end, so that the next copy stops
+ * short of it: the top of a stack does not move.  Initial-exec TLS: read
  * from a signal handler without a call into the loader.
  */
 static __thread uintptr_t stack_end __attribute__((tls_model("initial-exec")));
 
 #define PAGE 4096
+#define MAX_PAGES 20		/* iovecs: a 64 KiB copy over 17 pages */
 
 _Static_assert(ARCH_NREGS == STACKRING_NREGS, "one register set");
 
-/* Copy [from, from + n) a page at a time, up to the first that faults. */
+/*
+ * Copy [from, from + n) up to the first page that cannot be read: by
+ * process_vm_readv on ourselves, which stops there instead of faulting
+ * (a program that reset SIGSEGV to its default would die of our fault),
+ * a page to an iovec so that it copies all it can; where that call is
+ * refused (a seccomp filter), a page at a time through the fault-safe
+ * copy.
+ */
 static uint64_t
 copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
 {
+	struct iovec local[MAX_PAGES], remote[MAX_PAGES];
 	uint64_t done = 0;
+	int k = 0;
+	long got;
 
 	if (stack_end != 0 && from + n > stack_end)
 		n = stack_end > from ? stack_end - from : 0;
-	while (done < n) {
+	while (done < n && k < MAX_PAGES) {
+		uintptr_t at = from + done;
+		uint64_t chunk = PAGE - at % PAGE;
+
+		if (chunk > n - done)
+			chunk = n - done;
+		local[k] = (struct iovec){ dst + done, chunk };
+		remote[k++] = (struct iovec){ (void *)at, chunk };
+		done += chunk;
+	}
+	if (k == 0)
+		return 0;
+	got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), local, k,
+	    remote, k, 0);
+	if (got >= 0) {
+		if ((uint64_t)got < done)	/* the stack ends there */
+			stack_end = from + (uint64_t)got;
+		return (uint64_t)got;
+	}
+	for (done = 0; done < n;) {
 		uintptr_t at = from + done;
 		uint64_t chunk = PAGE - at % PAGE;
 

@@ -36,7 +36,8 @@
 #include "unwind.h"
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
-#define STACK_RING_PAGES 256		/* with stack copies: 1 MiB */
+#define STACK_RING_PAGES 1024		/* with stack copies: 4 MiB, at most */
+#define STACK_RING_TOTAL 16384		/* pages, all CPUs' rings together */
 /*
  * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
  * (16-23), in that order in a sample; from_sample[i] is where DWARF
@@ -111,12 +112,41 @@ perf_paranoid(void)
  * our unwinder, and, where the kernel is sampled, the kernel's own call
  * chain (its user part is ours to unwind, not the frame-pointer walk).
  */
+/*
+ * Data pages of each CPU's ring.  With stack copies a sample takes some
+ * 8 KiB and a burst of them must not fill the ring before the recorder
+ * wakes (the kernel would drop them, and with them the flat profile's
+ * samples): as big as allowed, up to 4 MiB a CPU and 64 MiB in all.
+ * Without CAP_IPC_LOCK, perf_event_mlock_kb a CPU is what may be locked.
+ * A power of 2.
+ */
+static unsigned
+ring_pages(int ncpus, unsigned stack_size)
+{
+	unsigned want = RING_PAGES, most;
+	FILE *f;
+	int kb;
+
+	if (!stack_size)
+		return RING_PAGES;
+	most = STACK_RING_TOTAL / (unsigned)(ncpus > 0 ? ncpus : 1);
+	if (most > STACK_RING_PAGES)
+		most = STACK_RING_PAGES;
+	if (geteuid() != 0 &&
+	    (f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re")) != NULL) {
+		if (fscanf(f, "%d", &kb) == 1 && kb / 4 - 1 < (int)most)
+			most = kb / 4 > 1 ? (unsigned)(kb / 4 - 1) : 1;
+		fclose(f);
+	}
+	while (want * 2 <= most)
+		want *= 2;
+	return want;
+}
+
 static void
 set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
-    int build_id, int on_exec, unsigned stack_size)
+    int build_id, int on_exec, unsigned stack_size, unsigned pages)
 {
-	unsigned pages = stack_size ? STACK_RING_PAGES : RING_PAGES;
-
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
 	a->type = PERF_TYPE_SOFTWARE;
@@ -163,7 +193,7 @@ record_perf_check(char *why, size_t why_size)
 	struct perf_event_attr a;
 	int fd;
 
-	set_attr(&a, 1000000, 1, 0, 1, 0);
+	set_attr(&a, 1000000, 1, 0, 1, 0, RING_PAGES);
 	a.enable_on_exec = 0;
 	fd = perf_open(&a, 0, -1);
 	if (fd >= 0) {
@@ -715,13 +745,14 @@ open_rings(struct engine *e, const pid_t *tids, size_t ntids, int on_exec)
 	int ncpus = online_cpus(cpus, 4096), c;
 	int exclude_kernel = 0, build_id = 1;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), t;
+	unsigned pages = ring_pages(ncpus, e->opts->stack_size);
 	struct perf_event_attr a;
 
 	e->rings = xcalloc((size_t)ncpus, sizeof *e->rings);
 	e->extra_fds = xcalloc(ntids * (size_t)ncpus, sizeof *e->extra_fds);
 retry:
 	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
-	    e->opts->stack_size);
+	    e->opts->stack_size, pages);
 	for (c = 0; c < ncpus; c++) {
 		struct ring *ring = &e->rings[c];
 		int fd = perf_open(&a, tids[0], cpus[c]);
@@ -742,8 +773,7 @@ retry:
 			return -1;
 		}
 		ring->fd = fd;
-		ring->size = (e->opts->stack_size ? STACK_RING_PAGES : RING_PAGES) *
-		    page;
+		ring->size = pages * page;
 		ring->meta = mmap(NULL, ring->size + page, PROT_READ | PROT_WRITE,
 		    MAP_SHARED, fd, 0);
 		e->nrings = c + 1;
