@@ -90,6 +90,7 @@ struct engine {
 	size_t npend, pend_cap;
 	uint64_t seq;
 	uint64_t throttled;		/* PERF_RECORD_THROTTLE seen */
+	int behind;			/* a ring was over half full: catch up */
 };
 
 int
@@ -446,7 +447,11 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 		if (n == 0)
 			frames[n++] = (struct bframe){ BFRAME_KERNEL, ip };
 	}
-	if (x.has_regs && p->uw != NULL)
+	if (x.has_regs && p->uw != NULL && e->behind) {
+		/* unwinding less, so as to lose no sample: say where */
+		unwind_locate(p->uw, x.regs[16], &frames[n++]);
+		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
+	} else if (x.has_regs && p->uw != NULL)
 		n = unwind_stack(p->uw, tid, x.regs, x.regs[7], x.stack,
 		    x.stack_size, frames, n, MAX_FRAMES);
 	else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
@@ -633,6 +638,7 @@ apply(struct engine *e, const uint8_t *rec, size_t size)
 		if (size >= sizeof *h + 16) {
 			memcpy(&lost, rec + sizeof *h + 8, 8);
 			builder_lost(e->b, lost);
+			if (getenv("PROFIL_DEBUG_LOST")) fprintf(stderr, "LOST %llu id %llu\n", (unsigned long long)lost, (unsigned long long)*(const uint64_t *)(rec + sizeof *h));
 		}
 		break;
 	}
@@ -673,10 +679,20 @@ drain(struct engine *e)
 
 	e->batch_len = 0;
 	e->npend = 0;
+	e->behind = 0;
 	for (r = 0; r < e->nrings; r++) {
 		struct ring *ring = &e->rings[r];
 		uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
 		uint64_t tail = ring->meta->data_tail;
+
+		/*
+		 * Over half full: the recorder is losing the race (a CPU
+		 * shared with many busy threads).  A full ring would drop
+		 * samples, flat profile and all; this batch's stacks are not
+		 * unwound instead, so that it catches up.
+		 */
+		if (head - tail > ring->size / 2)
+			e->behind = 1;
 
 		while (tail + sizeof(struct perf_event_header) <= head) {
 			struct perf_event_header h;

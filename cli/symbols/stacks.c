@@ -115,6 +115,7 @@ cut_name(uint64_t reason)
 	case PROFIL_CUT_NO_UNWIND: return "[stack cut: no unwind information]";
 	case PROFIL_CUT_BROKEN: return "[stack cut: no sensible caller]";
 	case PROFIL_CUT_NOT_TAKEN: return "[stack cut: no stack taken]";
+	case PROFIL_CUT_BEHIND: return "[stack cut: recorder behind]";
 	}
 	return "[stack cut]";
 }
