@@ -5,8 +5,9 @@
  * pprof: one gzipped profile.proto file (export/pprof.c), -o names it;
  * its samples are the call stacks where the profile has them.
  *
- * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), -o names
- * the directory, made (one level, as mkdir does) when it is not there.
+ * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), with call
+ * arcs from the stacks; -o names the directory, made (one level, as mkdir
+ * does) when it is not there.
  *
  * folded: the call stacks as folded lines (export/folded.c), -o names
  * the file, "-" standard output.
@@ -206,7 +207,8 @@ const struct cmd cmd_export = {
 	"                        Pyroscope, Parca, Grafana: a sample per call stack\n"
 	"                        (without stacks, per bucket of the flat profile)\n"
 	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
-	"                        with samples\n"
+	"                        with samples: its histogram, and the calls within\n"
+	"                        it from the stacks, counted in samples, not calls\n"
 	"  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
 	"                        COUNT: for flamegraph.pl, inferno, speedscope\n"
 	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
