@@ -2,9 +2,10 @@
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
  * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
- * (cli/report/, printed to /dev/null), the pprof export and the merge
- * of the profile with itself.  The rows must account for every sample, and
- * a merged profile must be one the reader accepts.  An input refused only
+ * (cli/report/, printed to /dev/null), the pprof export (flat, and of
+ * the call stacks when there are any) and the merge of the profile with
+ * itself.  The rows must account for every sample, and a merged profile
+ * must be one the reader accepts.  An input refused only
  * for its checksum is read with the checksum made right.
  */
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 
 #include "export/pprof.h"
 #include "symbols/funcs.h"
+#include "symbols/stacks.h"
 #include "fuzz.h"
 #include "profile/merge.h"
 #include "report/report.h"
@@ -143,6 +145,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    sizeof cause);
 	uint8_t *fixed;
 	struct funcs f;
+	struct stacks s;
 	struct pbuf pprof;
 
 	if (p == NULL && (fixed = fuzz_fix_checksum(data, size)) != NULL) {
@@ -163,8 +166,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (report_html(p, &f, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
 	pprof = (struct pbuf){ NULL, 0, 0 };
-	export_pprof_encode(p, f.tabs, &pprof);
+	export_pprof_encode(p, &f, NULL, &pprof);	/* the flat profile's */
 	pbuf_free(&pprof);
+	if (p->nstacks > 0) {	/* and the stacks' */
+		stacks_name(&s, p, &f, 1);
+		pprof = (struct pbuf){ NULL, 0, 0 };
+		export_pprof_encode(p, &f, &s, &pprof);
+		pbuf_free(&pprof);
+		stacks_free(&s);
+	}
 	check_merge(p);
 	funcs_free(&f);
 	profil_profile_free(p);

@@ -643,11 +643,15 @@ test_report_views(void **state)
 	}
 }
 
-/* gprof's flat profile: top functions and their percentages. */
+/*
+ * gprof's flat profile: top functions and their percentages.  A row is
+ * "%time cumulative self [calls self/call total/call] name": the call
+ * columns are there when the file has call arcs.
+ */
 static int
 gprof_percent(const char *gmon, const char *function, double *pct)
 {
-	char cmd[3 * PATH_MAX], line[512], name[256];
+	char cmd[3 * PATH_MAX], line[512], *name;
 	FILE *f;
 	double p;
 	int found = 0;
@@ -655,12 +659,15 @@ gprof_percent(const char *gmon, const char *function, double *pct)
 	snprintf(cmd, sizeof cmd, "gprof -b -p %s %s 2>&1", workload, gmon);
 	f = popen(cmd, "r");
 	assert_non_null(f);
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "%lf %*f %*f %255s", &p, name) == 2 &&
-		    strcmp(name, function) == 0) {
+	while (fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		name = strrchr(line, ' ');
+		if (name != NULL && sscanf(line, "%lf", &p) == 1 &&
+		    strcmp(name + 1, function) == 0) {
 			*pct = p;
 			found = 1;
 		}
+	}
 	pclose(f);
 	return found;
 }
