@@ -36,7 +36,7 @@
 #include "unwind.h"
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
-#define STACK_RING_PAGES 1024		/* with stack copies: 4 MiB, at most */
+#define STACK_RING_PAGES 4096		/* with stack copies: 16 MiB, at most */
 #define STACK_RING_TOTAL 16384		/* pages, all CPUs' rings together */
 /*
  * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
@@ -117,7 +117,9 @@ perf_paranoid(void)
  * Data pages of each CPU's ring.  With stack copies a sample takes some
  * 8 KiB and a burst of them must not fill the ring before the recorder
  * wakes (the kernel would drop them, and with them the flat profile's
- * samples): as big as allowed, up to 4 MiB a CPU and 64 MiB in all.
+ * samples; a recorder that shares its CPUs with busy threads may wait
+ * a second for its turn): as big as allowed, up to 16 MiB a CPU and 64
+ * MiB in all.
  * Without CAP_IPC_LOCK, perf_event_mlock_kb a CPU is what may be locked.
  * A power of 2.
  */
@@ -660,6 +662,26 @@ by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * Whether a ring is over half full: the recorder is losing the race (its
+ * CPUs shared with many busy threads).  A full ring would drop samples,
+ * flat profile and all; the stacks of what is drained then are not
+ * unwound instead, so that it catches up ("recorder behind").
+ */
+static int
+rings_behind(const struct engine *e)
+{
+	for (int r = 0; r < e->nrings; r++) {
+		const struct ring *ring = &e->rings[r];
+		uint64_t head = __atomic_load_n(&ring->meta->data_head,
+		    __ATOMIC_ACQUIRE);
+
+		if (head - ring->meta->data_tail > ring->size / 2)
+			return 1;
+	}
+	return 0;
+}
+
 /* n bytes of ring from offset off, across its end if they wrap. */
 static void
 ring_copy(const struct ring *ring, size_t off, void *dst, size_t n)
@@ -679,20 +701,12 @@ drain(struct engine *e)
 
 	e->batch_len = 0;
 	e->npend = 0;
-	e->behind = 0;
+	e->behind = rings_behind(e);
 	for (r = 0; r < e->nrings; r++) {
 		struct ring *ring = &e->rings[r];
 		uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
 		uint64_t tail = ring->meta->data_tail;
 
-		/*
-		 * Over half full: the recorder is losing the race (a CPU
-		 * shared with many busy threads).  A full ring would drop
-		 * samples, flat profile and all; this batch's stacks are not
-		 * unwound instead, so that it catches up.
-		 */
-		if (head - tail > ring->size / 2)
-			e->behind = 1;
 
 		while (tail + sizeof(struct perf_event_header) <= head) {
 			struct perf_event_header h;
@@ -724,6 +738,9 @@ drain(struct engine *e)
 	for (i = 0; i < e->npend; i++) {
 		const uint8_t *rec = e->batch + e->pend[i].at;
 
+		/* a long batch: are the rings filling up meanwhile? */
+		if (i % 64 == 63 && !e->behind)
+			e->behind = rings_behind(e);
 		apply(e, rec, ((const struct perf_event_header *)rec)->size);
 	}
 }
