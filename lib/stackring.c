@@ -1,8 +1,8 @@
 /*
  * stackring.c - the writer's side of the capture ring (stackring.h).
  * Async-signal-safety rules: no locks, no allocation, no stdio, raw
- * system calls only; memory of the program is read without faulting
- * (process_vm_readv), or through the fault-safe copy of the arch layer.
+ * system calls only; memory of the program is read without ever
+ * faulting (process_vm_readv).
  */
 #include <stddef.h>
 #include <string.h>
@@ -26,12 +26,12 @@ static __thread uintptr_t stack_end __attribute__((tls_model("initial-exec")));
 _Static_assert(ARCH_NREGS == STACKRING_NREGS, "one register set");
 
 /*
- * Copy [from, from + n) up to the first page that cannot be read: by
- * process_vm_readv on ourselves, which stops there instead of faulting
- * (a program that reset SIGSEGV to its default would die of our fault),
- * a page to an iovec so that it copies all it can; where that call is
- * refused (a seccomp filter), a page at a time through the fault-safe
- * copy.
+ * Copy [from, from + n) up to the first page that cannot be read, by
+ * process_vm_readv on ourselves: it stops there instead of faulting (a
+ * fault would reach the program's own SIGSEGV handler, if it has one,
+ * or kill a program that reset SIGSEGV to its default), a page to an
+ * iovec so that it copies all it can.  Where that call is refused (a
+ * seccomp filter), nothing is copied: the stack is cut at its leaf.
  */
 static uint64_t
 copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
@@ -57,24 +57,11 @@ copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
 		return 0;
 	got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), local, k,
 	    remote, k, 0);
-	if (got >= 0) {
-		if ((uint64_t)got < done)	/* the stack ends there */
-			stack_end = from + (uint64_t)got;
-		return (uint64_t)got;
-	}
-	for (done = 0; done < n;) {
-		uintptr_t at = from + done;
-		uint64_t chunk = PAGE - at % PAGE;
-
-		if (chunk > n - done)
-			chunk = n - done;
-		if (profil_arch_copy(dst + done, (const void *)at, chunk) < 0) {
-			stack_end = at - at % PAGE;
-			break;
-		}
-		done += chunk;
-	}
-	return done;
+	if (got < 0)
+		return 0;
+	if ((uint64_t)got < done)	/* the stack ends there */
+		stack_end = from + (uint64_t)got;
+	return (uint64_t)got;
 }
 
 int

@@ -51,7 +51,7 @@ struct stackring {
  * Capture the thread interrupted in ucontext: its registers and up to
  * stack_size bytes of its stack from its stack pointer's red zone up,
  * stopping where the stack ends.  Returns 0, or -1 when the ring is full
- * (counted in dropped).  Async-signal-safe; needs fault_install().
+ * (counted in dropped).  Async-signal-safe.
  */
 int stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
     uint32_t tid, uint64_t weight, uint64_t kernel_weight);

@@ -53,9 +53,6 @@ long profil_arch_cas_u64(uint64_t *p, uint64_t *expected, uint64_t desired);
 /* *p += weight atomically: 0, or -1 if p is not writable memory. */
 long profil_arch_add_u64(uint64_t *p, unsigned long weight);
 
-/* Copy n bytes: 0, or -1 if either side is not (all) accessible memory. */
-long profil_arch_copy(void *dst, const void *src, size_t n);
-
 /* 0 if the byte at p can be written (it is left unchanged), -1 if not. */
 long profil_arch_probe_write(void *p);
 /* 0 if the byte at p can be read, -1 if not. */

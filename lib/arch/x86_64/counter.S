@@ -10,12 +10,12 @@
 	.text
 	.hidden	profil_arch_add_u16, profil_arch_add_u32
 	.hidden	profil_arch_probe_write, profil_arch_probe_read
-	.hidden	profil_arch_cas_u64, profil_arch_add_u64, profil_arch_copy
+	.hidden	profil_arch_cas_u64, profil_arch_add_u64
 	.hidden	profil_arch_fault_begin, profil_arch_fault_end
 	.hidden	profil_arch_fault_fixup
 	.globl	profil_arch_add_u16, profil_arch_add_u32
 	.globl	profil_arch_probe_write, profil_arch_probe_read
-	.globl	profil_arch_cas_u64, profil_arch_add_u64, profil_arch_copy
+	.globl	profil_arch_cas_u64, profil_arch_add_u64
 	.globl	profil_arch_fault_begin, profil_arch_fault_end
 	.globl	profil_arch_fault_fixup
 
@@ -92,18 +92,6 @@ profil_arch_add_u64:
 	xorl	%eax, %eax
 	ret
 	.size	profil_arch_add_u64, .-profil_arch_add_u64
-
-/*
- * long profil_arch_copy(void *dst %rdi, const void *src %rsi, size_t n %rdx):
- * 0 once n bytes are copied, -1 if either side faulted on the way.
- */
-	.type	profil_arch_copy, @function
-profil_arch_copy:
-	movq	%rdx, %rcx
-	rep movsb
-	xorl	%eax, %eax
-	ret
-	.size	profil_arch_copy, .-profil_arch_copy
 
 profil_arch_fault_end:
 
