@@ -282,7 +282,11 @@ report_exec(int argc, char **argv)
 		funcs_build(&f, p, 1);
 	c = 0;
 	if (html != NULL) {
-		c = report_html(p, &f, html, cause, sizeof cause);
+		struct stacks s;
+
+		stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+		c = report_html(p, &f, &s, html, cause, sizeof cause);
+		stacks_free(&s);
 	} else if (view == VIEW_FLAT) {
 		report_flat(p, &f, &o);
 	} else if (view == VIEW_OBJECTS) {

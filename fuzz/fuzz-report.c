@@ -2,7 +2,8 @@
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
  * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
- * (cli/report/, printed to /dev/null), the pprof export and the merge
+ * (cli/report/, printed to /dev/null; the HTML page with its flame graph
+ * of the stacks), the pprof export and the merge
  * of the profile with itself.  The rows must account for every sample, and
  * a merged profile must be one the reader accepts.  An input refused only
  * for its checksum is read with the checksum made right.
@@ -143,6 +144,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    sizeof cause);
 	uint8_t *fixed;
 	struct funcs f;
+	struct stacks s;
 	struct pbuf pprof;
 
 	if (p == NULL && (fixed = fuzz_fix_checksum(data, size)) != NULL) {
@@ -160,8 +162,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	views(p, &f, FORMAT_JSON);
 	fflush(stdout);
 	dup2(stdout_fd, 1);
-	if (report_html(p, &f, page, cause, sizeof cause) < 0)
+	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	if (report_html(p, &f, &s, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
+	stacks_free(&s);
 	pprof = (struct pbuf){ NULL, 0, 0 };
 	export_pprof_encode(p, f.tabs, &pprof);
 	pbuf_free(&pprof);
