@@ -1,8 +1,9 @@
 /*
  * test-flame.c - the flame graph of `profil report --html` (flame.c),
  * end to end: the data on the page (a tree whose root is every sample,
- * boxes under 0.1% left out, names escaped), profiles without stacks,
- * and the page in headless Chromium (tests/browser/check-html.js: zoom,
+ * boxes under 0.1% left out, names escaped), inlined functions inlined
+ * into others as boxes of their own, profiles without stacks, and the
+ * page in headless Chromium (tests/browser/check-html.js: zoom,
  * reset, search, hover) with numbers taken from `profil report --format
  * csv` and the folded export.
  */
@@ -500,6 +501,59 @@ test_flame_graph_without_stacks(void **state)
 	free(page);
 }
 
+/*
+ * Functions inlined into functions inlined: each is a box, on the one
+ * its code was inlined into (nest_outer > nest_middle > nest_inner), not
+ * only the innermost.
+ */
+static void
+test_flame_graph_nested_inlines(void **state)
+{
+	const char *dir = tmp("nest"), *prf = tmp("nest.prf");
+	char src[PATH_MAX + 8], bin[PATH_MAX + 8], cmd[3 * PATH_MAX];
+	char *prog[] = { bin, NULL };
+	struct flame fl;
+	char *page;
+	FILE *f;
+	int found = 0;
+
+	(void)state;
+	need_stacks();
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(src, sizeof src, "%s/nest.c", dir);
+	snprintf(bin, sizeof bin, "%s/nest", dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("static volatile unsigned long s;\n"
+	    "static inline __attribute__((always_inline)) void nest_inner(void)\n"
+	    "{ for (unsigned long i = 0; i < 1000000; i++) s = s * 7 + i; }\n"
+	    "static inline __attribute__((always_inline)) void nest_middle(void)\n"
+	    "{ nest_inner(); s++; }\n"
+	    "__attribute__((noinline)) static void nest_outer(long n)\n"
+	    "{ for (long i = 0; i < n; i++) nest_middle(); }\n"
+	    "int main(void) { nest_outer(200); return 0; }\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "cd %s && cc -O2 -g -o nest nest.c", dir);
+	assert_int_equal(system(cmd), 0);
+	record_ok(prf, prog);
+	page = html_of(prf, tmp("nest.html"));
+	flame_parse(&fl, page);
+	flame_check_tree(&fl);
+	for (size_t i = 1; i < fl.n; i++) {
+		long m = fl.parent[i], o = m > 0 ? fl.parent[m] : -1;
+
+		if (strcmp(node_name(&fl, (long)i), "nest_inner") == 0 && o > 0 &&
+		    strcmp(node_name(&fl, m), "nest_middle") == 0 &&
+		    strncmp(node_name(&fl, o), "nest_outer", 10) == 0 &&
+		    fl.count[i] * 2 > fl.total)
+			found = 1;
+	}
+	if (!found)
+		fail_msg("no nest_outer > nest_middle > nest_inner with most samples");
+	flame_free(&fl);
+	free(page);
+}
+
 static int
 setup(void **state)
 {
@@ -517,6 +571,7 @@ main(void)
 		cmocka_unit_test(test_flame_graph_in_browser),
 		cmocka_unit_test(test_flame_graph_prunes_small_boxes),
 		cmocka_unit_test(test_flame_graph_without_stacks),
+		cmocka_unit_test(test_flame_graph_nested_inlines),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
