@@ -53,7 +53,7 @@ export_pprof(const struct profil_profile *p, const char *path)
 		cli_warn("kernel functions are not named: %s; kernel samples "
 		    "show as [kernel]", f.kproblem);
 	if (p->nstacks > 0)
-		stacks_name(&s, p, &f, 1);
+		stacks_name(&s, p, &f, STACKS_INLINES);	/* lines: pprof's Lines */
 	if (export_pprof_save(p, &f, p->nstacks > 0 ? &s : NULL, path, cause,
 	    sizeof cause) < 0) {
 		cli_error("%s", cause);
@@ -81,7 +81,7 @@ export_folded_to(const struct profil_profile *p, const char *path)
 	int rc;
 
 	funcs_build(&f, p, 1);
-	stacks_name(&s, p, &f, 1);
+	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
 	if (p->nstacks == 0)
 		cli_warn("the profile has no call stacks (recorded with "
 		    "--no-call-graph, or by an older profil): each function is "

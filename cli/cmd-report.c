@@ -302,13 +302,14 @@ report_exec(int argc, char **argv)
 	 * symbols: no inlined frames needed), the call views (inlined frames
 	 * of their own, as pprof shows them).
 	 */
-	if (p->nstacks > 0 && (view == VIEW_FLAT || html != NULL))
-		stacks_name(&s, p, &f, inlines);
-	else if (view >= VIEW_CALLERS)
-		stacks_name(&s, p, &f, 1);
+	if (html != NULL || view >= VIEW_CALLERS)
+		stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	else if (view == VIEW_FLAT && p->nstacks > 0)
+		stacks_name(&s, p, &f, (inlines ? STACKS_INLINES : 0) |
+		    STACKS_NO_LINES);
 	c = 0;
 	if (html != NULL) {
-		c = report_html(p, &f, html, cause, sizeof cause);
+		c = report_html(p, &f, &s, html, cause, sizeof cause);
 	} else if (view == VIEW_FLAT) {
 		report_flat(p, &f, p->nstacks > 0 ? &s : NULL, &o);
 	} else if (view == VIEW_CALLERS || view == VIEW_CALLEES) {

@@ -2,10 +2,11 @@
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
  * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
- * (cli/report/, printed to /dev/null), the pprof export (flat, and of
- * the call stacks when there are any) and the merge of the profile with
- * itself.  The rows must account for every sample, and a merged profile
- * must be one the reader accepts.  An input refused only
+ * (cli/report/, printed to /dev/null; the HTML page with its flame graph
+ * of the stacks), the pprof export (flat, and of the call stacks when
+ * there are any) and the merge of the profile with itself.  The rows must
+ * account for every sample, and a merged profile must be one the reader
+ * accepts.  An input refused only
  * for its checksum is read with the checksum made right.
  */
 #include <fcntl.h>
@@ -163,13 +164,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	views(p, &f, FORMAT_JSON);
 	fflush(stdout);
 	dup2(stdout_fd, 1);
-	if (report_html(p, &f, page, cause, sizeof cause) < 0)
+	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	if (report_html(p, &f, &s, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
+	stacks_free(&s);
 	pprof = (struct pbuf){ NULL, 0, 0 };
 	export_pprof_encode(p, &f, NULL, &pprof);	/* the flat profile's */
 	pbuf_free(&pprof);
 	if (p->nstacks > 0) {	/* and the stacks' */
-		stacks_name(&s, p, &f, 1);
+		stacks_name(&s, p, &f, STACKS_INLINES);
 		pprof = (struct pbuf){ NULL, 0, 0 };
 		export_pprof_encode(p, &f, &s, &pprof);
 		pbuf_free(&pprof);

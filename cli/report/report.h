@@ -9,6 +9,7 @@
 #define PROFIL_REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <profil.h>
 
@@ -118,8 +119,20 @@ int report_calls(const struct profil_profile *p, const struct stacks *s,
 int report_tree(const struct profil_profile *p, const struct stacks *s,
     const struct report_options *o, char *cause, size_t cause_size);
 
-/* One self-contained HTML page: tables and an SVG picture. */
+/*
+ * One self-contained HTML page: tables, SVG pictures and the flame graph
+ * of s (named on p with f's tables; a line saying it needs stacks when p
+ * has none).
+ */
 int report_html(const struct profil_profile *p, const struct funcs *f,
-    const char *path, char *cause, size_t cause_size);
+    const struct stacks *s, const char *path, char *cause, size_t cause_size);
+
+/*
+ * The page's flame graph section (flame.c) on fp: s's stacks merged by
+ * function along each path, boxes under 0.1% of the samples left out,
+ * as data and the script that draws, zooms and searches it.
+ */
+void report_flame_html(FILE *fp, const struct profil_profile *p,
+    const struct stacks *s);
 
 #endif

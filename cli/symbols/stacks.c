@@ -138,7 +138,7 @@ add_line(struct lines *l, uint32_t func, const char *file, int line)
 /* The lines of a frame in an object: inlined functions, then its own. */
 static void
 object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
-    int inlines, struct lines *l)
+    int flags, struct lines *l)
 {
 	const struct profil_object *o = &s->p->objects[fr->object];
 	struct symtab *tab = f->tabs[fr->object];
@@ -161,7 +161,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 		    row, base, fr->object, 0, 0, 0 }), NULL, 0);
 		return;
 	}
-	if (inlines)
+	if (flags & STACKS_INLINES)
 		nin = symtab_inlines(tab, fr->addr, in, 16);
 	for (size_t j = 0; j + 1 < nin; j++) {
 		snprintf(key, sizeof key, "i%u:%s", fr->object, in[j].name);
@@ -172,7 +172,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 	if (nin > 0) {
 		file = in[nin - 1].file;
 		line = in[nin - 1].line;
-	} else {
+	} else if (!(flags & STACKS_NO_LINES)) {
 		file = symtab_source(tab, fr->addr, &line);
 	}
 	snprintf(key, sizeof key, "o%u:%llx:%s", fr->object,
@@ -183,7 +183,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 
 void
 stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
-    int inlines)
+    int flags)
 {
 	struct lines l = { NULL, 0, 0 };
 	char key[4200];
@@ -199,7 +199,7 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 
 		s->first[i] = l.n;
 		if (fr->object < p->nobjects) {
-			object_frame(s, f, fr, inlines, &l);
+			object_frame(s, f, fr, flags, &l);
 		} else if (fr->object == PROFIL_FRAME_KERNEL) {
 			name = f->ktab ? ksyms_lookup(f->ktab, fr->addr, &start,
 			    &end) : NULL;

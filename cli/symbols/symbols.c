@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "find.h"
+#include "scopes.h"
 #include "symbols.h"
 #include "vdso.h"
 
@@ -40,6 +41,8 @@ struct symtab {
 	size_t nmade;
 	struct func *funcs;
 	size_t n, cap;
+	struct scope_index *scopes;	/* for symtab_inlines, made at its
+					   first call */
 };
 
 /* debuginfo_path is set at each open: --debug-dir and --symfs join it */
@@ -333,6 +336,7 @@ symtab_close(struct symtab *t)
 	free(t->paths);
 	free(t->made);
 	free(t->funcs);
+	scopes_free(t->scopes);
 	free(t);
 }
 
@@ -600,18 +604,18 @@ size_t
 symtab_inlines(struct symtab *t, uint64_t addr, struct symtab_frame *out,
     size_t max)
 {
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, scopes[16];
 	Dwarf_Addr bias;
-	size_t n = 0;
-	int nscopes;
+	size_t n = 0, nscopes;
 
 	if (!t->usable || max < 2 ||
 	    (cu = dwfl_module_addrdie(t->mod, addr, &bias)) == NULL)
 		return 0;
-	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
-	for (int i = 0; i < nscopes && n + 1 < max; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue;
+	if (t->scopes == NULL)
+		t->scopes = scopes_new();
+	nscopes = scopes_inlined(t->scopes, cu, addr - bias, scopes,
+	    sizeof scopes / sizeof scopes[0]);
+	for (size_t i = 0; i < nscopes && n + 1 < max; i++) {
 		if (n == 0) {
 			out[0].file = symtab_source(t, addr, &out[0].line);
 			if (out[0].file == NULL)
@@ -636,6 +640,5 @@ symtab_inlines(struct symtab *t, uint64_t addr, struct symtab_frame *out,
 		out[n + 1].file = call_site(t, cu, &scopes[i], &out[n + 1].line);
 		n++;
 	}
-	free(scopes);
 	return n == 0 ? 0 : n + 1;
 }
