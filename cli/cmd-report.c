@@ -124,6 +124,8 @@ note_buckets(const struct profil_profile *p, char *caption, size_t size)
 	size_t len = strlen(caption);
 	unsigned widest = 1;
 
+	if (p->nstacks > 0)
+		return;		/* the stacks keep every sample's address */
 	for (size_t i = 0; i < p->nobjects; i++)
 		if (p->objects[i].samples > 0 && p->objects[i].bucket_bytes > widest)
 			widest = p->objects[i].bucket_bytes;
