@@ -295,6 +295,39 @@ test_children_static_and_stripped(void **state)
 	assert_share("main;split;six, named from the debug file", both, all, 0.6);
 }
 
+/*
+ * PLT stubs have no symbol: a program calling labs() in a loop spends a
+ * share in "labs@plt", named from the stub's GOT slot and .rela.plt, and
+ * called from main.
+ */
+static void
+test_plt_stubs_named(void **state)
+{
+	const char *src = tmp("plt.c"), *bin = tmp("plt"), *prf = tmp("plt.prf");
+	char *prog[] = { (char *)bin, NULL };
+	char *callers[] = { profil_bin, "report", "--callers", "labs@plt",
+	    "--format", "csv", (char *)prf, NULL };
+	char cmd[3 * PATH_MAX];
+	struct shares s;
+	FILE *f;
+
+	(void)state;
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("#include <stdio.h>\n#include <stdlib.h>\nint main(void)\n{\n"
+	    "\tlong s = 0;\n\tfor (long i = 0; i < 60000000; i++)\n"
+	    "\t\ts += labs(i - 5);\n\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n", f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -o %s %s", bin, src);
+	assert_int_equal(system(cmd), 0);
+	record_ok(prf, prog);
+	report(&s, prf);
+	if (samples_of(&s, "labs@plt", "plt") < 10)
+		fail_msg("no labs@plt in:\n%s", s.csv);
+	report_run(&s, callers);
+	assert_true(samples_of(&s, "main", "plt") == s.total);
+}
+
 static int
 setup(void **state)
 {
@@ -314,6 +347,7 @@ main(void)
 		cmocka_unit_test(test_signal_handler),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_children_static_and_stripped),
+		cmocka_unit_test(test_plt_stubs_named),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

@@ -39,8 +39,9 @@ funcs_display_name(const char *symbol)
 	const char *at = strchr(symbol, '@');
 	char *d = demangle(symbol);
 
-	/* "clock_gettime@@GLIBC_2.17" is clock_gettime to a reader */
-	if (d == NULL && at != NULL && at > symbol) {
+	/* "clock_gettime@@GLIBC_2.17" is clock_gettime to a reader; a PLT
+	 * stub keeps its "@plt" */
+	if (d == NULL && at != NULL && at > symbol && strcmp(at, "@plt") != 0) {
 		d = xstrdup(symbol);
 		d[at - symbol] = '\0';
 	}
