@@ -114,7 +114,7 @@ $(BUILD)/cli/%.o: cli/%.c
 	$(CC) $(CLICFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/profil: $(CLI_OBJ) $(STLIB)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lcapstone -lz -ldl -lpthread -lm -lstdc++
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lz -ldl -lpthread -lm
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
@@ -219,7 +219,7 @@ FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icl
 FUZZ_SRC     := lib/prf.c lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
                 cli/record/perf.c cli/record/timer.c cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_LDLIBS  := -ldw -lelf -lcapstone -lz -lm -lstdc++ -ldl
+FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
 # the options target runs the subcommands themselves: all of the command
 # but its main, and the library (pthread_create hook in --wrap form)
 FUZZ_OPT_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out cli/profil.c,$(CLI_SRC)) \

@@ -4,12 +4,12 @@
  * instruction (disassembled by capstone) when the object has no line
  * table for it.  Percentages are of the function's own samples.
  */
-#include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "disasm.h"
 #include "report.h"
 #include "table.h"
 
@@ -159,59 +159,42 @@ static void
 by_instruction(const struct profil_object *ob, struct symtab *tab,
     const struct func_row *row, const struct report_options *o)
 {
-	size_t size = 0, count = 0;
+	size_t size = 0;
 	const unsigned char *code = symtab_code(tab, row->start, row->end, &size);
-	cs_insn *insn = NULL;
-	char **texts;
-	csh cs;
+	struct disasm_insn *insn;
+	size_t count = disasm_x86_64(code, size, row->start, &insn);
+	uint64_t decoded_end = count ? insn[count - 1].address +
+	    insn[count - 1].size : row->start;
 	struct table t;
 
-
-	if (code != NULL && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
-		count = cs_disasm(cs, code, size, row->start, 0, &insn);
-		if (count == 0)
-			cs_close(&cs);
-	}
 	if (o->format == FORMAT_TEXT)
 		printf("(no line table for %s in %s: samples %s)\n\n"
 		    "%8s %7s %10s  %s\n", row->function, ob->path, count ?
 		    "per instruction" : "by address", "samples", "%", "address",
 		    count ? "instruction" : "");
-	table_init(&t, address_cols, 5);
 	/* the table keeps pointers: each row's text lives until it prints */
-	texts = xcalloc(count + 1, sizeof *texts);
+	table_init(&t, address_cols, 5);
 	for (size_t i = 0; i < count; i++) {
 		uint64_t hi = i + 1 < count ? insn[i + 1].address :
 		    insn[i].address + insn[i].size;
 		uint64_t n = samples_in(ob, insn[i].address, hi);
-		size_t len = strlen(insn[i].mnemonic) + strlen(insn[i].op_str) + 2;
 
-		texts[i] = xmalloc(len);
-		snprintf(texts[i], len, "%s%s%s", insn[i].mnemonic,
-		    insn[i].op_str[0] ? " " : "", insn[i].op_str);
-		emit_instruction(&t, o, insn[i].address, n, row->samples, texts[i]);
+		emit_instruction(&t, o, insn[i].address, n, row->samples,
+		    insn[i].text);
 	}
 	/* buckets past what could be decoded (data in code, a short read) */
 	for (size_t i = 0; i < ob->nbuckets; i++) {
 		const struct profil_bucket *b = &ob->buckets[i];
-		uint64_t decoded_end = count ? insn[count - 1].address +
-		    insn[count - 1].size : row->start;
 
 		if (b->addr < decoded_end || b->addr < row->start ||
 		    b->addr >= row->end)
 			continue;
 		emit_instruction(&t, o, b->addr, b->count, row->samples, "");
 	}
-	if (count > 0) {
-		cs_free(insn, count);
-		cs_close(&cs);
-	}
 	if (o->format != FORMAT_TEXT)
 		table_print(&t, o->format, NULL, NULL);
 	table_free(&t);
-	for (size_t i = 0; i < count; i++)
-		free(texts[i]);
-	free(texts);
+	disasm_free(insn, count);
 }
 
 static void
