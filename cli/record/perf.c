@@ -36,8 +36,8 @@
 #include "unwind.h"
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
-#define STACK_RING_PAGES 4096		/* with stack copies: 16 MiB, at most */
-#define STACK_RING_TOTAL 16384		/* pages, all CPUs' rings together */
+#define STACK_RING_PAGES 512		/* with stack copies: 2 MiB, at most */
+#define STACK_RING_TOTAL 4096		/* pages, all CPUs' rings together */
 /*
  * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
  * (16-23), in that order in a sample; from_sample[i] is where DWARF
@@ -117,9 +117,12 @@ perf_paranoid(void)
  * Data pages of each CPU's ring.  With stack copies a sample takes some
  * 8 KiB and a burst of them must not fill the ring before the recorder
  * wakes (the kernel would drop them, and with them the flat profile's
- * samples; a recorder that shares its CPUs with busy threads may wait
- * a second for its turn): as big as allowed, up to 16 MiB a CPU and 64
- * MiB in all.
+ * samples).  2 MiB a CPU holds 250 ms of 8 KiB samples at 1 kHz, and
+ * from half full the recorder stops unwinding to catch up (rings_behind).
+ * Not more: the kernel allocates and zeroes the pages when they are
+ * mapped, and frees them at the end, in the program's way: 16 MiB rings
+ * cost a short program 5 ms of wall time here (2 CPUs), 2 MiB under 1.
+ * 16 MiB in all.
  * Without CAP_IPC_LOCK, perf_event_mlock_kb a CPU is what may be locked.
  * A power of 2.
  */
