@@ -124,89 +124,121 @@ count_key(uint64_t *keys, uint64_t *counts, uint64_t mask, uint64_t key,
 }
 
 /*
- * The thread's CPU time in user and kernel mode, as the kernel charged
- * it up to the last sample (initial-exec TLS: no call into the loader in
- * a handler), and the kernel samples owed but not yet whole.
+ * What the thread's clocks said at its last sample (initial-exec TLS: no
+ * call into the loader in a handler), and the kernel samples owed but
+ * not yet whole.
  */
 static __thread struct {
-	int known;		/* user_us and sys_us are this thread's */
-	uint64_t user_us, sys_us;
+	int known;		/* the fields below are this thread's */
+	uint64_t user_us, sys_us;	/* CPU timer: as the kernel charged it */
+	uint64_t cpu_ns;	/* perf clock: the thread's CPU clock */
 	double owed;
 } kernel_split __attribute__((tls_model("initial-exec")));
+
+/*
+ * A thread's first sample only sets the baseline: its times run from
+ * its start, which exec does not move (the previous image's time is in
+ * them), and a forked child's restart from 0 under its parent's.
+ */
+static int
+kernel_baseline(int stale)
+{
+	if (kernel_split.known && !stale)
+		return 0;
+	kernel_split.known = 1;
+	kernel_split.owed = 0;
+	return 1;
+}
+
+/* k kernel samples, fractions and debts carried to the next sample. */
+static unsigned long
+kernel_owed(double k, unsigned long most)
+{
+	k += kernel_split.owed;
+	if (k > (double)most) {
+		kernel_split.owed = k - (double)most;
+		return most;
+	}
+	if (k < 0) {
+		kernel_split.owed = k;
+		return 0;
+	}
+	kernel_split.owed = k - (double)(unsigned long)k;
+	return (unsigned long)k;
+}
 
 /*
  * How many of this sample's weight stand for time the thread spent in
  * the kernel since its last sample.  The signal arrives on the way back
  * to user mode, with the pc after the system call: without this, that
- * time is the user code's.  The kernel charges each tick to user or
- * system time, so the share of system time between two samples says
- * what share of them was in the kernel:
+ * time is the user code's (docs/design.md, "Kernel time").  Raw system
+ * calls: async-signal-safe, no libc wrapper in the way.
  *
- *   by_tick (CPU timer: the weight is the ticks of user + kernel time):
- *       kernel = weight * dsys / (duser + dsys)
- *   perf clock (user mode only: its fires in kernel mode are dropped):
- *       kernel = (duser + dsys) / period - weight, on top of the weight
- *
- * The perf clock's kernel samples are the fires it dropped: the CPU time
- * since the last sample in periods, less the sample(s) it delivered.
- * Not dsys / period: the kernel time a sample itself costs (the
- * interrupt, the signal's delivery) follows a fire at once, so the next
- * fire, a period later, is almost always in user mode; that time is in
- * the user samples already, and counting it from dsys again added ~14%
- * at 5 kHz (a run's samples said 2.3 s of CPU for 1.8 s).  A shortfall
- * (jitter between the clocks) is carried as a debt.
- *
- * Fractions carry over to the next sample, so that the sum is right.
- * A raw system call: async-signal-safe, no libc wrapper in the way.
+ * CPU timer (by_tick): the weight is the ticks of user and kernel time
+ * since the last sample, and the kernel charged each tick to one or the
+ * other: kernel = weight * dsys / (duser + dsys).
  */
 static unsigned long
-kernel_weight(unsigned long weight, int by_tick)
+kernel_by_tick(unsigned long weight)
 {
 	struct rusage ru;
 	uint64_t user, sys, du, ds;
-	double k;
 
 	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
 		return 0;
 	user = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
 	sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
-	/*
-	 * A thread's first sample only sets the baseline: its times run from
-	 * its start, which exec does not move (the previous image's time is
-	 * in them), and a forked child's restart from 0 under its parent's.
-	 */
-	if (!kernel_split.known || user < kernel_split.user_us ||
-	    sys < kernel_split.sys_us) {
-		kernel_split.known = 1;
+	if (kernel_baseline(user < kernel_split.user_us ||
+	    sys < kernel_split.sys_us)) {
 		kernel_split.user_us = user;
 		kernel_split.sys_us = sys;
-		kernel_split.owed = 0;
 		return 0;
 	}
 	du = user - kernel_split.user_us;
 	ds = sys - kernel_split.sys_us;
 	kernel_split.user_us = user;
 	kernel_split.sys_us = sys;
-	if (by_tick)
-		k = du + ds > 0 ? (double)weight * (double)ds / (double)(du + ds) : 0;
-	else
-		k = running.period_ns ? (double)(du + ds) * 1000.0 /
-		    (double)running.period_ns - (double)weight : 0;
-	k += kernel_split.owed;
-	if (by_tick && k > (double)weight) {
-		kernel_split.owed = k - (double)weight;
-		return weight;
-	}
-	if (k < 0) {
-		/*
-		 * The kernel updates a running thread's times at its ticks, so
-		 * most samples see none pass: the debt is paid at the next tick.
-		 */
-		kernel_split.owed = k;
+	return kernel_owed(du + ds > 0 ? (double)weight * (double)ds /
+	    (double)(du + ds) : 0, weight);
+}
+
+/*
+ * perf clock (user mode only): its kernel samples are the fires it
+ * dropped in kernel mode, the thread's CPU time since the last sample in
+ * periods less the samples delivered, on top of the weight: credited
+ * to the next sample's stack, the code the system call returned to.
+ * The thread's CPU clock, not getrusage: a running thread's rusage moves
+ * at its ticks only, so each sample's share came in lumps a tick apart.
+ * Not the system time alone: what a sample
+ * itself costs in the kernel (the interrupt, the signal's delivery)
+ * follows its fire at once, so the next fire is in user mode and that
+ * time is in the user samples already (counted twice, it added 14% at
+ * 5 kHz).
+ */
+static unsigned long
+kernel_by_clock(unsigned long weight)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (running.period_ns == 0 ||
+	    syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	now = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+	if (kernel_baseline(now < kernel_split.cpu_ns)) {
+		kernel_split.cpu_ns = now;
 		return 0;
 	}
-	kernel_split.owed = k - (double)(unsigned long)k;
-	return (unsigned long)k;
+	now -= kernel_split.cpu_ns;
+	kernel_split.cpu_ns += now;
+	return kernel_owed((double)now / (double)running.period_ns -
+	    (double)weight, ~0ul);
+}
+
+static unsigned long
+kernel_weight(unsigned long weight, int by_tick)
+{
+	return by_tick ? kernel_by_tick(weight) : kernel_by_clock(weight);
 }
 
 static void

@@ -7,6 +7,10 @@
  *   threads N ROUNDS      N threads, each running split ROUNDS
  *   libm SECONDS          SECONDS of CPU in our code, then as long in libm
  *   syscalls SECONDS      cheap system calls for SECONDS of CPU
+ *   writes SECONDS        writer() (pwrite of 4 KiB to a memfd: mostly
+ *                         kernel time) and burner() (user code) in turns
+ *                         of 7 and 3 ms of CPU for SECONDS; prints each
+ *                         one's measured CPU seconds: the true split
  *   forkexec ROUNDS       a child execs `workload split ROUNDS`; we run it too
  *   many ROUNDS           32 small functions; f<i> does i+1 units: (i+1)/528
  *   inlined ROUNDS        split's work in inlined(), always inlined into
@@ -215,6 +219,46 @@ syscalls(double seconds)
 			syscall(SYS_getppid);
 }
 
+__attribute__((noinline)) static void
+writer(int fd, double until)
+{
+	static char page[4096];
+
+	while (thread_cpu() < until)
+		for (int i = 0; i < 20; i++)
+			if (pwrite(fd, page, sizeof page, 0) < 0)
+				abort();
+}
+
+__attribute__((noinline)) static void
+burner(double until)
+{
+	while (thread_cpu() < until)
+		LOOP(20000);
+}
+
+/* The CPU of each, measured around each turn: the split to find. */
+static void
+writes(double seconds)
+{
+	int fd = (int)syscall(SYS_memfd_create, "writes", 0);
+	double in_writer = 0, in_burner = 0, end = thread_cpu() + seconds;
+
+	if (fd < 0)
+		abort();
+	while (thread_cpu() < end) {
+		double t0 = thread_cpu(), t1, t2;
+
+		writer(fd, t0 + 0.007);
+		t1 = thread_cpu();
+		burner(t1 + 0.003);
+		t2 = thread_cpu();
+		in_writer += t1 - t0;
+		in_burner += t2 - t1;
+	}
+	printf("writer %.6f burner %.6f\n", in_writer, in_burner);
+}
+
 static long thread_rounds;
 
 static void *
@@ -248,6 +292,8 @@ main(int argc, char **argv)
 		libm_code(atof(argv[2]));
 	} else if (strcmp(mode, "syscalls") == 0) {
 		syscalls(atof(argv[2]));
+	} else if (strcmp(mode, "writes") == 0) {
+		writes(atof(argv[2]));
 	} else if (strcmp(mode, "forkexec") == 0) {
 		pid_t pid = fork();
 
