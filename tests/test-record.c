@@ -412,6 +412,81 @@ test_timer_engine_kernel_time(void **state)
 	}
 }
 
+/* Column col of function's row in a flat-profile CSV; -1 if none. */
+static double
+csv_column(const char *csv, const char *function, const char *col)
+{
+	const char *head_end = strchr(csv, '\n'), *p;
+	char key[256];
+	int idx = 0;
+
+	if (head_end == NULL || (p = strstr(csv, col)) == NULL || p > head_end)
+		return -1;
+	for (const char *q = csv; q < p; q++)
+		idx += *q == ',';
+	snprintf(key, sizeof key, "\n%s,", function);
+	if ((p = strstr(csv, key)) == NULL)
+		return -1;
+	p++;
+	for (int i = 0; i < idx && p != NULL; i++)
+		p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+	return p != NULL ? atof(p) : -1;
+}
+
+/*
+ * Kernel time goes under the code that made the system call: writer()
+ * (pwrite to a memfd, half of it kernel time) and burner() take turns
+ * of 7 and 3 ms of CPU, and the program measures the split itself.  The
+ * perf engine samples the kernel with the user stack beneath; the timer
+ * engine where perf events are refused splits each tick's weight by the
+ * thread's system time, under the stack it interrupts.
+ */
+static void
+test_kernel_time_under_its_caller(void **state)
+{
+	char *perf[] = { profil_bin, "record", "-q", "-e", "perf", "-o",
+	    (char *)tmp("wp.prf"), workload, "writes", "1.5", NULL };
+	static char noperf[PATH_MAX];
+	char *timer[] = { noperf, profil_bin, "record",
+	    "-q", "-e", "timer", "-o", (char *)tmp("wt.prf"), workload,
+	    "writes", "1.5", NULL };
+	char *const *runs[] = { perf, timer };
+	struct timespec tick;
+
+	(void)state;
+	snprintf(noperf, sizeof noperf, "%s/helper-noperf", bindir);
+	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
+	for (int k = getuid() == 0 ? 0 : 1; k < 2; k++) {
+		const char *prf = runs[k][k ? 7 : 6];
+		double in_writer, in_burner, truth, got, n, weight, margin;
+		struct shares s;
+		struct run r;
+
+		run(&r, runs[k]);
+		assert_int_equal(r.status, 0);
+		if (sscanf(r.out, "writer %lf burner %lf", &in_writer,
+		    &in_burner) != 2)
+			fail_msg("the program said: %s", r.out);
+		truth = in_writer / (in_writer + in_burner);
+		report(&s, prf);
+		n = s.total;
+		got = csv_column(s.csv, "writer", "inclusive_samples") / n;
+		/*
+		 * A timer sample weighs the ticks it stands for (1 kHz asked,
+		 * HZ given): fewer samples to count on.  Each change of turn
+		 * may put a tick's worth on the wrong side: 2 points more.
+		 */
+		weight = k ? 1000.0 * (double)tick.tv_nsec / 1e9 : 1;
+		if (weight < 1)
+			weight = 1;
+		margin = 4 * sqrt(truth * (1 - truth) / (n / weight)) + 0.02;
+		if (fabs(got - truth) > margin)
+			fail_msg("%s engine: writer() %.1f%% of %.0f samples, its "
+			    "true share %.1f%% (margin %.1f)\n%s", k ? "timer" :
+			    "perf", 100 * got, n, 100 * truth, 100 * margin, s.csv);
+	}
+}
+
 static void
 test_fork_exec_children(void **state)
 {
@@ -1042,6 +1117,7 @@ main(void)
 		cmocka_unit_test(test_kernel_share),
 		cmocka_unit_test(test_timer_engine_splits),
 		cmocka_unit_test(test_timer_engine_kernel_time),
+		cmocka_unit_test(test_kernel_time_under_its_caller),
 		cmocka_unit_test(test_timer_engine_above_the_library_most),
 		cmocka_unit_test(test_timer_engine_faults_and_limits),
 		cmocka_unit_test(test_auto_falls_back_when_perf_is_refused),
@@ -1061,5 +1137,8 @@ main(void)
 		cmocka_unit_test(test_size_does_not_grow_with_time),
 		cmocka_unit_test(test_check_and_report_refuse_bad_files),
 	};
+	/* PROFIL_TEST=GLOB: only the tests whose names match */
+	if (getenv("PROFIL_TEST") != NULL)
+		cmocka_set_test_filter(getenv("PROFIL_TEST"));
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
 }
