@@ -298,15 +298,19 @@ $(BUILD)/bench/workload-pg: tests/workload.c
 $(BUILD)/bench/big/big: bench/gen-big.py
 	python3 bench/gen-big.py $(@D)
 
-bench: all $(BUILD)/bench/overhead $(BENCH_REPORT) $(BUILD)/tests/cxx-workload
+bench: all $(BUILD)/bench/overhead $(BENCH_REPORT) $(BUILD)/tests/cxx-workload \
+       $(BUILD)/tests/helper-noperf $(BUILD)/bench/bare-sampler
 	$(BUILD)/bench/overhead
 	python3 bench/record.py $(BUILD)
 	python3 bench/report.py $(BUILD)
 	python3 bench/stacks.py $(BUILD)
+	python3 bench/engines.py $(BUILD)
 bench-stacks: all $(BENCH_REPORT) $(BUILD)/tests/cxx-workload
 	python3 bench/stacks.py $(BUILD)
 bench-report: all $(BENCH_REPORT)
 	python3 bench/report.py $(BUILD)
+bench-engines: all $(BUILD)/tests/workload $(BUILD)/tests/helper-noperf $(BUILD)/bench/bare-sampler
+	python3 bench/engines.py $(BUILD)
 
 # ---- dependencies on a fresh machine -----------------------------------------
 deps-demo:
@@ -335,5 +339,5 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report bench-stacks install clean deps-demo deps-check fuzz fuzz-replay
+.PHONY: all demo check bench bench-report bench-stacks bench-engines install clean deps-demo deps-check fuzz fuzz-replay
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

@@ -96,7 +96,7 @@ main(int argc, char **argv)
 	if (write(go[1], "g", 1) != 1)
 		return 1;
 	close(go[1]);
-	for (;;) {
+	for (int open = (int)ncpus; open > 0;) {
 		poll(pfd, (nfds_t)ncpus, 100);
 		for (long i = 0; i < ncpus; i++) {
 			uint64_t head = __atomic_load_n(&meta[i]->data_head,
@@ -104,11 +104,12 @@ main(int argc, char **argv)
 
 			__atomic_store_n(&meta[i]->data_tail, head,
 			    __ATOMIC_RELEASE);
-			if (pfd[i].revents & POLLHUP)
-				pfd[i].fd = -1;
+			if (pfd[i].fd >= 0 && (pfd[i].revents & POLLHUP)) {
+				pfd[i].fd = -1;	/* the program has ended */
+				open--;
+			}
 		}
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
 	}
+	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
