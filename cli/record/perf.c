@@ -36,8 +36,8 @@
 #include "unwind.h"
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
-#define STACK_RING_PAGES 512		/* with stack copies: 2 MiB, at most */
-#define STACK_RING_TOTAL 4096		/* pages, all CPUs' rings together */
+#define STACK_RING_PAGES 2048		/* with stack copies: 8 MiB, at most */
+#define STACK_RING_TOTAL 8192		/* pages, all CPUs' rings together */
 /*
  * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
  * (16-23), in that order in a sample; from_sample[i] is where DWARF
@@ -116,32 +116,47 @@ perf_paranoid(void)
 /*
  * Data pages of each CPU's ring.  With stack copies a sample takes some
  * 8 KiB and a burst of them must not fill the ring before the recorder
- * wakes (the kernel would drop them, and with them the flat profile's
- * samples).  2 MiB a CPU holds 250 ms of 8 KiB samples at 1 kHz, and
- * from half full the recorder stops unwinding to catch up (rings_behind).
- * Not more: the kernel allocates and zeroes the pages when they are
- * mapped, and frees them at the end, in the program's way: 16 MiB rings
- * cost a short program 5 ms of wall time here (2 CPUs), 2 MiB under 1.
- * 16 MiB in all.
- * Without CAP_IPC_LOCK, perf_event_mlock_kb a CPU is what may be locked.
- * A power of 2.
+ * gets a CPU (the kernel would drop them, and with them the flat
+ * profile's samples): 8 MiB a CPU holds a second of them at 1 kHz, and
+ * from half full the recorder stops unwinding to catch up
+ * (rings_behind).  Not more: the kernel allocates and zeroes the pages
+ * when they are mapped, and frees them at the end, in a short program's
+ * way (16 MiB rings cost 5 ms of wall here, 8 MiB 2.5); not less: 2 MiB
+ * lost a third of the samples of a program of busy threads on a loaded
+ * machine (tests/test-adversary.c busy), the recorder's turn coming too
+ * late.
+ *
+ * Without CAP_IPC_LOCK, what may be locked is perf_event_mlock_kb a CPU
+ * and RLIMIT_MEMLOCK besides (the kernel's perf_mmap); a ring is its
+ * data pages and one more.  A power of 2.
  */
 static unsigned
 ring_pages(int ncpus, unsigned stack_size)
 {
 	unsigned want = RING_PAGES, most;
+	struct rlimit rl;
 	FILE *f;
 	int kb;
 
 	if (!stack_size)
 		return RING_PAGES;
-	most = STACK_RING_TOTAL / (unsigned)(ncpus > 0 ? ncpus : 1);
+	if (ncpus < 1)
+		ncpus = 1;
+	most = STACK_RING_TOTAL / (unsigned)ncpus;
 	if (most > STACK_RING_PAGES)
 		most = STACK_RING_PAGES;
 	if (geteuid() != 0 &&
 	    (f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re")) != NULL) {
-		if (fscanf(f, "%d", &kb) == 1 && kb / 4 - 1 < (int)most)
-			most = kb / 4 > 1 ? (unsigned)(kb / 4 - 1) : 1;
+		if (fscanf(f, "%d", &kb) == 1 && kb >= 8) {
+			uint64_t total = (uint64_t)(kb / 4) * (unsigned)ncpus;
+
+			if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
+				total += rl.rlim_cur == RLIM_INFINITY ?
+				    (uint64_t)most * (unsigned)ncpus :
+				    rl.rlim_cur / 4096;
+			if (total / (unsigned)ncpus - 1 < most)
+				most = (unsigned)(total / (unsigned)ncpus - 1);
+		}
 		fclose(f);
 	}
 	while (want * 2 <= most)
@@ -749,24 +764,30 @@ drain(struct engine *e)
 }
 
 static void
-close_rings(struct engine *e)
+unmap_rings(struct engine *e)
 {
-	int r;
-
 	for (size_t i = 0; i < e->nextra; i++)
 		close(e->extra_fds[i]);
-	free(e->extra_fds);
-	e->extra_fds = NULL;
 	e->nextra = 0;
-	for (r = 0; r < e->nrings; r++) {
+	for (int r = 0; r < e->nrings; r++) {
 		if (e->rings[r].meta != NULL)
 			munmap(e->rings[r].meta, e->rings[r].size + 4096);
 		if (e->rings[r].fd >= 0)
 			close(e->rings[r].fd);
+		e->rings[r].meta = NULL;
+		e->rings[r].fd = -1;
 	}
+	e->nrings = 0;
+}
+
+static void
+close_rings(struct engine *e)
+{
+	unmap_rings(e);
+	free(e->extra_fds);
+	e->extra_fds = NULL;
 	free(e->rings);
 	e->rings = NULL;
-	e->nrings = 0;
 }
 
 /*
@@ -815,6 +836,12 @@ retry:
 		e->nrings = c + 1;
 		if (ring->meta == MAP_FAILED) {
 			ring->meta = NULL;
+			/* more than may be locked after all: smaller rings */
+			if (errno == EPERM && pages > RING_PAGES) {
+				unmap_rings(e);
+				pages /= 2;
+				goto retry;
+			}
 			cli_error("mmap of the perf ring buffer: %s", strerror(errno));
 			close_rings(e);
 			return -1;
