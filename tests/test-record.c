@@ -943,6 +943,29 @@ test_detached_children(void **state)
 	}
 }
 
+/*
+ * A process left running that the engine never heard of (the timer
+ * engine hears of a process when its agent starts: a static child never
+ * runs one, and on a loaded machine a child forked just before the
+ * program ended may not have got that far): running all the same.
+ */
+static void
+test_detached_child_unseen(void **state)
+{
+	char cmd[PATH_MAX + 64];
+	const char *prf = tmp("unseen.prf");
+	char *left[] = { profil_bin, "record", "-e", "timer", "-o", (char *)prf,
+	    "/bin/sh", "-c", cmd, NULL };
+	struct run r;
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "%s split 40 & exit 0", workload_static);
+	run(&r, left);
+	assert_int_equal(r.status, 0);
+	if (strstr(r.err, "1 process the program started still ran") == NULL)
+		fail_msg("%s", r.err);
+}
+
 static void
 test_cannot_run(void **state)
 {
@@ -1130,6 +1153,7 @@ main(void)
 		cmocka_unit_test(test_rate_above_the_highest),
 		cmocka_unit_test(test_no_children),
 		cmocka_unit_test(test_detached_children),
+		cmocka_unit_test(test_detached_child_unseen),
 		cmocka_unit_test(test_cannot_run),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_io_and_environment_pass_through),

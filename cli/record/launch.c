@@ -240,6 +240,48 @@ launch_alive(pid_t pid)
 	    paren[2] != 'X' && paren[2] != '\0';
 }
 
+/* Marks pid as still running in the profile, under its name now. */
+static void
+still_running(struct builder *b, pid_t pid)
+{
+	char path[64], comm[64];
+	FILE *f;
+
+	builder_exit_status(b, pid, PROFIL_EXIT_RUNNING);
+	/* its name now: it may have exec'd since we last heard */
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (fgets(comm, sizeof comm, f) != NULL) {
+		comm[strcspn(comm, "\n")] = '\0';
+		builder_comm(b, pid, pid, comm);
+	}
+	fclose(f);
+}
+
+/*
+ * The orphans the program left, reparented to us (we are a subreaper):
+ * running, whether or not the engine has heard of them yet (the timer
+ * engine hears of a process when its agent starts, after its exec; on a
+ * loaded machine a child forked just before the program ended had not
+ * got that far).
+ */
+static void
+running_orphans(struct builder *b)
+{
+	char path[64];
+	FILE *f;
+	int pid;
+
+	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (fscanf(f, "%d", &pid) == 1)
+		if (launch_alive(pid))
+			still_running(b, pid);
+	fclose(f);
+}
+
 void
 launch_finish(struct launch *l, const struct record_opts *o,
     struct record_result *r)
@@ -255,24 +297,12 @@ launch_finish(struct launch *l, const struct record_opts *o,
 		r->cpu_ns = rusage_ns(&ru);	/* orphans we reaped included */
 	builder_exit_status(r->builder, l->pid, l->status);
 	pids = builder_unfinished(r->builder, &n);
-	for (size_t i = 0; i < n; i++) {
-		char path[64], comm[64];
-		FILE *f;
-
-		if (!launch_alive(pids[i]))
-			continue;
-		builder_exit_status(r->builder, pids[i], PROFIL_EXIT_RUNNING);
-		/* its name now: it may have exec'd since we last heard */
-		snprintf(path, sizeof path, "/proc/%d/comm", (int)pids[i]);
-		if ((f = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(comm, sizeof comm, f) != NULL) {
-			comm[strcspn(comm, "\n")] = '\0';
-			builder_comm(r->builder, pids[i], pids[i], comm);
-		}
-		fclose(f);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (launch_alive(pids[i]))
+			still_running(r->builder, pids[i]);
 	free(pids);
+	if (o->follow_children)
+		running_orphans(r->builder);
 }
 
 void
