@@ -33,7 +33,9 @@ folded(const char *prf, struct run *r)
 
 /*
  * Samples of the folded stacks that hold every one of the frames needles
- * (";"-separated names, matched whole), and of all stacks.
+ * (";"-separated names, matched whole), and of all stacks.  Stacks the
+ * recorder left unwound to catch up ("recorder behind": a loaded machine,
+ * not a wrong unwind) count in neither.
  */
 static double
 stacks_with(const char *text, const char *const *needles, double *all)
@@ -54,6 +56,10 @@ stacks_with(const char *text, const char *const *needles, double *all)
 			sp--;
 		n = atof(sp);
 		snprintf(stack, sizeof stack, ";%.*s;", (int)(sp - line - 1), line);
+		if (strstr(stack, "[stack cut: recorder behind]") != NULL) {
+			line = *nl ? nl + 1 : nl;
+			continue;
+		}
 		for (int i = 0; needles[i] != NULL; i++) {
 			char want[512];
 
@@ -315,7 +321,7 @@ test_plt_stubs_named(void **state)
 	f = fopen(src, "w");
 	assert_non_null(f);
 	fputs("#include <stdio.h>\n#include <stdlib.h>\nint main(void)\n{\n"
-	    "\tlong s = 0;\n\tfor (long i = 0; i < 60000000; i++)\n"
+	    "\tlong s = 0;\n\tfor (long i = 0; i < 300000000; i++)\n"
 	    "\t\ts += labs(i - 5);\n\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n", f);
 	assert_int_equal(fclose(f), 0);
 	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -o %s %s", bin, src);
