@@ -148,13 +148,18 @@ $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(S
 	@mkdir -p $(@D)
 	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
 	    $(if $(filter bins mappings plan,$*),$(INTLIB)) \
-	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm
+	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $(EXTRA_LIBS)
 
 # test-link checks the sources and this build's objects
 $(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
 $(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
     -DBUILDDIR='"$(CURDIR)/$(BUILD)"' -DTEST_CC='"$(CC)"' \
     -DTEST_SANFLAGS='"$(SANFLAGS)"'
+
+# test-elfcache compiles the cache itself (#include)
+$(BUILD)/tests/test-elfcache: cli/record/elfcache.c cli/record/elfcache.h cli/util.c
+$(BUILD)/tests/test-elfcache: TESTCFLAGS += -Icli
+$(BUILD)/tests/test-elfcache: EXTRA_LIBS := -lelf
 
 # test-merge compiles the merge module itself (#include)
 $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h cli/util.c

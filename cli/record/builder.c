@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "builder.h"
+#include "elfcache.h"
 #include "symbols/vdso.h"
 #include "cli.h"
 #include "hmap.h"
@@ -218,10 +219,9 @@ builder_object(struct builder *b, const char *path,
 	if (strcmp(path, "[vdso]") == 0) {
 		read_vdso(o);
 	} else if (path[0] == '/') {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		Elf *elf = elfcache_open(path);
 
-		if (fd >= 0) {
-			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf != NULL) {
 			struct bobject probe = *o;
 
 			/* A file whose build-id differs is not what was mapped. */
@@ -232,7 +232,6 @@ builder_object(struct builder *b, const char *path,
 			    memcmp(probe.build_id, o->build_id, o->build_id_len) == 0))
 				*o = probe, o->build_id_len = probe.build_id_len;
 			elf_end(elf);
-			close(fd);
 		}
 	}
 	return (int)b->nobjects++;

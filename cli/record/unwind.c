@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "hmap.h"
 #include "symbols/vdso.h"
+#include "elfcache.h"
 #include "unwind.h"
 
 struct umap {
@@ -76,7 +77,6 @@ layout_of(const char *path)
 	struct layout *l;
 	size_t n, i;
 	Elf *elf = NULL;
-	int fd = -1;
 
 	for (i = 0; i < nlayouts; i++)
 		if (strcmp(layouts[i].path, path) == 0)
@@ -92,8 +92,8 @@ layout_of(const char *path)
 
 		if (image != NULL)
 			elf = elf_memory((char *)image, size);
-	} else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	} else {
+		elf = elfcache_open(path);
 	}
 	if (elf != NULL && elf_kind(elf) == ELF_K_ELF &&
 	    elf_getphdrnum(elf, &n) == 0) {
@@ -117,8 +117,6 @@ layout_of(const char *path)
 	}
 	if (elf != NULL)
 		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
 	return l;
 }
 
@@ -128,8 +126,6 @@ static int
 find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
     char **file_name, Elf **elfp)
 {
-	int fd;
-
 	(void)mod;
 	(void)userdata;
 	(void)base;
@@ -142,9 +138,10 @@ find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		*elfp = image ? elf_memory((char *)image, size) : NULL;
 		return -1;
 	}
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0)
+	/* the file this recording opened already, if it did */
+	if ((*elfp = elfcache_open(name)) != NULL)
 		*file_name = xstrdup(name);
-	return fd;
+	return -1;
 }
 
 /* No separate debug files: .eh_frame is in every x86-64 object, and
