@@ -272,10 +272,14 @@ report_exec(int argc, char **argv)
 	if (optind < argc)
 		cli_die(EXIT_USAGE, "one profile at a time ('%s' is extra)",
 		    argv[optind]);
-	if (inlines && chosen.option != NULL)
+	if (inlines && chosen.option != NULL &&
+	    strcmp(chosen.option, "callers") != 0 &&
+	    strcmp(chosen.option, "callees") != 0 &&
+	    strcmp(chosen.option, "tree") != 0 &&
+	    strcmp(chosen.option, "html") != 0)
 		cli_die(EXIT_USAGE, "--inline and --%s: --inline goes with the flat "
-		    "view only (the others need each function's addresses)",
-		    chosen.option);
+		    "view, the call views and --html (the others need each "
+		    "function's addresses)", chosen.option);
 	find_search_set(symfs, debug_dirs);
 	if (file == NULL && (file = newest = newest_profile()) == NULL)
 		cli_die(1, "no profile named and no .prf file here (give one: "
@@ -300,13 +304,15 @@ report_exec(int argc, char **argv)
 	    view == VIEW_ANNOTATE || view >= VIEW_CALLERS)
 		funcs_build(&f, p, 1);
 	/*
-	 * Stacks by function: the flat view's inclusive column (its rows are
-	 * symbols: no inlined frames needed), the call views (inlined frames
-	 * of their own, as pprof shows them).
+	 * Stacks by function: the flat view's inclusive column and the call
+	 * views, inlined functions frames of their own with --inline only, as
+	 * in the flat view: finding them reads every object's DWARF, which
+	 * for a libc with its debug file installed means inflating its
+	 * compressed sections (130 ms of CPU of the 190 a call tree of
+	 * bench/gen-big.py's program took).
 	 */
-	if (html != NULL || view >= VIEW_CALLERS)
-		stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
-	else if (view == VIEW_FLAT && p->nstacks > 0)
+	if (html != NULL || view >= VIEW_CALLERS ||
+	    (view == VIEW_FLAT && p->nstacks > 0))
 		stacks_name(&s, p, &f, (inlines ? STACKS_INLINES : 0) |
 		    STACKS_NO_LINES);
 	c = 0;
@@ -368,8 +374,9 @@ const struct cmd cmd_report = {
 	"                         shares (paths under --min-percent, default 1,\n"
 	"                         left out)\n"
 	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
-	"      --inline           flat view: credit inlined code to the function it\n"
-	"                         came from (default: to the symbol it is in)\n"
+	"      --inline           credit inlined code to the function it came from,\n"
+	"                         a frame of its own in the call views (default:\n"
+	"                         to the symbol it is in)\n"
 	"  -f, --format FORMAT    text (default), csv or json (stable columns)\n"
 	"      --min-percent P    leave out rows under P percent (default 0)\n"
 	"  -n, --limit N          at most N rows (default: all)\n"

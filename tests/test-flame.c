@@ -53,16 +53,22 @@ slurp(const char *path)
 
 /* `profil report --html PAGE prf`, which must succeed; the page's text. */
 static char *
-html_of(const char *prf, const char *page)
+html_of_with(const char *prf, const char *page, const char *option)
 {
 	char *argv[] = { profil_bin, "report", "--html", (char *)page, (char *)prf,
-	    NULL };
+	    (char *)option, NULL };
 	struct run r;
 
 	run(&r, argv);
 	if (r.status != 0)
 		fail_msg("report --html exited %d: %s", r.status, r.err);
 	return slurp(page);
+}
+
+static char *
+html_of(const char *prf, const char *page)
+{
+	return html_of_with(prf, page, NULL);
 }
 
 /* A JSON string at *s (escapes \" \\ \/ \uXXXX below 0x80), malloc'd. */
@@ -502,9 +508,10 @@ test_flame_graph_without_stacks(void **state)
 }
 
 /*
- * Functions inlined into functions inlined: each is a box, on the one
- * its code was inlined into (nest_outer > nest_middle > nest_inner), not
- * only the innermost.
+ * With --inline, functions inlined into functions inlined: each is a box,
+ * on the one its code was inlined into (nest_outer > nest_middle >
+ * nest_inner), not only the innermost.  Without it, their time is
+ * nest_outer's, the symbol it is in.
  */
 static void
 test_flame_graph_nested_inlines(void **state)
@@ -537,6 +544,15 @@ test_flame_graph_nested_inlines(void **state)
 	assert_int_equal(system(cmd), 0);
 	record_ok(prf, prog);
 	page = html_of(prf, tmp("nest.html"));
+	flame_parse(&fl, page);
+	flame_check_tree(&fl);
+	for (size_t i = 1; i < fl.n; i++)
+		if (strncmp(node_name(&fl, (long)i), "nest_inner", 10) == 0 ||
+		    strncmp(node_name(&fl, (long)i), "nest_middle", 11) == 0)
+			fail_msg("without --inline, a box %s", node_name(&fl, (long)i));
+	flame_free(&fl);
+	free(page);
+	page = html_of_with(prf, tmp("nest.html"), "--inline");
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);
 	for (size_t i = 1; i < fl.n; i++) {

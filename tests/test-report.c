@@ -426,7 +426,8 @@ test_default_profile_is_the_newest(void **state)
 /*
  * --inline: the time of code the compiler inlined goes to the function it
  * came from (workload's inlined(), forced inline into outer()), the rest
- * as before, the total unchanged; other views refuse it.
+ * as before, the total unchanged; in the call views it is a frame of its
+ * own; the views of addresses refuse it.
  */
 static void
 test_inline_view(void **state)
@@ -437,6 +438,10 @@ test_inline_view(void **state)
 	char *inl[] = { profil_bin, "report", "--inline", "--format", "csv",
 	    (char *)prf, NULL };
 	char *objects[] = { profil_bin, "report", "--inline", "--objects",
+	    (char *)prf, NULL };
+	char *callers[] = { profil_bin, "report", "--inline", "--callers",
+	    "inlined", "--format", "csv", (char *)prf, NULL };
+	char *plain[] = { profil_bin, "report", "--callers", "inlined",
 	    (char *)prf, NULL };
 	struct shares by_symbol, by_inline;
 	double outer;
@@ -459,6 +464,12 @@ test_inline_view(void **state)
 	run(&r, objects);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.err, "--inline"));
+	/* the call views: inlined() a frame of its own, called by outer() */
+	report_run(&by_inline, callers);
+	if (samples_of(&by_inline, "outer", NULL) < 0.8 * outer)
+		fail_msg("--inline --callers inlined:\n%s", by_inline.csv);
+	run(&r, plain);
+	assert_int_equal(r.status, 1);	/* no such frame without it */
 }
 
 /* A profile naming a FIFO as its program: report must not block on it. */
