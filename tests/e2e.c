@@ -177,19 +177,27 @@ samples_of(const struct shares *s, const char *function, const char *object)
 
 
 void
-record_with(const char *engine, const char *prf, char **program)
+record_run(struct run *r, const char *engine, const char *prf,
+    char **program)
 {
 	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
 	    (char *)prf, "-e", (char *)engine };
-	struct run r;
 	int i = 9;
 
 	for (; *program && i < 31; program++)
 		argv[i++] = *program;
 	argv[i] = NULL;
-	run(&r, argv);
-	if (r.status != 0)
-		fail_msg("record exited %d: %s", r.status, r.err);
+	run(r, argv);
+	if (r->status != 0)
+		fail_msg("record exited %d: %s", r->status, r->err);
+}
+
+void
+record_with(const char *engine, const char *prf, char **program)
+{
+	static struct run r;	/* 72 KiB: not on the test's stack */
+
+	record_run(&r, engine, prf, program);
 }
 
 void

@@ -47,6 +47,9 @@ double samples_of(const struct shares *s, const char *function,
 
 /* `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...`, which must succeed. */
 void record_with(const char *engine, const char *prf, char **program);
+/* The same, the run (the program's output among it) left in r. */
+void record_run(struct run *r, const char *engine, const char *prf,
+    char **program);
 void record_ok(const char *prf, char **program);
 
 /*

@@ -45,39 +45,63 @@ assert_split(const struct shares *s, double max_points)
 }
 
 /*
- * report --threads: n busy threads of equal work hold a share each of
- * 1/n (margin from the sample count), most samples first, and the rows
- * add up to every sample exactly.
+ * report --threads: each of the n busy threads holds the share of the
+ * samples that its own CPU time (which the program measured and printed,
+ * "thread TID cpu SECONDS") is of theirs, within a margin from the sample
+ * count; most samples first; the rows add up to every sample exactly.
+ * Equal work is not equal CPU time on a loaded machine (27:27:23:23 in
+ * CI, the samples agreeing with the CPU clocks).
  */
 static void
-assert_threads_even(const char *prf, int n, double total)
+assert_threads_as_measured(const char *prf, int n, double total,
+    const char *program_out)
 {
 	char *argv[] = { profil_bin, "report", "--threads", "--format", "csv",
 	    (char *)prf, NULL };
-	double sum = 0, prev = 1e300;
-	int busy = 0;
+	long tids[64];
+	double cpu[64], cpu_sum = 0, sum = 0, prev = 1e300;
+	int measured = 0, busy = 0;
 	struct run r;
 
+	for (const char *p = strstr(program_out, "thread "); p != NULL &&
+	    measured < 64; p = strstr(p + 1, "thread ")) {
+		if (sscanf(p, "thread %ld cpu %lf", &tids[measured],
+		    &cpu[measured]) == 2)
+			cpu_sum += cpu[measured++];
+	}
+	if (measured != n || cpu_sum <= 0)
+		fail_msg("the program measured %d threads: %s", measured, program_out);
 	run(&r, argv);
 	assert_int_equal(r.status, 0);
 	assert_true(strncmp(r.out, "pid,tid,name,samples,", 21) == 0);
 	for (const char *line = strchr(r.out, '\n') + 1; *line;
 	    line = strchr(line, '\n') + 1) {
-		double k;
+		double k, want = 0;
+		long tid;
+		int i;
 
-		if (sscanf(line, "%*[^,],%*[^,],%*[^,],%lf", &k) != 1)
+		if (sscanf(line, "%*[^,],%ld,%*[^,],%lf", &tid, &k) != 2)
 			fail_msg("bad line: %s", line);
 		if (k > prev)
 			fail_msg("threads not by samples:\n%s", r.out);
 		prev = k;
 		sum += k;
-		if (fabs(k / total - 1.0 / n) <
-		    harness_margin(1.0 / n, total, 4, 0.02))
+		for (i = 0; i < measured && tids[i] != tid; i++)
+			;
+		if (i < measured) {
+			/* the program's main thread and start-up are outside cpu_sum */
+			want = cpu[i] / cpu_sum;
 			busy++;
+		}
+		if (fabs(k / total - want) > harness_margin(want, total, 4, 0.01) +
+		    0.01)
+			fail_msg("thread %ld: %.1f%% of the samples, %.1f%% of the "
+			    "threads' CPU time:\n%s\n%s", tid, 100 * k / total,
+			    100 * want, r.out, program_out);
 	}
 	if (sum != total || busy != n)
-		fail_msg("%d of %d threads near 1/%d, %.0f of %.0f samples:\n%s",
-		    busy, n, n, sum, total, r.out);
+		fail_msg("%d of %d threads, %.0f of %.0f samples:\n%s",
+		    busy, n, sum, total, r.out);
 }
 
 static void
@@ -95,16 +119,17 @@ test_single_thread_split(void **state)
 static void
 test_four_threads_split(void **state)
 {
+	static struct run out;
 	struct shares s;
 	struct run r;
 	char *prog[] = { workload, "threads", "4", "28", NULL };
 	char *check[] = { profil_bin, "check", (char *)tmp("threads.prf"), NULL };
 
 	(void)state;
-	record_ok(tmp("threads.prf"), prog);
+	record_run(&out, "auto", tmp("threads.prf"), prog);
 	report(&s, tmp("threads.prf"));
 	assert_split(&s, 3);
-	assert_threads_even(tmp("threads.prf"), 4, s.total);
+	assert_threads_as_measured(tmp("threads.prf"), 4, s.total, out.out);
 	run(&r, check);
 	assert_int_equal(r.status, 0);
 	if (strstr(r.out, " 4 threads") == NULL && strstr(r.out, " 5 threads") == NULL)
@@ -137,6 +162,7 @@ static void expect_status_and_profile(char **argv, int want, int sig, int whom,
 static void
 test_timer_engine_splits(void **state)
 {
+	static struct run out;
 	struct shares s;
 	struct run r;
 	char *single[] = { workload, "split", "110", NULL };
@@ -148,10 +174,10 @@ test_timer_engine_splits(void **state)
 	record_with("timer", tmp("tsingle.prf"), single);
 	report(&s, tmp("tsingle.prf"));
 	assert_split(&s, 3);
-	record_with("timer", tmp("tthreads.prf"), threads);
+	record_run(&out, "timer", tmp("tthreads.prf"), threads);
 	report(&s, tmp("tthreads.prf"));
 	assert_split(&s, 3);
-	assert_threads_even(tmp("tthreads.prf"), 4, s.total);
+	assert_threads_as_measured(tmp("tthreads.prf"), 4, s.total, out.out);
 	record_with("timer", tmp("tfe.prf"), fe);
 	report(&s, tmp("tfe.prf"));
 	assert_split(&s, 3);
@@ -369,9 +395,11 @@ test_timer_engine_kernel_time(void **state)
 	const char *noperf = tmp("sys-noperf.prf");
 	char cmd[4 * PATH_MAX];
 	struct shares s;
-	double kp, kt, np, nt;
+	struct timespec tick;
+	double kp, kt, np, nt, ticks;
 
 	(void)state;
+	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
 	if (getuid() != 0)
 		skip();		/* the reference needs kernel samples */
 	record_with("perf", perf, prog);
@@ -395,16 +423,23 @@ test_timer_engine_kernel_time(void **state)
 		report(&s, prf);
 		nt = s.total;
 		kt = samples_of(&s, NULL, "[kernel]") / nt;
-		/* at the tick rate a sample weighs 4 or more: fewer to count on */
+		p = profil_profile_read(prf, cause, sizeof cause);
+		assert_non_null(p);
+		cpu_periods = (double)p->cpu_ns / (double)p->interval_ns;
+		/*
+		 * With perf refused, what is known of kernel against user time
+		 * is the kernel's tick accounting: one observation per tick of
+		 * CPU time (200 in 0.8 s at 250 Hz), however many samples.
+		 * 48-58% in six quiet runs; the 5-sample weight CI's margin
+		 * assumed failed at 62% against 50%.
+		 */
+		ticks = (double)p->cpu_ns / (double)tick.tv_nsec;
 		margin = 4 * sqrt(kp * (1 - kp) / np + kt * (1 - kt) /
-		    (k ? nt / 5 : nt)) + 0.04;
+		    (k ? (ticks < nt ? ticks : nt) : nt)) + 0.04;
 		if (fabs(kt - kp) > margin)
 			fail_msg("%s: kernel %.1f%% of %.0f samples, the perf engine "
 			    "%.1f%% of %.0f (margin %.1f)", k ? "timer, perf refused" :
 			    "timer", 100 * kt, nt, 100 * kp, np, 100 * margin);
-		p = profil_profile_read(prf, cause, sizeof cause);
-		assert_non_null(p);
-		cpu_periods = (double)p->cpu_ns / (double)p->interval_ns;
 		if (p->samples < 0.9 * cpu_periods || p->samples > 1.1 * cpu_periods)
 			fail_msg("%s: %llu samples for %.0f periods of CPU time",
 			    prf, (unsigned long long)p->samples, cpu_periods);

@@ -4,7 +4,8 @@
  *
  *   split ROUNDS          six(), three(), one(): 6:3:1
  *   split2 ROUNDS         the same functions 3:6:1, as much CPU as split
- *   threads N ROUNDS      N threads, each running split ROUNDS
+ *   threads N ROUNDS      N threads, each running split ROUNDS; prints
+ *                         "thread TID cpu SECONDS" for each
  *   libm SECONDS          SECONDS of CPU in our code, then as long in libm
  *   syscalls SECONDS      cheap system calls for SECONDS of CPU
  *   writes SECONDS        writer() (pwrite of 4 KiB to a memfd: mostly
@@ -261,11 +262,27 @@ writes(double seconds)
 
 static long thread_rounds;
 
+/*
+ * Equal work is not equal CPU time on a shared machine (a busy sibling,
+ * the hypervisor): each thread says what it had, for the tests to hold
+ * its samples to.
+ */
+struct thread_cpu {
+	pthread_t thread;
+	long tid;
+	double seconds;
+};
+
 static void *
-thread_main(void *unused)
+thread_main(void *arg)
 {
-	(void)unused;
+	struct thread_cpu *me = arg;
+	struct timespec ts;
+
+	me->tid = (long)syscall(SYS_gettid);
 	split(thread_rounds);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	me->seconds = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	return NULL;
 }
 
@@ -280,13 +297,15 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "many") == 0) {
 		many(n);
 	} else if (strcmp(mode, "threads") == 0) {
-		pthread_t t[64];
+		static struct thread_cpu t[64];
 
 		thread_rounds = argc > 3 ? strtol(argv[3], NULL, 10) : 10;
 		for (long i = 0; i < n && i < 64; i++)
-			pthread_create(&t[i], NULL, thread_main, NULL);
-		for (long i = 0; i < n && i < 64; i++)
-			pthread_join(t[i], NULL);
+			pthread_create(&t[i].thread, NULL, thread_main, &t[i]);
+		for (long i = 0; i < n && i < 64; i++) {
+			pthread_join(t[i].thread, NULL);
+			printf("thread %ld cpu %.6f\n", t[i].tid, t[i].seconds);
+		}
 	} else if (strcmp(mode, "libm") == 0) {
 		own_code(atof(argv[2]));
 		libm_code(atof(argv[2]));
