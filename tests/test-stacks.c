@@ -115,7 +115,16 @@ assert_totals_agree(const char *prf)
 
 	report(&s, prf);
 	folded(prf, &r);
-	(void)stacks_with(r.out, (const char *[]){ NULL }, &all);
+	/* every stack, those left unwound to catch up too: its count ends it */
+	all = 0;
+	for (const char *at = r.out; *at; at = strchr(at, '\n') ?
+	    strchr(at, '\n') + 1 : at + strlen(at)) {
+		const char *nl = strchr(at, '\n'), *sp = nl ? nl : at + strlen(at);
+
+		while (sp > at && sp[-1] != ' ')
+			sp--;
+		all += atof(sp);
+	}
 	if (all != s.total)
 		fail_msg("%s: the stacks have %.0f samples, the flat view %.0f", prf,
 		    all, s.total);
@@ -304,7 +313,9 @@ test_children_static_and_stripped(void **state)
 /*
  * PLT stubs have no symbol: a program calling labs() in a loop spends a
  * share in "labs@plt", named from the stub's GOT slot and .rela.plt, and
- * called from main.
+ * called from main.  The stub's share depends on where the machine's
+ * interrupts land in a six-instruction loop: 0.4% to 11% of the samples
+ * in runs here (13 of 3023 at the least), so the run is long and 5 will do.
  */
 static void
 test_plt_stubs_named(void **state)
@@ -321,14 +332,14 @@ test_plt_stubs_named(void **state)
 	f = fopen(src, "w");
 	assert_non_null(f);
 	fputs("#include <stdio.h>\n#include <stdlib.h>\nint main(void)\n{\n"
-	    "\tlong s = 0;\n\tfor (long i = 0; i < 300000000; i++)\n"
+	    "\tlong s = 0;\n\tfor (long i = 0; i < 600000000; i++)\n"
 	    "\t\ts += labs(i - 5);\n\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n", f);
 	assert_int_equal(fclose(f), 0);
 	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -o %s %s", bin, src);
 	assert_int_equal(system(cmd), 0);
 	record_ok(prf, prog);
 	report(&s, prf);
-	if (samples_of(&s, "labs@plt", "plt") < 10)
+	if (samples_of(&s, "labs@plt", "plt") < 5)
 		fail_msg("no labs@plt in:\n%s", s.csv);
 	report_run(&s, callers);
 	assert_true(samples_of(&s, "main", "plt") == s.total);

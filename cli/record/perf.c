@@ -115,9 +115,9 @@ perf_paranoid(void)
  */
 /*
  * Data pages of each CPU's ring.  With stack copies a sample takes some
- * 8 KiB and a burst of them must not fill the ring before the recorder
+ * 16 KiB and a burst of them must not fill the ring before the recorder
  * gets a CPU (the kernel would drop them, and with them the flat
- * profile's samples): 8 MiB a CPU holds a second of them at 1 kHz, and
+ * profile's samples): 8 MiB a CPU holds half a second of them at 1 kHz, and
  * from half full the recorder stops unwinding to catch up
  * (rings_behind).  Not more: the kernel allocates and zeroes the pages
  * when they are mapped, and frees them at the end, in a short program's
@@ -658,7 +658,6 @@ apply(struct engine *e, const uint8_t *rec, size_t size)
 		if (size >= sizeof *h + 16) {
 			memcpy(&lost, rec + sizeof *h + 8, 8);
 			builder_lost(e->b, lost);
-			if (getenv("PROFIL_DEBUG_LOST")) fprintf(stderr, "LOST %llu id %llu\n", (unsigned long long)lost, (unsigned long long)*(const uint64_t *)(rec + sizeof *h));
 		}
 		break;
 	}
