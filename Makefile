@@ -155,7 +155,8 @@ $(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
     -DTEST_SANFLAGS='"$(SANFLAGS)"'
 
 # test-merge compiles the merge module itself (#include)
-$(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h cli/util.c
+$(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
+    cli/profile/merge-stacks.c cli/profile/merge-stacks.h cli/util.c
 $(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)
