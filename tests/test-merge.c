@@ -1113,10 +1113,18 @@ test_merge_bad_usage(void **state)
 
 /* ---- diff ------------------------------------------------------------- */
 
+/* One share compared, as diff prints it (self, or inclusive). */
+struct share {
+	double before, after, before_pct, after_pct, change, error95, z, q;
+	int significant;
+};
+
 struct diff_row {
 	char function[256], object[256];
 	double before, after, before_pct, after_pct, change, error95, z, q;
 	int significant;
+	int has_incl;		/* inclusive columns filled */
+	struct share incl;
 };
 
 struct diff {
@@ -1124,13 +1132,25 @@ struct diff {
 	int n;
 };
 
+/* The self or inclusive figures of x. */
+static struct share
+share_of(const struct diff_row *x, int incl)
+{
+	if (incl)
+		return x->incl;
+	return (struct share){ x->before, x->after, x->before_pct, x->after_pct,
+	    x->change, x->error95, x->z, x->q, x->significant };
+}
+
 /* `profil diff --format csv` of two files, parsed. */
 static void
 diff_csv(struct diff *d, const char *before, const char *after)
 {
 	static const char header[] = "function,object,before_samples,"
 	    "after_samples,before_percent,after_percent,change,error95,z,"
-	    "significant,q\n";
+	    "significant,q,incl_before_samples,incl_after_samples,"
+	    "incl_before_percent,incl_after_percent,incl_change,incl_error95,"
+	    "incl_z,incl_significant,incl_q\n";
 	char *argv[] = { profil_bin, "diff", "--format", "csv", (char *)before,
 	    (char *)after, NULL };
 	struct run r;
@@ -1139,16 +1159,28 @@ diff_csv(struct diff *d, const char *before, const char *after)
 	run(&r, argv);
 	if (r.status != 0)
 		fail_msg("diff exited %d: %s", r.status, r.err);
-	assert_true(strncmp(r.out, header, strlen(header)) == 0);
+	if (strncmp(r.out, header, strlen(header)) != 0)
+		fail_msg("diff's CSV header: %.400s", r.out);
 	d->n = 0;
 	for (line = r.out + strlen(header); *line && d->n < 256; d->n++) {
 		struct diff_row *x = &d->rows[d->n];
+		struct share *in = &x->incl;
+		const char *rest = line;
+		int n;
 
 		if (sscanf(line, "%255[^,],%255[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d,"
 		    "%lf", x->function, x->object, &x->before, &x->after,
 		    &x->before_pct, &x->after_pct, &x->change, &x->error95, &x->z,
 		    &x->significant, &x->q) != 11)
 			fail_msg("bad diff line: %s", line);
+		for (int comma = 0; comma < 11; comma++)
+			rest = strchr(rest, ',') + 1;
+		n = sscanf(rest, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d,%lf", &in->before,
+		    &in->after, &in->before_pct, &in->after_pct, &in->change,
+		    &in->error95, &in->z, &in->significant, &in->q);
+		x->has_incl = n == 9;
+		if (!x->has_incl && strncmp(rest, ",,,,,,,,\n", 9) != 0)
+			fail_msg("bad inclusive columns: %s", line);
 		line = strchr(line, '\n');
 		if (line == NULL)
 			break;
@@ -1201,24 +1233,34 @@ by_double(const void *a, const void *b)
 }
 
 /*
- * Each row's figures, recomputed from its sample counts and the totals
- * n1, n2 (the difference of two binomial proportions; Fisher's exact
- * test and Benjamini-Hochberg's q-values over all rows, profil.1); rows
- * sorted by q, smallest first; significant exactly when q <= 0.05.
+ * Each row's figures of one kind (self, or inclusive when incl),
+ * recomputed from its sample counts and the totals n1, n2 (the
+ * difference of two binomial proportions; Fisher's exact test and
+ * Benjamini-Hochberg's q-values over the family: the rows with samples
+ * of that kind on either side, profil.1).  Significant exactly when
+ * q <= 0.05; a row outside the family has q 1.  Returns the family's size.
  */
-static void
-assert_diff_arithmetic(const struct diff *d, double n1, double n2)
+static int
+assert_family_arithmetic(const struct diff *d, double n1, double n2, int incl)
 {
 	double p[256], sorted[256], q;
-	int m = d->n;
+	int m = 0;
 
-	for (int i = 0; i < m; i++)
-		sorted[i] = p[i] = fisher_plain(d->rows[i].before, n1,
-		    d->rows[i].after, n2);
+	for (int i = 0; i < d->n; i++) {
+		struct share x = share_of(&d->rows[i], incl);
+
+		if (x.before + x.after > 0)
+			sorted[m++] = p[i] = fisher_plain(x.before, n1, x.after, n2);
+	}
 	qsort(sorted, (size_t)m, sizeof *sorted, by_double);
-	for (int i = 0; i < m; i++) {
-		const struct diff_row *x = &d->rows[i];
+	for (int i = 0; i < d->n; i++) {
+		struct share x = share_of(&d->rows[i], incl);
 
+		if (x.before + x.after == 0) {
+			assert_float_equal(x.q, 1, 0);
+			assert_int_equal(x.significant, 0);
+			continue;
+		}
 		/* q of p: the smallest p_(j) m / j over the ranks j at or after p's */
 		q = 1;
 		for (int j = m; j >= 1; j--) {
@@ -1227,25 +1269,47 @@ assert_diff_arithmetic(const struct diff *d, double n1, double n2)
 			if (sorted[j - 1] <= p[i] * (1 + 1e-9))
 				break;
 		}
-		if (fabs(x->q - q) > 1e-5 + 1e-4 * q)
-			fail_msg("%s: q %.6g, recomputed %.6g", x->function, x->q, q);
+		if (fabs(x.q - q) > 1e-5 + 1e-4 * q)
+			fail_msg("%s: %sq %.6g, recomputed %.6g", d->rows[i].function,
+			    incl ? "inclusive " : "", x.q, q);
 		if (fabs(q - 0.05) > 1e-6)
-			assert_int_equal(x->significant, q <= 0.05);
-		if (i > 0 && x->q < d->rows[i - 1].q - 1e-9)
-			fail_msg("row %d (q %.6g) after one with q %.6g", i, x->q,
-			    d->rows[i - 1].q);
+			assert_int_equal(x.significant, q <= 0.05);
 	}
-	for (int i = 0; i < m; i++) {
-		const struct diff_row *x = &d->rows[i];
-		double p1 = x->before / n1, p2 = x->after / n2;
+	for (int i = 0; i < d->n; i++) {
+		struct share x = share_of(&d->rows[i], incl);
+		double p1 = x.before / n1, p2 = x.after / n2;
 		double se = sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2);
 
-		assert_float_equal(x->before_pct, 100 * p1, 1e-4);
-		assert_float_equal(x->after_pct, 100 * p2, 1e-4);
-		assert_float_equal(x->change, 100 * (p2 - p1), 1e-4);
-		assert_float_equal(x->error95, 100 * 1.96 * se, 1e-4);
+		assert_float_equal(x.before_pct, 100 * p1, 1e-4);
+		assert_float_equal(x.after_pct, 100 * p2, 1e-4);
+		assert_float_equal(x.change, 100 * (p2 - p1), 1e-4);
+		assert_float_equal(x.error95, 100 * 1.96 * se, 1e-4);
 		if (se > 0)
-			assert_float_equal(x->z, (p2 - p1) / se, 1e-3 + 1e-4 * fabs(x->z));
+			assert_float_equal(x.z, (p2 - p1) / se, 1e-3 + 1e-4 * fabs(x.z));
+	}
+	return m;
+}
+
+/*
+ * Self figures (and inclusive ones where the rows have them) checked as
+ * above; rows sorted by self q, smallest first, those with no self
+ * samples (callers, with stacks) after the family.
+ */
+static void
+assert_diff_arithmetic(const struct diff *d, double n1, double n2)
+{
+	int m = assert_family_arithmetic(d, n1, n2, 0);
+
+	for (int i = 1; i < d->n; i++)
+		if (d->rows[i].q < d->rows[i - 1].q - 1e-9)
+			fail_msg("row %d (q %.6g) after one with q %.6g", i,
+			    d->rows[i].q, d->rows[i - 1].q);
+	for (int i = m; i < d->n; i++)
+		assert_true(d->rows[i].before + d->rows[i].after == 0);
+	if (d->n > 0 && d->rows[0].has_incl) {
+		for (int i = 0; i < d->n; i++)
+			assert_true(d->rows[i].has_incl);
+		assert_family_arithmetic(d, n1, n2, 1);
 	}
 }
 
@@ -1489,6 +1553,88 @@ test_diff_finds_the_changed_split(void **state)
 	}
 }
 
+/*
+ * 6:3:1, then 3:6:1, with call stacks: main holds (nearly) every sample
+ * before and after, so its inclusive share does not change; six's and
+ * three's inclusive shares move as their own do, significantly, in
+ * opposite directions.  The inclusive figures are recomputed like the
+ * self ones (assert_diff_arithmetic), and each is at least the self one.
+ * Without stacks on one side, the inclusive columns are empty.
+ */
+static void
+test_diff_inclusive_shares(void **state)
+{
+	char *before[] = { workload, "split", "40", NULL };
+	char *after[] = { workload, "split2", "40", NULL };
+	char s1[PATH_MAX], s2[PATH_MAX], flat[PATH_MAX];
+	char *no_stacks[] = { profil_bin, "record", "-q", "-F", "5000",
+	    "--no-call-graph", "-o", flat, workload, "split2", "40", NULL };
+	char *text[] = { profil_bin, "diff", s1, s2, NULL };
+	const struct diff_row *six, *three, *main_row;
+	struct shares a, b;
+	struct diff d;
+	struct run r;
+
+	(void)state;
+	if (!harness_perf_allowed())
+		skip();	/* the timer engine takes no stacks */
+	scratch(s1, "i1.prf");
+	scratch(s2, "i2.prf");
+	scratch(flat, "i3.prf");
+	record_ok(s1, before);
+	record_ok(s2, after);
+	report(&a, s1);
+	report(&b, s2);
+	diff_csv(&d, s1, s2);
+	assert_true(d.rows[0].has_incl);
+	assert_diff_arithmetic(&d, a.total, b.total);
+	for (int i = 0; i < d.n; i++)
+		if (d.rows[i].incl.before < d.rows[i].before ||
+		    d.rows[i].incl.after < d.rows[i].after)
+			fail_msg("%s: inclusive %.0f -> %.0f below self %.0f -> %.0f",
+			    d.rows[i].function, d.rows[i].incl.before,
+			    d.rows[i].incl.after, d.rows[i].before, d.rows[i].after);
+	main_row = diff_find(&d, "main");
+	six = diff_find(&d, "six");
+	three = diff_find(&d, "three");
+	/* main: no samples of its own, and all but start-up's in its stacks */
+	assert_float_equal(main_row->before + main_row->after, 0, 0);
+	if (!(main_row->incl.before_pct > 90 && main_row->incl.after_pct > 90 &&
+	    fabs(main_row->incl.change) < 3 && !main_row->incl.significant))
+		fail_msg("main: inclusive %.2f%% -> %.2f%% (q %.4f)",
+		    main_row->incl.before_pct, main_row->incl.after_pct,
+		    main_row->incl.q);
+	if (!(six->incl.change < -15 && six->incl.z < -5 &&
+	    six->incl.significant))
+		fail_msg("six: inclusive %.2f points, z %.2f", six->incl.change,
+		    six->incl.z);
+	if (!(three->incl.change > 15 && three->incl.z > 5 &&
+	    three->incl.significant))
+		fail_msg("three: inclusive %.2f points, z %.2f", three->incl.change,
+		    three->incl.z);
+
+	/* text: a second table, of the inclusive shares, within 80 columns */
+	run(&r, text);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\ninclusive: "));
+	for (const char *line = strstr(r.out, "\ninclusive: "); *line; ) {
+		const char *end = strchr(line + 1, '\n');
+
+		if (end == NULL)
+			break;
+		assert_true(end - line - 1 <= 80 + 2);	/* ± is 2 bytes */
+		line = end;
+	}
+
+	run(&r, no_stacks);
+	if (r.status != 0)
+		fail_msg("record --no-call-graph: %s", r.err);
+	diff_csv(&d, s1, flat);
+	for (int i = 0; i < d.n; i++)
+		assert_false(d.rows[i].has_incl);
+	assert_diff_arithmetic(&d, a.total, (double)checked_samples(flat));
+}
+
 /* A function in one profile only counts 0 in the other. */
 static void
 test_diff_functions_on_one_side(void **state)
@@ -1543,12 +1689,23 @@ test_diff_options_and_usage(void **state)
 	for (const char *s = r.out; *s; s++)
 		lines += *s == '\n';
 	assert_int_equal(lines, 3);
-	/* six and three moved by about 30 points; nothing else by 10 */
+	/*
+	 * six and three moved by about 30 points; nothing else by 10 of its
+	 * own.  With stacks, split's inclusive share went from all to none
+	 * (split2 is inlined into main), which keeps its row too.
+	 */
 	run(&r, min);
 	assert_int_equal(r.status, 0);
 	assert_true(r.out[0] == '[');
 	for (const char *s = r.out; (s = strstr(s, "{\"function\": ")) != NULL; s++)
 		objects++;
+	if (strstr(r.out, "{\"function\": \"split\"") != NULL) {
+		assert_non_null(strstr(r.out, "{\"function\": \"split\", "
+		    "\"object\": \"workload\", \"before_samples\": 0, "
+		    "\"after_samples\": 0,"));
+		assert_non_null(strstr(r.out, "\"incl_after_samples\": 0,"));
+		objects--;
+	}
 	assert_int_equal(objects, 2);
 	assert_non_null(strstr(r.out, "{\"function\": \"six\", \"object\": "
 	    "\"workload\", \"before_samples\": "));
@@ -1587,6 +1744,7 @@ main(void)
 		cmocka_unit_test(test_diff_holds_the_false_discovery_rate),
 		cmocka_unit_test(test_diff_real_runs_show_nothing),
 		cmocka_unit_test(test_diff_finds_the_changed_split),
+		cmocka_unit_test(test_diff_inclusive_shares),
 		cmocka_unit_test(test_diff_functions_on_one_side),
 		cmocka_unit_test(test_diff_options_and_usage),
 	};
