@@ -2,10 +2,13 @@
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
  * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
- * (cli/report/, printed to /dev/null), the pprof export and the merge
- * of the profile with itself.  The rows must account for every sample, and
- * a merged profile must be one the reader accepts.  An input refused only
- * for its checksum is read with the checksum made right.
+ * (cli/report/, printed to /dev/null), the stacks named by function
+ * (cli/symbols/stacks.c, with and without inlines) and exported folded,
+ * the pprof export and the merge of the profile with itself.  The rows
+ * and the folded lines must account for every sample, and a merged
+ * profile must be one the reader accepts, its stacks twice the input's.
+ * An input refused only for its checksum is read with the checksum made
+ * right.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -13,8 +16,10 @@
 
 #include <profil.h>
 
+#include "export/folded.h"
 #include "export/pprof.h"
 #include "symbols/funcs.h"
+#include "symbols/stacks.h"
 #include "fuzz.h"
 #include "profile/merge.h"
 #include "report/report.h"
@@ -103,7 +108,65 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	report_flat(p, f, &o);
 }
 
-/* p merged with itself: twice the samples, in a profile the reader takes. */
+/*
+ * p's stacks named (inlined functions as frames of their own or not),
+ * every function of every stack a real one, and folded: lines
+ * "a;b;c COUNT" whose counts add up to the samples (with stacks; without,
+ * each function is a line of its own, and they add up as the rows do).
+ */
+static void
+check_stacks(const struct profil_profile *p, struct funcs *f, int inlines)
+{
+	static uint32_t funcs[STACKS_MAX_DEPTH];
+	struct stacks s;
+	unsigned __int128 sum = 0;
+	char *text = NULL, *line;
+	size_t size = 0;
+	FILE *out;
+
+	stacks_name(&s, p, f, inlines);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		size_t depth = stacks_funcs_of(&s, &p->stacks[i], funcs,
+		    STACKS_MAX_DEPTH);
+
+		if (depth < p->stacks[i].depth && depth < STACKS_MAX_DEPTH)
+			fuzz_fail("stack %zu: %zu frames named as %zu functions", i,
+			    p->stacks[i].depth, depth);
+		for (size_t d = 0; d < depth; d++)
+			if (funcs[d] >= s.nfuncs)
+				fuzz_fail("stack %zu: function %u of %zu", i, funcs[d],
+				    s.nfuncs);
+	}
+	if ((out = open_memstream(&text, &size)) == NULL)
+		abort();
+	if (export_folded(&s, f, out) < 0)
+		fuzz_fail("folded export failed");
+	fclose(out);
+	for (line = text; *line; ) {
+		char *end = strchr(line, '\n'), *space;
+		unsigned long long count;
+
+		if (end == NULL)
+			fuzz_fail("a folded line without its newline");
+		*end = '\0';
+		space = strrchr(line, ' ');
+		if (space == NULL || sscanf(space, " %llu", &count) != 1 ||
+		    count == 0)
+			fuzz_fail("a folded line without a count: %s", line);
+		sum += count;
+		line = end + 1;
+	}
+	if (sum != p->samples)
+		fuzz_fail("folded lines hold %llu samples, the profile %llu",
+		    (unsigned long long)sum, (unsigned long long)p->samples);
+	free(text);
+	stacks_free(&s);
+}
+
+/*
+ * p merged with itself: twice the samples, in a profile the reader takes;
+ * its stacks (if p has some) twice p's, in no more stacks than p's.
+ */
 static void
 check_merge(const struct profil_profile *p)
 {
@@ -111,6 +174,7 @@ check_merge(const struct profil_profile *p)
 	    (struct profil_profile *)p };
 	const char *const names[2] = { "a.prf", "b.prf" };
 	struct profil_profile *sum, *back;
+	unsigned __int128 stack_samples = 0;
 	char cause[256] = "";
 	void *data;
 	size_t size;
@@ -124,6 +188,14 @@ check_merge(const struct profil_profile *p)
 	if (sum->samples != 2 * p->samples || sum->lost != 2 * p->lost)
 		fuzz_fail("merged: %llu samples of 2 x %llu",
 		    (unsigned long long)sum->samples,
+		    (unsigned long long)p->samples);
+	if ((sum->nstacks > 0) != (p->nstacks > 0) || sum->nstacks > p->nstacks)
+		fuzz_fail("merged: %zu stacks of %zu", sum->nstacks, p->nstacks);
+	for (size_t i = 0; i < sum->nstacks; i++)
+		stack_samples += sum->stacks[i].count;
+	if (sum->nstacks > 0 && stack_samples != 2 * (unsigned __int128)p->samples)
+		fuzz_fail("merged: stacks of %llu samples of 2 x %llu",
+		    (unsigned long long)stack_samples,
 		    (unsigned long long)p->samples);
 	if (profil_profile_encode(sum, &data, &size) < 0)
 		fuzz_fail("a merged profile does not encode");
@@ -162,6 +234,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dup2(stdout_fd, 1);
 	if (report_html(p, &f, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
+	check_stacks(p, &f, 0);
+	check_stacks(p, &f, 1);
 	pprof = (struct pbuf){ NULL, 0, 0 };
 	export_pprof_encode(p, f.tabs, &pprof);
 	pbuf_free(&pprof);

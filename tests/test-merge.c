@@ -1570,6 +1570,7 @@ test_diff_inclusive_shares(void **state)
 	char *no_stacks[] = { profil_bin, "record", "-q", "-F", "5000",
 	    "--no-call-graph", "-o", flat, workload, "split2", "40", NULL };
 	char *text[] = { profil_bin, "diff", s1, s2, NULL };
+	char *json[] = { profil_bin, "diff", "--format", "json", s1, flat, NULL };
 	const struct diff_row *six, *three, *main_row;
 	struct shares a, b;
 	struct diff d;
@@ -1633,6 +1634,12 @@ test_diff_inclusive_shares(void **state)
 	for (int i = 0; i < d.n; i++)
 		assert_false(d.rows[i].has_incl);
 	assert_diff_arithmetic(&d, a.total, (double)checked_samples(flat));
+	run(&r, json);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, ", \"q\": "));
+	assert_non_null(strstr(r.out, ", \"incl_before_samples\": null, "));
+	assert_non_null(strstr(r.out, ", \"incl_q\": null}"));
+	assert_null(strstr(r.out, "nan"));
 }
 
 /* A function in one profile only counts 0 in the other. */
