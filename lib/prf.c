@@ -603,12 +603,19 @@ decode_symbols(struct decoder *d, struct rio_in *in, const char **why)
 /* Expanded frames of all stacks: a hostile file could ask for terabytes. */
 #define MAX_STACK_FRAMES	(1u << 24)
 
+/*
+ * The stacks record into p's frames and stacks.  Every stack's depth is
+ * known from its node (each node's depth is its parent's + 1, and a
+ * parent comes first), so the sizes are all checked before any stack's
+ * frames are made: a few kilobytes of tree can describe millions of
+ * frames, and a refusal must not cost building them.
+ */
 static int
 decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 {
 	struct profil_profile *p = d->p;
 	uint64_t nframes = rio_get_varint(in), nnodes, nstacks, total = 0;
-	uint32_t *parent = NULL, *frame = NULL;
+	uint32_t *parent = NULL, *frame = NULL, *depth = NULL, *leaves = NULL;
 	int rc = -1;
 
 	if (p->frames != NULL || p->stacks != NULL)
@@ -637,7 +644,8 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		return *why = "truncated", -1;
 	parent = calloc(nnodes ? nnodes : 1, sizeof *parent);
 	frame = calloc(nnodes ? nnodes : 1, sizeof *frame);
-	if (parent == NULL || frame == NULL) {
+	depth = calloc(nnodes ? nnodes : 1, sizeof *depth);
+	if (parent == NULL || frame == NULL || depth == NULL) {
 		*why = "out of memory";
 		goto out;
 	}
@@ -655,20 +663,25 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		}
 		parent[i] = (uint32_t)up;	/* its number + 1; 0: a root */
 		frame[i] = (uint32_t)f;
+		/* (kept from growing past what any stack may be) */
+		depth[i] = up == 0 ? 1 : depth[up - 1] > PRF_MAX_DEPTH ?
+		    PRF_MAX_DEPTH + 1 : depth[up - 1] + 1;
 	}
 	nstacks = rio_get_varint(in);
 	if (in->failed || nstacks > rio_left(in) / 4) {
 		*why = "truncated";
 		goto out;
 	}
-	if ((p->stacks = calloc(nstacks ? nstacks : 1, sizeof *p->stacks)) == NULL) {
+	p->stacks = calloc(nstacks ? nstacks : 1, sizeof *p->stacks);
+	leaves = calloc(nstacks ? nstacks : 1, sizeof *leaves);
+	if (p->stacks == NULL || leaves == NULL) {
 		*why = "out of memory";
 		goto out;
 	}
 	for (uint64_t i = 0; i < nstacks; i++) {
 		struct profil_stack *st = &p->stacks[i];
 		uint64_t leaf = rio_get_varint(in), pid = rio_get_varint(in);
-		uint64_t tid = rio_get_varint(in), depth = 0;
+		uint64_t tid = rio_get_varint(in);
 
 		st->count = rio_get_varint(in);
 		if (in->failed) {
@@ -680,30 +693,36 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 			*why = "bad stack";
 			goto out;
 		}
-		for (uint64_t n = leaf + 1; n != 0; n = parent[n - 1])
-			if (++depth > PRF_MAX_DEPTH) {
-				*why = "a stack deeper than any recorder writes";
-				goto out;
-			}
-		if ((total += depth) > MAX_STACK_FRAMES) {
+		if (depth[leaf] > PRF_MAX_DEPTH) {
+			*why = "a stack deeper than any recorder writes";
+			goto out;
+		}
+		if ((total += depth[leaf]) > MAX_STACK_FRAMES) {
 			*why = "more stack frames than this reader takes";
 			goto out;
 		}
-		if ((st->frames = calloc(depth, sizeof *st->frames)) == NULL) {
+		p->nstacks++;		/* frames NULL until the sizes are known */
+		st->pid = (uint32_t)pid;
+		st->tid = (uint32_t)tid;
+		leaves[i] = (uint32_t)leaf;
+	}
+	for (size_t i = 0; i < p->nstacks; i++) {
+		struct profil_stack *st = &p->stacks[i];
+
+		if ((st->frames = calloc(depth[leaves[i]], sizeof *st->frames)) ==
+		    NULL) {
 			*why = "out of memory";
 			goto out;
 		}
-		p->nstacks++;
-		st->pid = (uint32_t)pid;
-		st->tid = (uint32_t)tid;
-		st->depth = 0;
-		for (uint64_t n = leaf + 1; n != 0; n = parent[n - 1])
+		for (uint64_t n = leaves[i] + 1; n != 0; n = parent[n - 1])
 			st->frames[st->depth++] = frame[n - 1];
 	}
 	rc = 0;
 out:
 	free(parent);
 	free(frame);
+	free(depth);
+	free(leaves);
 	return rc;
 }
 
