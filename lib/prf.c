@@ -109,6 +109,25 @@ struct node_table {
 	size_t cap, len;
 };
 
+/*
+ * A slot for key in a table of cap (a power of two) slots.  Keys differ
+ * mostly in their high half (the parent: recursion repeats one frame
+ * under ever deeper parents), so every bit is mixed into the low ones
+ * (MurmurHash3's finaliser); the top bits of a multiplication alone
+ * left such keys two slots, and encoding a 4096-deep recursion took
+ * 4096^2 probes.
+ */
+static size_t
+node_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	key *= 0xc4ceb9fe1a85ec53ull;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
 static int
 node_table_grow(struct node_table *t)
 {
@@ -126,7 +145,7 @@ node_table_grow(struct node_table *t)
 
 		if (t->keys[i] == 0)
 			continue;
-		k = (size_t)(t->keys[i] * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+		k = node_slot(t->keys[i], cap);
 		while (keys[k] != 0)
 			k = (k + 1) & (cap - 1);
 		keys[k] = t->keys[i];
@@ -153,7 +172,7 @@ node_of(struct node_table *t, struct rio_out *nodes_out, uint32_t parent,
 
 	if (2 * (t->len + 1) > t->cap && node_table_grow(t) < 0)
 		return -1;
-	k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+	k = node_slot(key, t->cap);
 	for (; t->keys[k] != 0; k = (k + 1) & (t->cap - 1))
 		if (t->keys[k] == key)
 			return t->nodes[k];

@@ -416,6 +416,72 @@ test_stack_sizes_checked_first(void **state)
 	free(many);
 }
 
+/* CPU seconds p takes to encode (the fastest of 3). */
+static double
+encode_seconds(const struct profil_profile *p)
+{
+	double best = 1e9;
+
+	for (int i = 0; i < 3; i++) {
+		struct timespec a, b;
+		void *data;
+		size_t size;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		assert_int_equal(profil_profile_encode(p, &data, &size), 0);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		free(data);
+		if ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) /
+		    1e9 < best)
+			best = (double)(b.tv_sec - a.tv_sec) +
+			    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	}
+	return best;
+}
+
+/*
+ * Recursion 4096 deep (one frame under ever deeper parents) encodes in
+ * about the time 4096 different frames do: the encoder's table of tree
+ * nodes once put all such nodes in two slots (4096^2 probes for each
+ * stack, 100 times as long).
+ */
+static void
+test_recursion_encodes_in_linear_time(void **state)
+{
+	enum { DEPTH = PRF_MAX_DEPTH };
+	static struct profil_frame frames[DEPTH];
+	static uint32_t chain[DEPTH], same[DEPTH];
+	struct profil_stack stacks[8];
+	struct profil_bucket bucket = { 0x1000, 8 };
+	struct profil_object o = { .path = "/a", .lowpc = 0x1000,
+	    .highpc = 0x1000 + DEPTH, .bucket_bytes = 1, .samples = 8,
+	    .nbuckets = 1, .buckets = &bucket };
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argv = argv_, .samples = 8, .nobjects = 1,
+	    .objects = &o, .nframes = DEPTH, .frames = frames, .nstacks = 8,
+	    .stacks = stacks };
+	double t_chain, t_same;
+
+	(void)state;
+	for (uint32_t i = 0; i < DEPTH; i++) {
+		frames[i] = (struct profil_frame){ 0, 0x1000 + i };
+		chain[i] = i;
+		same[i] = 0;
+	}
+	/* 8 threads' stacks: the nodes of the 7 after the first are found */
+	for (uint32_t i = 0; i < 8; i++)
+		stacks[i] = (struct profil_stack){ 1, i + 1, 1, DEPTH, chain };
+	t_chain = encode_seconds(&p);
+	for (int i = 0; i < 8; i++)
+		stacks[i].frames = same;
+	t_same = encode_seconds(&p);
+	print_message("%d frames %.3f ms, one frame %d times %.3f ms\n", DEPTH,
+	    1e3 * t_chain, DEPTH, 1e3 * t_same);
+	if (t_same > 10 * t_chain + 0.001)
+		fail_msg("recursion took %.3f ms to encode, a chain %.3f ms",
+		    1e3 * t_same, 1e3 * t_chain);
+}
+
 int
 main(void)
 {
@@ -428,6 +494,7 @@ main(void)
 		cmocka_unit_test(test_save_is_atomic),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_stack_sizes_checked_first),
+		cmocka_unit_test(test_recursion_encodes_in_linear_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
