@@ -446,9 +446,12 @@ def stacks_files():
     f["ok-made-stacks-big-counts"] = finish(stacks_profile(
         [(1, 1, U64 - 2, [F, MAIN]), (0xFFFFFFFF, 0xFFFFFFFF, 2,
                                        [G, MAIN])], [APP]))
-    deepest = [(0, 0x1000 + i) for i in range(4096)]
+    # recursion 4096 deep: one frame, 4096 nodes (small for the fuzzer)
+    deepest = [(0, 0x1000)] * 4096
     f["ok-made-stacks-deepest"] = finish(stacks_profile(
         [(1, 1, 1, deepest)], [("/a", 0x1000, 0x3000)]))
+    f["ok-made-stacks-empty-record-with-samples"] = finish([
+        header(5), obj("/a", {0x1000: 5}), stacks_record([], [], [])])
     f["ok-made-stacks-top-of-address-space"] = finish(stacks_profile(
         [(1, 1, 1, [(0, U64 - 1), (0, U64 - 2), (KERNEL_OBJ, U64)])],
         [("[vdso]", U64 - 15, U64)]))
@@ -522,13 +525,13 @@ def stacks_files():
             leaf, [(0, 0)], [(0, 1, 1, 5)]) + b"\0", flags=FLAG_OPTIONAL)],
         "stacks-truncated": one + [record(STACKS, stacks_payload(
             leaf, [(0, 0)], [(0, 1, 1, 5)])[:-1], flags=FLAG_OPTIONAL)],
-        # a few bytes of tree, 16.8 million frames expanded: more than a
-        # reader takes (2^24)
+        # a few kilobytes of tree, 24.6 million frames expanded: more than
+        # a reader takes (2^24), by enough that a mutation of one stack
+        # does not bring it under (the fuzzers' seed; test-prf times it)
         "stacks-expand-past-2^24-frames": [
-            header(4097), obj("/a", {0x1000: 4097}, highpc=0x3000),
-            stacks_record([(0, 0x1000 + i) for i in range(4096)],
-                          [(i, 4095 - i) for i in range(4096)],
-                          [(4095, 1, 1, 1)] * 4097)],
+            header(6000), obj("/a", {0x1000: 6000}),
+            stacks_record([(0, 0x1000)], [(i, 0) for i in range(4096)],
+                          [(4095, 1, 1, 1)] * 6000)],
         "kernel-second-record": [header(4, kernel=4), kernel(kcounts),
                                  kernel(kcounts)],
         "kernel-samples-not-the-header's": [header(5, kernel=5),

@@ -634,6 +634,7 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 {
 	struct profil_profile *p = d->p;
 	uint64_t nframes = rio_get_varint(in), nnodes, nstacks, total = 0;
+	uint64_t samples = 0;
 	uint32_t *parent = NULL, *frame = NULL, *depth = NULL, *leaves = NULL;
 	int rc = -1;
 
@@ -724,6 +725,23 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		st->pid = (uint32_t)pid;
 		st->tid = (uint32_t)tid;
 		leaves[i] = (uint32_t)leaf;
+		if (__builtin_add_overflow(samples, st->count, &samples)) {
+			*why = "stack counts overflow";
+			goto out;
+		}
+	}
+	/*
+	 * What check_stacks will refuse anyway, refused before the frames
+	 * are built: counts that cannot add up (the header came first; no
+	 * stacks at all are as no record), and bytes after the stacks.
+	 */
+	if (nstacks > 0 && samples != p->samples) {
+		*why = "the stacks' counts do not add up to the header's samples";
+		goto out;
+	}
+	if (rio_left(in) != 0) {
+		*why = "bytes left over after the stacks";
+		goto out;
 	}
 	for (size_t i = 0; i < p->nstacks; i++) {
 		struct profil_stack *st = &p->stacks[i];

@@ -367,7 +367,8 @@ parse_seconds(const void *data, size_t size, char *cause, size_t cause_size)
  * stacks ending at one node 4096 deep.  The reader refuses that file,
  * and does so from the sizes alone, in about the time one stack of 4096
  * frames takes to read, not after building 64 MiB of frames (it took
- * 3000 times as long).
+ * 3000 times as long); and so a file of 2^24 frames whose counts do not
+ * add up.
  */
 static void
 test_stack_sizes_checked_first(void **state)
@@ -412,6 +413,20 @@ test_stack_sizes_checked_first(void **state)
 	if (t_many > 100 * t_one + 0.002)
 		fail_msg("refusing 2^24 frames took %.1f ms, reading 4096 %.3f ms",
 		    1e3 * t_many, 1e3 * t_one);
+	free(many);
+	/*
+	 * Exactly 2^24 frames, a size the reader takes, but counts one short
+	 * of the header's: refused as fast, before the frames are built.
+	 */
+	p.nstacks = STACKS - 1;
+	many = encoded(&p, &many_size);
+	t_many = parse_seconds(many, many_size, cause, sizeof cause);
+	assert_non_null(strstr(cause, "do not add up"));
+	print_message("%d stacks whose counts do not add up: %.3f ms (refused)\n",
+	    STACKS - 1, 1e3 * t_many);
+	if (t_many > 100 * t_one + 0.002)
+		fail_msg("refusing 2^24 frames that do not add up took %.1f ms, "
+		    "reading 4096 %.3f ms", 1e3 * t_many, 1e3 * t_one);
 	free(one);
 	free(many);
 }
