@@ -37,7 +37,7 @@ struct symtab {
 	char **paths;		/* source paths made absolute, interned */
 	size_t npaths;
 	char **made;		/* names made for code without a symbol */
-	size_t nmade;
+	size_t nmade, made_cap;
 	struct func *funcs;
 	size_t n, cap;
 };
@@ -414,7 +414,11 @@ make_function(struct symtab *t, uint64_t addr, size_t at)
 	name = xmalloc((size_t)len + 1);
 	snprintf(name, (size_t)len + 1, "%s+%#llx", t->base,
 	    (unsigned long long)start);
-	t->made = xrealloc(t->made, (t->nmade + 1) * sizeof *t->made);
+	/* doubled, not grown by one: a wide bucket makes thousands */
+	if (t->nmade == t->made_cap) {
+		t->made_cap = t->made_cap ? 2 * t->made_cap : 16;
+		t->made = xrealloc(t->made, t->made_cap * sizeof *t->made);
+	}
 	t->made[t->nmade++] = name;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
