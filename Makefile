@@ -37,6 +37,7 @@ endif
 
 LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
              lib/mappings.c lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
+             lib/stackring.c \
              lib/thread_clock.c lib/thread_hook.c lib/threads.c
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
@@ -113,7 +114,7 @@ $(BUILD)/cli/%.o: cli/%.c
 	$(CC) $(CLICFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/profil: $(CLI_OBJ) $(STLIB)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -ldebuginfod -lcapstone -lz -ldl -lpthread -lm -lstdc++
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lcapstone -lz -ldl -lpthread -lm -lstdc++
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
@@ -132,6 +133,7 @@ $(BUILD)/examples/%: examples/%.c $(SHLIB)
 demo: deps-demo all
 	$(BUILD)/profil record -o $(BUILD)/split.prf $(BUILD)/examples/split 60
 	$(BUILD)/profil report $(BUILD)/split.prf
+	$(BUILD)/profil report --tree $(BUILD)/split.prf
 
 # ---- tests -----------------------------------------------------------------
 TEST_SRC   := $(wildcard tests/test-*.c)
@@ -218,7 +220,7 @@ FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icl
 FUZZ_SRC     := lib/prf.c lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
                 cli/record/perf.c cli/record/timer.c cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
-FUZZ_LDLIBS  := -ldw -lelf -ldebuginfod -lcapstone -lz -lm -lstdc++
+FUZZ_LDLIBS  := -ldw -lelf -lcapstone -lz -lm -lstdc++ -ldl
 # the options target runs the subcommands themselves: all of the command
 # but its main, and the library (pthread_create hook in --wrap form)
 FUZZ_OPT_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out cli/profil.c,$(CLI_SRC)) \
@@ -297,10 +299,13 @@ $(BUILD)/bench/workload-pg: tests/workload.c
 $(BUILD)/bench/big/big: bench/gen-big.py
 	python3 bench/gen-big.py $(@D)
 
-bench: all $(BUILD)/bench/overhead $(BENCH_REPORT)
+bench: all $(BUILD)/bench/overhead $(BENCH_REPORT) $(BUILD)/tests/cxx-workload
 	$(BUILD)/bench/overhead
 	python3 bench/record.py $(BUILD)
 	python3 bench/report.py $(BUILD)
+	python3 bench/stacks.py $(BUILD)
+bench-stacks: all $(BENCH_REPORT) $(BUILD)/tests/cxx-workload
+	python3 bench/stacks.py $(BUILD)
 bench-report: all $(BENCH_REPORT)
 	python3 bench/report.py $(BUILD)
 
@@ -331,5 +336,5 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report install clean deps-demo deps-check fuzz fuzz-replay
+.PHONY: all demo check bench bench-report bench-stacks install clean deps-demo deps-check fuzz fuzz-replay
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

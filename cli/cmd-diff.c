@@ -563,7 +563,7 @@ diff_exec(int argc, char **argv)
 		funcs_build(&f[k], p[k], 1);
 		/* inlined code is its caller's here, as in the self rows */
 		if (incl)
-			stacks_name(&s[k], p[k], &f[k], 0);
+			stacks_name(&s[k], p[k], &f[k], STACKS_NO_LINES);
 	}
 	rows = pair_rows(f, s, incl, &nrows, &tested);
 	order = xcalloc(nrows, sizeof *order);

@@ -2,10 +2,12 @@
  * cmd-export.c - `profil export --format FORMAT [-o OUT] FILE`: the
  * profile in another tool's format.
  *
- * pprof: one gzipped profile.proto file (export/pprof.c), -o names it.
+ * pprof: one gzipped profile.proto file (export/pprof.c), -o names it;
+ * its samples are the call stacks where the profile has them.
  *
- * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), -o names
- * the directory, made (one level, as mkdir does) when it is not there.
+ * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), with call
+ * arcs from the stacks; -o names the directory, made (one level, as mkdir
+ * does) when it is not there.
  *
  * folded: the call stacks as folded lines (export/folded.c), -o names
  * the file, "-" standard output.
@@ -27,35 +29,41 @@
 #include "export/gmon.h"
 #include "export/pprof.h"
 #include "symbols/find.h"
-#include "symbols/symbols.h"
+#include "symbols/stacks.h"
 
-/* p as the pprof file path; the exit status. */
+/*
+ * p as the pprof file path, its stacks named with inlined functions as
+ * frames of their own (pprof's Lines); the exit status.
+ */
 static int
 export_pprof(const struct profil_profile *p, const char *path)
 {
-	struct symtab **tabs = xcalloc(p->nobjects, sizeof *tabs);
-	const char *problem;
 	char cause[PATH_MAX + 256];
+	struct funcs f;
+	struct stacks s;
 	int status = 0;
 
-	for (size_t i = 0; i < p->nobjects; i++) {
-		if (p->objects[i].samples == 0)
-			continue;	/* no Location needs a name */
-		tabs[i] = symtab_open_profile(p, i, &problem);
-		if (problem != NULL)
-			cli_warn("%s: %s; its samples have no function names",
-			    p->objects[i].path, problem);
-	}
-	if (export_pprof_save(p, tabs, path, cause, sizeof cause) < 0) {
+	/* funcs.c's warnings say [OBJECT]; in pprof such code has addresses */
+	funcs_build(&f, p, 0);
+	for (size_t i = 0; i < p->nobjects; i++)
+		if (f.problems[i] != NULL)
+			cli_warn("%s: %s; its code has no function names (addresses "
+			    "only)", p->objects[i].path, f.problems[i]);
+	if (f.kproblem != NULL)
+		cli_warn("kernel functions are not named: %s; kernel samples "
+		    "show as [kernel]", f.kproblem);
+	if (p->nstacks > 0)
+		stacks_name(&s, p, &f, STACKS_INLINES);	/* lines: pprof's Lines */
+	if (export_pprof_save(p, &f, p->nstacks > 0 ? &s : NULL, path, cause,
+	    sizeof cause) < 0) {
 		cli_error("%s", cause);
 		status = 1;
 	} else {
 		printf("%s\n", path);
 	}
-	for (size_t i = 0; i < p->nobjects; i++)
-		if (tabs[i] != NULL)
-			symtab_close(tabs[i]);
-	free(tabs);
+	if (p->nstacks > 0)
+		stacks_free(&s);
+	funcs_free(&f);
 	return status;
 }
 
@@ -73,7 +81,7 @@ export_folded_to(const struct profil_profile *p, const char *path)
 	int rc;
 
 	funcs_build(&f, p, 1);
-	stacks_name(&s, p, &f, 1);
+	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
 	if (p->nstacks == 0)
 		cli_warn("the profile has no call stacks (recorded with "
 		    "--no-call-graph, or by an older profil): each function is "
@@ -196,9 +204,11 @@ const struct cmd cmd_export = {
 	    "gprof's gmon.out, folded stacks)",
 	export_exec,
 	"  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
-	"                        Pyroscope, Parca, Grafana\n"
+	"                        Pyroscope, Parca, Grafana: a sample per call stack\n"
+	"                        (without stacks, per bucket of the flat profile)\n"
 	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
-	"                        with samples\n"
+	"                        with samples: its histogram, and the calls within\n"
+	"                        it from the stacks, counted in samples, not calls\n"
 	"  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
 	"                        COUNT: for flamegraph.pl, inferno, speedscope\n"
 	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"

@@ -35,10 +35,11 @@ _Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
 /*
  * The stack copied with each sample for its call stack: enough for all
  * but deep recursion (a C program's stack at a sample is 0.5-2.5 KiB
- * deep in the median and p99 measured here), and a perf sample record
- * holds 64 KiB at most with the rest of the sample.
+ * deep in the median and p99 measured here; perf's default is 8 KiB
+ * too), and half of 16 KiB's cost in copies, rings and wakeups; a perf
+ * sample record holds 64 KiB at most with the rest of the sample.
  */
-#define DEFAULT_STACK_SIZE	16384
+#define DEFAULT_STACK_SIZE	8192
 #define MAX_STACK_SIZE		65000
 #define STR(x)			STR_(x)
 #define STR_(x)			#x
@@ -343,9 +344,8 @@ warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 		return;
 	if (strcmp(p->engine, "perf") != 0)
 		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
-		    "threads or processes shorter than a sampling period, or "
-		    "time in system calls above the tick rate, went unsampled",
-		    seen / 1e9, cpu / 1e9);
+		    "threads or processes shorter than a sampling period went "
+		    "unsampled", seen / 1e9, cpu / 1e9);
 	else if (!r->kernel_sampled)
 		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
 		    "time in the kernel is not sampled here "
@@ -435,6 +435,7 @@ record_exec(int argc, char **argv)
 		cli_die(EXIT_USAGE, "-o: %%p goes in the file name, not in a "
 		    "directory (%s)", output);
 	path = output_path(output, o.argv[0], 0);
+	launch_hold_signals();	/* before there is a file to leave behind */
 	if (open_output(&out, path) < 0) {
 		free(path);
 		return EXIT_USAGE;
@@ -446,8 +447,9 @@ record_exec(int argc, char **argv)
 		if (o.engine == ENGINE_PERF || attach != 0)
 			cli_die(1, "%s", cause);
 		if (!o.quiet)
-			cli_warn("%s: using the timer engine (user mode only, "
-			    "no threads breakdown)", cause);
+			cli_warn("%s: using the timer engine (time in the "
+			    "kernel estimated from system time, no kernel "
+			    "functions)", cause);
 		o.engine = ENGINE_TIMER;
 	}
 	if (o.engine != ENGINE_TIMER)
@@ -458,9 +460,6 @@ record_exec(int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	r.builder = builder_new(o.bucket_bytes);
-	/* the timer engine takes no stacks yet */
-	if (o.engine == ENGINE_TIMER)
-		o.stack_size = 0;
 	if (o.stack_size)
 		builder_stacks(r.builder);
 	clock_gettime(CLOCK_REALTIME, &wall_start);

@@ -21,7 +21,7 @@
 #include "symbols/find.h"
 
 enum { VIEW_FLAT, VIEW_OBJECTS, VIEW_THREADS, VIEW_PROCESSES, VIEW_HISTOGRAM,
-    VIEW_ANNOTATE };
+    VIEW_ANNOTATE, VIEW_CALLERS, VIEW_CALLEES, VIEW_TREE };
 
 /* The width to fit text to: the terminal's, $COLUMNS, else 80. */
 static int
@@ -124,6 +124,8 @@ note_buckets(const struct profil_profile *p, char *caption, size_t size)
 	size_t len = strlen(caption);
 	unsigned widest = 1;
 
+	if (p->nstacks > 0)
+		return;		/* the stacks keep every sample's address */
 	for (size_t i = 0; i < p->nobjects; i++)
 		if (p->objects[i].samples > 0 && p->objects[i].bucket_bytes > widest)
 			widest = p->objects[i].bucket_bytes;
@@ -145,6 +147,9 @@ report_exec(int argc, char **argv)
 		{ "processes", no_argument, NULL, 'P' },
 		{ "histogram", optional_argument, NULL, 'H' },
 		{ "annotate", required_argument, NULL, 'a' },
+		{ "callers", required_argument, NULL, 'r' },
+		{ "callees", required_argument, NULL, 'e' },
+		{ "tree", no_argument, NULL, 't' },
 		{ "html", required_argument, NULL, 'w' },
 		{ "min-percent", required_argument, NULL, 'm' },
 		{ "limit", required_argument, NULL, 'n' },
@@ -158,7 +163,8 @@ report_exec(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, 0, -1, NULL, 80, NULL };
+	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, -1, -1, NULL, 80,
+	    NULL };
 	const char *file = NULL, *html = NULL, *colour = "auto";
 	const char *symfs = NULL, *debug_dirs = NULL;
 	struct cli_choice chosen = { NULL, NULL };	/* the view's option */
@@ -166,6 +172,7 @@ report_exec(int argc, char **argv)
 	int view = VIEW_FLAT, wide = 0, inlines = 0, c, at = 0;
 	struct profil_profile *p;
 	struct funcs f = { 0 };
+	struct stacks s = { 0 };
 	char cause[512], caption[512];
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
@@ -203,6 +210,16 @@ report_exec(int argc, char **argv)
 			html = optarg;
 			cli_choose(&chosen, options[at].name, optarg, "view");
 			break;
+		case 'r':
+		case 'e':
+			view = c == 'r' ? VIEW_CALLERS : VIEW_CALLEES;
+			o.target = optarg;
+			cli_choose(&chosen, options[at].name, optarg, "view");
+			break;
+		case 't':
+			view = VIEW_TREE;
+			cli_choose(&chosen, options[at].name, NULL, "view");
+			break;
 		case 'm':
 			if (cli_parse_percent(optarg, &o.min_percent) < 0)
 				cli_die(EXIT_USAGE, "--min-percent: '%s' is not a "
@@ -218,9 +235,11 @@ report_exec(int argc, char **argv)
 				o.sort = SORT_FUNCTION;
 			else if (strcmp(optarg, "object") == 0)
 				o.sort = SORT_OBJECT;
+			else if (strcmp(optarg, "inclusive") == 0)
+				o.sort = SORT_INCLUSIVE;
 			else
 				cli_die(EXIT_USAGE, "--sort: unknown key '%s' "
-				    "(samples, function or object)", optarg);
+				    "(samples, inclusive, function or object)", optarg);
 			break;
 		case 'c':
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
@@ -278,13 +297,28 @@ report_exec(int argc, char **argv)
 	if (inlines)
 		funcs_build_inline(&f, p, 1);
 	else if (html != NULL || view == VIEW_FLAT || view == VIEW_HISTOGRAM ||
-	    view == VIEW_ANNOTATE)
+	    view == VIEW_ANNOTATE || view >= VIEW_CALLERS)
 		funcs_build(&f, p, 1);
+	/*
+	 * Stacks by function: the flat view's inclusive column (its rows are
+	 * symbols: no inlined frames needed), the call views (inlined frames
+	 * of their own, as pprof shows them).
+	 */
+	if (html != NULL || view >= VIEW_CALLERS)
+		stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	else if (view == VIEW_FLAT && p->nstacks > 0)
+		stacks_name(&s, p, &f, (inlines ? STACKS_INLINES : 0) |
+		    STACKS_NO_LINES);
 	c = 0;
 	if (html != NULL) {
-		c = report_html(p, &f, html, cause, sizeof cause);
+		c = report_html(p, &f, &s, html, cause, sizeof cause);
 	} else if (view == VIEW_FLAT) {
-		report_flat(p, &f, &o);
+		report_flat(p, &f, p->nstacks > 0 ? &s : NULL, &o);
+	} else if (view == VIEW_CALLERS || view == VIEW_CALLEES) {
+		c = report_calls(p, &s, &o, view == VIEW_CALLEES, cause,
+		    sizeof cause);
+	} else if (view == VIEW_TREE) {
+		c = report_tree(p, &s, &o, cause, sizeof cause);
 	} else if (view == VIEW_OBJECTS) {
 		report_objects(p, &o);
 	} else if (view == VIEW_THREADS) {
@@ -299,6 +333,7 @@ report_exec(int argc, char **argv)
 	if (c < 0)
 		cli_error("%s", cause);
 	c = cli_finish_stdout(c < 0 ? 1 : 0);
+	stacks_free(&s);
 	funcs_free(&f);
 	profil_profile_free(p);
 	free(newest);
@@ -307,8 +342,10 @@ report_exec(int argc, char **argv)
 
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
-	    "--annotate FUNCTION | --html PAGE] [--format text|csv|json] "
-	    "[--min-percent P] [--limit N] [--sort samples|function|object] "
+	    "--annotate FUNCTION | --callers FUNCTION | --callees FUNCTION | "
+	    "--tree | --html PAGE] [--format text|csv|json] "
+	    "[--min-percent P] [--limit N] "
+	    "[--sort samples|inclusive|function|object] "
 	    "[--inline] [--color auto|always|never] [--wide] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
@@ -323,14 +360,21 @@ const struct cmd cmd_report = {
 	"                         is the number of bars (default 40)\n"
 	"      --annotate FUNCTION  FUNCTION's samples by source line (per\n"
 	"                         instruction where it has no line table)\n"
+	"      --callers FUNCTION  who called FUNCTION: each caller's share of the\n"
+	"                         samples with FUNCTION on the stack ([root]: it\n"
+	"                         was outermost)\n"
+	"      --callees FUNCTION  whom FUNCTION called, likewise ([self]: in it)\n"
+	"      --tree             the call tree, top down, with inclusive and self\n"
+	"                         shares (paths under --min-percent, default 1,\n"
+	"                         left out)\n"
 	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
 	"      --inline           flat view: credit inlined code to the function it\n"
 	"                         came from (default: to the symbol it is in)\n"
 	"  -f, --format FORMAT    text (default), csv or json (stable columns)\n"
 	"      --min-percent P    leave out rows under P percent (default 0)\n"
 	"  -n, --limit N          at most N rows (default: all)\n"
-	"      --sort KEY         flat view order: samples (default), function or\n"
-	"                         object\n"
+	"      --sort KEY         flat view order: samples (default), inclusive (with\n"
+	"                         call stacks), function or object\n"
 	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR),\n"
 	"                         always or never; also --colour\n"
 	"      --wide             never cut names (default: fit the terminal, or\n"

@@ -2,13 +2,14 @@
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
  * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
- * (cli/report/, printed to /dev/null), the stacks named by function
+ * (cli/report/, printed to /dev/null; the HTML page with its flame graph
+ * of the stacks), the stacks named by function
  * (cli/symbols/stacks.c, with and without inlines) and exported folded,
- * the pprof export and the merge of the profile with itself.  The rows
- * and the folded lines must account for every sample, and a merged
- * profile must be one the reader accepts, its stacks twice the input's.
- * An input refused only for its checksum is read with the checksum made
- * right.
+ * the pprof export (flat, and of the call stacks when there are any) and
+ * the merge of the profile with itself.  The rows and the folded lines
+ * must account for every sample, and a merged profile must be one the
+ * reader accepts, its stacks twice the input's.  An input refused only
+ * for its checksum is read with the checksum made right.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -85,7 +86,7 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	};
 	char cause[256];
 
-	report_flat(p, f, &o);
+	report_flat(p, f, NULL, &o);
 	report_objects(p, &o);
 	report_threads(p, &o);
 	report_processes(p, &o);
@@ -105,7 +106,7 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	o.sort = SORT_FUNCTION;
 	o.min_percent = 1;
 	o.limit = 3;
-	report_flat(p, f, &o);
+	report_flat(p, f, NULL, &o);
 }
 
 /*
@@ -115,7 +116,7 @@ views(const struct profil_profile *p, struct funcs *f, int format)
  * each function is a line of its own, and they add up as the rows do).
  */
 static void
-check_stacks(const struct profil_profile *p, struct funcs *f, int inlines)
+check_stacks(const struct profil_profile *p, struct funcs *f, int flags)
 {
 	static uint32_t funcs[STACKS_MAX_DEPTH];
 	struct stacks s;
@@ -124,7 +125,7 @@ check_stacks(const struct profil_profile *p, struct funcs *f, int inlines)
 	size_t size = 0;
 	FILE *out;
 
-	stacks_name(&s, p, f, inlines);
+	stacks_name(&s, p, f, flags);
 	for (size_t i = 0; i < p->nstacks; i++) {
 		size_t depth = stacks_funcs_of(&s, &p->stacks[i], funcs,
 		    STACKS_MAX_DEPTH);
@@ -215,6 +216,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    sizeof cause);
 	uint8_t *fixed;
 	struct funcs f;
+	struct stacks s;
 	struct pbuf pprof;
 
 	if (p == NULL && (fixed = fuzz_fix_checksum(data, size)) != NULL) {
@@ -232,13 +234,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	views(p, &f, FORMAT_JSON);
 	fflush(stdout);
 	dup2(stdout_fd, 1);
-	if (report_html(p, &f, page, cause, sizeof cause) < 0)
+	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	if (report_html(p, &f, &s, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
+	stacks_free(&s);
 	check_stacks(p, &f, 0);
-	check_stacks(p, &f, 1);
+	check_stacks(p, &f, STACKS_INLINES);
 	pprof = (struct pbuf){ NULL, 0, 0 };
-	export_pprof_encode(p, f.tabs, &pprof);
+	export_pprof_encode(p, &f, NULL, &pprof);	/* the flat profile's */
 	pbuf_free(&pprof);
+	if (p->nstacks > 0) {	/* and the stacks' */
+		stacks_name(&s, p, &f, STACKS_INLINES);
+		pprof = (struct pbuf){ NULL, 0, 0 };
+		export_pprof_encode(p, &f, &s, &pprof);
+		pbuf_free(&pprof);
+		stacks_free(&s);
+	}
 	check_merge(p);
 	funcs_free(&f);
 	profil_profile_free(p);

@@ -203,6 +203,8 @@ struct profil_frame {
 #define PROFIL_CUT_BROKEN	4	/* no sensible caller (a loop, a bad
 					   return address) */
 #define PROFIL_CUT_NOT_TAKEN	5	/* no registers or stack were taken */
+#define PROFIL_CUT_BEHIND	6	/* not unwound: the recorder was too
+					   far behind the samples */
 	uint64_t addr;			/* link-time address: the sampled
 					   instruction in the leaf, the call
 					   (return address - 1) in callers */

@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "profil.h"
 #include "session.h"
+#include "stackring.h"
 
 static struct agent_region *region;
 static struct plan_pcmap pcmap;
@@ -80,6 +81,25 @@ agent_dlclose(int (*real_dlclose)(void *), void *handle)
 	return rc;
 }
 
+/* A stack ring that lies inside the region, with slots that fit it. */
+static int
+stack_ring_sound(const struct agent_region *r)
+{
+	const struct stackring *ring;
+
+	if (r->stacks_offset % 64 != 0 || r->stacks_offset > r->size ||
+	    r->stacks_bytes > r->size - r->stacks_offset ||
+	    r->stacks_bytes < sizeof *ring)
+		return 0;
+	ring = (const struct stackring *)((const char *)r + r->stacks_offset);
+	return ring->nslots != 0 && (ring->nslots & (ring->nslots - 1)) == 0 &&
+	    ring->slot_bytes == STACKRING_SLOT_BYTES(ring->stack_size) &&
+	    ring->slots_offset >= sizeof *ring && ring->slots_offset % 64 == 0 &&
+	    ring->slots_offset <= r->stacks_bytes &&
+	    ring->nslots <= (r->stacks_bytes - ring->slots_offset) /
+	    ring->slot_bytes;
+}
+
 static struct agent_region *
 map_region(int fd)
 {
@@ -99,7 +119,8 @@ map_region(int fd)
 	    r->counts_offset + r->capacity * 8 > r->size ||
 	    r->tcapacity == 0 || (r->tcapacity & (r->tcapacity - 1)) != 0 ||
 	    r->tkeys_offset + r->tcapacity * 8 > r->size ||
-	    r->tcounts_offset + r->tcapacity * 8 > r->size) {
+	    r->tcounts_offset + r->tcapacity * 8 > r->size ||
+	    (r->stacks_offset != 0 && !stack_ring_sound(r))) {
 		munmap(r, (size_t)st.st_size);
 		return NULL;
 	}
@@ -133,6 +154,10 @@ agent_init(void)
 	pcmap.tcounts = (uint64_t *)((char *)region + region->tcounts_offset);
 	pcmap.tmask = region->tcapacity - 1;
 	pcmap.tlost = &region->tlost;
+	pcmap.kernel_time = 1;	/* the recorder counts it as the kernel's */
+	if (region->stacks_offset != 0)
+		pcmap.stacks = (struct stackring *)((char *)region +
+		    region->stacks_offset);
 	if (take_slot() == 0)
 		return;
 	plan = plan_new(0);

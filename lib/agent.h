@@ -30,8 +30,14 @@
 
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
-#define AGENT_VERSION		3
+#define AGENT_VERSION		4
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
+/*
+ * The pc at which a slot's samples of time in the kernel are counted
+ * (the share of the threads' system time between their samples): in no
+ * user address space, and below 2^48 like every key's pc.
+ */
+#define AGENT_KERNEL_PC		((1ull << 48) - 1)
 
 struct agent_proc {
 	_Atomic int32_t pid;		/* 0: slot not (yet) filled */
@@ -59,6 +65,12 @@ struct agent_region {
 	uint64_t tlost;
 	_Atomic uint32_t next_slot;
 	int32_t mechanism;		/* enum profil_mechanism */
+	/*
+	 * Call stacks (0: none taken): a stackring.h ring at this offset, of
+	 * stacks_bytes, where each counted sample's registers and stack top
+	 * go for the recorder to unwind.
+	 */
+	uint64_t stacks_offset, stacks_bytes;
 	struct agent_proc procs[AGENT_MAX_PROCS];
 };
 

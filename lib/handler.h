@@ -26,8 +26,9 @@
  * it; else the signal is dropped).  Both run in the signal handler and
  * must be async-signal-safe.
  */
+/* by_tick: from a CPU-time timer (a tick's sample), else a perf clock's */
 typedef void handler_sample_fn(uintptr_t pc, unsigned long weight,
-    const void *ucontext);
+    int by_tick, const void *ucontext);
 typedef int handler_other_fn(int sig, siginfo_t *info, void *ucontext);
 
 /*

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct stackring;
+
 struct plan_range {
 	uintptr_t lowpc, lastpc;	/* counted: lowpc <= pc <= lastpc */
 	uintptr_t offset;		/* index arithmetic: see bins.h */
@@ -42,6 +44,17 @@ struct plan_pcmap {
 	 * *tlost gets those that found no room here.
 	 */
 	uint64_t *tkeys, *tcounts, tmask, *tlost;
+	/*
+	 * Optional (NULL: none): where each counted sample's registers and
+	 * stack top go, for the recorder to unwind (stackring.h).
+	 */
+	struct stackring *stacks;
+	/*
+	 * Whether samples that stand for time in the kernel (the share of
+	 * system time since the thread's last sample) count apart, at pc
+	 * SESSION_KERNEL_PC, rather than at the user pc the signal found.
+	 */
+	int kernel_time;
 };
 
 #define PLAN_PCMAP_PROBES 64		/* slots tried before giving up */

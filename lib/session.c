@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -27,6 +28,7 @@
 #include "profil.h"
 #include "session.h"
 #include "sigveil.h"
+#include "stackring.h"
 #include "threads.h"
 
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -121,30 +123,113 @@ count_key(uint64_t *keys, uint64_t *counts, uint64_t mask, uint64_t key,
 	return 0;
 }
 
+/*
+ * The thread's CPU time in user and kernel mode, as the kernel charged
+ * it up to the last sample (initial-exec TLS: no call into the loader in
+ * a handler), and the kernel samples owed but not yet whole.
+ */
+static __thread struct {
+	int known;		/* user_us and sys_us are this thread's */
+	uint64_t user_us, sys_us;
+	double owed;
+} kernel_split __attribute__((tls_model("initial-exec")));
+
+/*
+ * How many of this sample's weight stand for time the thread spent in
+ * the kernel since its last sample.  The signal arrives on the way back
+ * to user mode, with the pc after the system call: without this, that
+ * time is the user code's.  The kernel charges each tick to user or
+ * system time, so the share of system time between two samples says
+ * what share of them was in the kernel:
+ *
+ *   by_tick (CPU timer: the weight is the ticks of user + kernel time):
+ *       kernel = weight * dsys / (duser + dsys)
+ *   perf clock (counting user time only: the weight is user time):
+ *       kernel = dsys / period, on top of the weight
+ *
+ * Fractions carry over to the next sample, so that the sum is right.
+ * A raw system call: async-signal-safe, no libc wrapper in the way.
+ */
+static unsigned long
+kernel_weight(unsigned long weight, int by_tick)
+{
+	struct rusage ru;
+	uint64_t user, sys, du, ds;
+	double k;
+
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	user = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
+	sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+	/*
+	 * A thread's first sample only sets the baseline: its times run from
+	 * its start, which exec does not move (the previous image's time is
+	 * in them), and a forked child's restart from 0 under its parent's.
+	 */
+	if (!kernel_split.known || user < kernel_split.user_us ||
+	    sys < kernel_split.sys_us) {
+		kernel_split.known = 1;
+		kernel_split.user_us = user;
+		kernel_split.sys_us = sys;
+		kernel_split.owed = 0;
+		return 0;
+	}
+	du = user - kernel_split.user_us;
+	ds = sys - kernel_split.sys_us;
+	kernel_split.user_us = user;
+	kernel_split.sys_us = sys;
+	if (by_tick)
+		k = du + ds > 0 ? (double)weight * (double)ds / (double)(du + ds) : 0;
+	else
+		k = running.period_ns ? (double)ds * 1000.0 /
+		    (double)running.period_ns : 0;
+	k += kernel_split.owed;
+	if (by_tick && k > (double)weight) {
+		kernel_split.owed = k - (double)weight;
+		return weight;
+	}
+	kernel_split.owed = k - (double)(unsigned long)k;
+	return (unsigned long)k;
+}
+
 static void
-count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight)
+count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
+    int by_tick, const void *ucontext)
 {
 	uint64_t tag = atomic_load(&pc_tag), key = tag | (uint64_t)pc;
+	unsigned long kernel = m->kernel_time ? kernel_weight(weight, by_tick) : 0;
+	unsigned long user = by_tick ? weight - kernel : weight;
 	int rc;
 
 	if (atomic_load(&m->off))
 		goto fault;
-	if ((uint64_t)pc >> 48 != 0)
+	if ((uint64_t)pc >> 48 != 0 || (uint64_t)pc == SESSION_KERNEL_PC)
 		goto no_room;		/* not a user-space pc we can tag */
-	rc = count_key(m->keys, m->counts, m->mask, key, weight);
+	rc = user ? count_key(m->keys, m->counts, m->mask, key, user) : 1;
+	if (rc == 1 && kernel > 0)
+		rc = count_key(m->keys, m->counts, m->mask,
+		    tag | SESSION_KERNEL_PC, kernel);
 	if (rc < 0)
 		goto fault;
 	if (rc == 0)
 		goto no_room;
-	if (m->tkeys != NULL) {
+	weight = user + kernel;
+	if (m->tkeys != NULL || m->stacks != NULL) {
 		/* a raw system call: no libc wrapper, no cached value to trust */
-		uint64_t tkey = tag >> 16 | (uint32_t)syscall(SYS_gettid);
+		uint32_t tid = (uint32_t)syscall(SYS_gettid);
+		uint64_t tkey = tag >> 16 | tid;
 
-		rc = count_key(m->tkeys, m->tcounts, m->tmask, tkey, weight);
-		if (rc < 0)
-			goto fault;
-		if (rc == 0 && profil_arch_add_u64(m->tlost, weight) < 0)
-			goto fault;
+		if (m->tkeys != NULL) {
+			rc = count_key(m->tkeys, m->tcounts, m->tmask, tkey, weight);
+			if (rc < 0)
+				goto fault;
+			if (rc == 0 && profil_arch_add_u64(m->tlost, weight) < 0)
+				goto fault;
+		}
+		/* a full ring drops the stack, not the sample */
+		if (m->stacks != NULL)
+			stackring_capture(m->stacks, ucontext, (uint32_t)(tag >> 48),
+			    tid, weight, kernel);
 	}
 	return;
 no_room:
@@ -193,7 +278,8 @@ unblock_faults(const ucontext_t *uc)
 }
 
 void
-session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
+session_sample(uintptr_t pc, unsigned long weight, int by_tick,
+    const void *ucontext)
 {
 	const ucontext_t *uc = ucontext;
 	struct plan *plan;
@@ -213,7 +299,7 @@ session_sample(uintptr_t pc, unsigned long weight, const void *ucontext)
 	if (r == NULL) {
 		atomic_fetch_add(&stats.outside, weight);
 		if (plan->pcmap != NULL)
-			count_pc(plan->pcmap, pc, weight);
+			count_pc(plan->pcmap, pc, weight, by_tick, ucontext);
 		else
 			count_overflow(plan, weight);
 	} else if (atomic_load(&r->off)) {

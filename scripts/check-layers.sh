@@ -16,7 +16,7 @@ build=${1:-}
 # Lowest first; modules on one line are peers that do not use each other.
 layers='
 arch bins interpose rio
-fault ownfds prf
+fault ownfds prf stackring
 mappings
 plan
 handler

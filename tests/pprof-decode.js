@@ -17,6 +17,8 @@
 //   symbol       SAMPLES NAME
 //   no_function  SAMPLES
 //   comment      TEXT
+//   stack        SAMPLES LOCATIONS FRAMES
+//   cum          SAMPLES NAME
 //
 // A function's SAMPLES add the first value of the samples whose leaf
 // frame is in it (the flat profile); LINES lists the distinct line
@@ -27,8 +29,15 @@
 // function (the symbol the code belongs to, as a flat profile by symbol
 // has it).  no_function counts samples
 // whose location has no line at all (an address only).  Functions come
-// most samples first.  Exits 1 with one line on stderr when the file is
-// not a valid profile.
+// most samples first.  stack is one sample as it is in the file: its
+// first value, its number of locations and its frames, root first, joined
+// by ';': each location's lines from the last (the function the others
+// were inlined into) to the first, a location without lines named
+// [BASENAME] of its mapping's file ([unknown] without a mapping), as
+// folded stacks name them.  cum adds each sample to every function name
+// anywhere in its stack, once per sample (pprof's -cum), most samples
+// first.  Exits 1 with one line on stderr when the file is not a valid
+// profile.
 //
 // Run by hand: npm ci --prefix tests/js &&
 //   NODE_PATH=tests/js/node_modules node tests/pprof-decode.js profile.pb.gz
@@ -99,6 +108,17 @@ const flat = new Map();		// function id -> { samples, lines }
 const inlined = new Map();	// "leaf\tcaller\tline" -> samples
 const bySymbol = new Map();	// name of the last frame -> samples
 let noFunction = 0n;
+const stacks = [];		// [samples, locations, "root;...;leaf"]
+const cumulative = new Map();	// function name -> samples
+function frameNames(loc) {
+	if (loc.line.length === 0) {
+		const m = mappings.get(big(loc.mappingId));
+		return [m === undefined ? '[unknown]' :
+			`[${str(m.filename, `mapping ${m.id}`).replace(/.*\//, '')}]`];
+	}
+	return loc.line.map((l) => str(functions.get(big(l.functionId)).name,
+		`function ${l.functionId}`));
+}
 for (const [i, sample] of profile.sample.entries()) {
 	if (sample.value.length !== types.length)
 		fail(`sample ${i}: ${sample.value.length} values for ${types.length} sample types`);
@@ -111,6 +131,11 @@ for (const [i, sample] of profile.sample.entries()) {
 	for (const id of sample.locationId)
 		if (!locations.has(big(id)))
 			fail(`sample ${i}: no location ${id}`);
+	const names = sample.locationId.flatMap((id) => frameNames(locations.get(big(id))));
+	stacks.push([big(sample.value[0]), sample.locationId.length,
+		[...names].reverse().join(';')]);
+	for (const name of new Set(names))
+		cumulative.set(name, (cumulative.get(name) ?? 0n) + big(sample.value[0]));
 	if (leaf.line.length === 0) {
 		noFunction += big(sample.value[0]);
 		continue;
@@ -167,4 +192,11 @@ for (const [name, n] of bySymbol)
 out.push(['no_function', noFunction]);
 for (const c of profile.comment)
 	out.push(['comment', str(c, 'comment')]);
+for (const st of stacks)
+	out.push(['stack', ...st]);
+const cum = [...cumulative.entries()];
+cum.sort((a, b) => (a[1] === b[1] ? (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) :
+	(a[1] > b[1] ? -1 : 1)));
+for (const [name, n] of cum)
+	out.push(['cum', n, name]);
 process.stdout.write(out.map((r) => r.join('\t')).join('\n') + '\n');

@@ -319,7 +319,10 @@ test_no_eintr(void **state)
  * and how much depends on the machine's load: the timer engine at the
  * tick rate, which sees the short threads, has found from 12% to 35% of
  * the samples in pthread_create, clone and start_thread on this 2-core
- * machine.  So burn() must hold at least half, not a fixed 80%.
+ * machine, and now that the timer engine counts time in system calls as
+ * the kernel's, clone's and mmap's time shows as [kernel] (20-30%).  So
+ * burn() must hold at least half of the user-mode samples, not a fixed
+ * 80% of all.
  *
  * What the perf engine misses shows: the samples stand for under 80% of
  * the CPU time (about 45% here), and the report says so under its
@@ -340,7 +343,7 @@ test_ten_thousand_threads(void **state)
 
 		snprintf(what, sizeof what, "threads (%s)", engines[i]->name);
 		profile_mode(&m, engines[i], tmp("thr.prf"), NULL, &o);
-		assert_share(&o.s, "burn", 0.5, what);
+		assert_share_of(&o.s, "burn", 0.5, what, 1);
 		unseen = o.s.total + o.lost < 0.8 * o.cpu_periods;
 		if (strcmp(o.engine, "perf") == 0 && !unseen)
 			fail_msg("%s: %.0f samples for %.0f periods of CPU: the "

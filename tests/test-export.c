@@ -2,16 +2,21 @@
  * test-export.c - `profil export --format pprof` end to end: a recorded
  * workload exported, then read back by an independent decoder (the
  * pprof-format npm package, via tests/pprof-decode.js) and compared with
- * the .prf file itself (read with the library) and with our flat report.
+ * the .prf file itself (read with the library), with our flat report and,
+ * for call stacks, with the folded stacks export; and `export --format
+ * gmon`'s call arcs as GNU gprof reads them.
  * The decoder is installed into the build directory on first use.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -19,6 +24,13 @@
 #include <profil.h>
 
 static char srcdir[PATH_MAX], node[PATH_MAX], decoder[PATH_MAX + 32];
+
+/* A stack as folded text (root;...;leaf), its samples and locations. */
+struct folded_stack {
+	char *text;
+	unsigned long long samples;
+	size_t locations;
+};
 
 /* What tests/pprof-decode.js prints (see its header). */
 struct pprof_function {
@@ -44,6 +56,12 @@ struct decoded {
 		long line;
 		unsigned long long samples;
 	} inlined[16];
+	/* the stack and cum records, as many as there are (malloc'd) */
+	struct folded_stack *stacks;
+	size_t nstacks;
+	struct folded_stack *cum;	/* text: a function name */
+	size_t ncum;
+	char *raw;			/* the decoder's output */
 };
 static struct decoded d;
 
@@ -131,18 +149,95 @@ split_fields(char *line, char **fields, int max)
 
 #define COPY(dst, src) snprintf(dst, sizeof dst, "%s", src)
 
+/*
+ * Run argv with its whole standard output into *out (malloc'd: run()
+ * keeps 64 KiB, and stacks take more), its standard error into err (cut
+ * to fit); its exit status.
+ */
+static int
+capture(char *const argv[], char **out, char *err, size_t err_size)
+{
+	SCRATCH(err_path, "capture.err");
+	size_t len = 0, cap = 65536;
+	int fds[2], status, fd;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fds[1], 1);
+		if (fd >= 0)
+			dup2(fd, 2);
+		close(fds[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	*out = malloc(cap);
+	assert_non_null(*out);
+	while ((n = read(fds[0], *out + len, cap - 1 - len)) > 0 ||
+	    (n < 0 && errno == EINTR)) {
+		len += n > 0 ? (size_t)n : 0;
+		if (len + 1 == cap) {
+			cap *= 2;
+			*out = realloc(*out, cap);
+			assert_non_null(*out);
+		}
+	}
+	(*out)[len] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	err[0] = '\0';
+	if ((fd = open(err_path, O_RDONLY)) >= 0) {
+		n = read(fd, err, err_size - 1);
+		err[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void
+free_stacks(struct folded_stack *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
+}
+
+/* Append a stack to *v (n of them, growing by doubling). */
+static void
+push_stack(struct folded_stack **v, size_t *n, const char *text,
+    unsigned long long samples, size_t locations)
+{
+	if ((*n & (*n - 1)) == 0) {
+		*v = realloc(*v, (*n ? 2 * *n : 1) * sizeof **v);
+		assert_non_null(*v);
+	}
+	(*v)[*n].text = strdup(text);
+	assert_non_null((*v)[*n].text);
+	(*v)[*n].samples = samples;
+	(*v)[(*n)++].locations = locations;
+}
+
 /* Decode a pprof file into d; the decoder must accept it. */
 static void
 decode(const char *path)
 {
 	char *argv[] = { node, decoder, (char *)path, NULL }, *save, *line;
-	static struct run r;
+	static char err[8192];
+	int status;
 
-	run(&r, argv);
-	if (r.status != 0)
-		fail_msg("decoder exited %d: %s", r.status, r.err);
+	free_stacks(d.stacks, d.nstacks);
+	free_stacks(d.cum, d.ncum);
+	free(d.raw);
 	memset(&d, 0, sizeof d);
-	for (line = strtok_r(r.out, "\n", &save); line != NULL;
+	status = capture(argv, &d.raw, err, sizeof err);
+	if (status != 0)
+		fail_msg("decoder exited %d: %s", status, err);
+	for (line = strtok_r(d.raw, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		char *f[12];
 		int n = split_fields(line, f, 12);
@@ -190,6 +285,11 @@ decode(const char *path)
 			d.no_function = strtoull(f[1], NULL, 10);
 		} else if (strcmp(f[0], "comment") == 0 && n == 2 && d.ncomments < 4) {
 			COPY(d.comments[d.ncomments++], f[1]);
+		} else if (strcmp(f[0], "stack") == 0 && n == 4) {
+			push_stack(&d.stacks, &d.nstacks, f[3],
+			    strtoull(f[1], NULL, 10), strtoull(f[2], NULL, 10));
+		} else if (strcmp(f[0], "cum") == 0 && n == 3) {
+			push_stack(&d.cum, &d.ncum, f[2], strtoull(f[1], NULL, 10), 0);
 		}
 	}
 	assert_int_equal(d.ntypes, 2);
@@ -314,9 +414,35 @@ assert_one_error_line(const struct run *r)
 		fail_msg("want one 'profil: export:' line, got: %s", r->err);
 }
 
-/* Record prog into prf, export it to pb as pprof, decode it into d. */
+/*
+ * `profil record -q -F 5000 [--no-call-graph] -o prf PROGRAM...`, which
+ * must succeed: with call stacks (perf engine) or without.
+ */
 static void
-record_and_export(char **prog, const char *prf, const char *pb)
+record_stacks_or_not(const char *prf, char **prog, int stacks)
+{
+	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
+	    (char *)prf };
+	struct run r;
+	int i = 7;
+
+	if (stacks && !harness_perf_allowed())
+		skip();		/* only the perf engine takes stacks */
+	argv[i++] = stacks ? "--engine=perf" : "--no-call-graph";
+	for (; *prog && i < 31; prog++)
+		argv[i++] = *prog;
+	argv[i] = NULL;
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("record exited %d: %s", r.status, r.err);
+}
+
+/*
+ * Record prog into prf (with call stacks or not), export it to pb as
+ * pprof, decode it into d.
+ */
+static void
+record_and_export(char **prog, const char *prf, const char *pb, int stacks)
 {
 	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
 	    (char *)pb, (char *)prf, NULL };
@@ -324,7 +450,7 @@ record_and_export(char **prog, const char *prf, const char *pb)
 	struct run r;
 
 	need_decoder();
-	record_ok(prf, prog);
+	record_stacks_or_not(prf, prog, stacks);
 	run(&r, exp);
 	if (r.status != 0)
 		fail_msg("export exited %d: %s", r.status, r.err);
@@ -333,26 +459,35 @@ record_and_export(char **prog, const char *prf, const char *pb)
 	decode(pb);
 }
 
-/* Export workload split: totals, functions, mapping, lines, comments. */
+/*
+ * Export workload split: totals, functions, mapping, lines, comments;
+ * the leaf Locations of the samples make the flat profile with call
+ * stacks as without.
+ */
 static void
-test_pprof_matches_profile_and_report(void **state)
+pprof_matches_profile_and_report(int stacks)
 {
 	SCRATCH(prf, "split.prf");
 	SCRATCH(pb, "split.pb.gz");
 	char *prog[] = { workload, "split", "60", NULL };
 	static const char *const top[] = { "six", "three", "one" };
 	struct profil_profile *p;
-	char cause[256], id[160], want[PATH_MAX + 64], *save, *row;
+	char cause[256], id[160], want[PATH_MAX + 64], *save, *row, *csv;
 	const struct pprof_mapping *m = NULL;
 	const struct pprof_function *six;
 	unsigned long long unnamed = 0;
 	struct shares s;
 
-	(void)state;
-	record_and_export(prog, prf, pb);
+	record_and_export(prog, prf, pb, stacks);
 	p = profil_profile_read(prf, cause, sizeof cause);
 	if (p == NULL)
 		fail_msg("%s", cause);
+	if (stacks ? p->nstacks == 0 : p->nstacks != 0)
+		fail_msg("%zu stacks recorded %s call stacks", p->nstacks,
+		    stacks ? "with" : "without");
+	/* without stacks, a Sample is a bucket: one Location */
+	for (size_t i = 0; i < d.nstacks && !stacks; i++)
+		assert_int_equal(d.stacks[i].locations, 1);
 
 	/* totals, exactly */
 	assert_string_equal(d.types[0], "samples");
@@ -379,11 +514,14 @@ test_pprof_matches_profile_and_report(void **state)
 		    (unsigned long long)samples_of(&s, top[i], NULL));
 	}
 	/*
-	 * and every other row: symbols by name (the report has no inlined
+	 * and every other row: symbols by name, summed over the objects that
+	 * have one (memcpy of ld.so and of libc; the report has no inlined
 	 * functions; libc's debug information may give pprof some), [OBJECT]
 	 * rows as no function
 	 */
-	row = strtok_r(strchr(s.csv, '\n') + 1, "\n", &save);
+	csv = strdup(s.csv);
+	assert_non_null(csv);
+	row = strtok_r(strchr(csv, '\n') + 1, "\n", &save);
 	for (; row != NULL; row = strtok_r(NULL, "\n", &save)) {
 		char fn[512];
 		double n;
@@ -392,10 +530,12 @@ test_pprof_matches_profile_and_report(void **state)
 		if (fn[0] == '[' && strcmp(fn, "[kernel]") != 0 &&
 		    strcmp(fn, "[unknown]") != 0)
 			unnamed += (unsigned long long)n;
-		else if (pprof_symbol_samples(fn) != (unsigned long long)n)
+		else if (pprof_symbol_samples(fn) !=
+		    (unsigned long long)samples_of(&s, fn, NULL))
 			fail_msg("%s: pprof %llu samples, report %.0f", fn,
-			    pprof_symbol_samples(fn), n);
+			    pprof_symbol_samples(fn), samples_of(&s, fn, NULL));
 	}
+	free(csv);
 	assert_int_equal(d.no_function, unnamed);
 
 	/* the workload's mapping: its path and the build-id readelf reads */
@@ -418,11 +558,177 @@ test_pprof_matches_profile_and_report(void **state)
 	snprintf(want, sizeof want, "%ld", source_line_of("six"));
 	assert_string_equal(six->lines, want);
 
-	assert_int_equal(d.ncomments, 2);
+	/* lost samples (a recorder slowed down, by sanitizers say) are said */
+	assert_int_equal(d.ncomments, 2 + (p->lost > 0));
 	snprintf(want, sizeof want, "command: %s split 60", workload);
 	assert_string_equal(d.comments[0], want);
 	snprintf(want, sizeof want, "engine: %s", p->engine);
 	assert_string_equal(d.comments[1], want);
+	snprintf(want, sizeof want, "lost samples: %llu (not in the totals)",
+	    (unsigned long long)p->lost);
+	if (p->lost > 0)
+		assert_string_equal(d.comments[2], want);
+	profil_profile_free(p);
+}
+
+static void
+test_pprof_matches_profile_and_report(void **state)
+{
+	(void)state;
+	pprof_matches_profile_and_report(1);
+}
+
+/* The flat export, without stacks (record --no-call-graph), as it was. */
+static void
+test_pprof_without_stacks(void **state)
+{
+	(void)state;
+	pprof_matches_profile_and_report(0);
+}
+
+/* qsort order of folded stacks: by text, then samples, then locations. */
+static int
+by_text(const void *a, const void *b)
+{
+	const struct folded_stack *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	if (c != 0)
+		return c;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? -1 : 1;
+	return x->locations < y->locations ? -1 : x->locations > y->locations;
+}
+
+/* v sorted by text, stacks of one text summed; how many are left. */
+static size_t
+sum_by_text(struct folded_stack *v, size_t n)
+{
+	size_t kept = 0;
+
+	qsort(v, n, sizeof *v, by_text);
+	for (size_t i = 0; i < n; i++) {
+		if (kept > 0 && strcmp(v[kept - 1].text, v[i].text) == 0) {
+			v[kept - 1].samples += v[i].samples;
+			free(v[i].text);
+			continue;
+		}
+		v[kept++] = v[i];
+	}
+	return kept;
+}
+
+/* 1 if folded text (a;b;c) has a frame named name. */
+static int
+has_frame(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *at = text; (at = strstr(at, name)) != NULL; at++)
+		if ((at == text || at[-1] == ';') && (at[n] == ';' || at[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/*
+ * With call stacks, a Sample per stack over a Location per frame: read
+ * back by the independent decoder, the stacks are exactly what `export
+ * --format folded` prints for the same profile (its "_[k]" kernel suffix
+ * taken off), each Sample has as many Locations as its stack has frames,
+ * and pprof's cumulative samples of main are those of the stacks that
+ * hold main.
+ */
+static void
+test_pprof_stacks_match_folded(void **state)
+{
+	SCRATCH(prf, "stacks.prf");
+	SCRATCH(pb, "stacks.pb.gz");
+	char *prog[] = { workload, "split", "60", NULL };
+	char *folded_argv[] = { profil_bin, "export", "--format", "folded",
+	    "-o", "-", prf, NULL };
+	struct folded_stack *folded = NULL, *ours = NULL, *theirs = NULL;
+	size_t nfolded = 0, nours = 0, ntheirs = 0, deep = 0;
+	unsigned long long with_main = 0, cum_main = 0, leaves = 0;
+	char *out, *save, *line, err[8192], cause[256];
+	struct profil_profile *p;
+
+	(void)state;
+	record_and_export(prog, prf, pb, 1);
+	p = profil_profile_read(prf, cause, sizeof cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	assert_true(p->nstacks > 0);
+	assert_int_equal(d.totals[0], p->samples);
+	assert_int_equal(d.totals[1], p->samples * p->interval_ns);
+
+	/* a Sample per stack, as deep as it: (samples, depth) pairs agree */
+	assert_int_equal(d.nstacks, p->nstacks);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		push_stack(&ours, &nours, "", p->stacks[i].count,
+		    p->stacks[i].depth);
+		push_stack(&theirs, &ntheirs, "", d.stacks[i].samples,
+		    d.stacks[i].locations);
+		deep += p->stacks[i].depth > 1;
+	}
+	qsort(ours, nours, sizeof *ours, by_text);
+	qsort(theirs, ntheirs, sizeof *theirs, by_text);
+	for (size_t i = 0; i < nours; i++)
+		if (ours[i].samples != theirs[i].samples ||
+		    ours[i].locations != theirs[i].locations)
+			fail_msg("stacks (samples, frames): ours (%llu, %zu), "
+			    "pprof's (%llu, %zu)", ours[i].samples,
+			    ours[i].locations, theirs[i].samples,
+			    theirs[i].locations);
+	assert_true(deep > 0);
+	free_stacks(ours, nours);
+	free_stacks(theirs, ntheirs);
+	theirs = NULL;
+	ntheirs = 0;
+
+	/* the stacks by name, as the folded export has them */
+	if (capture(folded_argv, &out, err, sizeof err) != 0)
+		fail_msg("export --format folded: %s", err);
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char *count = strrchr(line, ' '), *k;
+
+		assert_non_null(count);
+		*count++ = '\0';
+		while ((k = strstr(line, "_[k]")) != NULL)
+			memmove(k, k + 4, strlen(k + 4) + 1);
+		push_stack(&folded, &nfolded, line, strtoull(count, NULL, 10), 0);
+		if (has_frame(line, "main"))
+			with_main += folded[nfolded - 1].samples;
+		if (has_frame(line, "six") || has_frame(line, "three") ||
+		    has_frame(line, "one"))
+			leaves += folded[nfolded - 1].samples;
+	}
+	free(out);
+	for (size_t i = 0; i < d.nstacks; i++)
+		push_stack(&theirs, &ntheirs, d.stacks[i].text,
+		    d.stacks[i].samples, 0);
+	nfolded = sum_by_text(folded, nfolded);
+	ntheirs = sum_by_text(theirs, ntheirs);
+	for (size_t i = 0; i < nfolded || i < ntheirs; i++)
+		if (i >= nfolded || i >= ntheirs ||
+		    strcmp(folded[i].text, theirs[i].text) != 0 ||
+		    folded[i].samples != theirs[i].samples)
+			fail_msg("stack %zu: folded '%s' %llu, pprof '%s' %llu", i,
+			    i < nfolded ? folded[i].text : "(none)",
+			    i < nfolded ? folded[i].samples : 0,
+			    i < ntheirs ? theirs[i].text : "(none)",
+			    i < ntheirs ? theirs[i].samples : 0);
+	free_stacks(folded, nfolded);
+	free_stacks(theirs, ntheirs);
+
+	/* main holds (nearly) every sample of six, three and one: -cum */
+	for (size_t i = 0; i < d.ncum; i++)
+		if (strcmp(d.cum[i].text, "main") == 0)
+			cum_main = d.cum[i].samples;
+	assert_int_equal(cum_main, with_main);
+	if (with_main < 0.9 * leaves)
+		fail_msg("main is on %llu stacks of the %llu with six, three "
+		    "or one", with_main, leaves);
 	profil_profile_free(p);
 }
 
@@ -445,7 +751,7 @@ test_pprof_inlined_frames(void **state)
 	double outer;
 
 	(void)state;
-	record_and_export(prog, prf, pb);
+	record_and_export(prog, prf, pb, 1);
 	report(&s, prf);
 	outer = samples_of(&s, "outer", NULL);
 	if (outer < 0.8 * s.total)
@@ -470,9 +776,12 @@ test_pprof_inlined_frames(void **state)
 	assert_int_equal(at_call, f->samples);
 }
 
-/* Counts far beyond 32 bits stay exact; past int64 the export refuses. */
+/*
+ * Counts far beyond 32 bits stay exact; past int64 the export refuses,
+ * with call stacks (a Sample per stack) or without (one per bucket).
+ */
 static void
-test_pprof_large_values(void **state)
+pprof_large_values(int stacks)
 {
 	SCRATCH(small_prf, "small.prf");
 	SCRATCH(big_prf, "big.prf");
@@ -484,15 +793,16 @@ test_pprof_large_values(void **state)
 	char *exp_over[] = { profil_bin, "export", "--format", "pprof", "-o",
 	    big_pb, over_prf, NULL };
 	struct profil_profile *p;
-	unsigned long long scale = 1000000000ull, samples;
+	unsigned long long scale = 1000000000ull, samples, more = 0;
+	size_t oi = 0;
 	char cause[256];
 	struct run r;
 
-	(void)state;
 	need_decoder();
-	record_ok(small_prf, prog);
+	record_stacks_or_not(small_prf, prog, stacks);
 	p = profil_profile_read(small_prf, cause, sizeof cause);
 	assert_non_null(p);
+	assert_int_equal(p->nstacks > 0, stacks);
 	/* x 1e9: totals need 5 to 8 bytes, cpu nanoseconds pass 2^53 */
 	scale_profile(p, scale);
 	samples = p->samples;
@@ -506,36 +816,59 @@ test_pprof_large_values(void **state)
 	assert_int_equal(d.totals[0], samples);
 	assert_int_equal(d.totals[1], samples * p->interval_ns);
 
-	/* one bucket whose cpu nanoseconds overflow int64: refused, old file kept */
-	for (size_t i = 0; i < p->nobjects; i++)
-		if (p->objects[i].nbuckets > 0) {
-			unsigned long long more = INT64_MAX / p->interval_ns + 1 -
-			    p->objects[i].buckets[0].count;
+	/*
+	 * one Sample whose cpu nanoseconds overflow int64 (a stack ending in
+	 * an object, or a bucket): refused, old file kept
+	 */
+	for (size_t i = 0; i < p->nstacks && more == 0; i++) {
+		struct profil_stack *st = &p->stacks[i];
 
-			p->objects[i].buckets[0].count += more;
-			p->objects[i].samples += more;
-			p->samples += more;
-			if (p->nprocesses > 0)
-				p->processes[0].samples += more;
-			if (p->nthreads > 0)
-				p->threads[0].samples += more;
-			break;
+		oi = p->frames[st->frames[0]].object;
+		if (oi < p->nobjects) {
+			more = INT64_MAX / p->interval_ns + 1 - st->count;
+			st->count += more;
 		}
+	}
+	for (size_t i = 0; i < p->nobjects && more == 0; i++)
+		if (p->objects[i].nbuckets > 0) {
+			oi = i;
+			more = INT64_MAX / p->interval_ns + 1 -
+			    p->objects[i].buckets[0].count;
+		}
+	assert_true(more > 0);
+	p->objects[oi].buckets[0].count += more;
+	p->objects[oi].samples += more;
+	p->samples += more;
+	if (p->nprocesses > 0)
+		p->processes[0].samples += more;
+	if (p->nthreads > 0)
+		p->threads[0].samples += more;
 	assert_int_equal(profil_profile_save(p, over_prf, cause,
 	    sizeof cause), 0);
 	profil_profile_free(p);
 	run(&r, exp_over);
 	assert_int_equal(r.status, 1);
 	assert_one_error_line(&r);
+	if (strstr(r.err, "too large") == NULL)	/* EOVERFLOW, not a bad file */
+		fail_msg("not refused for the value: %s", r.err);
 	decode(big_pb);
 	assert_int_equal(d.totals[0], samples);
 }
 
-/* Usage errors exit 2, failures 1, each with one line and no file left. */
+static void
+test_pprof_large_values(void **state)
+{
+	(void)state;
+	pprof_large_values(1);
+	pprof_large_values(0);
+}
+
 /*
- * Wide buckets (-b 256) that straddle functions: each function gets in
- * pprof the share of the samples the flat report gives it (the bucket is
- * shared by bytes), not the whole bucket to the function at its start.
+ * Wide buckets (-b 256) that straddle functions, in a profile without
+ * stacks: each function gets in pprof the share of the samples the flat
+ * report gives it (the bucket is shared by bytes), not the whole bucket
+ * to the function at its start.  (With stacks, the Samples' leaves are
+ * the sampled addresses themselves, not buckets.)
  */
 static void
 test_pprof_wide_buckets(void **state)
@@ -543,7 +876,7 @@ test_pprof_wide_buckets(void **state)
 	SCRATCH(prf, "wide.prf");
 	SCRATCH(pb, "wide.pb.gz");
 	char *rec[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "256",
-	    "-o", prf, workload, "split", "40", NULL };
+	    "--no-call-graph", "-o", prf, workload, "split", "40", NULL };
 	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o", pb,
 	    prf, NULL };
 	struct shares s;
@@ -573,6 +906,319 @@ test_pprof_wide_buckets(void **state)
 	assert_int_equal(d.totals[0], (unsigned long long)s.total);
 }
 
+/* ---- gmon: call arcs for gprof ----------------------------------------- */
+
+/* A call as gprof -q prints it: parent, child, count. */
+struct gprof_arc {
+	char parent[256], child[256];
+	unsigned long long count;
+};
+
+/* Standard output of the shell command cmd (malloc'd), which must succeed. */
+static char *
+shell_output(const char *cmd)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL }, *out, err[4096];
+
+	if (capture(argv, &out, err, sizeof err) != 0)
+		fail_msg("%s: %s", cmd, err);
+	return out;
+}
+
+/*
+ * The calls of gprof's call graph of gmon (gprof -b -q on the workload):
+ * each function's entry lists its parents above its own line, "self
+ * children count/total name [index]", or "count name [index]" for a self
+ * call; into arcs, at most max; how many.
+ */
+static size_t
+gprof_arcs(const char *gmon, struct gprof_arc *arcs, size_t max)
+{
+	char cmd[3 * PATH_MAX], *out, *save, *line, *cut;
+	struct gprof_arc parents[64];
+	size_t n = 0, np = 0;
+	int primary_seen = 0;
+
+	snprintf(cmd, sizeof cmd, "exec gprof -b -q '%s' '%s'", workload, gmon);
+	out = shell_output(cmd);
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		struct gprof_arc a;
+		unsigned long long total;
+		double self, children;
+		char bracket;
+
+		if (strncmp(line, "-----", 5) == 0) {
+			np = 0;
+			primary_seen = 0;
+		} else if (line[0] == '[' && (cut = strrchr(line, '[')) > line) {
+			/* "[2] 60.8 0.23 0.00 236 six [2]": six's own line */
+			while (cut > line && cut[-1] == ' ')
+				*--cut = '\0';
+			cut = strrchr(line, ' ');
+			assert_non_null(cut);
+			for (size_t i = 0; i < np && n < max; i++) {
+				arcs[n] = parents[i];
+				COPY(arcs[n].child, cut + 1);
+				n++;
+			}
+			primary_seen = 1;
+		} else if (!primary_seen && np < 64 && (sscanf(line,
+		    "%lf %lf %llu/%llu %255s", &self, &children, &a.count, &total,
+		    a.parent) == 5 || (sscanf(line, "%llu %255s %c", &a.count,
+		    a.parent, &bracket) == 3 && bracket == '['))) {
+			/* a caller; or a self call, its count alone */
+			parents[np++] = a;
+		}
+	}
+	free(out);
+	return n;
+}
+
+/* gprof's flat profile (gprof -b -p): the percentage of function. */
+static double
+gprof_percent(const char *gmon, const char *function)
+{
+	char cmd[3 * PATH_MAX], *out, *save, *line, *name;
+	double pct = -1, p;
+
+	snprintf(cmd, sizeof cmd, "exec gprof -b -p '%s' '%s'", workload, gmon);
+	out = shell_output(cmd);
+	/* "%time cumulative self [calls self/call total/call] name" */
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if ((name = strrchr(line, ' ')) != NULL &&
+		    strcmp(name + 1, function) == 0 && sscanf(line, "%lf", &p) == 1)
+			pct = p;
+	free(out);
+	if (pct < 0)
+		fail_msg("gprof -p does not list %s", function);
+	return pct;
+}
+
+/* The count of gprof's call parent -> child; how many such arcs in *n. */
+static unsigned long long
+arc_count(const struct gprof_arc *arcs, size_t narcs, const char *parent,
+    const char *child, int *n)
+{
+	unsigned long long count = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < narcs; i++)
+		if (strcmp(arcs[i].child, child) == 0 &&
+		    (parent == NULL || strcmp(arcs[i].parent, parent) == 0)) {
+			count += arcs[i].count;
+			++*n;
+		}
+	return count;
+}
+
+/* 1 if folded text has the call caller;callee (two whole frames). */
+static int
+has_call(const char *text, const char *caller, const char *callee)
+{
+	char call[512];
+
+	snprintf(call, sizeof call, "%s;%s", caller, callee);
+	return has_frame(text, call);
+}
+
+/*
+ * Add to p a stack sampled in code of no object count times, called
+ * from split recursing into itself: leaf first [unknown] s1 s2 s3 m ...,
+ * where s1, s2, s3 are three call sites in split (of six, three and one)
+ * and m ... is where main calls split and on out.  Within object oi
+ * (the workload) its calls are split -> split twice (s2 -> s1, s3 -> s2)
+ * and main -> split once.  Keeps p consistent.
+ */
+static void
+add_recursive_stack(struct profil_profile *p, size_t oi, uint64_t count)
+{
+	const struct profil_stack *like = NULL;
+	uint32_t sites[3], unknown;
+	struct profil_stack *st;
+	size_t nsites = 0, at = 0, like_index;
+
+	/* leaf, call site in split, main's call: six, three, one's stacks */
+	for (size_t i = 0; i < p->nstacks && nsites < 3; i++) {
+		const struct profil_stack *c = &p->stacks[i];
+		int known = 0;
+
+		if (c->depth < 3 || p->frames[c->frames[0]].object != oi ||
+		    p->frames[c->frames[1]].object != oi ||
+		    p->frames[c->frames[2]].object != oi ||
+		    (like != NULL && c->frames[2] != like->frames[2]))
+			continue;
+		for (size_t k = 0; k < nsites; k++)
+			known |= sites[k] == c->frames[1];
+		if (!known)
+			sites[nsites++] = c->frames[1];
+		like = like ? like : c;
+	}
+	if (nsites < 3)
+		fail_msg("no three call sites in split among the stacks");
+	like_index = (size_t)(like - p->stacks);
+	/* an unknown frame, where the sorted frames have it */
+	while (at < p->nframes && p->frames[at].object < PROFIL_FRAME_UNKNOWN)
+		at++;
+	if (at == p->nframes || p->frames[at].object != PROFIL_FRAME_UNKNOWN) {
+		p->frames = realloc(p->frames, (p->nframes + 1) * sizeof *p->frames);
+		assert_non_null(p->frames);
+		memmove(p->frames + at + 1, p->frames + at,
+		    (p->nframes - at) * sizeof *p->frames);
+		p->frames[at] = (struct profil_frame){ PROFIL_FRAME_UNKNOWN, 1 };
+		p->nframes++;
+		for (size_t i = 0; i < p->nstacks; i++)
+			for (size_t k = 0; k < p->stacks[i].depth; k++)
+				p->stacks[i].frames[k] += p->stacks[i].frames[k] >= at;
+		for (size_t k = 0; k < 3; k++)
+			sites[k] += sites[k] >= at;
+	}
+	unknown = (uint32_t)at;
+	p->stacks = realloc(p->stacks, (p->nstacks + 1) * sizeof *p->stacks);
+	assert_non_null(p->stacks);
+	like = &p->stacks[like_index];
+	st = &p->stacks[p->nstacks];
+	*st = *like;
+	st->depth = like->depth + 2;
+	st->frames = malloc(st->depth * sizeof *st->frames);
+	assert_non_null(st->frames);
+	st->frames[0] = unknown;
+	memcpy(st->frames + 1, sites, sizeof sites);
+	memcpy(st->frames + 4, like->frames + 2,
+	    (like->depth - 2) * sizeof *st->frames);
+	st->count = count;
+	p->nstacks++;
+	p->unknown += count;
+	p->samples += count;
+	if (p->nthreads > 0)
+		p->threads[0].samples += count;
+	if (p->nprocesses > 0)
+		p->processes[0].samples += count;
+}
+
+/*
+ * export --format gmon writes the stacks' calls as arcs: gprof -q, on a
+ * program never built with -pg, shows split (which main calls) calling
+ * six, three and one 6:3:1, each count the samples whose stack holds
+ * that call (the folded stacks say how many), while the flat profile is
+ * still the report's; a call recursion repeats on a stack counts once for
+ * it; counts past 32 bits take several records, which gprof adds up.
+ */
+static void
+test_gmon_call_arcs(void **state)
+{
+	SCRATCH(prf, "arcs.prf");
+	SCRATCH(big_prf, "arcs-big.prf");
+	SCRATCH(dir, "arcs");
+	SCRATCH(gmon, "arcs/gmon.workload.out");
+	char *prog[] = { workload, "split", "60", NULL };
+	char *exp[] = { profil_bin, "export", "--format", "gmon", "-o", dir, prf,
+	    NULL };
+	char *exp_big[] = { profil_bin, "export", "--format", "gmon", "-o", dir,
+	    big_prf, NULL };
+	char *folded_argv[] = { profil_bin, "export", "--format", "folded",
+	    "-o", "-", prf, NULL };
+	static const char *const fns[] = { "six", "three", "one" };
+	const double want[3] = { 0.6, 0.3, 0.1 };
+	unsigned long long counts[3], on_stacks[3] = { 0 }, sum = 0, main_split;
+	unsigned long long big = 3 * (1ull << 32) + 12345;
+	struct gprof_arc arcs[128], arcs_big[128];
+	char *out, *save, *line, err[4096], cause[256];
+	size_t narcs, narcs_big;
+	struct profil_profile *p;
+	struct shares s;
+	struct run r;
+	int n;
+
+	(void)state;
+	if (system("gprof --version >/dev/null 2>&1") != 0)
+		skip();
+	record_stacks_or_not(prf, prog, 1);
+	run(&r, exp);
+	if (r.status != 0)
+		fail_msg("export: %s", r.err);
+	narcs = gprof_arcs(gmon, arcs, 128);
+
+	/* the samples whose stacks hold split -> six, ... */
+	if (capture(folded_argv, &out, err, sizeof err) != 0)
+		fail_msg("export --format folded: %s", err);
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char *count = strrchr(line, ' ');
+
+		assert_non_null(count);
+		*count++ = '\0';
+		for (int i = 0; i < 3; i++)
+			if (has_call(line, "split", fns[i]))
+				on_stacks[i] += strtoull(count, NULL, 10);
+	}
+	free(out);
+
+	/* ... are gprof's counts, split the only caller, 6:3:1 */
+	for (int i = 0; i < 3; i++) {
+		counts[i] = arc_count(arcs, narcs, NULL, fns[i], &n);
+		if (n != 1 || arc_count(arcs, narcs, "split", fns[i], &n) !=
+		    counts[i])
+			fail_msg("%s: %d callers in gprof, not split alone", fns[i], n);
+		assert_int_equal(counts[i], on_stacks[i]);
+		sum += counts[i];
+	}
+	for (int i = 0; i < 3; i++) {
+		double margin = harness_margin(want[i], (double)sum, 4, 0.005) + 0.005;
+		double got = (double)counts[i] / (double)sum;
+
+		if (margin > 0.05)
+			fail_msg("too few samples (%llu) for the split", sum);
+		if (fabs(got - want[i]) > margin)
+			fail_msg("%s: %.2f%% of the calls (want %.0f%% +- %.2f) of %llu",
+			    fns[i], 100 * got, 100 * want[i], 100 * margin, sum);
+	}
+	main_split = arc_count(arcs, narcs, "main", "split", &n);
+	assert_int_equal(n, 1);
+	assert_true(main_split >= sum);
+
+	/* the flat part: gprof's shares of the object are the report's */
+	report(&s, prf);
+	for (int i = 0; i < 3; i++) {
+		double ours = 100 * samples_of(&s, fns[i], NULL) /
+		    samples_of(&s, NULL, "workload");
+		double theirs = gprof_percent(gmon, fns[i]);
+
+		if (fabs(ours - theirs) > 1)
+			fail_msg("%s: gprof %.2f%%, profil %.2f%%", fns[i], theirs,
+			    ours);
+	}
+
+	/*
+	 * A stack where split calls itself twice, counted past 2^32 - 1:
+	 * main -> split and split -> split get its count once each (several
+	 * records of it, added up), every other call is as it was.
+	 */
+	p = profil_profile_read(prf, cause, sizeof cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	add_recursive_stack(p, 0, big);
+	if (profil_profile_save(p, big_prf, cause, sizeof cause) < 0)
+		fail_msg("%s", cause);
+	profil_profile_free(p);
+	run(&r, exp_big);
+	if (r.status != 0)
+		fail_msg("export: %s", r.err);
+	narcs_big = gprof_arcs(gmon, arcs_big, 128);
+	assert_int_equal(arc_count(arcs_big, narcs_big, "split", "split", &n), big);
+	assert_int_equal(n, 1);
+	assert_int_equal(narcs_big, narcs + 1);
+	for (size_t i = 0; i < narcs; i++) {
+		int is_main_split = strcmp(arcs[i].parent, "main") == 0 &&
+		    strcmp(arcs[i].child, "split") == 0;
+
+		assert_int_equal(arc_count(arcs_big, narcs_big, arcs[i].parent,
+		    arcs[i].child, &n), arcs[i].count + (is_main_split ? big : 0));
+	}
+}
+
+/* Usage errors exit 2, failures 1, each with one line and no file left. */
 static void
 test_pprof_errors(void **state)
 {
@@ -666,9 +1312,12 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pprof_matches_profile_and_report),
+		cmocka_unit_test(test_pprof_without_stacks),
+		cmocka_unit_test(test_pprof_stacks_match_folded),
 		cmocka_unit_test(test_pprof_inlined_frames),
 		cmocka_unit_test(test_pprof_large_values),
 		cmocka_unit_test(test_pprof_wide_buckets),
+		cmocka_unit_test(test_gmon_call_arcs),
 		cmocka_unit_test(test_pprof_errors),
 	};
 

@@ -11,7 +11,15 @@
  *   many ROUNDS           32 small functions; f<i> does i+1 units: (i+1)/528
  *   inlined ROUNDS        split's work in inlined(), always inlined into
  *                         outer() at the line marked CALL: pprof's frames
+ *   paths ROUNDS          leaf() reached three ways, 5:3:2: from via_a(),
+ *                         via_b(), and cmp_leaf(), the comparator qsort calls
+ *   deep DEPTH ROUNDS     leaf() at the bottom of DEPTH recursive calls
+ *   signal ROUNDS         leaf() in a SIGPROF handler, and in main between
  *   crash | exit N | _exit N | forever | echo
+ *
+ * Built without frame pointers (gcc's default at -O2): call stacks come
+ * from the unwind tables.  The callers of leaf() do work after the call,
+ * so that no call becomes a jump (a tail call leaves no frame).
  */
 #include <math.h>
 #include <pthread.h>
@@ -20,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +104,77 @@ split2(long rounds)
 		one();
 		one();
 	}
+}
+
+/* ---- call stacks ---------------------------------------------------------- */
+
+__attribute__((noinline)) static void leaf(void) { LOOP(100003); }
+__attribute__((noinline)) static void via_a(void) { leaf(); sink++; }
+__attribute__((noinline)) static void via_b(void) { leaf(); sink += 2; }
+
+static long cmp_calls;
+
+__attribute__((noinline)) static int
+cmp_leaf(const void *x, const void *y)
+{
+	cmp_calls++;
+	leaf();
+	return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
+}
+
+/* leaf() 5 times from via_a, 3 from via_b, 2 from inside qsort */
+static void
+paths(long rounds)
+{
+	for (long r = 0; r < rounds * 10; r++) {
+		for (int i = 0; i < 5; i++)
+			via_a();
+		for (int i = 0; i < 3; i++)
+			via_b();
+		for (long want = cmp_calls + 2; cmp_calls < want;) {
+			int pair[2] = { 2, 1 };
+
+			qsort(pair, 2, sizeof *pair, cmp_leaf);
+		}
+	}
+}
+
+__attribute__((noinline)) static void
+deep(int depth)
+{
+	if (depth <= 0)
+		leaf();
+	else
+		deep(depth - 1);
+	sink++;
+}
+
+static volatile sig_atomic_t in_handler;
+
+static void
+on_sigprof(int sig)
+{
+	(void)sig;
+	if (in_handler)
+		return;
+	in_handler = 1;
+	leaf();		/* a good part of the time, under the signal frame */
+	leaf();
+	in_handler = 0;
+}
+
+/* SIGPROF every 2 ms of CPU; the handler runs leaf() twice each time */
+static void
+signals(long rounds)
+{
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+
+	signal(SIGPROF, on_sigprof);
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (long r = 0; r < rounds * 10; r++)
+		via_a();
+	memset(&it, 0, sizeof it);
+	setitimer(ITIMER_PROF, &it, NULL);
 }
 
 static double
@@ -201,6 +281,15 @@ main(int argc, char **argv)
 		outer(n);
 	} else if (strcmp(mode, "split2") == 0) {
 		split2(n);
+	} else if (strcmp(mode, "paths") == 0) {
+		paths(n);
+	} else if (strcmp(mode, "deep") == 0) {
+		long rounds = argc > 3 ? strtol(argv[3], NULL, 10) : 10;
+
+		for (long r = 0; r < rounds * 10; r++)
+			deep((int)n);
+	} else if (strcmp(mode, "signal") == 0) {
+		signals(n);
 	} else {
 		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
 		return 2;

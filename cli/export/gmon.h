@@ -7,8 +7,10 @@
 #include <profil.h>
 
 /*
- * The gmon.OBJECT.out files of p (read from file) in directory dir, their
- * names printed on stdout; the exit status (errors said on stderr).
+ * The gmon.OBJECT.out files of p (read from file) in directory dir: each
+ * object's histogram and the calls p's stacks make within it, counted in
+ * samples (gmon.c).  Their names printed on stdout; the exit status
+ * (errors said on stderr).
  */
 int export_gmon(const struct profil_profile *p, const char *file,
     const char *dir);

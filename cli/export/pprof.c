@@ -1,9 +1,11 @@
 /*
  * pprof.c - a profile as pprof's profile.proto (pprof.h).
- * Every bucket with samples becomes exactly one Location and one Sample,
- * and [kernel] and [unknown] one each: the samples/count values must add
- * up to p->samples, which is what the tools show as the total.  Ids are
- * 1-based (0 means "none" in profile.proto), string 0 is "".
+ * With call stacks, every stack becomes one Sample over a Location per
+ * frame; without, every bucket with samples becomes one Location and one
+ * Sample, and [kernel] and [unknown] one each.  Either way the
+ * samples/count values must add up to p->samples, which is what the
+ * tools show as the total.  Ids are 1-based (0 means "none" in
+ * profile.proto), string 0 is "".
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +17,6 @@
 #include <zlib.h>
 
 #include "cli.h"
-#include "symbols/funcs.h"
 #include "symbols/ksyms.h"
 #include "pprof.h"
 #include "hmap.h"
@@ -139,23 +140,29 @@ add_function(struct builder *b, const char *symbol, const char *file,
 	return ++b->nfuncs;
 }
 
-/*
- * One Location with its Sample: count samples at addr of mapping (0: no
- * mapping, no address), in nlines frames: function ids (0: none) at
- * lines (0: unknown), innermost first, the last being the function the
- * others were inlined into.
- */
+/* count samples as values: [count, count * interval]; -1 on overflow. */
 static int
-add_location(struct builder *b, uint64_t mapping, uint64_t addr,
-    const uint64_t *functions, const int *lines, size_t nlines,
-    uint64_t count)
+sample_values(const struct builder *b, uint64_t count, uint64_t values[2])
 {
-	uint64_t id = ++b->nlocations, values[2];
-
 	if (count > INT64_MAX / b->p->interval_ns) {
 		errno = EOVERFLOW;
 		return -1;
 	}
+	values[0] = count;
+	values[1] = count * b->p->interval_ns;
+	return 0;
+}
+
+/*
+ * Location id at addr of mapping (0: no mapping, no address), in nlines
+ * frames: function ids (0: none, and no more) at lines (0: unknown),
+ * innermost first, the last being the function the others were inlined
+ * into.
+ */
+static void
+emit_location(struct builder *b, uint64_t id, uint64_t mapping, uint64_t addr,
+    const uint64_t *functions, const int *lines, size_t nlines)
+{
 	pbuf_reset(&b->msg);
 	pbuf_uint(&b->msg, LOCATION_ID, id);
 	if (mapping != 0) {
@@ -170,13 +177,36 @@ add_location(struct builder *b, uint64_t mapping, uint64_t addr,
 		pbuf_message(&b->msg, LOCATION_LINE, &b->line);
 	}
 	pbuf_message(&b->locations, PROFILE_LOCATION, &b->msg);
+}
 
-	values[0] = count;
-	values[1] = count * b->p->interval_ns;
+/* A Sample of values at the n Locations of ids, leaf first. */
+static void
+emit_sample(struct builder *b, const uint64_t *ids, size_t n,
+    const uint64_t values[2])
+{
 	pbuf_reset(&b->msg);
-	pbuf_packed(&b->msg, SAMPLE_LOCATION_ID, &id, 1);
+	pbuf_packed(&b->msg, SAMPLE_LOCATION_ID, ids, n);
 	pbuf_packed(&b->msg, SAMPLE_VALUE, values, 2);
 	pbuf_message(&b->samples, PROFILE_SAMPLE, &b->msg);
+}
+
+/*
+ * One Location with its Sample (the flat profile): count samples at
+ * addr of mapping, in frames as emit_location has them.  0, or -1 with
+ * errno EOVERFLOW.
+ */
+static int
+add_location(struct builder *b, uint64_t mapping, uint64_t addr,
+    const uint64_t *functions, const int *lines, size_t nlines,
+    uint64_t count)
+{
+	uint64_t id, values[2];
+
+	if (sample_values(b, count, values) < 0)
+		return -1;
+	id = ++b->nlocations;
+	emit_location(b, id, mapping, addr, functions, lines, nlines);
+	emit_sample(b, &id, 1, values);
 	return 0;
 }
 
@@ -241,12 +271,41 @@ add_straddling(struct builder *b, size_t oi, struct symtab *tab,
 }
 
 /*
- * The Locations of object oi and then its Mapping, whose has_* flags say
- * whether any Location got a function, a file, a line, as pprof's own
- * symbolizer sets them.  Where the compiler inlined functions, the
- * Location has a Line per inlined function, innermost first (as pprof's
- * own symbolizer does); elsewhere a Line's number is kept only when the
- * line table puts the address in the function's own file.
+ * The Mapping of object oi over [lo, hi), whose has_* flags say whether
+ * any of its Locations got a function, a file, a line, as pprof's own
+ * symbolizer sets them.
+ */
+static void
+add_mapping(struct builder *b, size_t oi, uint64_t lo, uint64_t hi,
+    int has_functions, int has_filenames, int has_lines)
+{
+	const struct profil_object *o = &b->p->objects[oi];
+	char hex[2 * sizeof o->build_id + 1];
+
+	for (unsigned i = 0; i < o->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", o->build_id[i]);
+	hex[2 * o->build_id_len] = '\0';
+	pbuf_reset(&b->msg);
+	pbuf_uint(&b->msg, MAPPING_ID, oi + 1);
+	pbuf_uint(&b->msg, MAPPING_MEMORY_START, lo);
+	pbuf_uint(&b->msg, MAPPING_MEMORY_LIMIT, hi);
+	pbuf_uint(&b->msg, MAPPING_FILE_OFFSET, 0);
+	pbuf_int(&b->msg, MAPPING_FILENAME,
+	    (int64_t)strtab_index(&b->strings, o->path));
+	pbuf_int(&b->msg, MAPPING_BUILD_ID,
+	    (int64_t)strtab_index(&b->strings, hex));
+	pbuf_uint(&b->msg, MAPPING_HAS_FUNCTIONS, (uint64_t)has_functions);
+	pbuf_uint(&b->msg, MAPPING_HAS_FILENAMES, (uint64_t)has_filenames);
+	pbuf_uint(&b->msg, MAPPING_HAS_LINE_NUMBERS, (uint64_t)has_lines);
+	pbuf_message(&b->mappings, PROFILE_MAPPING, &b->msg);
+}
+
+/*
+ * The Locations of object oi's buckets and then its Mapping.  Where the
+ * compiler inlined functions, the Location has a Line per inlined
+ * function, innermost first (as pprof's own symbolizer does); elsewhere a
+ * Line's number is kept only when the line table puts the address in the
+ * function's own file.
  */
 static int
 add_object(struct builder *b, size_t oi, struct symtab *tab)
@@ -255,7 +314,6 @@ add_object(struct builder *b, size_t oi, struct symtab *tab)
 	int has_functions = 0, has_filenames = 0, has_lines = 0, rc = 0;
 	struct hmap by_start;	/* function start address -> Function id */
 	struct hmap by_name;	/* inlined function's name (string index) -> id */
-	char hex[2 * sizeof o->build_id + 1];
 
 	hmap_init(&by_start);
 	hmap_init(&by_name);
@@ -315,43 +373,28 @@ add_object(struct builder *b, size_t oi, struct symtab *tab)
 	}
 	hmap_free(&by_start);
 	hmap_free(&by_name);
-
-	for (unsigned i = 0; i < o->build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", o->build_id[i]);
-	hex[2 * o->build_id_len] = '\0';
-	pbuf_reset(&b->msg);
-	pbuf_uint(&b->msg, MAPPING_ID, oi + 1);
-	pbuf_uint(&b->msg, MAPPING_MEMORY_START, o->lowpc);
-	pbuf_uint(&b->msg, MAPPING_MEMORY_LIMIT, o->highpc);
-	pbuf_uint(&b->msg, MAPPING_FILE_OFFSET, 0);
-	pbuf_int(&b->msg, MAPPING_FILENAME,
-	    (int64_t)strtab_index(&b->strings, o->path));
-	pbuf_int(&b->msg, MAPPING_BUILD_ID,
-	    (int64_t)strtab_index(&b->strings, hex));
-	pbuf_uint(&b->msg, MAPPING_HAS_FUNCTIONS, (uint64_t)has_functions);
-	pbuf_uint(&b->msg, MAPPING_HAS_FILENAMES, (uint64_t)has_filenames);
-	pbuf_uint(&b->msg, MAPPING_HAS_LINE_NUMBERS, (uint64_t)has_lines);
-	pbuf_message(&b->mappings, PROFILE_MAPPING, &b->msg);
+	add_mapping(b, oi, o->lowpc, o->highpc, has_functions, has_filenames,
+	    has_lines);
 	return rc;
 }
 
 /*
  * Kernel samples: a Location per sampled kernel address with its
  * function where the profile kept the addresses and they can be named
- * (ksyms.h), as the flat report has them; else one [kernel] Location.
+ * (ksyms.h: f's table), as the flat report has them; else one [kernel]
+ * Location.
  */
 static int
-add_kernel(struct builder *b)
+add_kernel(struct builder *b, const struct funcs *f)
 {
 	const struct profil_profile *p = b->p;
-	const char *problem = NULL;
-	struct ksyms *k = p->kernel_code ? ksyms_open_profile(p, &problem) : NULL;
+	struct ksyms *k = f->ktab;
 	uint64_t unnamed = p->kernel, fn, start, end, none = 0;
 	struct hmap by_start;
 	int rc = 0, no_line = 0;
 
 	hmap_init(&by_start);
-	if (k != NULL && problem == NULL) {
+	if (k != NULL && f->kproblem == NULL && p->kernel_code != NULL) {
 		const struct profil_object *code = &p->kernel_code->code;
 
 		unnamed = 0;
@@ -375,9 +418,172 @@ add_kernel(struct builder *b)
 		none = add_function(b, "[kernel]", NULL, 0);
 		rc = add_location(b, 0, 0, &none, &no_line, 1, unnamed);
 	}
-	if (k != NULL)
-		ksyms_close(k);
 	hmap_free(&by_start);
+	return rc;
+}
+
+/*
+ * Everything from the flat profile: the Locations and Samples of every
+ * object's buckets with its Mapping, then the kernel's and the unknown
+ * samples.  0, or -1 with errno EOVERFLOW.
+ */
+static int
+add_flat(struct builder *b, const struct funcs *f)
+{
+	const struct profil_profile *p = b->p;
+	uint64_t unknown_fn;
+	int no_line = 0, rc = 0;
+
+	for (size_t i = 0; i < p->nobjects && rc == 0; i++)
+		rc = add_object(b, i, f->tabs[i]);
+	if (rc == 0 && p->kernel > 0)
+		rc = add_kernel(b, f);
+	if (rc == 0 && p->unknown > 0) {
+		unknown_fn = add_function(b, "[unknown]", NULL, 0);
+		rc = add_location(b, 0, 0, &unknown_fn, &no_line, 1, p->unknown);
+	}
+	return rc;
+}
+
+/* ---- with call stacks ---------------------------------------------------- */
+
+/* What an object's Mapping says, gathered over its frames. */
+struct frame_mapping {
+	uint64_t lo, hi;	/* [lowpc, highpc) and every frame's address */
+	int has_functions, has_filenames, has_lines;
+};
+
+/*
+ * The Function of stacks function fi, made on first use (ids[fi] keeps
+ * it) with file and start_line, where the function is defined.
+ */
+static uint64_t
+stack_function(struct builder *b, const struct stacks *s, uint64_t *ids,
+    uint32_t fi, const char *file, int start_line)
+{
+	if (ids[fi] == 0)
+		ids[fi] = add_function(b, s->funcs[fi].symbol, file, start_line);
+	return ids[fi];
+}
+
+/*
+ * The Location of profile frame fr (id fr + 1), with the lines s gives
+ * it, innermost first.  A frame in an object is at its address in the
+ * object's Mapping, its Functions with the files where they are defined
+ * (DWARF: the symbol's first line, an inlined function's declaration);
+ * one where no function is known (the object's symbols cannot be read)
+ * has an address alone, as a bucket has in the flat export, so that
+ * pprof may name it itself.  Kernel, unknown and cut frames are a
+ * Function named as stacks.c names them, with no Mapping.
+ */
+static void
+add_frame(struct builder *b, const struct funcs *f, const struct stacks *s,
+    uint64_t *fn_ids, size_t fr, struct frame_mapping *maps)
+{
+	const struct profil_frame *frame = &b->p->frames[fr];
+	const struct stack_line *l = &s->lines[s->first[fr]];
+	size_t n = s->first[fr + 1] - s->first[fr], nin;
+	uint64_t ids[MAX_FRAMES], start, end;
+	struct symtab_frame in[MAX_FRAMES];
+	int lines[MAX_FRAMES] = { 0 }, start_line = 0;
+	struct frame_mapping *m;
+	struct function *sym;
+	struct symtab *tab;
+	const char *file;
+
+	if (frame->object >= b->p->nobjects) {
+		ids[0] = stack_function(b, s, fn_ids, l[0].func, NULL, 0);
+		emit_location(b, fr + 1, 0, 0, ids, lines, 1);
+		return;
+	}
+	m = &maps[frame->object];
+	if (frame->addr < m->lo)
+		m->lo = frame->addr;
+	if (frame->addr >= m->hi)
+		m->hi = frame->addr < UINT64_MAX ? frame->addr + 1 : UINT64_MAX;
+	tab = f->tabs[frame->object];
+	if (tab == NULL || symtab_lookup(tab, frame->addr, &start, &end) == NULL) {
+		emit_location(b, fr + 1, frame->object + 1, frame->addr, NULL,
+		    NULL, 0);
+		return;
+	}
+	if (n > MAX_FRAMES)	/* stacks.c takes as many as we do */
+		n = MAX_FRAMES;
+	/* stacks.c made lines 0 .. n-2 of these, in this order */
+	nin = n > 1 ? symtab_inlines(tab, frame->addr, in, MAX_FRAMES) : 0;
+	for (size_t j = 0; j + 1 < n; j++) {
+		const char *decl = j < nin ? in[j].decl_file : NULL;
+
+		ids[j] = stack_function(b, s, fn_ids, l[j].func,
+		    decl ? decl : l[j].file, decl ? in[j].decl_line : 0);
+		lines[j] = l[j].line;
+	}
+	if (fn_ids[l[n - 1].func] == 0)
+		file = symtab_source(tab, start, &start_line);
+	else
+		file = NULL;
+	ids[n - 1] = stack_function(b, s, fn_ids, l[n - 1].func, file,
+	    start_line);
+	sym = &b->funcs[ids[n - 1] - 1];
+	lines[n - 1] = l[n - 1].line;
+	if (n == 1 && l[0].file != NULL && sym->filename == 0)
+		sym->filename = strtab_index(&b->strings, l[0].file);
+	/*
+	 * Outside inlined code a line is kept only where the line table puts
+	 * the address in the function's own file, as in the flat export.
+	 */
+	if (n == 1 && (l[0].file == NULL ||
+	    strcmp(b->strings.strs[sym->filename], l[0].file) != 0))
+		lines[0] = 0;
+	m->has_functions = 1;
+	m->has_filenames |= sym->filename != 0;
+	for (size_t j = 0; j < n; j++)
+		m->has_lines |= lines[j] > 0;
+	emit_location(b, fr + 1, frame->object + 1, frame->addr, ids, lines, n);
+}
+
+/*
+ * Everything from the stacks: a Location per profile frame, a Sample per
+ * stack over its frames' Locations, leaf first, and every object's
+ * Mapping (spanning its frames too: an object seen only in callers has
+ * no code range of its own).  0, or -1 with errno EOVERFLOW.
+ */
+static int
+add_stacks(struct builder *b, const struct funcs *f, const struct stacks *s)
+{
+	const struct profil_profile *p = b->p;
+	struct frame_mapping *maps = xcalloc(p->nobjects + 1, sizeof *maps);
+	uint64_t *fn_ids = xcalloc(s->nfuncs + 1, sizeof *fn_ids);
+	uint64_t *ids = NULL, values[2];
+	size_t cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < p->nobjects; i++) {
+		maps[i].lo = p->objects[i].lowpc;
+		maps[i].hi = p->objects[i].highpc;
+	}
+	for (size_t i = 0; i < p->nframes; i++)
+		add_frame(b, f, s, fn_ids, i, maps);
+	b->nlocations = p->nframes;
+	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+
+		if ((rc = sample_values(b, st->count, values)) < 0)
+			break;
+		if (st->depth > cap) {
+			cap = st->depth;
+			ids = xrealloc(ids, cap * sizeof *ids);
+		}
+		for (size_t k = 0; k < st->depth; k++)
+			ids[k] = (uint64_t)st->frames[k] + 1;
+		emit_sample(b, ids, st->depth, values);
+	}
+	for (size_t i = 0; i < p->nobjects; i++)
+		add_mapping(b, i, maps[i].lo, maps[i].hi, maps[i].has_functions,
+		    maps[i].has_filenames, maps[i].has_lines);
+	free(ids);
+	free(fn_ids);
+	free(maps);
 	return rc;
 }
 
@@ -421,14 +627,12 @@ add_comments(struct builder *b, struct pbuf *out)
 }
 
 int
-export_pprof_encode(const struct profil_profile *p, struct symtab *const *tabs,
-    struct pbuf *out)
+export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
+    const struct stacks *s, struct pbuf *out)
 {
 	struct builder b = { .p = p };
 	struct pbuf head = { 0 };
-	uint64_t unknown_fn;
-	int no_line = 0;
-	int rc = 0;
+	int rc;
 
 	if (p->interval_ns == 0 || p->interval_ns > INT64_MAX ||
 	    p->start_ns < 0 || p->duration_ns > INT64_MAX) {
@@ -438,28 +642,22 @@ export_pprof_encode(const struct profil_profile *p, struct symtab *const *tabs,
 	strtab_index(&b.strings, "");
 	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "samples", "count");
 	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
-	for (size_t i = 0; i < p->nobjects && rc == 0; i++)
-		rc = add_object(&b, i, tabs[i]);
-	if (rc == 0 && p->kernel > 0)
-		rc = add_kernel(&b);
-	if (rc == 0 && p->unknown > 0) {
-		unknown_fn = add_function(&b, "[unknown]", NULL, 0);
-		rc = add_location(&b, 0, 0, &unknown_fn, &no_line, 1, p->unknown);
-	}
+	rc = s != NULL && p->nstacks > 0 ? add_stacks(&b, f, s) :
+	    add_flat(&b, f);
 	if (rc == 0) {
 		pbuf_append(out, &head);
 		pbuf_append(out, &b.samples);
 		pbuf_append(out, &b.mappings);
 		pbuf_append(out, &b.locations);
 		for (size_t i = 0; i < b.nfuncs; i++) {
-			const struct function *f = &b.funcs[i];
+			const struct function *fn = &b.funcs[i];
 
 			pbuf_reset(&b.msg);
 			pbuf_uint(&b.msg, FUNCTION_ID, i + 1);
-			pbuf_int(&b.msg, FUNCTION_NAME, (int64_t)f->name);
-			pbuf_int(&b.msg, FUNCTION_SYSTEM_NAME, (int64_t)f->system_name);
-			pbuf_int(&b.msg, FUNCTION_FILENAME, (int64_t)f->filename);
-			pbuf_int(&b.msg, FUNCTION_START_LINE, f->start_line);
+			pbuf_int(&b.msg, FUNCTION_NAME, (int64_t)fn->name);
+			pbuf_int(&b.msg, FUNCTION_SYSTEM_NAME, (int64_t)fn->system_name);
+			pbuf_int(&b.msg, FUNCTION_FILENAME, (int64_t)fn->filename);
+			pbuf_int(&b.msg, FUNCTION_START_LINE, fn->start_line);
 			pbuf_message(out, PROFILE_FUNCTION, &b.msg);
 		}
 		/* every string is in the table by now: the comments go first */
@@ -547,14 +745,14 @@ write_gzip(int fd, const unsigned char *data, size_t len)
 }
 
 int
-export_pprof_save(const struct profil_profile *p, struct symtab *const *tabs,
-    const char *path, char *cause, size_t cause_size)
+export_pprof_save(const struct profil_profile *p, const struct funcs *f,
+    const struct stacks *s, const char *path, char *cause, size_t cause_size)
 {
 	struct pbuf msg = { 0 };
 	struct outfile of;
 	int rc;
 
-	if (export_pprof_encode(p, tabs, &msg) < 0) {
+	if (export_pprof_encode(p, f, s, &msg) < 0) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		pbuf_free(&msg);
 		return -1;

@@ -6,12 +6,17 @@
  * Two sample types, samples/count and cpu/nanoseconds (count times the
  * sampling interval), period cpu/nanoseconds = the interval.  One Mapping
  * per object of the profile, at its link-time addresses (no run-time
- * addresses are recorded): memory_start/limit = lowpc/highpc, file offset
- * 0, build_id in lowercase hex.  One Location (and one Sample) per bucket
- * with samples, at the bucket's link-time address, with one Line naming
- * its function when the object's symbols are known.  Kernel and unknown
- * samples are Locations without a Mapping, in Functions named [kernel]
- * and [unknown], so the sample values add up to p->samples.
+ * addresses are recorded): memory_start/limit = lowpc/highpc (widened to
+ * the object's stack frames), file offset 0, build_id in lowercase hex.
+ *
+ * With call stacks: one Location per frame of the profile (mapping and
+ * address; a Line per function there, innermost inlined one first, each
+ * with its file and line where known) and one Sample per stack, its
+ * Locations leaf first.  Without: one Location (and one Sample) per
+ * bucket with samples, at the bucket's link-time address.  Kernel and
+ * unknown code are Locations without a Mapping, in Functions named as
+ * the report names them ([kernel] and [unknown] where nothing better is
+ * known), so the sample values add up to p->samples either way.
  */
 #ifndef PROFIL_EXPORT_PPROF_H
 #define PROFIL_EXPORT_PPROF_H
@@ -19,19 +24,22 @@
 #include <profil.h>
 
 #include "pbuf.h"
-#include "symbols/symbols.h"
+#include "symbols/funcs.h"
+#include "symbols/stacks.h"
 
 /* What `profil export --format pprof` writes when no -o is given. */
 #define EXPORT_PPROF_DEFAULT_PATH "profile.pb.gz"
 
 /*
- * Append p, as an uncompressed Profile message, to out.  tabs holds one
- * symbol table per object of p (symtab_open); an entry may be NULL, and
- * that object's Locations then carry addresses only.  Returns 0, or -1
- * with errno EOVERFLOW if a value does not fit profile.proto's int64.
+ * Append p, as an uncompressed Profile message, to out.  f is built on p
+ * (funcs_build): its symbol tables (an object without one has Locations
+ * with addresses only) and kernel names.  s, the names of p's stacks
+ * (stacks_name with inlines, on p and f), or NULL: then, as when p has
+ * no stacks, the Samples are the flat profile's.  Returns 0, or -1 with
+ * errno EOVERFLOW if a value does not fit profile.proto's int64.
  */
-int export_pprof_encode(const struct profil_profile *p,
-    struct symtab *const *tabs, struct pbuf *out);
+int export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
+    const struct stacks *s, struct pbuf *out);
 
 /*
  * Write p, gzipped, to path through outfile.h (which says what path may
@@ -39,8 +47,7 @@ int export_pprof_encode(const struct profil_profile *p,
  * value too large for int64 among them); path is then as it was and no
  * temporary file is left.
  */
-int export_pprof_save(const struct profil_profile *p,
-    struct symtab *const *tabs, const char *path, char *cause,
-    size_t cause_size);
+int export_pprof_save(const struct profil_profile *p, const struct funcs *f,
+    const struct stacks *s, const char *path, char *cause, size_t cause_size);
 
 #endif

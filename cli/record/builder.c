@@ -238,6 +238,12 @@ builder_object(struct builder *b, const char *path,
 	return (int)b->nobjects++;
 }
 
+const char *
+builder_object_path(const struct builder *b, int obj)
+{
+	return obj >= 0 && (size_t)obj < b->nobjects ? b->objects[obj].path : NULL;
+}
+
 static struct bthread *
 thread_of(struct builder *b, pid_t pid, pid_t tid)
 {

@@ -25,6 +25,9 @@ void builder_free(struct builder *b);
 int builder_object(struct builder *b, const char *path,
     const unsigned char *build_id, unsigned build_id_len);
 
+/* The path object obj was added with; lives as long as the builder. */
+const char *builder_object_path(const struct builder *b, int obj);
+
 /* One sample (weight samples) at file offset in object obj. */
 void builder_sample(struct builder *b, int obj, uint64_t file_offset,
     uint64_t weight, pid_t pid, pid_t tid);

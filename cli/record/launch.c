@@ -19,6 +19,32 @@
 
 #include "record.h"
 
+/* The signal mask the recorder had before launch_hold_signals, if called. */
+static sigset_t held_from;
+static int held;
+
+static void
+watched_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
+void
+launch_hold_signals(void)
+{
+	sigset_t set;
+
+	watched_signals(&set);
+	if (!held)
+		sigprocmask(SIG_BLOCK, &set, &held_from);
+	held = 1;
+}
+
 int
 launch_prepare(struct launch *l, char **argv)
 {
@@ -28,12 +54,7 @@ launch_prepare(struct launch *l, char **argv)
 	memset(l, 0, sizeof *l);
 	/* orphans of the program become ours, not init's (Linux 3.4) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	sigemptyset(&l->watched);
-	sigaddset(&l->watched, SIGCHLD);
-	sigaddset(&l->watched, SIGINT);
-	sigaddset(&l->watched, SIGTERM);
-	sigaddset(&l->watched, SIGHUP);
-	sigaddset(&l->watched, SIGQUIT);
+	watched_signals(&l->watched);
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -1;
 	if (pipe2(err, O_CLOEXEC) < 0) {
@@ -42,6 +63,8 @@ launch_prepare(struct launch *l, char **argv)
 		return -1;
 	}
 	sigprocmask(SIG_BLOCK, &l->watched, &old);
+	if (held)
+		old = held_from;	/* the program gets what we had at first */
 	l->signal_fd = signalfd(-1, &l->watched, SFD_CLOEXEC | SFD_NONBLOCK);
 	l->pid = fork();
 	if (l->pid == 0) {

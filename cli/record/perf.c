@@ -36,7 +36,8 @@
 #include "unwind.h"
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
-#define STACK_RING_PAGES 256		/* with stack copies: 1 MiB */
+#define STACK_RING_PAGES 4096		/* with stack copies: 16 MiB, at most */
+#define STACK_RING_TOTAL 16384		/* pages, all CPUs' rings together */
 /*
  * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
  * (16-23), in that order in a sample; from_sample[i] is where DWARF
@@ -89,6 +90,7 @@ struct engine {
 	size_t npend, pend_cap;
 	uint64_t seq;
 	uint64_t throttled;		/* PERF_RECORD_THROTTLE seen */
+	int behind;			/* a ring was over half full: catch up */
 };
 
 int
@@ -111,12 +113,43 @@ perf_paranoid(void)
  * our unwinder, and, where the kernel is sampled, the kernel's own call
  * chain (its user part is ours to unwind, not the frame-pointer walk).
  */
+/*
+ * Data pages of each CPU's ring.  With stack copies a sample takes some
+ * 8 KiB and a burst of them must not fill the ring before the recorder
+ * wakes (the kernel would drop them, and with them the flat profile's
+ * samples; a recorder that shares its CPUs with busy threads may wait
+ * a second for its turn): as big as allowed, up to 16 MiB a CPU and 64
+ * MiB in all.
+ * Without CAP_IPC_LOCK, perf_event_mlock_kb a CPU is what may be locked.
+ * A power of 2.
+ */
+static unsigned
+ring_pages(int ncpus, unsigned stack_size)
+{
+	unsigned want = RING_PAGES, most;
+	FILE *f;
+	int kb;
+
+	if (!stack_size)
+		return RING_PAGES;
+	most = STACK_RING_TOTAL / (unsigned)(ncpus > 0 ? ncpus : 1);
+	if (most > STACK_RING_PAGES)
+		most = STACK_RING_PAGES;
+	if (geteuid() != 0 &&
+	    (f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re")) != NULL) {
+		if (fscanf(f, "%d", &kb) == 1 && kb / 4 - 1 < (int)most)
+			most = kb / 4 > 1 ? (unsigned)(kb / 4 - 1) : 1;
+		fclose(f);
+	}
+	while (want * 2 <= most)
+		want *= 2;
+	return want;
+}
+
 static void
 set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
-    int build_id, int on_exec, unsigned stack_size)
+    int build_id, int on_exec, unsigned stack_size, unsigned pages)
 {
-	unsigned pages = stack_size ? STACK_RING_PAGES : RING_PAGES;
-
 	memset(a, 0, sizeof *a);
 	a->size = sizeof *a;
 	a->type = PERF_TYPE_SOFTWARE;
@@ -163,7 +196,7 @@ record_perf_check(char *why, size_t why_size)
 	struct perf_event_attr a;
 	int fd;
 
-	set_attr(&a, 1000000, 1, 0, 1, 0);
+	set_attr(&a, 1000000, 1, 0, 1, 0, RING_PAGES);
 	a.enable_on_exec = 0;
 	fd = perf_open(&a, 0, -1);
 	if (fd >= 0) {
@@ -416,7 +449,11 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 		if (n == 0)
 			frames[n++] = (struct bframe){ BFRAME_KERNEL, ip };
 	}
-	if (x.has_regs && p->uw != NULL)
+	if (x.has_regs && p->uw != NULL && e->behind) {
+		/* unwinding less, so as to lose no sample: say where */
+		unwind_locate(p->uw, x.regs[16], &frames[n++]);
+		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
+	} else if (x.has_regs && p->uw != NULL)
 		n = unwind_stack(p->uw, tid, x.regs, x.regs[7], x.stack,
 		    x.stack_size, frames, n, MAX_FRAMES);
 	else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
@@ -603,6 +640,7 @@ apply(struct engine *e, const uint8_t *rec, size_t size)
 		if (size >= sizeof *h + 16) {
 			memcpy(&lost, rec + sizeof *h + 8, 8);
 			builder_lost(e->b, lost);
+			if (getenv("PROFIL_DEBUG_LOST")) fprintf(stderr, "LOST %llu id %llu\n", (unsigned long long)lost, (unsigned long long)*(const uint64_t *)(rec + sizeof *h));
 		}
 		break;
 	}
@@ -624,6 +662,26 @@ by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * Whether a ring is over half full: the recorder is losing the race (its
+ * CPUs shared with many busy threads).  A full ring would drop samples,
+ * flat profile and all; the stacks of what is drained then are not
+ * unwound instead, so that it catches up ("recorder behind").
+ */
+static int
+rings_behind(const struct engine *e)
+{
+	for (int r = 0; r < e->nrings; r++) {
+		const struct ring *ring = &e->rings[r];
+		uint64_t head = __atomic_load_n(&ring->meta->data_head,
+		    __ATOMIC_ACQUIRE);
+
+		if (head - ring->meta->data_tail > ring->size / 2)
+			return 1;
+	}
+	return 0;
+}
+
 /* n bytes of ring from offset off, across its end if they wrap. */
 static void
 ring_copy(const struct ring *ring, size_t off, void *dst, size_t n)
@@ -643,10 +701,12 @@ drain(struct engine *e)
 
 	e->batch_len = 0;
 	e->npend = 0;
+	e->behind = rings_behind(e);
 	for (r = 0; r < e->nrings; r++) {
 		struct ring *ring = &e->rings[r];
 		uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
 		uint64_t tail = ring->meta->data_tail;
+
 
 		while (tail + sizeof(struct perf_event_header) <= head) {
 			struct perf_event_header h;
@@ -678,6 +738,9 @@ drain(struct engine *e)
 	for (i = 0; i < e->npend; i++) {
 		const uint8_t *rec = e->batch + e->pend[i].at;
 
+		/* a long batch: are the rings filling up meanwhile? */
+		if (i % 64 == 63 && !e->behind)
+			e->behind = rings_behind(e);
 		apply(e, rec, ((const struct perf_event_header *)rec)->size);
 	}
 }
@@ -715,13 +778,14 @@ open_rings(struct engine *e, const pid_t *tids, size_t ntids, int on_exec)
 	int ncpus = online_cpus(cpus, 4096), c;
 	int exclude_kernel = 0, build_id = 1;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), t;
+	unsigned pages = ring_pages(ncpus, e->opts->stack_size);
 	struct perf_event_attr a;
 
 	e->rings = xcalloc((size_t)ncpus, sizeof *e->rings);
 	e->extra_fds = xcalloc(ntids * (size_t)ncpus, sizeof *e->extra_fds);
 retry:
 	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
-	    e->opts->stack_size);
+	    e->opts->stack_size, pages);
 	for (c = 0; c < ncpus; c++) {
 		struct ring *ring = &e->rings[c];
 		int fd = perf_open(&a, tids[0], cpus[c]);
@@ -742,8 +806,7 @@ retry:
 			return -1;
 		}
 		ring->fd = fd;
-		ring->size = (e->opts->stack_size ? STACK_RING_PAGES : RING_PAGES) *
-		    page;
+		ring->size = pages * page;
 		ring->meta = mmap(NULL, ring->size + page, PROT_READ | PROT_WRITE,
 		    MAP_SHARED, fd, 0);
 		e->nrings = c + 1;

@@ -73,6 +73,13 @@ struct launch {
 	void (*on_reap)(void *arg, pid_t pid, int status);
 	void *reap_arg;
 };
+/*
+ * Hold the signals the recorder watches from now on (a SIGTERM while it
+ * prepares is then handled as later ones are, not fatal with the
+ * temporary output file left behind); the program still starts with the
+ * mask the recorder had before.
+ */
+void launch_hold_signals(void);
 /* Returns the pid, or -1 with errno. */
 int launch_prepare(struct launch *l, char **argv);
 /* Let the child exec; returns 0, or the errno of a failed exec. */

@@ -32,8 +32,11 @@
 
 #include "agent.h"
 #include "cli.h"
+#include "hmap.h"
 #include "procmaps.h"
 #include "record.h"
+#include "stackring.h"
+#include "unwind.h"
 
 #define PCMAP_CAPACITY	(1u << 19)	/* distinct pcs: 8 MiB shared */
 #define THREADS_CAPACITY (1u << 16)	/* threads with samples: 1 MiB */
@@ -50,7 +53,11 @@ struct slot_maps {
 	uint64_t text;			/* agent_proc.text */
 	struct tmap *maps;		/* every mapping seen, sorted, no repeats */
 	size_t n, cap;
+	struct unwind_space *uw;	/* with call stacks: its unwinder */
 };
+
+#define STACK_SLOTS	256		/* captures the ring holds */
+#define STACK_POLL_MS	5		/* how often the ring is drained */
 
 /* The program file execvp would run. */
 static int
@@ -149,12 +156,20 @@ find_library(char *out, size_t size)
 	return -1;
 }
 
+/*
+ * The shared region: header, pc and thread tables, and with stack_size a
+ * ring of stack captures (stackring.h) at the end.
+ */
 static struct agent_region *
-make_region(int *fd_out, unsigned rate_hz)
+make_region(int *fd_out, unsigned rate_hz, unsigned stack_size)
 {
 	size_t head = (sizeof(struct agent_region) + 4095) & ~(size_t)4095;
-	size_t size = head + 2 * (size_t)PCMAP_CAPACITY * 8 +
+	size_t tables = head + 2 * (size_t)PCMAP_CAPACITY * 8 +
 	    2 * (size_t)THREADS_CAPACITY * 8;
+	size_t ring_head = (sizeof(struct stackring) + 63) & ~(size_t)63;
+	size_t ring = stack_size ? ring_head + STACK_SLOTS *
+	    STACKRING_SLOT_BYTES(stack_size) : 0;
+	size_t size = tables + ring;
 	struct agent_region *r;
 	int fd = memfd_create("profil-agent", 0);	/* inherited through exec */
 
@@ -178,6 +193,16 @@ make_region(int *fd_out, unsigned rate_hz)
 	r->tkeys_offset = r->counts_offset + (size_t)PCMAP_CAPACITY * 8;
 	r->tcounts_offset = r->tkeys_offset + (size_t)THREADS_CAPACITY * 8;
 	r->mechanism = PROFIL_MECH_AUTO;
+	if (stack_size) {
+		struct stackring *sr = (struct stackring *)((char *)r + tables);
+
+		sr->nslots = STACK_SLOTS;
+		sr->slot_bytes = STACKRING_SLOT_BYTES(stack_size);
+		sr->stack_size = stack_size;
+		sr->slots_offset = ring_head;
+		r->stacks_offset = tables;
+		r->stacks_bytes = ring;
+	}
 	atomic_store(&r->next_slot, 1);
 	r->magic = AGENT_MAGIC;		/* last: the region is complete */
 	*fd_out = fd;
@@ -216,8 +241,8 @@ tmap_cmp(const struct tmap *a, const struct tmap *b)
 	return (a->obj > b->obj) - (a->obj < b->obj);
 }
 
-/* Add m to what slot s has seen, unless it is there already. */
-static void
+/* Add m to what slot s has seen, unless it is there already: 1 if new. */
+static int
 remember_map(struct slot_maps *s, const struct tmap *m)
 {
 	size_t lo = 0, hi = s->n;
@@ -227,7 +252,7 @@ remember_map(struct slot_maps *s, const struct tmap *m)
 		int c = tmap_cmp(&s->maps[mid], m);
 
 		if (c == 0)
-			return;
+			return 0;
 		if (c < 0)
 			lo = mid + 1;
 		else
@@ -240,6 +265,7 @@ remember_map(struct slot_maps *s, const struct tmap *m)
 	memmove(&s->maps[lo + 1], &s->maps[lo], (s->n - lo) * sizeof *s->maps);
 	s->maps[lo] = *m;
 	s->n++;
+	return 1;
 }
 
 /* True if one of the mappings in c holds address pc. */
@@ -312,7 +338,10 @@ snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 		return;
 	}
 	for (size_t i = 0; i < c.n; i++)
-		remember_map(s, &c.maps[i]);
+		if (remember_map(s, &c.maps[i]) && s->uw != NULL)
+			unwind_space_map(s->uw, c.maps[i].start, c.maps[i].end,
+			    c.maps[i].offset, builder_object_path(b, c.maps[i].obj),
+			    c.maps[i].obj);
 	free(c.maps);
 	read_comm(b, s->pid);
 }
@@ -327,6 +356,8 @@ open_slot(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 	slots[i].pid = pid;
 	slots[i].gone = 0;
 	slots[i].text = r->procs[i].text;
+	if (r->stacks_offset != 0 && slots[i].uw == NULL)
+		slots[i].uw = unwind_space_new(pid);
 	for (uint32_t k = 1; k < i; k++)
 		if (slots[k].pid == pid) {
 			slots[k].gone = 1;	/* an exec or a dlclose */
@@ -401,13 +432,73 @@ resolve_threads(struct builder *b, struct agent_region *r,
 }
 
 /*
+ * The captures the ring holds, in order, unwound and counted with their
+ * stacks (their samples too: the leaf is the flat profile's sample); the
+ * samples each (slot, pc) so got go into stacked, for resolve.  With
+ * only_pid (--no-children) those of other processes are left out.
+ */
+static void
+drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
+    pid_t only_pid, struct hmap *stacked)
+{
+	struct stackring *ring = (struct stackring *)((char *)r + r->stacks_offset);
+	uint64_t t = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+	struct bframe frames[UNWIND_MAX_DEPTH + 3];
+	uint64_t kernel;
+
+	for (;; t++) {
+		const struct stackring_slot *s = (const void *)((char *)ring +
+		    ring->slots_offset + (t & (ring->nslots - 1)) * ring->slot_bytes);
+		unsigned slot = s->tag;
+		pid_t pid;
+		size_t n;
+
+		/* not written yet (or being written): next time */
+		if (atomic_load_explicit(&s->seq, memory_order_acquire) != t + 1)
+			break;
+		if (slot == 0 || slot >= AGENT_MAX_PROCS || s->weight == 0 ||
+		    s->size > ring->stack_size)
+			goto next;
+		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
+		if (only_pid != 0 && pid != only_pid)
+			goto next;
+		if (slots[slot].uw == NULL)
+			slots[slot].uw = unwind_space_new(pid);
+		/* room for a kernel frame on top, for the kernel's share */
+		n = unwind_stack(slots[slot].uw, (pid_t)s->tid, s->regs,
+		    s->stack_addr, s->data, s->size, frames + 1, 0,
+		    sizeof frames / sizeof frames[0] - 1);
+		kernel = s->kernel_weight < s->weight ? s->kernel_weight : s->weight;
+		if (s->weight > kernel) {
+			builder_sample_stack(b, frames + 1, n, s->weight - kernel,
+			    pid, (pid_t)s->tid);
+			hmap_add(stacked, (uint64_t)slot << 48 | (s->regs[16] &
+			    ((1ull << 48) - 1)), s->weight - kernel);
+		}
+		if (kernel > 0) {
+			/* in the kernel, called from where the thread is */
+			frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
+			builder_sample_stack(b, frames, n + 1, kernel, pid,
+			    (pid_t)s->tid);
+			hmap_add(stacked, (uint64_t)slot << 48 | AGENT_KERNEL_PC,
+			    kernel);
+		}
+next:
+		atomic_store_explicit(&ring->tail, t + 1, memory_order_release);
+	}
+}
+
+/*
  * Every pc of the histogram, to its object and file offset; with only_pid
  * (--no-children) the samples of other processes are left out: the
  * children were sampled (they inherit the library), but not profiled.
+ * With stacks, what the captures counted already (stacked) is not
+ * counted again; samples whose capture found the ring full count with a
+ * stack cut at once ("no stack taken").
  */
 static void
 resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots,
-    pid_t only_pid)
+    pid_t only_pid, const struct hmap *stacked)
 {
 	const uint64_t *keys = (const uint64_t *)((char *)r + r->keys_offset);
 	const uint64_t *counts = (const uint64_t *)((char *)r + r->counts_offset);
@@ -417,6 +508,7 @@ resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		unsigned slot = (unsigned)(key >> 48);
 		uint64_t pc = key & ((1ull << 48) - 1);
 		const struct tmap *m;
+		struct bframe f[2];
 		pid_t pid;
 
 		if (key == 0 || count == 0 || slot == 0 || slot >= AGENT_MAX_PROCS)
@@ -424,12 +516,28 @@ resolve(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
 		if (only_pid != 0 && pid != only_pid)
 			continue;
-		m = find_tmap(&slots[slot], pc);
-		if (m == NULL || m->obj < 0)
+		m = pc == AGENT_KERNEL_PC ? NULL : find_tmap(&slots[slot], pc);
+		if (stacked != NULL) {
+			uint64_t got = hmap_get(stacked, key);
+
+			if (got >= count)
+				continue;
+			count -= got;
+			f[0] = pc == AGENT_KERNEL_PC ?
+			    (struct bframe){ BFRAME_KERNEL, 0 } :
+			    m == NULL || m->obj < 0 ?
+			    (struct bframe){ BFRAME_UNKNOWN, pc } :
+			    (struct bframe){ m->obj, pc - m->start + m->offset };
+			f[1] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
+			builder_sample_stack(b, f, 2, count, pid, pid);
+		} else if (pc == AGENT_KERNEL_PC) {
+			builder_kernel(b, 0, count, pid, pid);
+		} else if (m == NULL || m->obj < 0) {
 			builder_unknown(b, count, pid, pid);
-		else
+		} else {
 			builder_sample(b, m->obj, pc - m->start + m->offset, count,
 			    pid, pid);
+		}
 	}
 	builder_lost(b, r->lost);
 	resolve_threads(b, r, slots, only_pid);
@@ -461,7 +569,9 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	struct agent_region *region;
 	struct launch l;
 	struct pollfd pfd;
-	uint64_t start;
+	struct hmap stacked;	/* slot << 48 | pc -> samples with a stack */
+	uint64_t start, last_snapshot = 0;
+	pid_t only = 0;		/* with --no-children: the program's pid */
 	int fd, rc;
 
 	if (find_library(lib, sizeof lib) < 0) {
@@ -470,7 +580,7 @@ record_timer(const struct record_opts *o, struct record_result *r)
 		free(saved_preload);
 		return -1;
 	}
-	region = make_region(&fd, o->rate_hz);
+	region = make_region(&fd, o->rate_hz, o->stack_size);
 	if (region == NULL) {
 		cli_error("cannot create the shared profile memory: %s",
 		    strerror(errno));
@@ -495,6 +605,8 @@ record_timer(const struct record_opts *o, struct record_result *r)
 		return -1;
 	}
 	r->pid = l.pid;
+	if (!o->follow_children)
+		only = l.pid;
 	builder_external_threads(r->builder);
 	start = now_ns();
 	r->exec_errno = launch_go(&l);
@@ -503,21 +615,35 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
 	l.on_reap = on_reap;
 	l.reap_arg = r->builder;
+	hmap_init(&stacked);
 	/* until the program ends; with --wait-all, until all it left ends */
 	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
-		poll(&pfd, 1, SNAPSHOT_MS);
-		snapshot_all(r->builder, region, slots);
+		poll(&pfd, 1, region->stacks_offset ? STACK_POLL_MS : SNAPSHOT_MS);
+		if (!region->stacks_offset || now_ns() - last_snapshot >
+		    SNAPSHOT_MS * 1000000ull) {
+			snapshot_all(r->builder, region, slots);
+			last_snapshot = now_ns();
+		}
+		if (region->stacks_offset)
+			drain_stacks(r->builder, region, slots, only, &stacked);
 		launch_poll(&l);
 	}
 	r->wall_ns = now_ns() - start;
 	snapshot_all(r->builder, region, slots);	/* children still running */
-	resolve(r->builder, region, slots, o->follow_children ? 0 : l.pid);
+	if (region->stacks_offset)
+		drain_stacks(r->builder, region, slots, only, &stacked);
+	resolve(r->builder, region, slots, only,
+	    region->stacks_offset ? &stacked : NULL);
+	hmap_free(&stacked);
 	launch_finish(&l, o, r);
 	launch_close(&l);
-	for (int i = 0; i < AGENT_MAX_PROCS; i++)
+	for (int i = 0; i < AGENT_MAX_PROCS; i++) {
 		free(slots[i].maps);
+		unwind_space_free(slots[i].uw);
+	}
 	free(slots);
 	munmap(region, region->size);
-	r->kernel_sampled = 0;
+	/* estimated from the threads' system time: see lib/session.c */
+	r->kernel_sampled = 1;
 	return 0;
 }

@@ -2,8 +2,10 @@
  * html.c - `profil report --html FILE`: one self-contained page
  * (inline CSS, inline script, inline SVG; nothing fetched): the run, the
  * object split, a picture per busy object of where in its code the time
- * went (bars with the function on hover) and the flat table, sortable.
- * Every name is HTML-escaped: C++ names are full of < > &.
+ * went (bars with the function on hover), the flame graph of the call
+ * stacks (flame.c) and the flat table, sortable.  Every name is
+ * HTML-escaped (in the flame graph's data, JSON-escaped with < > & as
+ * \u escapes): C++ names are full of < > &.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,7 +57,17 @@ static const char style[] =
 "svg rect.b:hover{fill:#e67e22}\n"
 ".key{display:inline-block;width:.8em;height:.8em;margin-right:.4em}\n"
 ".split{display:flex;height:1.4em;width:100%;margin:.5em 0}"
-".split div{height:100%}\n";
+".split div{height:100%}\n"
+".flame{position:relative}.fg-tools{display:flex;gap:.8em;align-items:center}\n"
+"#flame-svg{font-size:12px}#flame-svg g.fg-box{cursor:pointer}\n"
+"#flame-svg rect{stroke:#fff;stroke-width:.5}"
+"#flame-svg g.fg-box:hover rect{stroke:#222;stroke-width:1}\n"
+"#flame-svg g.fg-dim rect{opacity:.45}#flame-svg g.fg-match rect{fill:#d020e0}\n"
+"#flame-svg text{pointer-events:none;fill:#111}\n"
+".fg-tip{position:absolute;z-index:1;pointer-events:none;background:#fffff4;"
+"border:1px solid #999;padding:4px 8px;max-width:40em;"
+"box-shadow:0 2px 6px rgba(0,0,0,.2);overflow-wrap:anywhere}\n"
+".fg-note{color:#666}\n";
 
 /* Sorting by a click on a header; numbers sort by their data-v. */
 static const char script[] =
@@ -282,7 +294,8 @@ flat(FILE *fp, const struct profil_profile *p, const struct funcs *f)
 }
 
 static void
-page(FILE *fp, const struct profil_profile *p, const struct funcs *f)
+page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
+    const struct stacks *s)
 {
 	size_t order[PICTURE_OBJECTS], n = 0;
 
@@ -296,6 +309,7 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f)
 	fputs("</h1>\n", fp);
 	meta(fp, p);
 	objects(fp, p);
+	report_flame_html(fp, p, s);
 	/* the busiest objects, most samples first */
 	for (size_t i = 0; i < p->nobjects; i++) {
 		size_t k;
@@ -324,7 +338,7 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f)
 
 int
 report_html(const struct profil_profile *p, const struct funcs *f,
-    const char *path, char *cause, size_t cause_size)
+    const struct stacks *s, const char *path, char *cause, size_t cause_size)
 {
 	struct outfile of;
 	FILE *fp;
@@ -336,6 +350,6 @@ report_html(const struct profil_profile *p, const struct funcs *f,
 		outfile_abort(&of, NULL);
 		return -1;
 	}
-	page(fp, p, f);
+	page(fp, p, f, s);
 	return outfile_commit(&of, fp, cause, cause_size);
 }

@@ -9,17 +9,19 @@
 #define PROFIL_REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <profil.h>
 
 #include "symbols/funcs.h"
+#include "symbols/stacks.h"
 
-enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT };
+enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT, SORT_INCLUSIVE };
 
 struct report_options {
 	int format;		/* FORMAT_TEXT, _CSV, _JSON (table.h) */
 	int sort;		/* SORT_* for the flat view */
-	double min_percent;	/* rows below it are left out */
+	double min_percent;	/* rows below it are left out; -1: not given */
 	long limit;		/* at most this many rows; -1: all */
 	const char *target;	/* --histogram FUNCTION|OBJECT, --annotate FUNCTION */
 	int columns;		/* text width to fit */
@@ -62,8 +64,9 @@ struct object_share *report_object_shares(const struct profil_profile *p,
 #define REPORT_STATUS_RUNNING	(-2)
 const char *report_exit_status(int32_t status, char *buf, size_t size);
 
+/* The flat view; with s (stacks named, or NULL), inclusive columns too. */
 void report_flat(const struct profil_profile *p, struct funcs *f,
-    const struct report_options *o);
+    const struct stacks *s, const struct report_options *o);
 void report_objects(const struct profil_profile *p,
     const struct report_options *o);
 void report_threads(const struct profil_profile *p,
@@ -99,8 +102,37 @@ void report_bins_free(struct hist_bin *bins, size_t n);
 int report_annotate(const struct profil_profile *p, const struct funcs *f,
     const struct report_options *o, char *cause, size_t cause_size);
 
-/* One self-contained HTML page: tables and an SVG picture. */
+/*
+ * Callers (callees 0) or callees of function o->target: gprof's entry for
+ * it, each caller's (callee's) share of the time with it on the stack;
+ * [root] where it is outermost, [self] where it is the leaf.
+ */
+int report_calls(const struct profil_profile *p, const struct stacks *s,
+    const struct report_options *o, int callees, char *cause,
+    size_t cause_size);
+
+/*
+ * The top-down call tree, from each stack's outermost function in, with
+ * inclusive and self shares; paths under o->min_percent (1% when not
+ * given) left out.
+ */
+int report_tree(const struct profil_profile *p, const struct stacks *s,
+    const struct report_options *o, char *cause, size_t cause_size);
+
+/*
+ * One self-contained HTML page: tables, SVG pictures and the flame graph
+ * of s (named on p with f's tables; a line saying it needs stacks when p
+ * has none).
+ */
 int report_html(const struct profil_profile *p, const struct funcs *f,
-    const char *path, char *cause, size_t cause_size);
+    const struct stacks *s, const char *path, char *cause, size_t cause_size);
+
+/*
+ * The page's flame graph section (flame.c) on fp: s's stacks merged by
+ * function along each path, boxes under 0.1% of the samples left out,
+ * as data and the script that draws, zooms and searches it.
+ */
+void report_flame_html(FILE *fp, const struct profil_profile *p,
+    const struct stacks *s);
 
 #endif

@@ -46,7 +46,11 @@ report_unsampled(const struct profil_profile *p, double *seen_ns)
 	    *seen_ns < 0.8 * (double)p->cpu_ns;
 }
 
-/* Flat: columns in machine order; text shows them gprof-like. */
+/*
+ * Flat: columns in machine order; text shows them gprof-like.  With call
+ * stacks, three more: the function's inclusive samples (the stacks it is
+ * on), share and error; text shows them instead of the cumulative share.
+ */
 static const struct col flat_cols[] = {
 	{ "function", "function", COL_STR },
 	{ "object", "object", COL_STR },
@@ -55,28 +59,91 @@ static const struct col flat_cols[] = {
 	{ "error95", "95%", COL_ERR },
 	{ "cumulative", "cum%", COL_PCT },
 	{ "seconds", "self s", COL_SEC },
+	{ "inclusive_samples", "incl", COL_INT },
+	{ "inclusive_percent", "%incl", COL_PCT },
+	{ "inclusive_error95", "95%", COL_ERR },
 };
 static const int flat_text[] = { 3, 4, 5, 6, 2, 0, 1, -1 };
+static const int flat_text_stacks[] = { 3, 4, 8, 9, 6, 2, 0, 1, -1 };
+
+static const uint64_t *sort_incl;
+
+/* Most inclusive samples first, then as the default order. */
+static int
+by_inclusive(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (sort_incl[x] != sort_incl[y])
+		return sort_incl[x] > sort_incl[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
 
 void
 report_flat(const struct profil_profile *p, struct funcs *f,
-    const struct report_options *o)
+    const struct stacks *s, const struct report_options *o)
 {
+	int stacks = s != NULL && p->nstacks > 0;
+	uint64_t *incl = NULL, *row_incl;
+	size_t *order;
 	struct table t;
 	double cumulative = 0;
 	size_t i;
 
-	if (f->nrows > 1 && o->sort != SORT_SAMPLES)
+	if (f->nrows > 1 && o->sort != SORT_SAMPLES && o->sort != SORT_INCLUSIVE)
 		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
 		    by_function : o->sort == SORT_OBJECT ? by_object : funcs_by_samples);
-	table_init(&t, flat_cols, 7);
+	size_t nrows = f->nrows, extra = 0;
+	struct func_row *rows;
+	char *matched = NULL;
+
+	if (stacks) {
+		incl = stacks_inclusive(s);
+		matched = xcalloc(s->nfuncs + 1, 1);
+	}
+	/*
+	 * Sorted by inclusive time, the functions with none of their own
+	 * (main, _start, ...) come first: they get rows too.
+	 */
+	if (stacks && o->sort == SORT_INCLUSIVE)
+		extra = s->nfuncs;
+	rows = xcalloc(nrows + extra + 1, sizeof *rows);
+	memcpy(rows, f->rows, nrows * sizeof *rows);
+	row_incl = xcalloc(nrows + extra + 1, sizeof *row_incl);
+	order = xcalloc(nrows + extra + 1, sizeof *order);
 	for (i = 0; i < f->nrows; i++) {
-		const struct func_row *r = &f->rows[i];
+		long fn = stacks ? stacks_func_of_row(s, &f->rows[i]) : -1;
+
+		/* a function in no stack (none should be): its own samples */
+		row_incl[i] = fn >= 0 ? incl[fn] : f->rows[i].samples;
+		if (fn >= 0)
+			matched[fn] = 1;
+	}
+	for (size_t k = 0; k < extra; k++) {
+		const struct stack_func *sf = &s->funcs[k];
+
+		if (matched[k] || incl[k] == 0)
+			continue;
+		rows[nrows] = (struct func_row){ sf->function, sf->symbol,
+		    sf->object, sf->object_index, sf->start, sf->start, 0 };
+		row_incl[nrows++] = incl[k];
+	}
+	for (i = 0; i < nrows; i++)
+		order[i] = i;
+	if (o->sort == SORT_INCLUSIVE && nrows > 1) {
+		sort_incl = row_incl;
+		qsort(order, nrows, sizeof *order, by_inclusive);
+	}
+	table_init(&t, flat_cols, stacks ? 10 : 7);
+	for (i = 0; i < nrows; i++) {
+		const struct func_row *r = &rows[order[i]];
+		uint64_t in = row_incl[order[i]];
 		double pct = report_percent(r->samples, p->samples);
 		union cell *c;
 
 		cumulative += pct;
-		if (pct < o->min_percent)
+		if ((o->sort == SORT_INCLUSIVE ? report_percent(in, p->samples) :
+		    pct) < o->min_percent)
 			continue;
 		if (o->limit >= 0 && (long)t.nrows >= o->limit)
 			break;
@@ -88,9 +155,20 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 		c[4].d = table_error95(r->samples, p->samples);
 		c[5].d = cumulative;
 		c[6].d = (double)r->samples * (double)p->interval_ns / 1e9;
+		if (stacks) {
+			c[7].i = (int64_t)in;
+			c[8].d = report_percent(in, p->samples);
+			c[9].d = table_error95(in, p->samples);
+		}
 	}
-	table_print(&t, o->format, flat_text, o->caption);
+	table_print(&t, o->format, stacks ? flat_text_stacks : flat_text,
+	    o->caption);
 	table_free(&t);
+	free(incl);
+	free(matched);
+	free(rows);
+	free(row_incl);
+	free(order);
 }
 
 static const struct col object_cols[] = {

@@ -7,6 +7,7 @@
  * as a regular file (a profile may name a FIFO) and kept only if its
  * build-id is the recorded one.
  */
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
@@ -103,25 +104,66 @@ build_id_path(const char *dir, const struct profil_object *o,
 	return path;
 }
 
+/*
+ * libdebuginfod, loaded when a server is named: linked in, it would load
+ * some forty libraries (curl, TLS, Kerberos, LDAP) at every start of
+ * profil, 10 to 40 ms, for what only DEBUGINFOD_URLS asks for.  libdw
+ * loads it the same way.
+ */
+struct debuginfod_calls {
+	debuginfod_client *(*begin)(void);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int,
+	    char **);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int,
+	    char **);
+	void (*end)(debuginfod_client *);
+};
+
+static const struct debuginfod_calls *
+debuginfod_calls(void)
+{
+	static struct debuginfod_calls calls;
+	static int tried;
+	void *lib;
+
+	if (tried)
+		return calls.begin != NULL ? &calls : NULL;
+	tried = 1;
+	if ((lib = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL)) == NULL)
+		return NULL;
+	calls.begin = (debuginfod_client *(*)(void))dlsym(lib, "debuginfod_begin");
+	calls.find_executable = (int (*)(debuginfod_client *,
+	    const unsigned char *, int, char **))dlsym(lib,
+	    "debuginfod_find_executable");
+	calls.find_debuginfo = (int (*)(debuginfod_client *,
+	    const unsigned char *, int, char **))dlsym(lib,
+	    "debuginfod_find_debuginfo");
+	calls.end = (void (*)(debuginfod_client *))dlsym(lib, "debuginfod_end");
+	if (calls.begin == NULL || calls.find_executable == NULL ||
+	    calls.find_debuginfo == NULL || calls.end == NULL)
+		calls.begin = NULL;
+	return calls.begin != NULL ? &calls : NULL;
+}
+
 /* The file or its debug file from a debuginfod server, or NULL. */
 static char *
 from_debuginfod(const struct profil_object *o, int *debug_only)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	const struct debuginfod_calls *d;
 	debuginfod_client *client;
 	char *path = NULL;
 	int fd;
 
 	if (urls == NULL || *urls == '\0' || o->build_id_len == 0 ||
-	    (client = debuginfod_begin()) == NULL)
+	    (d = debuginfod_calls()) == NULL || (client = d->begin()) == NULL)
 		return NULL;
-	fd = debuginfod_find_executable(client, o->build_id,
-	    (int)o->build_id_len, &path);
+	fd = d->find_executable(client, o->build_id, (int)o->build_id_len, &path);
 	if (fd < 0) {
 		free(path);
 		path = NULL;
-		fd = debuginfod_find_debuginfo(client, o->build_id,
-		    (int)o->build_id_len, &path);
+		fd = d->find_debuginfo(client, o->build_id, (int)o->build_id_len,
+		    &path);
 		*debug_only = fd >= 0;
 	}
 	if (fd >= 0)
@@ -130,7 +172,7 @@ from_debuginfod(const struct profil_object *o, int *debug_only)
 		free(path);
 		path = NULL;
 	}
-	debuginfod_end(client);
+	d->end(client);
 	return path;
 }
 

@@ -39,8 +39,9 @@ funcs_display_name(const char *symbol)
 	const char *at = strchr(symbol, '@');
 	char *d = demangle(symbol);
 
-	/* "clock_gettime@@GLIBC_2.17" is clock_gettime to a reader */
-	if (d == NULL && at != NULL && at > symbol) {
+	/* "clock_gettime@@GLIBC_2.17" is clock_gettime to a reader; a PLT
+	 * stub keeps its "@plt" */
+	if (d == NULL && at != NULL && at > symbol && strcmp(at, "@plt") != 0) {
 		d = xstrdup(symbol);
 		d[at - symbol] = '\0';
 	}
@@ -85,8 +86,10 @@ funcs_apportion(uint64_t count, const struct symtab_piece *pieces, size_t n,
 		unsigned __int128 best_rem = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			unsigned __int128 rem = (unsigned __int128)count *
-			    pieces[i].overlap - (unsigned __int128)share[i] * total;
+			unsigned __int128 want = (unsigned __int128)count *
+			    pieces[i].overlap, has = (unsigned __int128)share[i] * total;
+			/* one that got its extra sample already is past its share */
+			unsigned __int128 rem = want > has ? want - has : 0;
 
 			if (rem > best_rem) {
 				best_rem = rem;
@@ -98,6 +101,46 @@ funcs_apportion(uint64_t count, const struct symtab_piece *pieces, size_t n,
 	}
 }
 
+static int
+by_addr(const void *a, const void *b)
+{
+	const struct profil_bucket *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Object oi with 1-byte buckets made from the leaves of the call stacks,
+ * which keep the exact address of every sample: wide buckets (record -b)
+ * need not be shared between functions by guess then.  Its buckets are
+ * malloc'd; they add up to the object's samples (the reader checks it).
+ */
+static struct profil_object
+exact_object(const struct profil_profile *p, size_t oi)
+{
+	struct profil_object o = p->objects[oi];
+	size_t n = 0, out = 0;
+
+	o.buckets = xcalloc(p->nstacks + 1, sizeof *o.buckets);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_frame *leaf =
+		    &p->frames[p->stacks[i].frames[0]];
+
+		if (leaf->object == oi)
+			o.buckets[n++] = (struct profil_bucket){ leaf->addr,
+			    p->stacks[i].count };
+	}
+	qsort(o.buckets, n, sizeof *o.buckets, by_addr);
+	for (size_t i = 0; i < n; i++)
+		if (out > 0 && o.buckets[out - 1].addr == o.buckets[i].addr)
+			o.buckets[out - 1].count += o.buckets[i].count;
+		else
+			o.buckets[out++] = o.buckets[i];
+	o.nbuckets = out;
+	o.bucket_bytes = 1;
+	return o;
+}
+
 /*
  * Rows of object oi.  With inlines, a bucket in code the compiler
  * inlined goes to a row of the innermost function it came from (no
@@ -106,9 +149,9 @@ funcs_apportion(uint64_t count, const struct symtab_piece *pieces, size_t n,
  * (funcs_apportion).
  */
 static void
-object_rows(struct funcs *f, size_t *cap, size_t oi, int inlines)
+object_rows(struct funcs *f, size_t *cap, size_t oi,
+    const struct profil_object *o, int inlines)
 {
-	const struct profil_object *o = &f->p->objects[oi];
 	const char *name = NULL, *base = funcs_base_name(o->path);
 	uint64_t start = 1, end = 0, sum = 0, outside = 0;
 
@@ -262,7 +305,14 @@ build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 		if (warn && f->problems[i] != NULL)
 			cli_warn("%s: %s; its functions show as [%s]", o->path,
 			    f->problems[i], funcs_base_name(o->path));
-		object_rows(f, &cap, i, inlines);
+		if (o->bucket_bytes > 1 && p->nstacks > 0) {
+			struct profil_object exact = exact_object(p, i);
+
+			object_rows(f, &cap, i, &exact, inlines);
+			free(exact.buckets);
+		} else {
+			object_rows(f, &cap, i, o, inlines);
+		}
 	}
 	free(needed);
 	if (f->nrows > 1)

@@ -115,6 +115,7 @@ cut_name(uint64_t reason)
 	case PROFIL_CUT_NO_UNWIND: return "[stack cut: no unwind information]";
 	case PROFIL_CUT_BROKEN: return "[stack cut: no sensible caller]";
 	case PROFIL_CUT_NOT_TAKEN: return "[stack cut: no stack taken]";
+	case PROFIL_CUT_BEHIND: return "[stack cut: recorder behind]";
 	}
 	return "[stack cut]";
 }
@@ -137,7 +138,7 @@ add_line(struct lines *l, uint32_t func, const char *file, int line)
 /* The lines of a frame in an object: inlined functions, then its own. */
 static void
 object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
-    int inlines, struct lines *l)
+    int flags, struct lines *l)
 {
 	const struct profil_object *o = &s->p->objects[fr->object];
 	struct symtab *tab = f->tabs[fr->object];
@@ -160,7 +161,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 		    row, base, fr->object, 0, 0, 0 }), NULL, 0);
 		return;
 	}
-	if (inlines)
+	if (flags & STACKS_INLINES)
 		nin = symtab_inlines(tab, fr->addr, in, 16);
 	for (size_t j = 0; j + 1 < nin; j++) {
 		snprintf(key, sizeof key, "i%u:%s", fr->object, in[j].name);
@@ -171,7 +172,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 	if (nin > 0) {
 		file = in[nin - 1].file;
 		line = in[nin - 1].line;
-	} else {
+	} else if (!(flags & STACKS_NO_LINES)) {
 		file = symtab_source(tab, fr->addr, &line);
 	}
 	snprintf(key, sizeof key, "o%u:%llx:%s", fr->object,
@@ -182,7 +183,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 
 void
 stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
-    int inlines)
+    int flags)
 {
 	struct lines l = { NULL, 0, 0 };
 	char key[4200];
@@ -198,7 +199,7 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 
 		s->first[i] = l.n;
 		if (fr->object < p->nobjects) {
-			object_frame(s, f, fr, inlines, &l);
+			object_frame(s, f, fr, flags, &l);
 		} else if (fr->object == PROFIL_FRAME_KERNEL) {
 			name = f->ktab ? ksyms_lookup(f->ktab, fr->addr, &start,
 			    &end) : NULL;
@@ -272,12 +273,68 @@ same_name(const char *full, const char *name)
 	    strchr(name, '(') == NULL;
 }
 
+uint64_t *
+stacks_inclusive(const struct stacks *s)
+{
+	uint64_t *incl = xcalloc(s->nfuncs + 1, sizeof *incl);
+	uint32_t *seen = xcalloc(s->nfuncs + 1, sizeof *seen);
+	static uint32_t funcs[STACKS_MAX_DEPTH];
+
+	for (size_t i = 0; i < s->p->nstacks; i++) {
+		const struct profil_stack *st = &s->p->stacks[i];
+		size_t n = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
+
+		/* seen[f] == i + 1: already counted for this stack */
+		for (size_t k = 0; k < n; k++)
+			if (seen[funcs[k]] != i + 1) {
+				seen[funcs[k]] = (uint32_t)(i + 1);
+				incl[funcs[k]] += st->count;
+			}
+	}
+	free(seen);
+	return incl;
+}
+
 long
 stacks_find(const struct stacks *s, const char *name)
 {
-	for (size_t i = 0; i < s->nfuncs; i++)
-		if (same_name(s->funcs[i].function, name) ||
-		    strcmp(s->funcs[i].symbol, name) == 0)
-			return (long)i;
-	return -1;
+	uint64_t *incl = NULL;
+	long best = -1;
+
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		if (!same_name(s->funcs[i].function, name) &&
+		    strcmp(s->funcs[i].symbol, name) != 0)
+			continue;
+		if (best >= 0 && incl == NULL)
+			incl = stacks_inclusive(s);
+		if (best < 0 || incl[i] > incl[best])
+			best = (long)i;
+	}
+	free(incl);
+	return best;
+}
+
+long
+stacks_func_of_row(const struct stacks *s, const struct func_row *row)
+{
+	struct strmap *m = s->index;
+	char key[4200];
+	size_t k;
+
+	if (m->cap == 0)
+		return -1;
+	if (strcmp(row->object, "[kernel]") == 0)
+		snprintf(key, sizeof key, "k%llx:%s", (unsigned long long)row->start,
+		    row->symbol);
+	else if (row->object_index == FUNC_NO_OBJECT)
+		snprintf(key, sizeof key, "u");
+	else if (row->start == 0 && row->end == 0 && row->symbol[0] == '[')
+		snprintf(key, sizeof key, "o%zu:[]", row->object_index);
+	else if (row->start == 0 && row->end == 0)
+		snprintf(key, sizeof key, "i%zu:%s", row->object_index, row->symbol);
+	else
+		snprintf(key, sizeof key, "o%zu:%llx:%s", row->object_index,
+		    (unsigned long long)row->start, row->symbol);
+	k = strmap_slot(m, key);
+	return m->keys[k] != NULL ? (long)m->values[k] : -1;
 }

@@ -48,12 +48,18 @@ struct stacks {
 };
 
 /*
- * Name every frame of p with f's tables (f built on p); with inlines,
- * inlined functions are frames of their own.  Frames of a stack cut short
- * become a made-up function ("[stack cut: too deep]", ...).
+ * Name every frame of p with f's tables (f built on p); with
+ * STACKS_INLINES in flags, inlined functions are frames of their own.
+ * Frames of a stack cut short become a made-up function ("[stack cut:
+ * too deep]", ...).  Lines have their source file and line unless
+ * STACKS_NO_LINES (then NULL, 0): reading the line tables cost 0.1 s of
+ * CPU on bench/gen-big.py's program, and only views that show lines need
+ * them.
  */
+#define STACKS_INLINES	1
+#define STACKS_NO_LINES	2
 void stacks_name(struct stacks *s, const struct profil_profile *p,
-    struct funcs *f, int inlines);
+    struct funcs *f, int flags);
 void stacks_free(struct stacks *s);
 
 /*
@@ -63,8 +69,21 @@ void stacks_free(struct stacks *s);
 size_t stacks_funcs_of(const struct stacks *s, const struct profil_stack *st,
     uint32_t *out, size_t max);
 
-/* The function named name (as funcs_find matches it); -1 if none. */
+/*
+ * The function named name (as funcs_find matches it; the one with the
+ * most inclusive samples when several are); -1 if none.
+ */
 long stacks_find(const struct stacks *s, const char *name);
+
+/*
+ * Inclusive samples of every function into incl[0..nfuncs): the samples
+ * of the stacks it is on, each stack once however often it is on it.
+ * malloc'd.
+ */
+uint64_t *stacks_inclusive(const struct stacks *s);
+
+/* The function of the flat view's row (funcs.h); -1 if in no stack. */
+long stacks_func_of_row(const struct stacks *s, const struct func_row *row);
 
 /* Frames of one stack after inlines are expanded, at most. */
 #define STACKS_MAX_DEPTH	4096

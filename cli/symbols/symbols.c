@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "find.h"
+#include "scopes.h"
 #include "symbols.h"
 #include "vdso.h"
 
@@ -40,6 +41,8 @@ struct symtab {
 	size_t nmade, made_cap;
 	struct func *funcs;
 	size_t n, cap;
+	struct scope_index *scopes;	/* for symtab_inlines, made at its
+					   first call */
 };
 
 /* debuginfo_path is set at each open: --debug-dir and --symfs join it */
@@ -136,16 +139,123 @@ sort_by_start(struct func *funcs, size_t n)
 	free(buffer);
 }
 
+/* The section named name of elf, or NULL. */
+static Elf_Scn *
+section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) != NULL &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) != NULL &&
+		    strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* Keep name (malloc'd), made for code without a symbol, to free with t. */
+static void
+keep_made(struct symtab *t, char *name)
+{
+	/* doubled, not grown by one: a wide bucket makes thousands */
+	if (t->nmade == t->made_cap) {
+		t->made_cap = t->made_cap ? 2 * t->made_cap : 16;
+		t->made = xrealloc(t->made, t->made_cap * sizeof *t->made);
+	}
+	t->made[t->nmade++] = name;
+}
+
+/*
+ * The name of the function a PLT entry jumps to, "sin@plt", as objdump
+ * shows it: the entry's indirect jump (ff 25 disp32, perhaps after
+ * endbr64 and a bnd prefix) reads a GOT slot, which a JUMP_SLOT
+ * relocation of .rela.plt names.  No symbol table holds these names.
+ */
+static void
+add_plt_stubs(struct symtab *t, Dwfl_Module *mod, size_t *k)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec" };
+	GElf_Shdr rsh, dsh;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Scn *rscn, *dscn;
+	Elf_Data *rdata, *ddata;
+	size_t nrela;
+
+	if (elf == NULL || (rscn = section_named(elf, ".rela.plt", &rsh)) == NULL ||
+	    rsh.sh_type != SHT_RELA || rsh.sh_entsize == 0 ||
+	    (rdata = elf_getdata(rscn, NULL)) == NULL ||
+	    (dscn = elf_getscn(elf, rsh.sh_link)) == NULL ||
+	    gelf_getshdr(dscn, &dsh) == NULL ||
+	    (ddata = elf_getdata(dscn, NULL)) == NULL)
+		return;
+	nrela = rsh.sh_size / rsh.sh_entsize;
+	for (int p = 0; p < 2; p++) {
+		GElf_Shdr psh;
+		Elf_Scn *pscn = section_named(elf, plts[p], &psh);
+		Elf_Data *pdata;
+
+		if (pscn == NULL || psh.sh_type != SHT_PROGBITS ||
+		    (pdata = elf_getdata(pscn, NULL)) == NULL ||
+		    pdata->d_buf == NULL || pdata->d_size < psh.sh_size)
+			continue;
+		for (uint64_t at = 0; at + 16 <= psh.sh_size; at += 16) {
+			const unsigned char *e = (const unsigned char *)pdata->d_buf + at;
+			uint64_t got = 0, entry = psh.sh_addr + at;
+
+			for (int o = 0; o + 6 <= 16; o++)
+				if (e[o] == 0xff && e[o + 1] == 0x25) {
+					int32_t disp;
+
+					memcpy(&disp, e + o + 2, 4);
+					got = entry + (uint64_t)o + 6 + (uint64_t)(int64_t)disp;
+					break;
+				}
+			for (size_t r = 0; got != 0 && r < nrela; r++) {
+				GElf_Rela rela;
+				GElf_Sym sym;
+				const char *name;
+				char *made;
+
+				if (gelf_getrela(rdata, (int)r, &rela) == NULL ||
+				    rela.r_offset != got ||
+				    gelf_getsym(ddata, (int)GELF_R_SYM(rela.r_info),
+				    &sym) == NULL ||
+				    (name = elf_strptr(elf, dsh.sh_link, sym.st_name)) ==
+				    NULL || *name == '\0')
+					continue;
+				made = xmalloc(strlen(name) + 5);
+				sprintf(made, "%s@plt", name);
+				keep_made(t, made);
+				if (*k == t->cap) {
+					t->cap = t->cap ? 2 * t->cap : 16;
+					t->funcs = xrealloc(t->funcs, t->cap *
+					    sizeof *t->funcs);
+				}
+				t->funcs[(*k)++] = (struct func){ entry + bias,
+				    entry + bias + 16, made, 1 };
+				break;
+			}
+		}
+	}
+}
+
 static void
 read_functions(struct symtab *t, Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod), i;
 	size_t k = 0;
 
-	if (n <= 0)
-		return;
-	t->funcs = xcalloc((size_t)n, sizeof *t->funcs);
-	t->cap = (size_t)n;
+	if (n < 0)
+		n = 0;
+	t->funcs = xcalloc((size_t)n + 1, sizeof *t->funcs);
+	t->cap = (size_t)n + 1;
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -160,6 +270,7 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 		    GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
 		    GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2 };
 	}
+	add_plt_stubs(t, mod, &k);
 	sort_by_start(t->funcs, k);
 	/* one entry per address, with the name to show */
 	size_t out = 0;
@@ -333,6 +444,7 @@ symtab_close(struct symtab *t)
 	free(t->paths);
 	free(t->made);
 	free(t->funcs);
+	scopes_free(t->scopes);
 	free(t);
 }
 
@@ -414,12 +526,7 @@ make_function(struct symtab *t, uint64_t addr, size_t at)
 	name = xmalloc((size_t)len + 1);
 	snprintf(name, (size_t)len + 1, "%s+%#llx", t->base,
 	    (unsigned long long)start);
-	/* doubled, not grown by one: a wide bucket makes thousands */
-	if (t->nmade == t->made_cap) {
-		t->made_cap = t->made_cap ? 2 * t->made_cap : 16;
-		t->made = xrealloc(t->made, t->made_cap * sizeof *t->made);
-	}
-	t->made[t->nmade++] = name;
+	keep_made(t, name);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->funcs = xrealloc(t->funcs, t->cap * sizeof *t->funcs);
@@ -604,18 +711,18 @@ size_t
 symtab_inlines(struct symtab *t, uint64_t addr, struct symtab_frame *out,
     size_t max)
 {
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, scopes[16];
 	Dwarf_Addr bias;
-	size_t n = 0;
-	int nscopes;
+	size_t n = 0, nscopes;
 
 	if (!t->usable || max < 2 ||
 	    (cu = dwfl_module_addrdie(t->mod, addr, &bias)) == NULL)
 		return 0;
-	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
-	for (int i = 0; i < nscopes && n + 1 < max; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
-			continue;
+	if (t->scopes == NULL)
+		t->scopes = scopes_new();
+	nscopes = scopes_inlined(t->scopes, cu, addr - bias, scopes,
+	    sizeof scopes / sizeof scopes[0]);
+	for (size_t i = 0; i < nscopes && n + 1 < max; i++) {
 		if (n == 0) {
 			out[0].file = symtab_source(t, addr, &out[0].line);
 			if (out[0].file == NULL)
@@ -640,6 +747,5 @@ symtab_inlines(struct symtab *t, uint64_t addr, struct symtab_frame *out,
 		out[n + 1].file = call_site(t, cu, &scopes[i], &out[n + 1].line);
 		n++;
 	}
-	free(scopes);
 	return n == 0 ? 0 : n + 1;
 }

@@ -1,15 +1,144 @@
-// check-html.js PAGE.html SHOT.png - load a `profil report --html` page in
-// headless Chromium (/usr/bin/chromium) with the network cut off, and
-// check what a reader relies on: no console errors or failed requests,
+// check-html.js PAGE.html SHOT.png [EXPECT] - load a `profil report --html`
+// page in headless Chromium (/usr/bin/chromium) with the network cut off,
+// and check what a reader relies on: no console errors or failed requests,
 // the flat table and the pictures are there, a click on a heading sorts
-// the table, hovering a bar names a function.  Prints "ok" and writes a
-// screenshot; exits 1 with the reason otherwise.
+// the table, hovering a bar names a function, and the flame graph is
+// drawn (or says it needs stacks).  EXPECT, a JSON object, asks more of
+// the flame graph:
+//   total    the profile's samples: the root box's count
+//   zoom     a function: a click on its widest box spans the full width;
+//            a click on the root, then Reset, zoom back out; hovering it
+//            gives its samples, share and 95% error
+//   searches [{re, matched}]: re typed into the search box, the samples the
+//            page must say match (and their share of total, to 2 decimals)
+// Prints "ok" and writes a screenshot; exits 1 with the reasons otherwise.
 'use strict';
 const { chromium } = require('playwright-core');
 const path = require('path');
 
+// The Wilson interval's half-width in points, as the tables have it
+// (cli/report/table.c), written again here to check the page's.
+function error95(k, n) {
+	const z = 1.959964;
+	if (!n)
+		return 0;
+	const p = k / n;
+	return 100 * z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+}
+
+// Every drawn box: index, function, count, x, width, classes.
+async function boxes(page) {
+	return page.$$eval('#flame-svg g.fg-box', (gs) => gs.map((g) => {
+		const r = g.querySelector('rect');
+		return {
+			i: Number(g.getAttribute('data-i')), name: g.getAttribute('data-name'),
+			count: Number(g.getAttribute('data-count')),
+			x: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')),
+			cls: g.getAttribute('class'),
+		};
+	}));
+}
+
+const near = (a, b) => Math.abs(a - b) < 0.01;
+
+async function flame(page, expect, problems) {
+	if (await page.locator('#flame-none').count() > 0) {
+		if (expect.total !== undefined)
+			problems.push('flame graph: the page says there are no stacks');
+		return 'no stacks';
+	}
+	const width = Number(await page.locator('#flame-svg').getAttribute('width'));
+	let all = await boxes(page);
+	const root = all.find((b) => b.i === 0);
+	if (all.length < 2 || !root)
+		return problems.push('flame graph has ' + all.length + ' boxes'), '';
+	if (!near(root.x, 0) || !near(root.w, width))
+		problems.push('root box at ' + root.x + ' width ' + root.w + ' of ' + width);
+	if (expect.total !== undefined && root.count !== expect.total)
+		problems.push('root box has ' + root.count + ' samples, the profile ' + expect.total);
+	const total = root.count;
+	for (const b of all)
+		if (b.x < -0.01 || b.x + b.w > width + 0.01 || !near(b.w, width * b.count / total))
+			problems.push('box ' + b.name + ' at ' + b.x + '+' + b.w + ' for ' + b.count);
+
+	if (expect.zoom) {
+		const of = (list) => list.filter((b) => b.name === expect.zoom)
+			.sort((a, b) => b.count - a.count)[0];
+		const target = of(all);
+		if (!target)
+			return problems.push('no box for ' + expect.zoom), '';
+		const rect = (i) => page.locator('#flame-svg g.fg-box[data-i="' + i + '"] rect');
+		// from the page's own data: is box i under box a (or a itself)?
+		const parent = JSON.parse(await page.locator('#flame-data').textContent()).parent;
+		const under = (i, a) => { while (i > a) i = parent[i]; return i === a; };
+		const zoomed = async (how) => {
+			const now = await boxes(page), t = now.find((b) => b.i === target.i);
+			if (!t || !near(t.x, 0) || !near(t.w, width))
+				problems.push(how + ': ' + expect.zoom + ' does not span the width: ' +
+					JSON.stringify(t));
+			// what is drawn: its callers, full width and dimmed, and what it
+			// called, in proportion to it
+			for (const b of now) {
+				if (under(target.i, b.i) && b.i !== target.i) {
+					if (!near(b.x, 0) || !near(b.w, width) || !/fg-dim/.test(b.cls))
+						problems.push(how + ': caller ' + b.name + ' not full width, dimmed');
+				} else if (under(b.i, target.i)) {
+					if (!near(b.w, width * b.count / target.count) || b.x < -0.01 ||
+					    b.x + b.w > width + 0.01)
+						problems.push(how + ': ' + b.name + ' at ' + b.x + '+' + b.w);
+				} else {
+					problems.push(how + ': ' + b.name + ' drawn, not in the zoom');
+				}
+			}
+		};
+		const unzoomed = async (how) => {
+			const now = await boxes(page), t = now.find((b) => b.i === target.i);
+			if (now.length !== all.length || !t || !near(t.w, width * target.count / total))
+				problems.push(how + ' does not zoom out: ' + JSON.stringify(t));
+		};
+		await rect(target.i).click();
+		await zoomed('click');
+		await rect(0).click();
+		await unzoomed('a click on the root');
+		await rect(target.i).click();
+		await zoomed('click again');
+		await page.click('#flame-reset');
+		await unzoomed('Reset');
+
+		// hover: function, object, samples, share and its 95% error
+		await rect(target.i).hover();
+		const tip = page.locator('#flame-tip');
+		const text = (await tip.isVisible()) ? await tip.textContent() : '';
+		const want = target.count + ' samples, ' + (100 * target.count / total).toFixed(2) +
+			'% \u00b1 ' + error95(target.count, total).toFixed(2);
+		if (!text.includes(expect.zoom) || !text.includes(want))
+			problems.push('hover text "' + text + '" lacks "' + want + '"');
+	}
+
+	for (const search of expect.searches || []) {
+		await page.fill('#flame-search', search.re);
+		const shown = page.locator('#flame-match');
+		const matched = Number(await shown.getAttribute('data-samples'));
+		const text = await shown.textContent();
+		const share = (100 * search.matched / total).toFixed(2) + '%';
+		if (matched !== search.matched || !text.includes(share))
+			problems.push('search "' + search.re + '": ' + matched + ' samples, "' +
+				text + '"; want ' + search.matched + ', ' + share);
+		const re = new RegExp(search.re);
+		all = await boxes(page);
+		if (!all.some((b) => / fg-match/.test(b.cls)))
+			problems.push('search "' + search.re + '" highlights nothing');
+		for (const b of all)
+			if (/ fg-match/.test(b.cls) !== (b.i > 0 && re.test(b.name)))
+				problems.push('search "' + search.re + '": box ' + b.name +
+					(re.test(b.name) ? ' not' : '') + ' highlighted');
+	}
+	return all.length + ' boxes';
+}
+
 async function main() {
-	const [page_path, shot] = process.argv.slice(2);
+	const [page_path, shot, expect_json] = process.argv.slice(2);
+	const expect = expect_json ? JSON.parse(expect_json) : {};
 	const problems = [];
 	const browser = await chromium.launch({
 		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -29,6 +158,10 @@ async function main() {
 			problems.push('console ' + m.type() + ': ' + m.text());
 	});
 	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+	page.on('request', (r) => {
+		if (!r.url().startsWith('file:'))
+			problems.push('request: ' + r.url());
+	});
 	await page.goto('file://' + path.resolve(page_path));
 
 	const rows = await page.locator('#flat tbody tr').count();
@@ -55,6 +188,8 @@ async function main() {
 	if (!/samples/.test(title || ''))
 		problems.push('bar without a hover text: ' + title);
 
+	const drawn = await flame(page, expect, problems);
+
 	if (shot)
 		await page.screenshot({ path: shot, fullPage: true });
 	await browser.close();
@@ -62,7 +197,7 @@ async function main() {
 		console.log(problems.join('\n'));
 		process.exit(1);
 	}
-	console.log('ok: ' + rows + ' rows, ' + bars + ' bars');
+	console.log('ok: ' + rows + ' rows, ' + bars + ' bars, flame graph: ' + drawn);
 }
 
 main().catch((e) => { console.log('error: ' + e.message); process.exit(1); });

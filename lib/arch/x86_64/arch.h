@@ -6,6 +6,7 @@
 #ifndef PROFIL_ARCH_H
 #define PROFIL_ARCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <ucontext.h>
 
@@ -16,6 +17,22 @@ arch_context_pc(const void *ucontext)
 	const ucontext_t *uc = ucontext;
 
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+
+/* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+#define ARCH_NREGS 17
+
+/* The interrupted thread's registers, in DWARF order, for an unwinder. */
+static inline void
+arch_context_regs(const void *ucontext, uint64_t regs[ARCH_NREGS])
+{
+	static const int greg[ARCH_NREGS] = { REG_RAX, REG_RDX, REG_RCX, REG_RBX,
+		REG_RSI, REG_RDI, REG_RBP, REG_RSP, REG_R8, REG_R9, REG_R10,
+		REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP };
+	const ucontext_t *uc = ucontext;
+
+	for (int i = 0; i < ARCH_NREGS; i++)
+		regs[i] = (uint64_t)uc->uc_mcontext.gregs[greg[i]];
 }
 
 /*

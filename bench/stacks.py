@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""stacks.py - what call stacks cost: `profil record` with stacks against
+its flat profile and `perf record --call-graph dwarf`, on programs built
+without frame pointers, in one run.
+
+For each workload, runs it unprofiled, under `profil record
+--no-call-graph`, `profil record` (stacks), `perf record` (flat) and
+`perf record --call-graph dwarf`, all at RATE Hz, alternating, ROUNDS
+times; reports medians of:
+  - extra CPU (program + profiler, over the unprofiled run), and the two
+    targets: stacks at most 1.5 points above flat, and at most a third of
+    perf --call-graph dwarf's extra CPU;
+  - the recorder's own CPU per sample with stacks, less without: what
+    unwinding costs, and so how many samples it unwinds per CPU-second
+    (target: 20,000);
+  - the files: .prf with stacks for the run and a run 4x as long (target:
+    64 KiB, and the same size), perf.data with dwarf stacks;
+  - report --tree, --callers and --html on bench/gen-big.py's 50,000-
+    function program recorded with stacks (target: 100 ms each).
+
+usage: bench/stacks.py [BUILD_DIR [ROUNDS [RATE]]]   (build 5 1000)
+"""
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+RATE = sys.argv[3] if len(sys.argv) > 3 else "1000"
+PROFIL = os.path.abspath(os.path.join(BUILD, "profil"))
+WL = os.path.abspath(os.path.join(BUILD, "tests", "workload"))
+CXX = os.path.abspath(os.path.join(BUILD, "tests", "cxx-workload"))
+BIG = os.path.abspath(os.path.join(BUILD, "bench", "big", "big"))
+
+WORKLOADS = {
+    "single-thread 6:3:1": [WL, "split", "150"],
+    "4 threads 6:3:1": [WL, "threads", "4", "40"],
+    "leaf via 3 paths, qsort": [WL, "paths", "60"],
+    "C++ exceptions": [CXX, "throw", "100"],
+}
+
+
+def timed(cmd):
+    """(wall s, CPU s of cmd and its children) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, ((after.ru_utime - before.ru_utime) +
+                  (after.ru_stime - before.ru_stime))
+
+
+def caption(prf):
+    """(samples, program CPU s) from the report's caption."""
+    out = subprocess.run([PROFIL, "report", "--limit", "0", prf],
+                         capture_output=True, text=True, check=True).stdout
+    m = re.search(r"(\d+) samples, ([\d.]+) s CPU", out)
+    return int(m.group(1)), float(m.group(2))
+
+
+def configs(tmp, prog):
+    prf = os.path.join(tmp, "x.prf")
+    pdata = os.path.join(tmp, "perf.data")
+    return {
+        "unprofiled": prog,
+        "profil flat": [PROFIL, "record", "-q", "--no-call-graph", "-F", RATE,
+                        "-o", prf] + prog,
+        "profil stacks": [PROFIL, "record", "-q", "-F", RATE, "-o", prf] + prog,
+        "perf flat": ["perf", "record", "-q", "-e", "cpu-clock", "-F", RATE,
+                      "-o", pdata, "--"] + prog,
+        "perf dwarf": ["perf", "record", "-q", "-e", "cpu-clock", "-F", RATE,
+                       "--call-graph", "dwarf", "-o", pdata, "--"] + prog,
+    }
+
+
+def measure(name, prog, tmp):
+    cfg = configs(tmp, prog)
+    cpu = {k: [] for k in cfg}
+    recorder = {"profil flat": [], "profil stacks": []}
+    for _ in range(ROUNDS):
+        for k, cmd in cfg.items():
+            _, c = timed(cmd)
+            cpu[k].append(c)
+            if k in recorder:
+                n, prog_cpu = caption(os.path.join(tmp, "x.prf"))
+                recorder[k].append(((c - prog_cpu) / n, n))
+    base = statistics.median(cpu["unprofiled"])
+    extra = {k: 100 * (statistics.median(v) / base - 1) for k, v in cpu.items()}
+    per = {k: statistics.median(x[0] for x in v) for k, v in recorder.items()}
+    samples = statistics.median(x[1] for x in recorder["profil stacks"])
+    return extra, per, samples
+
+
+def sizes(tmp):
+    """.prf with stacks 1x and 4x, perf.data with dwarf stacks 1x."""
+    out = {}
+    for label, rounds in (("1x", "40"), ("4x", "160")):
+        prf = os.path.join(tmp, "s%s.prf" % label)
+        subprocess.run([PROFIL, "record", "-q", "-F", RATE, "-o", prf, WL,
+                        "split", rounds], check=True)
+        out[label] = os.path.getsize(prf)
+        pdata = os.path.join(tmp, "p%s.data" % label)
+        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", RATE,
+                        "--call-graph", "dwarf", "-o", pdata, "--", WL, "split",
+                        rounds], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        out["perf " + label] = os.path.getsize(pdata)
+    return out
+
+
+def big_reports(tmp):
+    if not os.access(BIG, os.X_OK):
+        return None
+    prf = os.path.join(tmp, "big.prf")
+    subprocess.run([PROFIL, "record", "-q", "-o", prf, BIG, "3"], check=True)
+    views = {
+        "--tree": [PROFIL, "report", "--tree", prf],
+        "--callers f00000": [PROFIL, "report", "--callers", "f00000", prf],
+        "--html": [PROFIL, "report", "--html", os.path.join(tmp, "b.html"), prf],
+        "flat": [PROFIL, "report", prf],
+    }
+    times = {k: [] for k in views}
+    for _ in range(7):
+        for k, cmd in views.items():
+            times[k].append(timed(cmd)[0] * 1000)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def main():
+    print("load average at start: %.2f %.2f %.2f" % os.getloadavg())
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = []
+        for name, prog in WORKLOADS.items():
+            rows.append((name,) + measure(name, prog, tmp))
+        print("\nMedians of %d alternating rounds at %s Hz: extra CPU "
+              "(program + profiler) over the unprofiled run" % (ROUNDS, RATE))
+        print("\n| workload | profil flat | profil stacks | stacks - flat | "
+              "perf flat | perf dwarf | profil stacks / perf dwarf | "
+              "recorder µs/sample, stacks - flat | unwinds per CPU-s |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, extra, per, samples in rows:
+            unwind = per["profil stacks"] - per["profil flat"]
+            print("| %s | %+.1f%% | %+.1f%% | %+.1f pt | %+.1f%% | %+.1f%% | "
+                  "%.2f | %.1f | %s |" % (
+                      name, extra["profil flat"], extra["profil stacks"],
+                      extra["profil stacks"] - extra["profil flat"],
+                      extra["perf flat"], extra["perf dwarf"],
+                      extra["profil stacks"] / extra["perf dwarf"]
+                      if extra["perf dwarf"] > 0 else float("nan"),
+                      unwind * 1e6,
+                      "%.0f" % (1 / unwind) if unwind > 0 else "-"))
+        s = sizes(tmp)
+        print("\n| run | profil .prf with stacks | perf.data, dwarf stacks |")
+        print("|---|---|---|")
+        for label in ("1x", "4x"):
+            print("| %s | %d bytes | %d bytes |" % (label, s[label],
+                                                    s["perf " + label]))
+        b = big_reports(tmp)
+        if b is None:
+            print("\n(no %s: make %s for the report times)" % (BIG, BIG))
+        else:
+            print("\n| 50,000 functions, with stacks | ms wall (median of 7) |")
+            print("|---|---|")
+            for k, v in b.items():
+                print("| report %s | %.1f |" % (k, v))
+    print("\nload average at end: %.2f %.2f %.2f" % os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,349 @@
+/*
+ * flame.c - the flame graph of `profil report --html`: the call stacks
+ * merged by function along each path into one tree (its root is every
+ * sample; drawn at the bottom), written as compact JSON that the page's
+ * script lays out, zooms and searches.  Invariant: the nodes go out in
+ * preorder, so a node's parent comes before it and a subtree is one run
+ * of indices; the script lays out and zooms in single passes over that.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+/*
+ * Boxes narrower than 1/FLAME_PRUNE of the samples are left out: at a
+ * page's width they are under a pixel, and without them the data is at
+ * most FLAME_PRUNE boxes a level, whatever the number of functions.
+ */
+#define FLAME_PRUNE 1000
+
+#define NONE ((size_t)-1)
+
+struct node {
+	uint64_t count;		/* samples with this path on their stack */
+	size_t parent;		/* NONE for the root */
+	uint32_t func;		/* into s->funcs; UINT32_MAX for the root */
+	size_t child, sibling;	/* first child, next sibling; 0: none (the
+				   root is no one's child) */
+};
+
+struct tree {
+	struct node *v;
+	size_t n, cap;
+	size_t *slots;		/* (parent, func) -> node, 0: empty */
+	size_t nslots;
+};
+
+static size_t
+slot_of(const struct tree *t, size_t parent, uint32_t func)
+{
+	uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15u) ^
+	    ((uint64_t)func * 0xc2b2ae3d27d4eb4fu);
+	size_t k = (size_t)(h ^ (h >> 29)) & (t->nslots - 1);
+
+	while (t->slots[k] != 0 && (t->v[t->slots[k]].parent != parent ||
+	    t->v[t->slots[k]].func != func))
+		k = (k + 1) & (t->nslots - 1);
+	return k;
+}
+
+static void
+grow_slots(struct tree *t)
+{
+	free(t->slots);
+	t->nslots = t->nslots ? 2 * t->nslots : 4096;
+	t->slots = xcalloc(t->nslots, sizeof *t->slots);
+	for (size_t i = 1; i < t->n; i++)
+		t->slots[slot_of(t, t->v[i].parent, t->v[i].func)] = i;
+}
+
+/* The child of parent for func, made when new. */
+static size_t
+child_of(struct tree *t, size_t parent, uint32_t func)
+{
+	size_t k;
+
+	if (2 * (t->n + 1) > t->nslots)
+		grow_slots(t);
+	k = slot_of(t, parent, func);
+	if (t->slots[k] != 0)
+		return t->slots[k];
+	if (t->n == t->cap) {
+		t->cap *= 2;
+		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+	}
+	t->v[t->n] = (struct node){ 0, parent, func, 0, t->v[parent].child };
+	t->v[parent].child = t->n;
+	t->slots[k] = t->n;
+	return t->n++;
+}
+
+static void
+build(struct tree *t, const struct stacks *s)
+{
+	static uint32_t funcs[STACKS_MAX_DEPTH];
+	const struct profil_profile *p = s->p;
+
+	t->cap = 1024;
+	t->v = xmalloc(t->cap * sizeof *t->v);
+	t->v[0] = (struct node){ 0, NONE, UINT32_MAX, 0, 0 };
+	t->n = 1;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		size_t depth = stacks_funcs_of(s, &p->stacks[i], funcs,
+		    STACKS_MAX_DEPTH), at = 0;
+
+		t->v[0].count += p->stacks[i].count;
+		/* funcs are leaf first; the tree grows from the outermost */
+		for (size_t k = depth; k-- > 0;) {
+			at = child_of(t, at, funcs[k]);
+			t->v[at].count += p->stacks[i].count;
+		}
+	}
+}
+
+/* For sorting the children of a node: most samples first, then by name. */
+static const struct stacks *sort_stacks;
+static const struct node *sort_nodes;
+
+static int
+by_count(const void *a, const void *b)
+{
+	const struct node *x = &sort_nodes[*(const size_t *)a];
+	const struct node *y = &sort_nodes[*(const size_t *)b];
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	c = strcmp(sort_stacks->funcs[x->func].function,
+	    sort_stacks->funcs[y->func].function);
+	return c ? c : (x->func > y->func) - (x->func < y->func);
+}
+
+/*
+ * A JSON string that is also safe as the text of a <script> element:
+ * < > & as \u escapes, so no name can close the element or look like
+ * markup (C++ names are full of them).
+ */
+static void
+json_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+static const char intro[] =
+"<h2 id=\"flame-graph\">Flame graph</h2>\n"
+"<p>The call stacks merged by function: each box is a function, the "
+"functions it called above it, the root (every sample) at the bottom; "
+"its width is its samples, with it anywhere on the stack. Click a box to "
+"zoom into it, the bottom box or <i>Reset</i> to zoom out. "
+"<span class=\"key\" style=\"background:#e8793a\"></span>program and "
+"libraries, <span class=\"key\" style=\"background:#6fa8dc\"></span>kernel, "
+"<span class=\"key\" style=\"background:#a9a9a9\"></span>stack cut (the "
+"unwinder stopped; the box says why), "
+"<span class=\"key\" style=\"background:#d020e0\"></span>search match.</p>\n";
+
+static const char tools[] =
+"<div class=\"fg-tools\"><input id=\"flame-search\" type=\"search\" "
+"placeholder=\"search functions: regex or text\" aria-label=\"search "
+"functions (a regular expression, or plain text)\" size=\"36\">"
+"<button id=\"flame-reset\" type=\"button\">Reset zoom</button>"
+"<span id=\"flame-match\" aria-live=\"polite\"></span></div>\n"
+"<div class=\"flame\" id=\"flame\"><svg id=\"flame-svg\" "
+"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"flame "
+"graph\"></svg><div class=\"fg-tip\" id=\"flame-tip\" hidden></div></div>\n";
+
+/*
+ * The page's script: lays the boxes out from the preorder data, draws the
+ * ones at least half a pixel wide (a subtree narrower than that is
+ * skipped whole), and redraws on zoom, search and resize.  Names reach
+ * the page only through textContent and setAttribute, never as markup.
+ */
+static const char script[] =
+"(function(){\n"
+"var el=document.getElementById('flame-data');if(!el)return;\n"
+"var d=JSON.parse(el.textContent),n=d.count.length,total=d.total;\n"
+"var box=document.getElementById('flame'),svg=document.getElementById('flame-svg');\n"
+"var tip=document.getElementById('flame-tip'),search=document.getElementById('flame-search');\n"
+"var shown=document.getElementById('flame-match'),NS='http://www.w3.org/2000/svg',ROW=18;\n"
+"var x0=new Float64Array(n),used=new Float64Array(n),depth=new Int32Array(n),end=new Int32Array(n);\n"
+"var deepest=0,zoom=0,matches=null,i;\n"
+"for(i=1;i<n;i++){var p=d.parent[i];depth[i]=depth[p]+1;x0[i]=x0[p]+used[p];\n"
+" used[p]+=d.count[i];if(depth[i]>deepest)deepest=depth[i];}\n"
+"for(i=n-1;i>=0;i--){if(end[i]<i)end[i]=i;if(i>0&&end[d.parent[i]]<end[i])end[d.parent[i]]=end[i];}\n"
+"function fn(i){return d.func[i]<0?null:d.funcs[d.func[i]];}\n"
+"function name(i){var f=fn(i);return f?f[0]:'all';}\n"
+/* the Wilson interval of the tables (table_error95), in points */
+"function err95(k,n){var z=1.959964,p;if(!n)return 0;p=k/n;\n"
+" return 100*z*Math.sqrt(p*(1-p)/n+z*z/(4*n*n))/(1+z*z/n);}\n"
+"function pct(k){return total?100*k/total:0;}\n"
+"function colour(i){var f=fn(i),h=0,s,k;if(!f)return '#c8c8c8';\n"
+" if(f[2]&2)return '#a9a9a9';if(f[2]&4)return '#d3d3d3';\n"
+" for(s=f[0],k=0;k<s.length;k++)h=(h*31+s.charCodeAt(k))>>>0;\n"
+" if(f[2]&1)return 'hsl('+(195+h%30)+',60%,'+(62+(h>>>8)%14)+'%)';\n"
+" return 'hsl('+(h%50)+',85%,'+(56+(h>>>8)%14)+'%)';}\n"
+"function fit(s,w){var c=Math.floor((w-6)/7);return c<2?'':s.length<=c?s:s.slice(0,c-1)+'\\u2026';}\n"
+"function add(frag,i,x,w,dim){\n"
+" var g=document.createElementNS(NS,'g'),r=document.createElementNS(NS,'rect'),y=(deepest-depth[i])*ROW;\n"
+" g.setAttribute('class','fg-box'+(dim?' fg-dim':'')+(matches&&matches[i]?' fg-match':''));\n"
+" g.setAttribute('data-i',i);g.setAttribute('data-name',name(i));g.setAttribute('data-count',d.count[i]);\n"
+" r.setAttribute('x',x);r.setAttribute('y',y);r.setAttribute('width',w);r.setAttribute('height',ROW-1);\n"
+" r.setAttribute('fill',colour(i));g.appendChild(r);\n"
+" var t=fit(name(i),w);if(t){var e=document.createElementNS(NS,'text');\n"
+"  e.setAttribute('x',x+3);e.setAttribute('y',y+ROW-5);e.textContent=t;g.appendChild(e);}\n"
+" frag.appendChild(g);}\n"
+"function render(){\n"
+" var W=box.clientWidth||960,H=(deepest+1)*ROW,scale=W/d.count[zoom],lo=x0[zoom],frag=document.createDocumentFragment(),a;\n"
+" svg.setAttribute('width',W);svg.setAttribute('height',H);svg.setAttribute('viewBox','0 0 '+W+' '+H);\n"
+" for(a=zoom;a>=0;a=d.parent[a])add(frag,a,0,W,a!==zoom);\n"
+" for(i=zoom+1;i<=end[zoom];i++){var w=d.count[i]*scale;\n"
+"  if(w<0.5){i=end[i];continue;}add(frag,i,(x0[i]-lo)*scale,w,false);}\n"
+" while(svg.firstChild)svg.removeChild(svg.firstChild);svg.appendChild(frag);}\n"
+"function boxOf(e){var g=e.target.closest?e.target.closest('g.fg-box'):null;return g?+g.getAttribute('data-i'):-1;}\n"
+"svg.addEventListener('click',function(e){var i=boxOf(e);if(i>=0){zoom=i;render();}});\n"
+"svg.addEventListener('mousemove',function(e){var i=boxOf(e);if(i<0){tip.hidden=true;return;}\n"
+" var f=fn(i),lines=[name(i),!f?'every sample':f[2]&2?'the unwinder stopped here':\n"
+"  f[1]+(f[2]&1?' (kernel)':''),\n"
+"  d.count[i]+' samples, '+pct(d.count[i]).toFixed(2)+'% \\u00b1 '+err95(d.count[i],total).toFixed(2)+' of all'];\n"
+" while(tip.firstChild)tip.removeChild(tip.firstChild);\n"
+" lines.forEach(function(s,k){var e=document.createElement(k?'div':'b');e.textContent=s;tip.appendChild(e);});\n"
+" var r=box.getBoundingClientRect(),x=e.clientX-r.left+14;\n"
+" tip.hidden=false;if(x+tip.offsetWidth>r.width)x=Math.max(0,e.clientX-r.left-14-tip.offsetWidth);\n"
+" tip.style.left=x+'px';tip.style.top=(e.clientY-r.top+14)+'px';});\n"
+"svg.addEventListener('mouseleave',function(){tip.hidden=true;});\n"
+"document.getElementById('flame-reset').addEventListener('click',function(){zoom=0;render();});\n"
+/* a sample counts once: only matches with no match below them on the stack add */
+"function find(){var q=search.value,test,fm,under,sum=0;\n"
+" if(!q){matches=null;shown.textContent='';shown.removeAttribute('data-samples');render();return;}\n"
+" try{var re=new RegExp(q);test=function(s){return re.test(s);};}\n"
+" catch(x){test=function(s){return s.indexOf(q)>=0;};}\n"
+" fm=d.funcs.map(function(f){return test(f[0]);});matches=new Uint8Array(n);under=new Uint8Array(n);\n"
+" for(i=1;i<n;i++){var p=d.parent[i];under[i]=under[p]||matches[p];matches[i]=fm[d.func[i]]?1:0;\n"
+"  if(matches[i]&&!under[i])sum+=d.count[i];}\n"
+" shown.setAttribute('data-samples',sum);\n"
+" shown.textContent='matched: '+pct(sum).toFixed(2)+'% \\u00b1 '+err95(sum,total).toFixed(2)+\n"
+"  ' of all ('+sum+' of '+total+' samples)';render();}\n"
+"search.addEventListener('input',find);\n"
+"window.addEventListener('resize',render);\n"
+"if(search.value)find();else render();\n"
+"})();\n";
+
+void
+report_flame_html(FILE *fp, const struct profil_profile *p,
+    const struct stacks *s)
+{
+	struct tree t = { 0 };
+	size_t *order, *stack, *kids, *newpos, *size, norder = 0, nstack = 0;
+	uint32_t *fmap, nf = 0;
+	uint64_t total, least, pruned_samples = 0;
+	size_t pruned = 0;
+
+	if (p->nstacks == 0) {
+		fputs("<h2 id=\"flame-graph\">Flame graph</h2>\n<p id=\"flame-none\">"
+		    "The flame graph needs call stacks, and this profile has none: "
+		    "record with the perf engine, without --no-call-graph.</p>\n",
+		    fp);
+		return;
+	}
+	build(&t, s);
+	total = t.v[0].count;
+	/* count * FLAME_PRUNE >= total, without overflowing */
+	least = total / FLAME_PRUNE + (total % FLAME_PRUNE != 0);
+	/* subtree sizes, to count what pruning leaves out; children come
+	   after their parent in creation order */
+	size = xmalloc(t.n * sizeof *size);
+	for (size_t i = 0; i < t.n; i++)
+		size[i] = 1;
+	for (size_t i = t.n; i-- > 1;)
+		size[t.v[i].parent] += size[i];
+
+	/* preorder, heaviest child first, pruned subtrees left out */
+	order = xmalloc(t.n * sizeof *order);
+	stack = xmalloc(t.n * sizeof *stack);
+	kids = xmalloc(t.n * sizeof *kids);
+	newpos = xmalloc(t.n * sizeof *newpos);
+	sort_stacks = s;
+	sort_nodes = t.v;
+	stack[nstack++] = 0;
+	while (nstack > 0) {
+		size_t at = stack[--nstack], nkids = 0;
+
+		newpos[at] = norder;
+		order[norder++] = at;
+		for (size_t c = t.v[at].child; c != 0; c = t.v[c].sibling) {
+			if (t.v[c].count >= least) {
+				kids[nkids++] = c;
+			} else {
+				pruned += size[c];
+				pruned_samples += t.v[c].count;
+			}
+		}
+		qsort(kids, nkids, sizeof *kids, by_count);
+		while (nkids > 0)
+			stack[nstack++] = kids[--nkids];
+	}
+
+	fputs(intro, fp);
+	fputs(tools, fp);
+	if (pruned > 0)
+		fprintf(fp, "<p class=\"fg-note\">Boxes under 0.1%% of the samples "
+		    "(fewer than %llu) are left out: %zu of %zu boxes; %.2f%% of "
+		    "the samples have one on their stack (the gaps above their "
+		    "callers). The search counts only the boxes drawn.</p>\n",
+		    (unsigned long long)least, pruned, t.n - 1,
+		    report_percent(pruned_samples, total));
+
+	/* the function table holds only what the boxes use */
+	fmap = xmalloc(s->nfuncs * sizeof *fmap);
+	for (size_t i = 0; i < s->nfuncs; i++)
+		fmap[i] = UINT32_MAX;
+	fprintf(fp, "<script type=\"application/json\" id=\"flame-data\">"
+	    "{\"total\":%llu,\"funcs\":[", (unsigned long long)total);
+	for (size_t k = 1; k < norder; k++) {
+		uint32_t fi = t.v[order[k]].func;
+		const struct stack_func *fn = &s->funcs[fi];
+
+		if (fmap[fi] != UINT32_MAX)
+			continue;
+		fmap[fi] = nf++;
+		fputs(nf > 1 ? ",\n[" : "\n[", fp);
+		json_string(fp, fn->function);
+		fputc(',', fp);
+		json_string(fp, fn->object);
+		/* 1 kernel, 2 stack cut, 4 unknown code */
+		fprintf(fp, ",%d]", (fn->kernel ? 1 : 0) | (fn->cut ? 2 : 0) |
+		    (strcmp(fn->object, "[unknown]") == 0 ? 4 : 0));
+	}
+	fputs("],\n\"parent\":[-1", fp);
+	for (size_t k = 1; k < norder; k++)
+		fprintf(fp, ",%zu", newpos[t.v[order[k]].parent]);
+	fputs("],\n\"func\":[-1", fp);
+	for (size_t k = 1; k < norder; k++)
+		fprintf(fp, ",%u", fmap[t.v[order[k]].func]);
+	fputs("],\n\"count\":[", fp);
+	for (size_t k = 0; k < norder; k++)
+		fprintf(fp, k ? ",%llu" : "%llu",
+		    (unsigned long long)t.v[order[k]].count);
+	fprintf(fp, "]}</script>\n<script>\n%s</script>\n", script);
+
+	free(fmap);
+	free(newpos);
+	free(kids);
+	free(stack);
+	free(order);
+	free(size);
+	free(t.slots);
+	free(t.v);
+}

@@ -1,0 +1,95 @@
+/*
+ * stackring.c - the writer's side of the capture ring (stackring.h).
+ * Async-signal-safety rules: no locks, no allocation, no stdio, raw
+ * system calls only; memory of the program is read without ever
+ * faulting (process_vm_readv).
+ */
+#include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "stackring.h"
+
+/*
+ * Where this thread's stack was found to end, so that the next copy stops
+ * short of it: the top of a stack does not move.  Initial-exec TLS: read
+ * from a signal handler without a call into the loader.
+ */
+static __thread uintptr_t stack_end __attribute__((tls_model("initial-exec")));
+
+#define PAGE 4096
+#define MAX_PAGES 20		/* iovecs: a 64 KiB copy over 17 pages */
+
+_Static_assert(ARCH_NREGS == STACKRING_NREGS, "one register set");
+
+/*
+ * Copy [from, from + n) up to the first page that cannot be read, by
+ * process_vm_readv on ourselves: it stops there instead of faulting (a
+ * fault would reach the program's own SIGSEGV handler, if it has one,
+ * or kill a program that reset SIGSEGV to its default), a page to an
+ * iovec so that it copies all it can.  Where that call is refused (a
+ * seccomp filter), nothing is copied: the stack is cut at its leaf.
+ */
+static uint64_t
+copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
+{
+	struct iovec local[MAX_PAGES], remote[MAX_PAGES];
+	uint64_t done = 0;
+	int k = 0;
+	long got;
+
+	if (stack_end != 0 && from + n > stack_end)
+		n = stack_end > from ? stack_end - from : 0;
+	while (done < n && k < MAX_PAGES) {
+		uintptr_t at = from + done;
+		uint64_t chunk = PAGE - at % PAGE;
+
+		if (chunk > n - done)
+			chunk = n - done;
+		local[k] = (struct iovec){ dst + done, chunk };
+		remote[k++] = (struct iovec){ (void *)at, chunk };
+		done += chunk;
+	}
+	if (k == 0)
+		return 0;
+	got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), local, k,
+	    remote, k, 0);
+	if (got < 0)
+		return 0;
+	if ((uint64_t)got < done)	/* the stack ends there */
+		stack_end = from + (uint64_t)got;
+	return (uint64_t)got;
+}
+
+int
+stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
+    uint32_t tid, uint64_t weight, uint64_t kernel_weight)
+{
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	struct stackring_slot *s;
+	uint64_t regs[ARCH_NREGS];
+
+	do {
+		if (h - atomic_load_explicit(&r->tail, memory_order_acquire) >=
+		    r->nslots) {
+			atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+			return -1;
+		}
+	} while (!atomic_compare_exchange_weak_explicit(&r->head, &h, h + 1,
+	    memory_order_acq_rel, memory_order_relaxed));
+	s = (struct stackring_slot *)((char *)r + r->slots_offset +
+	    (h & (r->nslots - 1)) * r->slot_bytes);
+	arch_context_regs(ucontext, regs);
+	memcpy(s->regs, regs, sizeof s->regs);
+	s->tag = tag;
+	s->tid = tid;
+	s->weight = weight;
+	s->kernel_weight = kernel_weight;
+	s->stack_addr = regs[7] - STACKRING_RED_ZONE;
+	s->size = copy_stack(s->data, (uintptr_t)s->stack_addr, r->stack_size);
+	atomic_store_explicit(&s->seq, h + 1, memory_order_release);
+	return 0;
+}

@@ -1,0 +1,353 @@
+/*
+ * test-stacks.c - call stacks end to end: programs built without frame
+ * pointers (tests/workload.c, cxx-workload.cc) recorded with the perf
+ * engine, read back through `profil report --callers/--tree/--sort
+ * inclusive` and `profil export --format folded`.  Shares are checked
+ * with margins from the sample counts (4 standard errors); totals exactly.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+static char cxx[PATH_MAX];
+
+/* The folded stacks of prf (export --format folded -o -). */
+static void
+folded(const char *prf, struct run *r)
+{
+	char *argv[] = { profil_bin, "export", "--format", "folded", "-o", "-",
+	    (char *)prf, NULL };
+
+	run(r, argv);
+	if (r->status != 0)
+		fail_msg("export folded exited %d: %s", r->status, r->err);
+}
+
+/*
+ * Samples of the folded stacks that hold every one of the frames needles
+ * (";"-separated names, matched whole), and of all stacks.
+ */
+static double
+stacks_with(const char *text, const char *const *needles, double *all)
+{
+	double with = 0;
+
+	*all = 0;
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n'), *sp;
+		char stack[16384];
+		double n;
+		int every = 1;
+
+		if (nl == NULL)
+			nl = line + strlen(line);
+		sp = nl;
+		while (sp > line && sp[-1] != ' ')
+			sp--;
+		n = atof(sp);
+		snprintf(stack, sizeof stack, ";%.*s;", (int)(sp - line - 1), line);
+		for (int i = 0; needles[i] != NULL; i++) {
+			char want[512];
+
+			snprintf(want, sizeof want, ";%s;", needles[i]);
+			every &= strstr(stack, want) != NULL;
+		}
+		*all += n;
+		if (every)
+			with += n;
+		line = *nl ? nl + 1 : nl;
+	}
+	return with;
+}
+
+/* share of n in total is want, within 4 standard errors (and 1 point) */
+static void
+assert_share(const char *what, double n, double total, double want)
+{
+	double margin = harness_margin(want, total, 4, 0.01);
+
+	if (total < 100)
+		fail_msg("%s: only %.0f samples", what, total);
+	if (fabs(n / total - want) > margin)
+		fail_msg("%s: %.0f of %.0f (%.1f%%), want %.0f%% +- %.1f", what, n,
+		    total, 100 * n / total, 100 * want, 100 * margin);
+}
+
+/* At least 97% of the samples have main (or a thread's start) below them. */
+static void
+assert_reaches(const char *prf, const char *const *roots)
+{
+	struct run r;
+	double all, reached = 0;
+
+	folded(prf, &r);
+	for (int i = 0; roots[i] != NULL; i++) {
+		const char *one[] = { roots[i], NULL };
+
+		reached += stacks_with(r.out, one, &all);
+	}
+	if (reached < 0.97 * all)
+		fail_msg("%s: %.0f of %.0f samples unwound to %s", prf, reached, all,
+		    roots[0]);
+}
+
+/* The flat profile and the stacks agree: same total, same leaves. */
+static void
+assert_totals_agree(const char *prf)
+{
+	struct shares s;
+	struct run r;
+	double all, leaves = 0;
+
+	report(&s, prf);
+	folded(prf, &r);
+	(void)stacks_with(r.out, (const char *[]){ NULL }, &all);
+	if (all != s.total)
+		fail_msg("%s: the stacks have %.0f samples, the flat view %.0f", prf,
+		    all, s.total);
+	/* six's samples as a leaf: lines ending in ";six " */
+	for (const char *at = r.out; (at = strstr(at, ";six ")) != NULL; at += 5)
+		leaves += atof(at + 5);
+	if (leaves != samples_of(&s, "six", NULL))
+		fail_msg("%s: six is the leaf of %.0f samples, has %.0f", prf,
+		    leaves, samples_of(&s, "six", NULL));
+}
+
+/*
+ * leaf() is reached three ways, 5:3:2: from via_a(), from via_b(), and
+ * from cmp_leaf(), which the C library's qsort() calls; built without
+ * frame pointers.  The callers' shares come out 5:3:2, the qsort path
+ * goes through libc, and the samples unwind to main.
+ */
+static void
+test_paths_in_known_proportions(void **state)
+{
+	static const char *const engines[] = { "perf", "timer" };
+
+	(void)state;
+	for (size_t e = 0; e < 2; e++) {
+		const char *prf = tmp(e ? "paths-timer.prf" : "paths.prf");
+		char *prog[] = { workload, "paths", "25", NULL };
+		char *callers[] = { profil_bin, "report", "--callers", "leaf",
+		    "--format", "csv", (char *)prf, NULL };
+		char *via_qsort[] = { profil_bin, "report", "--callers",
+		    "cmp_leaf", "--format", "csv", (char *)prf, NULL };
+		struct shares c;
+		double total;
+
+		record_with(engines[e], prf, prog);
+		report_run(&c, callers);
+		total = c.total;
+		assert_share(engines[e], samples_of(&c, "via_a", NULL), total, 0.5);
+		assert_share(engines[e], samples_of(&c, "via_b", NULL), total, 0.3);
+		assert_share(engines[e], samples_of(&c, "cmp_leaf", NULL), total,
+		    0.2);
+		/* the comparator's caller is qsort's code, in the C library */
+		report_run(&c, via_qsort);
+		if (samples_of(&c, NULL, "libc.so.6") < 0.9 * c.total)
+			fail_msg("%s: cmp_leaf's callers are not libc's:\n%s",
+			    engines[e], c.csv);
+		assert_reaches(prf, (const char *[]){ "main", NULL });
+		assert_totals_agree(prf);
+	}
+}
+
+/* The stack of a C++ exception in flight unwinds through the runtime. */
+static void
+test_cxx_exceptions(void **state)
+{
+	const char *prf = tmp("throw.prf");
+	char *prog[] = { cxx, "throw", "30", NULL };
+	struct run r;
+	double all, through;
+
+	(void)state;
+	record_ok(prf, prog);
+	folded(prf, &r);
+	through = stacks_with(r.out, (const char *[]){ "main",
+	    "geo::catcher(long)", "geo::dive(int)", "__cxa_throw", NULL }, &all);
+	/* most of the time is the runtime's, under __cxa_throw */
+	if (through < 0.5 * all)
+		fail_msg("%.0f of %.0f samples under main;catcher;dive;__cxa_throw\n"
+		    "%.2000s", through, all, r.out);
+	assert_reaches(prf, (const char *[]){ "main", NULL });
+}
+
+/*
+ * Deep recursion: stacks deeper than the unwinder goes are cut and the
+ * cut counted, and a stack copy too small for the stack is said so.
+ */
+static void
+test_deep_recursion(void **state)
+{
+	const char *prf = tmp("deep.prf"), *small = tmp("deep-small.prf");
+	char *prog[] = { workload, "deep", "300", "200", NULL };
+	char *rec_small[] = { profil_bin, "record", "-q", "-F", "5000",
+	    "--stack-size", "1024", "-o", (char *)small, workload, "deep", "300",
+	    "100", NULL };
+	struct run r;
+	double all, cut, deep_leaf;
+
+	(void)state;
+	record_ok(prf, prog);
+	folded(prf, &r);
+	cut = stacks_with(r.out, (const char *[]){ "[stack cut: too deep]",
+	    NULL }, &all);
+	deep_leaf = stacks_with(r.out, (const char *[]){ "deep", "leaf", NULL },
+	    &all);
+	if (cut < 0.9 * deep_leaf || deep_leaf < 100)
+		fail_msg("%.0f of %.0f samples in leaf under deep are cut as too "
+		    "deep", cut, deep_leaf);
+	assert_totals_agree(prf);
+	run(&r, rec_small);
+	assert_int_equal(r.status, 0);
+	folded(small, &r);
+	cut = stacks_with(r.out, (const char *[]){ "[stack cut: past the stack "
+	    "copied]", NULL }, &all);
+	if (cut < 0.5 * all)
+		fail_msg("%.0f of %.0f samples cut at a 1 KiB stack copy", cut, all);
+}
+
+/* A signal handler's stack goes on past the signal frame to main. */
+static void
+test_signal_handler(void **state)
+{
+	const char *prf = tmp("signal.prf");
+	char *prog[] = { workload, "signal", "200", NULL };
+	struct run r;
+	double all, in_handler, through;
+
+	(void)state;
+	record_ok(prf, prog);
+	folded(prf, &r);
+	in_handler = stacks_with(r.out, (const char *[]){ "on_sigprof", NULL },
+	    &all);
+	through = stacks_with(r.out, (const char *[]){ "main", "via_a",
+	    "__restore_rt", "on_sigprof", NULL }, &all);
+	if (in_handler < 20 || through < 0.9 * in_handler)
+		fail_msg("%.0f samples in the handler, %.0f of them under "
+		    "main;...;__restore_rt", in_handler, through);
+}
+
+/* Threads: each thread's stacks end at its start routine. */
+static void
+test_threads(void **state)
+{
+	const char *prf = tmp("threads.prf");
+	char *prog[] = { workload, "threads", "4", "20", NULL };
+	struct run r;
+	double all, threads;
+
+	(void)state;
+	record_ok(prf, prog);
+	folded(prf, &r);
+	threads = stacks_with(r.out, (const char *[]){ "thread_main", "split",
+	    "six", NULL }, &all);
+	assert_share("thread_main;split;six", threads, all, 0.6);
+	assert_reaches(prf, (const char *[]){ "thread_main", "main", NULL });
+	assert_totals_agree(prf);
+}
+
+/* A child that execs, a static binary, a stripped one with a debuglink. */
+static void
+test_children_static_and_stripped(void **state)
+{
+	const char *fe = tmp("fe.prf"), *st = tmp("static.prf");
+	const char *dl = tmp("debuglink.prf"), *bin = tmp("wl-stripped");
+	char *forkexec[] = { workload, "forkexec", "40", NULL };
+	char *stat[] = { workload_static, "split", "40", NULL };
+	char *stripped[] = { (char *)bin, "split", "40", NULL };
+	char cmd[4 * PATH_MAX];
+	struct run r;
+	double all, both;
+
+	(void)state;
+	record_ok(fe, forkexec);
+	folded(fe, &r);
+	both = stacks_with(r.out, (const char *[]){ "main", "split", "six",
+	    NULL }, &all);
+	assert_share("main;split;six in both processes", both, all, 0.6);
+	assert_reaches(fe, (const char *[]){ "main", NULL });
+
+	record_ok(st, stat);
+	assert_reaches(st, (const char *[]){ "main", NULL });
+	assert_totals_agree(st);
+
+	/* the debug file beside it, found by its .gnu_debuglink */
+	snprintf(cmd, sizeof cmd, "cp %s %s && objcopy --only-keep-debug %s "
+	    "%s.debug && strip --strip-all %s && objcopy "
+	    "--add-gnu-debuglink=%s.debug %s", workload, bin, bin, bin, bin, bin,
+	    bin);
+	assert_int_equal(system(cmd), 0);
+	record_ok(dl, stripped);
+	assert_reaches(dl, (const char *[]){ "main", NULL });
+	folded(dl, &r);
+	both = stacks_with(r.out, (const char *[]){ "main", "split", "six",
+	    NULL }, &all);
+	assert_share("main;split;six, named from the debug file", both, all, 0.6);
+}
+
+/*
+ * PLT stubs have no symbol: a program calling labs() in a loop spends a
+ * share in "labs@plt", named from the stub's GOT slot and .rela.plt, and
+ * called from main.
+ */
+static void
+test_plt_stubs_named(void **state)
+{
+	const char *src = tmp("plt.c"), *bin = tmp("plt"), *prf = tmp("plt.prf");
+	char *prog[] = { (char *)bin, NULL };
+	char *callers[] = { profil_bin, "report", "--callers", "labs@plt",
+	    "--format", "csv", (char *)prf, NULL };
+	char cmd[3 * PATH_MAX];
+	struct shares s;
+	FILE *f;
+
+	(void)state;
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("#include <stdio.h>\n#include <stdlib.h>\nint main(void)\n{\n"
+	    "\tlong s = 0;\n\tfor (long i = 0; i < 60000000; i++)\n"
+	    "\t\ts += labs(i - 5);\n\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n", f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -o %s %s", bin, src);
+	assert_int_equal(system(cmd), 0);
+	record_ok(prf, prog);
+	report(&s, prf);
+	if (samples_of(&s, "labs@plt", "plt") < 10)
+		fail_msg("no labs@plt in:\n%s", s.csv);
+	report_run(&s, callers);
+	assert_true(samples_of(&s, "main", "plt") == s.total);
+}
+
+static int
+setup(void **state)
+{
+	if (e2e_setup(state) < 0)
+		return -1;
+	snprintf(cxx, sizeof cxx, "%s/cxx-workload", bindir);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_paths_in_known_proportions),
+		cmocka_unit_test(test_cxx_exceptions),
+		cmocka_unit_test(test_deep_recursion),
+		cmocka_unit_test(test_signal_handler),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_children_static_and_stripped),
+		cmocka_unit_test(test_plt_stubs_named),
+	};
+	return cmocka_run_group_tests(tests, setup, e2e_teardown);
+}
