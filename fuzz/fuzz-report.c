@@ -3,7 +3,8 @@
  * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
  * (cli/report/, printed to /dev/null; the HTML page with its flame graph
- * of the stacks), the stacks named by function
+ * of the stacks; the call tree, callers and callees, and the flat view
+ * with its inclusive column), the stacks named by function
  * (cli/symbols/stacks.c, with and without inlines) and exported folded,
  * the pprof export (flat, and of the call stacks when there are any) and
  * the merge of the profile with itself.  The rows and the folded lines
@@ -107,6 +108,48 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	o.min_percent = 1;
 	o.limit = 3;
 	report_flat(p, f, NULL, &o);
+}
+
+/*
+ * The views of the call stacks in one format: the flat view with its
+ * inclusive column, the call tree, and the callers and callees of the
+ * busiest function and of the leaf of the first stack (a refusal must say
+ * why: a profile without stacks, a function in none).
+ */
+static void
+stack_views(const struct profil_profile *p, struct funcs *f,
+    const struct stacks *s, int format)
+{
+	struct report_options o = {
+		.format = format, .sort = SORT_SAMPLES, .min_percent = -1,
+		.limit = -1, .columns = format == FORMAT_TEXT ? 60 : 0,
+		.caption = "fuzz",
+	};
+	const char *targets[2] = { NULL, NULL };
+	uint32_t leaf[STACKS_MAX_DEPTH];
+	char cause[256];
+
+	report_flat(p, f, s, &o);
+	cause[0] = '\0';
+	if (report_tree(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("tree refused without a cause");
+	o.min_percent = 0;
+	if (report_tree(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("tree refused without a cause");
+	if (f->nrows > 0)
+		targets[0] = f->rows[0].function;
+	if (p->nstacks > 0 && stacks_funcs_of(s, &p->stacks[0], leaf,
+	    STACKS_MAX_DEPTH) > 0)
+		targets[1] = s->funcs[leaf[0]].function;
+	for (int t = 0; t < 2; t++)
+		for (int callees = 0; targets[t] != NULL && callees < 2; callees++) {
+			o.target = targets[t];
+			cause[0] = '\0';
+			if (report_calls(p, s, &o, callees, cause, sizeof cause) < 0 &&
+			    !cause[0])
+				fuzz_fail("%s refused without a cause", callees ?
+				    "callees" : "callers");
+		}
 }
 
 /*
@@ -232,9 +275,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	views(p, &f, FORMAT_TEXT);
 	views(p, &f, FORMAT_CSV);
 	views(p, &f, FORMAT_JSON);
+	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	stack_views(p, &f, &s, FORMAT_TEXT);
+	stack_views(p, &f, &s, FORMAT_CSV);
+	stack_views(p, &f, &s, FORMAT_JSON);
 	fflush(stdout);
 	dup2(stdout_fd, 1);
-	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
 	if (report_html(p, &f, &s, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
 	stacks_free(&s);
