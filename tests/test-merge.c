@@ -1684,6 +1684,7 @@ test_diff_options_and_usage(void **state)
 	char *format[] = { profil_bin, "diff", "--format", "xml", x1, x2, NULL };
 	struct run r;
 	int lines = 0, objects = 0;
+	const char *split;
 
 	(void)state;
 	scratch(x1, "x1.prf");
@@ -1706,11 +1707,20 @@ test_diff_options_and_usage(void **state)
 	assert_true(r.out[0] == '[');
 	for (const char *s = r.out; (s = strstr(s, "{\"function\": ")) != NULL; s++)
 		objects++;
-	if (strstr(r.out, "{\"function\": \"split\"") != NULL) {
-		assert_non_null(strstr(r.out, "{\"function\": \"split\", "
-		    "\"object\": \"workload\", \"before_samples\": 0, "
-		    "\"after_samples\": 0,"));
-		assert_non_null(strstr(r.out, "\"incl_after_samples\": 0,"));
+	if ((split = strstr(r.out, "{\"function\": \"split\"")) != NULL) {
+		double self_change, incl_change;
+		const char *at = strstr(split, "\"change\": ");
+		const char *incl = strstr(split, "\"incl_change\": ");
+
+		/* kept for its inclusive change alone */
+		assert_non_null(at);
+		assert_non_null(incl);
+		assert_int_equal(sscanf(at, "\"change\": %lf", &self_change), 1);
+		assert_int_equal(sscanf(incl, "\"incl_change\": %lf",
+		    &incl_change), 1);
+		if (!(fabs(self_change) < 10 && incl_change <= -10))
+			fail_msg("split kept with a change of %.2f, inclusive %.2f",
+			    self_change, incl_change);
 		objects--;
 	}
 	assert_int_equal(objects, 2);
