@@ -1334,10 +1334,14 @@ test_diff_same_split_twice(void **state)
 	/*
 	 * Nothing changed: each z is about normal with mean 0 (less spread,
 	 * in fact: periodic sampling of a steady loop varies less than
-	 * independent draws).  5 is far out in its tail.
+	 * independent draws).  5 is far out in its tail.  The kernel's
+	 * functions are left out, as in test_diff_real_runs_show_nothing:
+	 * their time truly moves with the machine's load (pvm_irq_enable by
+	 * 3.6 points, z -7.7, under other sessions' builds).
 	 */
 	for (int i = 0; i < d.n; i++)
-		if (fabs(d.rows[i].z) >= 5)
+		if (fabs(d.rows[i].z) >= 5 &&
+		    strcmp(d.rows[i].object, "[kernel]") != 0)
 			fail_msg("%s changed by %.2f points (z %.2f) between two "
 			    "identical runs", d.rows[i].function, d.rows[i].change,
 			    d.rows[i].z);
