@@ -162,7 +162,8 @@ $(BUILD)/tests/test-elfcache: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-elfcache: EXTRA_LIBS := -lelf
 
 # test-merge compiles the merge module itself (#include)
-$(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h cli/util.c
+$(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
+    cli/profile/merge-stacks.c cli/profile/merge-stacks.h cli/util.c
 $(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)

@@ -1,14 +1,77 @@
 /*
  * cmd-check.c - `profil check FILE...`: read each profile with the
- * library's checking reader and say whether it is sound.
+ * library's checking reader and say whether it is sound, and, for a
+ * profile with call stacks, how many samples' stacks were cut short and
+ * why, so that truncation is seen before a caller's share is trusted.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <profil.h>
 
 #include "cli.h"
+
+/* Why a stack was cut, as check says it (PROFIL_CUT_*; 0: unknown). */
+static const char *
+cut_reason(uint64_t reason)
+{
+	switch (reason) {
+	case PROFIL_CUT_DEPTH: return "deeper than the unwinder goes";
+	case PROFIL_CUT_STACK: return "past the stack copied (record "
+	    "--stack-size)";
+	case PROFIL_CUT_NO_UNWIND: return "in code without unwind information";
+	case PROFIL_CUT_BROKEN: return "no sensible caller";
+	case PROFIL_CUT_NOT_TAKEN: return "no stack taken";
+	}
+	return "for a reason this profil does not know";
+}
+
+/*
+ * p's call stacks in a line, then a line per reason stacks were cut
+ * short, most samples first: "FILE:   N samples: REASON".
+ */
+static void
+print_stacks(const char *file, const struct profil_profile *p)
+{
+	uint64_t cut[PROFIL_CUT_NOT_TAKEN + 1] = { 0 }, all = 0;
+	size_t deepest = 0;
+	int shown[PROFIL_CUT_NOT_TAKEN + 1] = { 0 };
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		const struct profil_frame *last = &p->frames[st->frames[st->depth - 1]];
+
+		if (st->depth > deepest)
+			deepest = st->depth;
+		if (last->object != PROFIL_FRAME_CUT)
+			continue;
+		/* the reader checked the sum of counts: no overflow */
+		cut[last->addr <= PROFIL_CUT_NOT_TAKEN ? last->addr : 0] += st->count;
+		all += st->count;
+	}
+	printf("%s: %zu call stacks (%zu frames, the deepest %zu); cut short: ",
+	    file, p->nstacks, p->nframes, deepest);
+	if (all == 0) {
+		printf("none\n");
+		return;
+	}
+	printf("%llu samples (%.2f%%)\n", (unsigned long long)all,
+	    100.0 * (double)all / (double)p->samples);
+	for (;;) {
+		int most = -1;
+
+		for (int r = 0; r <= PROFIL_CUT_NOT_TAKEN; r++)
+			if (cut[r] > 0 && !shown[r] && (most < 0 || cut[r] > cut[most]))
+				most = r;
+		if (most < 0)
+			break;
+		shown[most] = 1;
+		printf("%s:   %llu samples: %s\n", file,
+		    (unsigned long long)cut[most], cut_reason((uint64_t)most));
+	}
+}
 
 static int
 check_exec(int argc, char **argv)
@@ -53,6 +116,8 @@ check_exec(int argc, char **argv)
 			    p->nobjects, (unsigned long long)p->kernel,
 			    (unsigned long long)p->unknown,
 			    (unsigned long long)p->lost, p->nthreads, p->nprocesses);
+		if (!quiet && p->nstacks > 0)
+			print_stacks(argv[optind], p);
 		profil_profile_free(p);
 	}
 	return cli_finish_stdout(status);
@@ -63,5 +128,6 @@ const struct cmd cmd_check = {
 	check_exec,
 	"  -q, --quiet  no line for a sound file, only errors\n"
 	"  -h, --help   this help\n"
-	"Exit 0 when every file is sound, 1 otherwise.\n",
+	"A profile with call stacks gets a line more, and one per reason its\n"
+	"stacks were cut short.  Exit 0 when every file is sound, 1 otherwise.\n",
 };

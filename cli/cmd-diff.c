@@ -10,6 +10,11 @@
  * when it survives Benjamini-Hochberg at a false discovery rate of 5%
  * over every function compared, so that two runs of one program show
  * none by chance (the per-function error bar alone marks one in twenty).
+ *
+ * With call stacks in both profiles, each function also gets its
+ * inclusive share (the samples of the stacks it is in, once per stack),
+ * compared the same way; those tests are a family of their own, so that
+ * the self verdicts are the same whether or not stacks were recorded.
  */
 #include <getopt.h>
 #include <math.h>
@@ -22,25 +27,34 @@
 #include "cli.h"
 #include "symbols/find.h"
 #include "symbols/funcs.h"
+#include "symbols/stacks.h"
 #include "report/table.h"
 
 #define Z95 1.96	/* the normal quantile of a two-sided 95% interval */
 #define FDR 0.05	/* the false discovery rate significance is held to */
 
-struct diff_row {
-	const char *function, *object;
+/* One share compared: a function's self, or inclusive, samples. */
+struct change {
 	uint64_t before, after;
 	double before_percent, after_percent;	/* of all samples */
 	double change;		/* after% - before%, in points */
 	double error95;		/* half-width of its 95% interval, in points */
 	double z;		/* change / its standard error */
 	double p;		/* Fisher's exact test of "no change", two-sided */
-	double q;		/* its Benjamini-Hochberg q-value */
+	double q;		/* its Benjamini-Hochberg q-value, in its family */
+	int tested;		/* in its family: samples on either side */
+};
+
+struct diff_row {
+	const char *function, *object;
+	struct change self;
+	struct change incl;	/* both profiles with stacks only */
 };
 
 /* A function row of one side, before they are paired. */
 struct side_row {
-	const struct func_row *row;
+	const char *function, *object;
+	uint64_t self, incl;
 	int after;
 };
 
@@ -48,28 +62,66 @@ static int
 by_key(const void *a, const void *b)
 {
 	const struct side_row *x = a, *y = b;
-	int c = strcmp(x->row->function, y->row->function);
+	int c = strcmp(x->function, y->function);
 
 	if (c == 0)
-		c = strcmp(x->row->object, y->row->object);
+		c = strcmp(x->object, y->object);
 	return c ? c : x->after - y->after;
 }
 
-/* Smallest p first (so q too), then largest |z|, change, then names. */
+/*
+ * Smallest p first (so q too), then tested ones (p = 1 is also the p of
+ * nothing to test), then largest |z|, change.
+ */
 static int
-by_significance(const void *a, const void *b)
+by_change(const struct change *x, const struct change *y)
 {
-	const struct diff_row *x = a, *y = b;
-	int c;
-
 	if (x->p != y->p)
 		return x->p < y->p ? -1 : 1;
+	if (x->tested != y->tested)
+		return x->tested ? -1 : 1;
 	if (fabs(x->z) != fabs(y->z))
 		return fabs(x->z) > fabs(y->z) ? -1 : 1;
 	if (fabs(x->change) != fabs(y->change))
 		return fabs(x->change) > fabs(y->change) ? -1 : 1;
-	c = strcmp(x->function, y->function);
+	return 0;
+}
+
+static int
+by_names(const struct diff_row *x, const struct diff_row *y)
+{
+	int c = strcmp(x->function, y->function);
+
 	return c ? c : strcmp(x->object, y->object);
+}
+
+/* By self significance; ties (functions with no self samples) by inclusive. */
+static int
+by_significance(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	int c = by_change(&x->self, &y->self);
+
+	if (c == 0)
+		c = by_change(&x->incl, &y->incl);
+	return c ? c : by_names(x, y);
+}
+
+static int
+by_significance_of_pointers(const void *a, const void *b)
+{
+	return by_significance(*(const struct diff_row *const *)a,
+	    *(const struct diff_row *const *)b);
+}
+
+static int
+by_incl_significance(const void *a, const void *b)
+{
+	const struct diff_row *x = *(const struct diff_row *const *)a;
+	const struct diff_row *y = *(const struct diff_row *const *)b;
+	int c = by_change(&x->incl, &y->incl);
+
+	return c ? c : by_names(x, y);
 }
 
 /*
@@ -85,7 +137,7 @@ by_significance(const void *a, const void *b)
  * error, the test's error under "no change", which is not 0 then.
  */
 static void
-compare(struct diff_row *d, uint64_t n1, uint64_t n2)
+compare(struct change *d, uint64_t n1, uint64_t n2)
 {
 	double p1 = (double)d->before / (double)n1;
 	double p2 = (double)d->after / (double)n2;
@@ -165,44 +217,164 @@ fisher_p(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2)
 }
 
 /*
- * Benjamini-Hochberg over the n rows, sorted by p already: the i-th
- * smallest of n p-values gets q = min over j >= i of p_j n / j (capped at
- * 1).  A row is significant when q <= FDR: among the rows so marked, the
- * expected share of changes that are not real is at most FDR.
+ * Benjamini-Hochberg over one family of n tests, sorted by p already: the
+ * i-th smallest of n p-values gets q = min over j >= i of p_j n / j
+ * (capped at 1).  A test is significant when q <= FDR: among those so
+ * marked, the expected share of changes that are not real is at most FDR.
  */
 static void
-benjamini_hochberg(struct diff_row *rows, size_t n)
+benjamini_hochberg(struct change *const *family, size_t n)
 {
 	double smallest = 1;
 
 	for (size_t i = n; i-- > 0; ) {
-		double q = rows[i].p * (double)n / (double)(i + 1);
+		double q = family[i]->p * (double)n / (double)(i + 1);
 
 		if (q < smallest)
 			smallest = q;
-		rows[i].q = smallest;
+		family[i]->q = smallest;
 	}
 }
 
 /*
- * One row per (function, object) of either profile, its samples summed
- * on each side (0 where absent), compared; sorted by significance.
+ * Compare every row's shares of one kind (self, or inclusive when incl),
+ * then give q-values to the family: the rows with samples of that kind
+ * on either side, in p order.  A row outside it (no samples of that kind
+ * in either profile: nothing to test) keeps q = 1.  Returns the family's
+ * size.
+ */
+static size_t
+test_family(struct diff_row *rows, size_t n, int incl, uint64_t n1,
+    uint64_t n2)
+{
+	struct diff_row **order = xcalloc(n, sizeof *order);
+	struct change **family = xcalloc(n, sizeof *family);
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct change *c = incl ? &rows[i].incl : &rows[i].self;
+
+		compare(c, n1, n2);
+		c->p = fisher_p(c->before, n1, c->after, n2);
+		c->q = 1;
+		c->tested = c->before + c->after > 0;
+		order[i] = &rows[i];
+	}
+	qsort(order, n, sizeof *order, incl ? by_incl_significance :
+	    by_significance_of_pointers);
+	for (size_t i = 0; i < n; i++) {
+		struct change *c = incl ? &order[i]->incl : &order[i]->self;
+
+		if (c->tested)
+			family[m++] = c;
+	}
+	benjamini_hochberg(family, m);
+	free(order);
+	free(family);
+	return m;
+}
+
+static const struct stack_func *sort_funcs_by;
+
+static int
+by_func_name(const void *a, const void *b)
+{
+	const struct stack_func *x = &sort_funcs_by[*(const size_t *)a];
+	const struct stack_func *y = &sort_funcs_by[*(const size_t *)b];
+	int c = strcmp(x->function, y->function);
+
+	return c ? c : strcmp(x->object, y->object);
+}
+
+/*
+ * Inclusive samples of s's functions, as side rows of one side: each
+ * stack's count once for every function (name and object, as the flat
+ * rows pair them) the stack holds, however often it holds it (recursion).
+ * Made-up frames of cut stacks are not functions and count for none.
  * Returns a malloc'd array and its length in *n.
  */
-static struct diff_row *
-pair_rows(const struct funcs *before, const struct funcs *after, size_t *n)
+static struct side_row *
+inclusive_rows(const struct stacks *s, int after, size_t *n)
 {
-	size_t nsides = before->nrows + after->nrows, out = 0;
-	struct side_row *sides = xcalloc(nsides, sizeof *sides);
-	struct diff_row *rows = xcalloc(nsides, sizeof *rows);
+	static uint32_t funcs[STACKS_MAX_DEPTH];
+	size_t *order = xcalloc(s->nfuncs, sizeof *order);
+	size_t *key = xcalloc(s->nfuncs, sizeof *key);
+	size_t *stamp, nkeys = 0, out = 0;
+	struct side_row *rows;
 
-	for (size_t i = 0; i < before->nrows; i++)
-		sides[i] = (struct side_row){ &before->rows[i], 0 };
-	for (size_t i = 0; i < after->nrows; i++)
-		sides[before->nrows + i] = (struct side_row){ &after->rows[i], 1 };
+	/* a key per (function, object): sort the functions by name */
+	for (size_t i = 0; i < s->nfuncs; i++)
+		order[i] = i;
+	sort_funcs_by = s->funcs;
+	qsort(order, s->nfuncs, sizeof *order, by_func_name);
+	rows = xcalloc(s->nfuncs, sizeof *rows);
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		const struct stack_func *fn = &s->funcs[order[i]];
+
+		if (nkeys == 0 || strcmp(rows[nkeys - 1].function, fn->function) ||
+		    strcmp(rows[nkeys - 1].object, fn->object))
+			rows[nkeys++] = (struct side_row){ fn->function, fn->object,
+			    0, 0, after };
+		key[order[i]] = fn->cut ? SIZE_MAX : nkeys - 1;
+	}
+	stamp = xcalloc(nkeys, sizeof *stamp);
+	for (size_t i = 0; i < s->p->nstacks; i++) {
+		const struct profil_stack *st = &s->p->stacks[i];
+		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
+
+		for (size_t d = 0; d < depth; d++) {
+			size_t k = key[funcs[d]];
+
+			if (k != SIZE_MAX && stamp[k] != i + 1) {
+				stamp[k] = i + 1;
+				rows[k].incl += st->count;
+			}
+		}
+	}
+	for (size_t k = 0; k < nkeys; k++)
+		if (rows[k].incl > 0)
+			rows[out++] = rows[k];
+	free(stamp);
+	free(key);
+	free(order);
+	*n = out;
+	return rows;
+}
+
+/*
+ * One row per (function, object) of either profile's flat rows, and with
+ * stacks of either's stacks (callers have no flat row of their own), its
+ * samples summed on each side (0 where absent), compared; incl says
+ * whether inclusive shares are (both profiles have stacks).  Sorted by
+ * significance.  Returns a malloc'd array and its length in *n; *tested
+ * receives the size of the self family.
+ */
+static struct diff_row *
+pair_rows(const struct funcs *f, const struct stacks *s, int incl, size_t *n,
+    size_t *tested)
+{
+	struct side_row *sides, *in[2] = { NULL, NULL };
+	struct diff_row *rows;
+	size_t nsides = f[0].nrows + f[1].nrows, nin[2] = { 0, 0 }, out = 0;
+
+	for (int k = 0; incl && k < 2; k++) {
+		in[k] = inclusive_rows(&s[k], k, &nin[k]);
+		nsides += nin[k];
+	}
+	sides = xcalloc(nsides, sizeof *sides);
+	rows = xcalloc(nsides, sizeof *rows);
+	nsides = 0;
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < f[k].nrows; i++)
+			sides[nsides++] = (struct side_row){ f[k].rows[i].function,
+			    f[k].rows[i].object, f[k].rows[i].samples, 0, k };
+		for (size_t i = 0; i < nin[k]; i++)
+			sides[nsides++] = in[k][i];
+		free(in[k]);
+	}
 	qsort(sides, nsides, sizeof *sides, by_key);
 	for (size_t i = 0; i < nsides; i++) {
-		const struct func_row *r = sides[i].row;
+		const struct side_row *r = &sides[i];
 		struct diff_row *d = out > 0 ? &rows[out - 1] : NULL;
 
 		if (d == NULL || strcmp(d->function, r->function) != 0 ||
@@ -211,27 +383,24 @@ pair_rows(const struct funcs *before, const struct funcs *after, size_t *n)
 			d->function = r->function;
 			d->object = r->object;
 		}
-		if (sides[i].after)
-			d->after += r->samples;
-		else
-			d->before += r->samples;
+		*(r->after ? &d->self.after : &d->self.before) += r->self;
+		*(r->after ? &d->incl.after : &d->incl.before) += r->incl;
 	}
 	free(sides);
-	for (size_t i = 0; i < out; i++) {
-		compare(&rows[i], before->p->samples, after->p->samples);
-		rows[i].p = fisher_p(rows[i].before, before->p->samples,
-		    rows[i].after, after->p->samples);
-	}
+	if (incl)
+		test_family(rows, out, 1, f[0].p->samples, f[1].p->samples);
+	*tested = test_family(rows, out, 0, f[0].p->samples, f[1].p->samples);
 	qsort(rows, out, sizeof *rows, by_significance);
-	benjamini_hochberg(rows, out);
 	*n = out;
 	return rows;
 }
 
 /*
- * Machine formats show the first 11 columns (q appended after the
- * documented 10: columns never move).  Text adds the mark and leaves z
- * out to fit 80 columns: change and its bar say as much, q says more.
+ * Machine formats show the first 20 columns: the documented 10, q after
+ * them, then the inclusive ones (empty, or null, without stacks): columns
+ * never move.  Text shows the self columns, and with stacks a second
+ * table of the inclusive ones; it adds the mark and leaves z out to fit
+ * 80 columns: change and its bar say as much, q says more.
  */
 static const struct col diff_cols[] = {
 	{ "function", "function", COL_STR },
@@ -245,10 +414,20 @@ static const struct col diff_cols[] = {
 	{ "z", "z", COL_PCT },
 	{ "significant", "significant", COL_INT },
 	{ "q", "q", COL_PROB },
+	{ "incl_before_samples", "before", COL_INT },
+	{ "incl_after_samples", "after", COL_INT },
+	{ "incl_before_percent", "before%", COL_PCT },
+	{ "incl_after_percent", "after%", COL_PCT },
+	{ "incl_change", "change", COL_PCT },
+	{ "incl_error95", "95%", COL_ERR },
+	{ "incl_z", "z", COL_PCT },
+	{ "incl_significant", "significant", COL_INT },
+	{ "incl_q", "q", COL_PROB },
 	{ "mark", "", COL_STR },
 };
-#define DIFF_MACHINE_COLS 11
-static const int diff_text[] = { 4, 5, 6, 7, 10, 11, 0, 1, -1 };
+#define DIFF_MACHINE_COLS 20
+static const int diff_text[] = { 4, 5, 6, 7, 10, 20, 0, 1, -1 };
+static const int diff_text_incl[] = { 13, 14, 15, 16, 19, 20, 0, 1, -1 };
 
 struct diff_options {
 	int format;
@@ -256,39 +435,59 @@ struct diff_options {
 	double min_change;	/* in points */
 };
 
+/* c's cells from column first on: 9 of them, empty when c is not there. */
 static void
-print_diff(const struct diff_row *rows, size_t n, const struct diff_options *o,
-    const char *caption)
+change_cells(union cell *c, const struct change *d, int there)
 {
+	c[0].i = there ? (int64_t)d->before : TABLE_NO_INT;
+	c[1].i = there ? (int64_t)d->after : TABLE_NO_INT;
+	c[2].d = there ? d->before_percent : NAN;
+	c[3].d = there ? d->after_percent : NAN;
+	c[4].d = there ? d->change : NAN;
+	c[5].d = there ? d->error95 : NAN;
+	c[6].d = there ? d->z : NAN;
+	c[7].i = there ? d->q <= FDR : TABLE_NO_INT;
+	c[8].d = there ? d->q : NAN;
+}
+
+/*
+ * The rows (in their order) as a table: all of them in machine formats,
+ * where --min-change keeps a row when either of its changes reaches it;
+ * for text, the shares of one kind (inclusive when incl_text) of the
+ * functions that have such samples.
+ */
+static void
+print_diff(const struct diff_row *const *rows, size_t n, int incl,
+    int incl_text, const struct diff_options *o, const char *caption)
+{
+	int text = o->format == FORMAT_TEXT;
 	struct table t;
 
-	table_init(&t, diff_cols, o->format == FORMAT_TEXT ? 12 :
-	    DIFF_MACHINE_COLS);
+	table_init(&t, diff_cols, text ? 21 : DIFF_MACHINE_COLS);
 	for (size_t i = 0; i < n; i++) {
-		const struct diff_row *d = &rows[i];
-		int significant = d->q <= FDR;
+		const struct diff_row *d = rows[i];
+		const struct change *shown = incl_text ? &d->incl : &d->self;
 		union cell *c;
 
-		if (fabs(d->change) < o->min_change)
+		/* in text, a table shows the functions its family tested */
+		if (text && !shown->tested)
+			continue;
+		if (text ? fabs(shown->change) < o->min_change :
+		    fabs(d->self.change) < o->min_change &&
+		    (!incl || fabs(d->incl.change) < o->min_change))
 			continue;
 		if (o->limit >= 0 && (long)t.nrows >= o->limit)
 			break;
 		c = table_row(&t);
 		c[0].s = d->function;
 		c[1].s = d->object;
-		c[2].i = (int64_t)d->before;
-		c[3].i = (int64_t)d->after;
-		c[4].d = d->before_percent;
-		c[5].d = d->after_percent;
-		c[6].d = d->change;
-		c[7].d = d->error95;
-		c[8].d = d->z;
-		c[9].i = significant;
-		c[10].d = d->q;
-		if (o->format == FORMAT_TEXT)
-			c[11].s = significant ? "*" : "";
+		change_cells(c + 2, &d->self, 1);
+		change_cells(c + 11, &d->incl, incl);
+		if (text)
+			c[20].s = shown->q <= FDR ? "*" : "";
 	}
-	table_print(&t, o->format, diff_text, caption);
+	table_print(&t, o->format, incl_text ? diff_text_incl : diff_text,
+	    caption);
 	table_free(&t);
 }
 
@@ -307,11 +506,12 @@ diff_exec(int argc, char **argv)
 	struct diff_options o = { FORMAT_TEXT, -1, 0 };
 	struct profil_profile *p[2];
 	struct funcs f[2];
-	struct diff_row *rows;
+	struct stacks s[2];
+	struct diff_row *rows, **order;
 	char cause[256], caption[1024];
 	const char *symfs = NULL, *debug_dirs = NULL;
-	size_t nrows;
-	int c;
+	size_t nrows, tested, nincl = 0;
+	int c, incl;
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, NULL)) != -1) {
 		switch (c) {
@@ -358,20 +558,50 @@ diff_exec(int argc, char **argv)
 			return 1;
 		}
 	}
-	funcs_build(&f[0], p[0], 1);
-	funcs_build(&f[1], p[1], 1);
-	rows = pair_rows(&f[0], &f[1], &nrows);
+	incl = p[0]->nstacks > 0 && p[1]->nstacks > 0;
+	for (int k = 0; k < 2; k++) {
+		funcs_build(&f[k], p[k], 1);
+		/* inlined code is its caller's here, as in the self rows */
+		if (incl)
+			stacks_name(&s[k], p[k], &f[k], STACKS_NO_LINES);
+	}
+	rows = pair_rows(f, s, incl, &nrows, &tested);
+	order = xcalloc(nrows, sizeof *order);
+	for (size_t i = 0; i < nrows; i++)
+		order[i] = &rows[i];
 	snprintf(caption, sizeof caption, "before: %s (%llu samples)\n"
 	    "after: %s (%llu samples)\nchange = after%% - before%% in points, "
 	    "+- 95%% error (each function alone)\n*: significant, q <= 0.05: "
 	    "a false discovery rate of 5%% over the %zu functions\ncompared "
-	    "(Benjamini-Hochberg)",
+	    "(Benjamini-Hochberg)%s%s%s",
 	    argv[optind],
 	    (unsigned long long)p[0]->samples, argv[optind + 1],
-	    (unsigned long long)p[1]->samples, nrows);
-	print_diff(rows, nrows, &o, caption);
+	    (unsigned long long)p[1]->samples, tested,
+	    !incl && p[0]->nstacks + p[1]->nstacks > 0 ? "\nno inclusive "
+	    "shares: " : "", !incl && p[0]->nstacks + p[1]->nstacks > 0 ?
+	    argv[optind + (p[0]->nstacks == 0 ? 0 : 1)] : "",
+	    !incl && p[0]->nstacks + p[1]->nstacks > 0 ? " has no call stacks" :
+	    "");
+	print_diff((const struct diff_row *const *)order, nrows, incl, 0, &o,
+	    caption);
+	if (incl && o.format == FORMAT_TEXT) {
+		/* the inclusive family in a table of its own, in its order */
+		for (size_t i = 0; i < nrows; i++)
+			if (rows[i].incl.tested)
+				order[nincl++] = &rows[i];
+		qsort(order, nincl, sizeof *order, by_incl_significance);
+		snprintf(caption, sizeof caption, "\ninclusive: the share of "
+		    "samples whose call stack holds the function (once a\nstack), "
+		    "+- 95%% error; *: q <= 0.05 over the %zu functions in the "
+		    "stacks,\na family of their own (Benjamini-Hochberg)", nincl);
+		print_diff((const struct diff_row *const *)order, nincl, incl, 1,
+		    &o, caption);
+	}
 	c = cli_finish_stdout(0);
+	free(order);
 	free(rows);
+	for (int k = 0; incl && k < 2; k++)
+		stacks_free(&s[k]);
 	funcs_free(&f[0]);
 	funcs_free(&f[1]);
 	profil_profile_free(p[0]);

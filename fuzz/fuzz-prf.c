@@ -1,20 +1,75 @@
 /*
  * fuzz-prf.c - the .prf reader (lib/prf.c over lib/rio.c) fed anything:
  * it must return a profile or a non-empty cause, and a profile it accepts
- * must survive encoding: read back equal, and encoded again to the same
- * bytes.  Each input is also tried with its checksum made right, or
- * almost no mutation would get past it.
+ * must hold what the format promises (buckets, kept names and stacks in
+ * order and in range, stacks adding up to the flat profile) and survive
+ * encoding: read back equal (kernel record, kept names, frames and stacks
+ * too), and encoded again to the same bytes.  Each input is also tried
+ * with its checksum made right, or almost no mutation would get past it.
  */
 #include <string.h>
 
 #include <profil.h>
 
 #include "fuzz.h"
+#include "prf.h"
 
 static int
 same_str(const char *a, const char *b)
 {
 	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+static int
+same_object(const struct profil_object *x, const struct profil_object *y)
+{
+	return same_str(x->path, y->path) && x->build_id_len == y->build_id_len &&
+	    memcmp(x->build_id, y->build_id, x->build_id_len) == 0 &&
+	    x->lowpc == y->lowpc && x->highpc == y->highpc &&
+	    x->bucket_bytes == y->bucket_bytes && x->samples == y->samples &&
+	    x->nbuckets == y->nbuckets && (x->nbuckets == 0 ||
+	    memcmp(x->buckets, y->buckets, x->nbuckets * sizeof *x->buckets) == 0);
+}
+
+/* The optional records of a and b: which differs, or NULL. */
+static const char *
+optional_difference(const struct profil_profile *a,
+    const struct profil_profile *b)
+{
+	const struct profil_kernel *ka = a->kernel_code, *kb = b->kernel_code;
+	size_t i;
+
+	if ((ka == NULL) != (kb == NULL))
+		return "kernel record";
+	if (ka != NULL && (!same_str(ka->release, kb->release) ||
+	    memcmp(ka->boot_id, kb->boot_id, sizeof ka->boot_id) != 0 ||
+	    ka->text_addr != kb->text_addr || !same_object(&ka->code, &kb->code)))
+		return "kernel record";
+	if (a->nsymbols != b->nsymbols)
+		return "number of kept names";
+	for (i = 0; i < a->nsymbols; i++)
+		if (a->symbols[i].object != b->symbols[i].object ||
+		    a->symbols[i].start != b->symbols[i].start ||
+		    a->symbols[i].end != b->symbols[i].end ||
+		    !same_str(a->symbols[i].name, b->symbols[i].name))
+			return "kept name";
+	/* a stacks record without stacks is none: its frames are not kept */
+	if (a->nstacks != b->nstacks)
+		return "number of stacks";
+	if (a->nstacks == 0)
+		return NULL;
+	if (a->nframes != b->nframes || memcmp(a->frames, b->frames,
+	    a->nframes * sizeof *a->frames) != 0)
+		return "frames";
+	for (i = 0; i < a->nstacks; i++) {
+		const struct profil_stack *x = &a->stacks[i], *y = &b->stacks[i];
+
+		if (x->pid != y->pid || x->tid != y->tid || x->count != y->count ||
+		    x->depth != y->depth || memcmp(x->frames, y->frames,
+		    x->depth * sizeof *x->frames) != 0)
+			return "stack";
+	}
+	return NULL;
 }
 
 /* Which field of a and b differs, or NULL when the profiles are equal. */
@@ -66,7 +121,7 @@ profile_difference(const struct profil_profile *a,
 		    a->processes[i].samples != b->processes[i].samples ||
 		    !same_str(a->processes[i].command, b->processes[i].command))
 			return "process";
-	return NULL;
+	return optional_difference(a, b);
 }
 
 /* Buckets sorted by address, non-empty, inside [lowpc, highpc). */
@@ -81,6 +136,71 @@ check_buckets(const struct profil_object *o)
 			fuzz_fail("%s: bucket %zu (%#llx) out of order or range",
 			    o->path, i, (unsigned long long)b->addr);
 	}
+}
+
+/*
+ * Kept names sorted by object and start without overlaps, each of an
+ * object of the profile; frames sorted, each once; stacks 1 to
+ * PRF_MAX_DEPTH frames deep, of real frames, a cut only last and never
+ * the leaf, their counts adding up to the samples (kernel and unknown
+ * ones and each object's).
+ */
+static void
+check_model(const struct profil_profile *p)
+{
+	unsigned __int128 total = 0, kernel = 0, unknown = 0;
+	unsigned __int128 *leaves = calloc(p->nobjects + 1, sizeof *leaves);
+
+	if (leaves == NULL)
+		abort();
+	for (size_t i = 0; i < p->nsymbols; i++) {
+		const struct profil_symbol *sy = &p->symbols[i];
+
+		if (sy->start >= sy->end || (sy->object != PROFIL_SYMBOL_KERNEL &&
+		    sy->object >= p->nobjects) || (i > 0 &&
+		    (sy[-1].object > sy->object || (sy[-1].object == sy->object &&
+		    sy[-1].end > sy->start))))
+			fuzz_fail("kept name %zu (%s) out of order or range", i,
+			    sy->name);
+	}
+	for (size_t i = 1; i < p->nframes; i++)
+		if (p->frames[i - 1].object > p->frames[i].object ||
+		    (p->frames[i - 1].object == p->frames[i].object &&
+		    p->frames[i - 1].addr >= p->frames[i].addr))
+			fuzz_fail("frame %zu out of order", i);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		uint32_t leaf;
+
+		if (st->depth == 0 || st->depth > PRF_MAX_DEPTH || st->count == 0)
+			fuzz_fail("stack %zu: %zu frames, %llu samples", i, st->depth,
+			    (unsigned long long)st->count);
+		for (size_t d = 0; d < st->depth; d++)
+			if (st->frames[d] >= p->nframes ||
+			    (p->frames[st->frames[d]].object == PROFIL_FRAME_CUT &&
+			    d + 1 != st->depth))
+				fuzz_fail("stack %zu: frame %zu bad or cut", i, d);
+		leaf = p->frames[st->frames[0]].object;
+		total += st->count;
+		if (leaf == PROFIL_FRAME_KERNEL)
+			kernel += st->count;
+		else if (leaf == PROFIL_FRAME_UNKNOWN)
+			unknown += st->count;
+		else if (leaf < p->nobjects)
+			leaves[leaf] += st->count;
+		else
+			fuzz_fail("stack %zu has no sampled leaf", i);
+	}
+	if (p->nstacks > 0) {
+		if (total != p->samples || kernel != p->kernel ||
+		    unknown != p->unknown)
+			fuzz_fail("stacks do not add up to the header's counts");
+		for (size_t i = 0; i < p->nobjects; i++)
+			if (leaves[i] != p->objects[i].samples)
+				fuzz_fail("stacks do not add up to %s's samples",
+				    p->objects[i].path);
+	}
+	free(leaves);
 }
 
 int
@@ -107,6 +227,9 @@ check_input(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < p->nobjects; i++)
 		check_buckets(&p->objects[i]);
+	if (p->kernel_code != NULL)
+		check_buckets(&p->kernel_code->code);
+	check_model(p);
 	if (profil_profile_encode(p, &first, &first_size) < 0)
 		fuzz_fail("an accepted profile does not encode");
 	q = profil_profile_parse(first, first_size, cause, sizeof cause);

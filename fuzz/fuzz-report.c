@@ -3,10 +3,13 @@
  * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
  * (cli/report/, printed to /dev/null; the HTML page with its flame graph
- * of the stacks), the pprof export (flat, and of the call stacks when
- * there are any) and the merge of the profile with itself.  The rows must
- * account for every sample, and a merged profile must be one the reader
- * accepts.  An input refused only
+ * of the stacks; the call tree, callers and callees, and the flat view
+ * with its inclusive column), the stacks named by function
+ * (cli/symbols/stacks.c, with and without inlines) and exported folded,
+ * the pprof export (flat, and of the call stacks when there are any) and
+ * the merge of the profile with itself.  The rows and the folded lines
+ * must account for every sample, and a merged profile must be one the
+ * reader accepts, its stacks twice the input's.  An input refused only
  * for its checksum is read with the checksum made right.
  */
 #include <fcntl.h>
@@ -15,6 +18,7 @@
 
 #include <profil.h>
 
+#include "export/folded.h"
 #include "export/pprof.h"
 #include "symbols/funcs.h"
 #include "symbols/stacks.h"
@@ -106,7 +110,107 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 	report_flat(p, f, NULL, &o);
 }
 
-/* p merged with itself: twice the samples, in a profile the reader takes. */
+/*
+ * The views of the call stacks in one format: the flat view with its
+ * inclusive column, the call tree, and the callers and callees of the
+ * busiest function and of the leaf of the first stack (a refusal must say
+ * why: a profile without stacks, a function in none).
+ */
+static void
+stack_views(const struct profil_profile *p, struct funcs *f,
+    const struct stacks *s, int format)
+{
+	struct report_options o = {
+		.format = format, .sort = SORT_SAMPLES, .min_percent = -1,
+		.limit = -1, .columns = format == FORMAT_TEXT ? 60 : 0,
+		.caption = "fuzz",
+	};
+	const char *targets[2] = { NULL, NULL };
+	uint32_t leaf[STACKS_MAX_DEPTH];
+	char cause[256];
+
+	report_flat(p, f, s, &o);
+	cause[0] = '\0';
+	if (report_tree(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("tree refused without a cause");
+	o.min_percent = 0;
+	if (report_tree(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("tree refused without a cause");
+	if (f->nrows > 0)
+		targets[0] = f->rows[0].function;
+	if (p->nstacks > 0 && stacks_funcs_of(s, &p->stacks[0], leaf,
+	    STACKS_MAX_DEPTH) > 0)
+		targets[1] = s->funcs[leaf[0]].function;
+	for (int t = 0; t < 2; t++)
+		for (int callees = 0; targets[t] != NULL && callees < 2; callees++) {
+			o.target = targets[t];
+			cause[0] = '\0';
+			if (report_calls(p, s, &o, callees, cause, sizeof cause) < 0 &&
+			    !cause[0])
+				fuzz_fail("%s refused without a cause", callees ?
+				    "callees" : "callers");
+		}
+}
+
+/*
+ * p's stacks named (inlined functions as frames of their own or not),
+ * every function of every stack a real one, and folded: lines
+ * "a;b;c COUNT" whose counts add up to the samples (with stacks; without,
+ * each function is a line of its own, and they add up as the rows do).
+ */
+static void
+check_stacks(const struct profil_profile *p, struct funcs *f, int flags)
+{
+	static uint32_t funcs[STACKS_MAX_DEPTH];
+	struct stacks s;
+	unsigned __int128 sum = 0;
+	char *text = NULL, *line;
+	size_t size = 0;
+	FILE *out;
+
+	stacks_name(&s, p, f, flags);
+	for (size_t i = 0; i < p->nstacks; i++) {
+		size_t depth = stacks_funcs_of(&s, &p->stacks[i], funcs,
+		    STACKS_MAX_DEPTH);
+
+		if (depth < p->stacks[i].depth && depth < STACKS_MAX_DEPTH)
+			fuzz_fail("stack %zu: %zu frames named as %zu functions", i,
+			    p->stacks[i].depth, depth);
+		for (size_t d = 0; d < depth; d++)
+			if (funcs[d] >= s.nfuncs)
+				fuzz_fail("stack %zu: function %u of %zu", i, funcs[d],
+				    s.nfuncs);
+	}
+	if ((out = open_memstream(&text, &size)) == NULL)
+		abort();
+	if (export_folded(&s, f, out) < 0)
+		fuzz_fail("folded export failed");
+	fclose(out);
+	for (line = text; *line; ) {
+		char *end = strchr(line, '\n'), *space;
+		unsigned long long count;
+
+		if (end == NULL)
+			fuzz_fail("a folded line without its newline");
+		*end = '\0';
+		space = strrchr(line, ' ');
+		if (space == NULL || sscanf(space, " %llu", &count) != 1 ||
+		    count == 0)
+			fuzz_fail("a folded line without a count: %s", line);
+		sum += count;
+		line = end + 1;
+	}
+	if (sum != p->samples)
+		fuzz_fail("folded lines hold %llu samples, the profile %llu",
+		    (unsigned long long)sum, (unsigned long long)p->samples);
+	free(text);
+	stacks_free(&s);
+}
+
+/*
+ * p merged with itself: twice the samples, in a profile the reader takes;
+ * its stacks (if p has some) twice p's, in no more stacks than p's.
+ */
 static void
 check_merge(const struct profil_profile *p)
 {
@@ -114,6 +218,7 @@ check_merge(const struct profil_profile *p)
 	    (struct profil_profile *)p };
 	const char *const names[2] = { "a.prf", "b.prf" };
 	struct profil_profile *sum, *back;
+	unsigned __int128 stack_samples = 0;
 	char cause[256] = "";
 	void *data;
 	size_t size;
@@ -127,6 +232,14 @@ check_merge(const struct profil_profile *p)
 	if (sum->samples != 2 * p->samples || sum->lost != 2 * p->lost)
 		fuzz_fail("merged: %llu samples of 2 x %llu",
 		    (unsigned long long)sum->samples,
+		    (unsigned long long)p->samples);
+	if ((sum->nstacks > 0) != (p->nstacks > 0) || sum->nstacks > p->nstacks)
+		fuzz_fail("merged: %zu stacks of %zu", sum->nstacks, p->nstacks);
+	for (size_t i = 0; i < sum->nstacks; i++)
+		stack_samples += sum->stacks[i].count;
+	if (sum->nstacks > 0 && stack_samples != 2 * (unsigned __int128)p->samples)
+		fuzz_fail("merged: stacks of %llu samples of 2 x %llu",
+		    (unsigned long long)stack_samples,
 		    (unsigned long long)p->samples);
 	if (profil_profile_encode(sum, &data, &size) < 0)
 		fuzz_fail("a merged profile does not encode");
@@ -162,12 +275,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	views(p, &f, FORMAT_TEXT);
 	views(p, &f, FORMAT_CSV);
 	views(p, &f, FORMAT_JSON);
+	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	stack_views(p, &f, &s, FORMAT_TEXT);
+	stack_views(p, &f, &s, FORMAT_CSV);
+	stack_views(p, &f, &s, FORMAT_JSON);
 	fflush(stdout);
 	dup2(stdout_fd, 1);
-	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
 	if (report_html(p, &f, &s, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
 	stacks_free(&s);
+	check_stacks(p, &f, 0);
+	check_stacks(p, &f, STACKS_INLINES);
 	pprof = (struct pbuf){ NULL, 0, 0 };
 	export_pprof_encode(p, &f, NULL, &pprof);	/* the flat profile's */
 	pbuf_free(&pprof);

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """make-corpus.py [--record BUILD] - the seed corpus of the fuzz targets.
 
-    tests/corpus/prf/     .prf files: recorded ones (ok-rec-*), and ones made
-                          here from them and from scratch, valid (ok-*) and
+    tests/corpus/prf/     .prf files: recorded ones (ok-rec-*, with call stacks
+                          where perf took them), and ones made here from them
+                          and from scratch (every record, the optional kernel,
+                          kept-names and stacks ones too), valid (ok-*) and
                           malformed (bad-*)
-    tests/corpus/report/  the valid .prf files, and some naming real files
+    tests/corpus/report/  the recorded .prf files, made ones with stacks, and
+                          some naming real files
     tests/corpus/elf/     small ELF files compiled here (ok-*), and damaged
                           copies of them (odd-*)
 
@@ -17,6 +20,7 @@ accepted, bad-* refused; odd-* only must not break anything.  They have no
 .prf suffix: the repository ignores *.prf files.
 """
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -33,6 +37,7 @@ CORPUS = os.path.join(ROOT, "tests", "corpus")
 
 MAGIC = b"\x89PRF\r\n\x1a\n"
 HEADER, OBJECT, THREAD, PROCESS, END = 1, 2, 3, 4, 0xFFFF
+KERNEL, SYMBOLS, STACKS = 5, 6, 7
 U64 = (1 << 64) - 1
 
 
@@ -249,6 +254,7 @@ def prf_files(recorded):
     }
     for name, data in bad.items():
         f["bad-made-" + name + ""] = data
+    f.update(stacks_files())
     # -- malformed, from a recorded file: cut at every record boundary
     # (and inside every record header and payload), a damaged checksum
     base = recorded[0] if recorded else finish(full)
@@ -275,6 +281,306 @@ def prf_files(recorded):
                 f["bad-rec-bucket-count-%x" % claim] = refresh_crc(
                     base[:n_at] + u64(claim) + base[n_at + 8:])
     return f
+
+
+# ---- the optional records: kernel (5), kept names (6), stacks (7) --------
+
+KERNEL_ID = bytes(range(0x40, 0x54))
+KBASE = 0xFFFFFFFF81000000
+CUT_OBJ, UNKNOWN_OBJ, KERNEL_OBJ = 0xFFFFFFFD, 0xFFFFFFFE, 0xFFFFFFFF
+FLAG_OPTIONAL = 1
+
+
+def kernel(counts, boot=b"\x11" * 16, text=KBASE, release="6.1.0-test",
+           samples=None):
+    """A kernel record: counts {addr: count} at that boot's addresses."""
+    lo = min(counts) if counts else KBASE
+    hi = max(counts) + 1 if counts else KBASE + 1
+    body = obj("[kernel.kallsyms]", counts, lowpc=lo, highpc=hi, bucket=1,
+               build_id=KERNEL_ID, samples=samples)[8:]
+    return record(KERNEL, string(release) + boot + u64(text) + body,
+                  flags=FLAG_OPTIONAL)
+
+
+def symbols(entries, n=None):
+    """entries: [(object, start, size, name)] as written."""
+    p = varint(len(entries) if n is None else n)
+    for o, start, size, name in entries:
+        p += varint(o) + varint(start) + varint(size) + string(name)
+    return record(SYMBOLS, p, flags=FLAG_OPTIONAL)
+
+
+def stacks_payload(frames, nodes, stacks, counts=None, raw_frames=None):
+    """frames: [(object, addr)] in order; nodes: [(parent+1 or 0, frame)];
+    stacks: [(leaf, pid, tid, count)].  Addresses are written as the
+    format wants (deltas within an object) unless raw_frames gives the
+    (object, written value) pairs themselves."""
+    p = varint(len(frames) if counts is None else counts[0])
+    if raw_frames is not None:
+        for o, v in raw_frames:
+            p += varint(o) + varint(v)
+    else:
+        prev = None
+        for o, a in frames:
+            p += varint(o) + varint(a - prev[1] if prev and prev[0] == o
+                                    else a)
+            prev = (o, a)
+    p += varint(len(nodes) if counts is None else counts[1])
+    for up, fr in nodes:
+        p += varint(up) + varint(fr)
+    p += varint(len(stacks) if counts is None else counts[2])
+    for leaf, pid, tid, count in stacks:
+        p += varint(leaf) + varint(pid) + varint(tid) + varint(count)
+    return p
+
+
+def stacks_record(*args, **kw):
+    return record(STACKS, stacks_payload(*args, **kw), flags=FLAG_OPTIONAL)
+
+
+def chain(frames_outermost_first, nodes, index):
+    """Append a path of frame numbers (outermost first) to nodes, sharing
+    the nodes it has in common with what is there (index: (parent + 1,
+    frame) -> node); its leaf node."""
+    parent = 0
+    for fr in frames_outermost_first:
+        if (parent, fr) not in index:
+            nodes.append((parent, fr))
+            index[(parent, fr)] = len(nodes) - 1
+        parent = index[(parent, fr)] + 1
+    return parent - 1
+
+
+def stacks_profile(stack_list, objects, extra=(), tail=(), kernel_rec=None,
+                   header_kw=None, record_kw=None):
+    """A whole valid profile from stacks [(pid, tid, count, [(object, addr)]
+    leaf first)] over objects [(path, lowpc, highpc)]: each object's
+    histogram, the header's totals and the threads are the stacks' leaves.
+    extra: records after the objects; tail: after the stacks."""
+    frames = sorted({fr for _, _, _, fs in stack_list for fr in fs})
+    number = {fr: i for i, fr in enumerate(frames)}
+    nodes, stacks, index = [], [], {}
+    hists = [dict() for _ in objects]
+    kernel_n = unknown_n = 0
+    threads = {}
+    for pid, tid, count, fs in stack_list:
+        leaf = chain([number[fr] for fr in reversed(fs)], nodes, index)
+        stacks.append((leaf, pid, tid, count))
+        o, a = fs[0]
+        if o == KERNEL_OBJ:
+            kernel_n += count
+        elif o == UNKNOWN_OBJ:
+            unknown_n += count
+        else:
+            hists[o][a] = hists[o].get(a, 0) + count
+        threads[(pid, tid)] = threads.get((pid, tid), 0) + count
+    total = sum(c for _, _, c, _ in stack_list)
+    recs = [header(total, kernel=kernel_n, unknown=unknown_n,
+                   **(header_kw or {}))]
+    for (path, lo, hi), h in zip(objects, hists):
+        recs.append(obj(path, h, lowpc=lo, highpc=hi,
+                        build_id=hashlib.sha1(path.encode()).digest()))
+    recs += list(extra)
+    for (pid, tid), n in sorted(threads.items()):
+        recs.append(thread(pid, tid, "t%d" % tid, n))
+    if kernel_rec is not None:
+        recs.append(kernel_rec)
+    recs.append(stacks_record(frames, nodes, stacks, **(record_kw or {})))
+    recs += list(tail)
+    return recs
+
+
+APP = ("/usr/bin/app", 0x1000, 0x9000)
+LIBC = ("/lib/x86_64-linux-gnu/libc.so.6", 0x20000, 0x40000)
+MAIN, CALL_F, F, G, LIBC_START = (0, 0x1100), (0, 0x1210), (0, 0x1300), \
+    (0, 0x1400), (1, 0x20100)
+
+
+def stacks_files():
+    """name -> bytes: profiles with kernel, kept-names and stacks records,
+    valid (ok-made-*) and malformed (bad-made-*).  Not here: a tree that
+    expands past the 2^24 frames a reader takes (test-prf builds one).
+    Its mutants are valid profiles of millions of frames, each taking a
+    second to read and write back, and held fuzz-prf to 400 runs a
+    second."""
+    f = {}
+    kcounts = {KBASE + 0x10: 3, KBASE + 0x2000: 1}
+    base = [
+        (10, 10, 40, [F, CALL_F, MAIN, LIBC_START]),
+        (10, 10, 25, [G, MAIN, LIBC_START]),
+        (10, 11, 7, [F, CALL_F, MAIN, LIBC_START]),
+        (10, 10, 3, [(KERNEL_OBJ, KBASE + 0x10), (KERNEL_OBJ, KBASE + 0x800),
+                     G, MAIN, LIBC_START]),
+        (10, 10, 1, [(KERNEL_OBJ, KBASE + 0x2000), (1, 0x20300)]),
+        (10, 10, 2, [(UNKNOWN_OBJ, 0x7F0000001234), MAIN, LIBC_START]),
+        (10, 10, 4, [(0, 0x1500), (CUT_OBJ, 1)]),
+        (10, 10, 5, [(0, 0x1504), (0, 0x1600), (CUT_OBJ, 2)]),
+        (10, 11, 6, [(1, 0x20400), (CUT_OBJ, 3)]),
+        (10, 11, 1, [(0, 0x1508), (CUT_OBJ, 4)]),
+        (10, 11, 1, [(0, 0x150C), (CUT_OBJ, 5)]),
+        (10, 11, 1, [(0, 0x1510), (CUT_OBJ, 99)]),
+    ]
+    kept = symbols([(0, 0x1100, 0x100, "main"), (0, 0x1200, 0x80, "call_f"),
+                    (0, 0x1300, 0x100, "f"), (0, 0x1400, 0x100, "g"),
+                    (1, 0x20100, 0x40, "__libc_start_main"),
+                    (KERNEL_OBJ, KBASE, 0x100, "entry_SYSCALL_64"),
+                    (KERNEL_OBJ, KBASE + 0x800, 0x1000, "do_syscall_64")])
+    full = stacks_profile(base, [APP, LIBC], kernel_rec=kernel(kcounts),
+                          tail=[kept])
+    f["ok-made-stacks"] = finish(full)
+    f["ok-made-kernel"] = finish([
+        header(5, kernel=4, unknown=1), kernel(kcounts)])
+    f["ok-made-symbols"] = finish([
+        header(5, kernel=4, unknown=1), obj("/usr/bin/app", {}, samples=0),
+        kernel(kcounts), symbols([(0, 0x1000, 1, "a"), (0, 0x1001, 0x7FFF,
+                                  "_ZN2ns1bEv"), (KERNEL_OBJ, U64 - 1, 1,
+                                  "at_the_top")])])
+    # stacks before the objects: the totals are checked at the end
+    f["ok-made-stacks-before-objects"] = finish(
+        full[:1] + [full[-2]] + full[1:-2] + full[-1:])
+    # the same stack (node and thread) written twice: counts add up
+    f["ok-made-stacks-repeated"] = finish(stacks_profile(
+        [(1, 1, 2, [F, MAIN]), (1, 1, 3, [F, MAIN])], [APP]))
+    f["ok-made-stacks-empty-record"] = finish([
+        header(0, argv=()), stacks_record([], [], [])])
+    f["ok-made-stacks-unused-frames"] = finish([
+        header(1), obj("/a", {0x1000: 1}),
+        stacks_record([(0, 0x1000), (0, 0x1001), (0, 0x5000),
+                       (KERNEL_OBJ, 7)], [(0, 0)], [(0, 1, 1, 1)])])
+    f["ok-made-stacks-big-counts"] = finish(stacks_profile(
+        [(1, 1, U64 - 2, [F, MAIN]), (0xFFFFFFFF, 0xFFFFFFFF, 2,
+                                       [G, MAIN])], [APP]))
+    # recursion 4096 deep: one frame, 4096 nodes (small for the fuzzer)
+    deepest = [(0, 0x1000)] * 4096
+    f["ok-made-stacks-deepest"] = finish(stacks_profile(
+        [(1, 1, 1, deepest)], [("/a", 0x1000, 0x3000)]))
+    f["ok-made-stacks-empty-record-with-samples"] = finish([
+        header(5), obj("/a", {0x1000: 5}), stacks_record([], [], [])])
+    f["ok-made-stacks-top-of-address-space"] = finish(stacks_profile(
+        [(1, 1, 1, [(0, U64 - 1), (0, U64 - 2), (KERNEL_OBJ, U64)])],
+        [("[vdso]", U64 - 15, U64)]))
+    # -- malformed
+    one = [header(5), obj("/a", {0x1000: 5})]
+    leaf = [(0, 0x1000)]
+    bad = {
+        "stacks-leaves-short": one + [stacks_record(leaf, [(0, 0)],
+                                                    [(0, 1, 1, 4)])],
+        "stacks-leaves-in-another-object": [
+            header(5), obj("/a", {0x1000: 3}), obj("/b", {0x1000: 2}),
+            stacks_record([(0, 0x1000), (1, 0x1000)], [(0, 0), (0, 1)],
+                          [(0, 1, 1, 2), (1, 1, 1, 3)])],
+        "stacks-kernel-leaves": [
+            header(5, kernel=2), obj("/a", {0x1000: 3}),
+            stacks_record([(0, 0x1000), (KERNEL_OBJ, KBASE)],
+                          [(0, 0), (0, 1)], [(0, 1, 1, 4), (1, 1, 1, 1)])],
+        "stacks-unknown-leaves": [
+            header(5, unknown=2), obj("/a", {0x1000: 3}),
+            stacks_record([(0, 0x1000), (UNKNOWN_OBJ, 5)],
+                          [(0, 0), (0, 1)], [(0, 1, 1, 3), (1, 1, 1, 1),
+                                             (0, 1, 2, 1)])],
+        "stacks-cut-in-the-middle": one + [stacks_record(
+            [(0, 0x1000), (0, 0x1100), (CUT_OBJ, 1)],
+            [(0, 1), (1, 2), (2, 0)], [(2, 1, 1, 5)])],
+        "stacks-leaf-is-a-cut": [header(5, unknown=5), stacks_record(
+            [(CUT_OBJ, 3)], [(0, 0)], [(0, 1, 1, 5)])],
+        "stacks-parent-later": one + [stacks_record(
+            [(0, 0x1000), (0, 0x1100)], [(2, 0), (0, 1)], [(0, 1, 1, 5)])],
+        "stacks-parent-itself": one + [stacks_record(
+            leaf, [(1, 0)], [(0, 1, 1, 5)])],
+        "stacks-frames-objects-out-of-order": [
+            header(5), obj("/a", {0x1000: 5}), obj("/b", {}, samples=0),
+            stacks_record(None, [(0, 0), (1, 1)], [(1, 1, 1, 5)],
+                          raw_frames=[(1, 0x1000), (0, 0x1000)],
+                          counts=(2, 2, 1))],
+        "stacks-frames-same-address": one + [stacks_record(
+            None, [(0, 0)], [(0, 1, 1, 5)], raw_frames=[(0, 0x1000), (0, 0)],
+            counts=(2, 1, 1))],
+        "stacks-frame-address-past-2^64": one + [stacks_record(
+            None, [(0, 0)], [(0, 1, 1, 5)],
+            raw_frames=[(0, 0x1000), (0, U64 - 0x800)], counts=(2, 1, 1))],
+        "stacks-counts-overflow": [
+            header(U64), obj("/a", {0x1000: U64}),
+            stacks_record(leaf, [(0, 0)], [(0, 1, 1, 1 << 63),
+                                           (0, 1, 2, 1 << 63)])],
+        "stacks-count-0": one + [stacks_record(leaf, [(0, 0)],
+                                               [(0, 1, 1, 5), (0, 1, 2, 0)])],
+        "stacks-deeper-than-4096": stacks_profile(
+            [(1, 1, 1, deepest + [(0, 0x2000)])], [("/a", 0x1000, 0x3000)]),
+        "stacks-frame-of-no-object": one + [stacks_record(
+            [(0, 0x1000), (2, 0x1000)], [(0, 1), (1, 0)], [(1, 1, 1, 5)])],
+        "stacks-frame-object-2^32": one + [stacks_record(
+            [(0, 0x1000), (1 << 32, 0x1000)], [(0, 1), (1, 0)],
+            [(1, 1, 1, 5)])],
+        "stacks-node-frame-out-of-range": one + [stacks_record(
+            leaf, [(0, 1)], [(0, 1, 1, 5)])],
+        "stacks-leaf-out-of-range": one + [stacks_record(
+            leaf, [(0, 0)], [(1, 1, 1, 5)])],
+        "stacks-pid-2^32": one + [stacks_record(leaf, [(0, 0)],
+                                                [(0, 1 << 32, 1, 5)])],
+        "stacks-second-record": one + [stacks_record(
+            leaf, [(0, 0)], [(0, 1, 1, 5)])] * 2,
+        "stacks-nframes-huge": one + [stacks_record(
+            leaf, [(0, 0)], [(0, 1, 1, 5)], counts=(1 << 40, 1, 1))],
+        "stacks-nnodes-huge": one + [stacks_record(
+            leaf, [(0, 0)], [(0, 1, 1, 5)], counts=(1, 1 << 40, 1))],
+        "stacks-nstacks-huge": one + [stacks_record(
+            leaf, [(0, 0)], [(0, 1, 1, 5)], counts=(1, 1, U64))],
+        "stacks-bytes-left-over": one + [record(STACKS, stacks_payload(
+            leaf, [(0, 0)], [(0, 1, 1, 5)]) + b"\0", flags=FLAG_OPTIONAL)],
+        "stacks-truncated": one + [record(STACKS, stacks_payload(
+            leaf, [(0, 0)], [(0, 1, 1, 5)])[:-1], flags=FLAG_OPTIONAL)],
+        "kernel-second-record": [header(4, kernel=4), kernel(kcounts),
+                                 kernel(kcounts)],
+        "kernel-samples-not-the-header's": [header(5, kernel=5),
+                                            kernel(kcounts)],
+        "kernel-record-samples-not-its-buckets": [
+            header(5, kernel=5), kernel(kcounts, samples=5)],
+        "kernel-truncated": [header(4, kernel=4), record(
+            KERNEL, string("6.1") + b"\x11" * 10, flags=FLAG_OPTIONAL)],
+        "symbols-overlap": [header(0), obj("/a", {}, samples=0), symbols(
+            [(0, 0x1000, 0x10, "a"), (0, 0x100F, 0x10, "b")])],
+        "symbols-out-of-order": [header(0), obj("/a", {}, samples=0),
+                                 obj("/b", {}, samples=0), symbols(
+            [(1, 0x1000, 0x10, "a"), (0, 0x2000, 0x10, "b")])],
+        "symbols-size-0": [header(0), obj("/a", {}, samples=0), symbols(
+            [(0, 0x1000, 0, "a")])],
+        "symbols-end-past-2^64": [header(0), obj("/a", {}, samples=0),
+                                  symbols([(0, U64 - 1, 2, "a")])],
+        "symbols-of-no-object": [header(0), obj("/a", {}, samples=0),
+                                 symbols([(1, 0x1000, 1, "a")])],
+        "symbols-kernel-without-its-record": [header(0), symbols(
+            [(KERNEL_OBJ, KBASE, 1, "a")])],
+        "symbols-second-record": [header(0), obj("/a", {}, samples=0),
+                                  symbols([(0, 1, 1, "a")]),
+                                  symbols([(0, 2, 1, "b")])],
+        "symbols-n-huge": [header(0), symbols([(0, 1, 1, "a")], n=1 << 40)],
+        "symbols-name-with-nul": [header(0), obj("/a", {}, samples=0),
+                                  symbols([(0, 1, 1, "a\0b")])],
+    }
+    for name, recs in bad.items():
+        f["bad-made-" + name] = finish(recs)
+    return f
+
+
+def libc_stacks_file():
+    """A profile with stacks through libc's own functions (named from the
+    file here) and the kernel, for the report target; None without nm's
+    answer."""
+    libc = "/lib/x86_64-linux-gnu/libc.so.6"
+    funcs = functions_of(libc, True)
+    if len(funcs) < 8:
+        return None
+    step = max(1, len(funcs) // 8)
+    picked = [a + min(s, 8) // 2 for a, s in funcs[::step]][:8]
+    lo = min(picked) - min(picked) % 16
+    objects = [APP, (libc, lo, max(picked) + 16)]
+    lib = [(1, a) for a in picked]
+    st = [(7, 7, 5 + i, [lib[i], lib[(i + 1) % 8], MAIN])
+          for i in range(8)]
+    st.append((7, 8, 3, [(KERNEL_OBJ, KBASE + 0x10), lib[0], MAIN]))
+    st.append((7, 8, 2, [lib[3], (CUT_OBJ, 3)]))
+    return finish(stacks_profile(st, objects,
+                                 kernel_rec=kernel({KBASE + 0x10: 3})))
 
 
 # ---- ELF files -----------------------------------------------------------
@@ -582,6 +888,13 @@ def report_files(tmp, elf_seeds):
                                highpc=max(counts) + 1))
             total += sum(counts.values())
     f["ok-seed-elf-files"] = finish([header(total)] + objects)
+    # 1 MiB buckets past libc's code: each is 4096 made-up functions of 256
+    # bytes (no symbol, no FDE); grown one name at a time, they took the
+    # sanitized report target minutes (a timeout of the fuzzing run)
+    mib = 1 << 20
+    f["ok-libc-wide-buckets"] = finish([header(8), obj(
+        libc, {0x40000000 + i * mib: 1 for i in range(8)}, lowpc=0x40000000,
+        highpc=0x40000000 + 64 * mib, bucket=mib)])
     return f
 
 
@@ -615,6 +928,9 @@ def record_seeds(build):
         "forkexec-perf": ["-e", "perf", "--", workload, "forkexec", "10"],
         "forkexec-timer": ["-e", "timer", "--", workload, "forkexec", "10"],
         "libm-perf": ["-e", "perf", "--", workload, "libm", "0.2"],
+        # the flat profile alone, as before call stacks were recorded
+        "split-perf-flat": ["-e", "perf", "--no-call-graph", "--", workload,
+                            "split", "20"],
     }
     for name, args in runs.items():
         run(profil, "record", "-q", "-o",
@@ -643,6 +959,12 @@ def main():
         write_dir("elf", elf)
         report = dict((n, d) for n, d in recorded)
         report.update(report_files(tmp, seeds))
+        # stacks for the views and the merge: made ones, and libc's
+        report.update((n, d) for n, d in stacks_files().items()
+                      if n.startswith("ok-"))
+        libc_stacks = libc_stacks_file()
+        if libc_stacks is not None:
+            report["ok-libc-stacks"] = libc_stacks
         write_dir("report", report)
     for name in ("prf", "elf", "report"):
         files = glob.glob(os.path.join(CORPUS, name, "*"))

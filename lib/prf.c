@@ -109,6 +109,25 @@ struct node_table {
 	size_t cap, len;
 };
 
+/*
+ * A slot for key in a table of cap (a power of two) slots.  Keys differ
+ * mostly in their high half (the parent: recursion repeats one frame
+ * under ever deeper parents), so every bit is mixed into the low ones
+ * (MurmurHash3's finaliser); the top bits of a multiplication alone
+ * left such keys two slots, and encoding a 4096-deep recursion took
+ * 4096^2 probes.
+ */
+static size_t
+node_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	key *= 0xc4ceb9fe1a85ec53ull;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
 static int
 node_table_grow(struct node_table *t)
 {
@@ -126,7 +145,7 @@ node_table_grow(struct node_table *t)
 
 		if (t->keys[i] == 0)
 			continue;
-		k = (size_t)(t->keys[i] * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+		k = node_slot(t->keys[i], cap);
 		while (keys[k] != 0)
 			k = (k + 1) & (cap - 1);
 		keys[k] = t->keys[i];
@@ -153,7 +172,7 @@ node_of(struct node_table *t, struct rio_out *nodes_out, uint32_t parent,
 
 	if (2 * (t->len + 1) > t->cap && node_table_grow(t) < 0)
 		return -1;
-	k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+	k = node_slot(key, t->cap);
 	for (; t->keys[k] != 0; k = (k + 1) & (t->cap - 1))
 		if (t->keys[k] == key)
 			return t->nodes[k];
@@ -603,12 +622,20 @@ decode_symbols(struct decoder *d, struct rio_in *in, const char **why)
 /* Expanded frames of all stacks: a hostile file could ask for terabytes. */
 #define MAX_STACK_FRAMES	(1u << 24)
 
+/*
+ * The stacks record into p's frames and stacks.  Every stack's depth is
+ * known from its node (each node's depth is its parent's + 1, and a
+ * parent comes first), so the sizes are all checked before any stack's
+ * frames are made: a few kilobytes of tree can describe millions of
+ * frames, and a refusal must not cost building them.
+ */
 static int
 decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 {
 	struct profil_profile *p = d->p;
 	uint64_t nframes = rio_get_varint(in), nnodes, nstacks, total = 0;
-	uint32_t *parent = NULL, *frame = NULL;
+	uint64_t samples = 0;
+	uint32_t *parent = NULL, *frame = NULL, *depth = NULL, *leaves = NULL;
 	int rc = -1;
 
 	if (p->frames != NULL || p->stacks != NULL)
@@ -637,7 +664,8 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		return *why = "truncated", -1;
 	parent = calloc(nnodes ? nnodes : 1, sizeof *parent);
 	frame = calloc(nnodes ? nnodes : 1, sizeof *frame);
-	if (parent == NULL || frame == NULL) {
+	depth = calloc(nnodes ? nnodes : 1, sizeof *depth);
+	if (parent == NULL || frame == NULL || depth == NULL) {
 		*why = "out of memory";
 		goto out;
 	}
@@ -655,20 +683,25 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		}
 		parent[i] = (uint32_t)up;	/* its number + 1; 0: a root */
 		frame[i] = (uint32_t)f;
+		/* (kept from growing past what any stack may be) */
+		depth[i] = up == 0 ? 1 : depth[up - 1] > PRF_MAX_DEPTH ?
+		    PRF_MAX_DEPTH + 1 : depth[up - 1] + 1;
 	}
 	nstacks = rio_get_varint(in);
 	if (in->failed || nstacks > rio_left(in) / 4) {
 		*why = "truncated";
 		goto out;
 	}
-	if ((p->stacks = calloc(nstacks ? nstacks : 1, sizeof *p->stacks)) == NULL) {
+	p->stacks = calloc(nstacks ? nstacks : 1, sizeof *p->stacks);
+	leaves = calloc(nstacks ? nstacks : 1, sizeof *leaves);
+	if (p->stacks == NULL || leaves == NULL) {
 		*why = "out of memory";
 		goto out;
 	}
 	for (uint64_t i = 0; i < nstacks; i++) {
 		struct profil_stack *st = &p->stacks[i];
 		uint64_t leaf = rio_get_varint(in), pid = rio_get_varint(in);
-		uint64_t tid = rio_get_varint(in), depth = 0;
+		uint64_t tid = rio_get_varint(in);
 
 		st->count = rio_get_varint(in);
 		if (in->failed) {
@@ -680,30 +713,53 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 			*why = "bad stack";
 			goto out;
 		}
-		for (uint64_t n = leaf + 1; n != 0; n = parent[n - 1])
-			if (++depth > PRF_MAX_DEPTH) {
-				*why = "a stack deeper than any recorder writes";
-				goto out;
-			}
-		if ((total += depth) > MAX_STACK_FRAMES) {
+		if (depth[leaf] > PRF_MAX_DEPTH) {
+			*why = "a stack deeper than any recorder writes";
+			goto out;
+		}
+		if ((total += depth[leaf]) > MAX_STACK_FRAMES) {
 			*why = "more stack frames than this reader takes";
 			goto out;
 		}
-		if ((st->frames = calloc(depth, sizeof *st->frames)) == NULL) {
+		p->nstacks++;		/* frames NULL until the sizes are known */
+		st->pid = (uint32_t)pid;
+		st->tid = (uint32_t)tid;
+		leaves[i] = (uint32_t)leaf;
+		if (__builtin_add_overflow(samples, st->count, &samples)) {
+			*why = "stack counts overflow";
+			goto out;
+		}
+	}
+	/*
+	 * What check_stacks will refuse anyway, refused before the frames
+	 * are built: counts that cannot add up (the header came first; no
+	 * stacks at all are as no record), and bytes after the stacks.
+	 */
+	if (nstacks > 0 && samples != p->samples) {
+		*why = "the stacks' counts do not add up to the header's samples";
+		goto out;
+	}
+	if (rio_left(in) != 0) {
+		*why = "bytes left over after the stacks";
+		goto out;
+	}
+	for (size_t i = 0; i < p->nstacks; i++) {
+		struct profil_stack *st = &p->stacks[i];
+
+		if ((st->frames = calloc(depth[leaves[i]], sizeof *st->frames)) ==
+		    NULL) {
 			*why = "out of memory";
 			goto out;
 		}
-		p->nstacks++;
-		st->pid = (uint32_t)pid;
-		st->tid = (uint32_t)tid;
-		st->depth = 0;
-		for (uint64_t n = leaf + 1; n != 0; n = parent[n - 1])
+		for (uint64_t n = leaves[i] + 1; n != 0; n = parent[n - 1])
 			st->frames[st->depth++] = frame[n - 1];
 	}
 	rc = 0;
 out:
 	free(parent);
 	free(frame);
+	free(depth);
+	free(leaves);
 	return rc;
 }
 

@@ -1,7 +1,8 @@
 /*
  * test-prf.c - the .prf format: what is written is read back the same;
- * every malformed file is refused with a cause naming what and where;
- * saving is atomic and never follows a symlink.
+ * every malformed file is refused with a cause naming what and where,
+ * without first building what a hostile stack tree describes; saving is
+ * atomic and never follows a symlink.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -338,6 +340,163 @@ test_read_errors(void **state)
 	assert_string_equal(cause, "not a regular file");
 }
 
+/* CPU seconds p's bytes take to parse (the fastest of 3), and its cause. */
+static double
+parse_seconds(const void *data, size_t size, char *cause, size_t cause_size)
+{
+	double best = 1e9;
+
+	for (int i = 0; i < 3; i++) {
+		struct timespec a, b;
+		struct profil_profile *p;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		p = profil_profile_parse(data, size, cause, cause_size);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		profil_profile_free(p);
+		if ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) /
+		    1e9 < best)
+			best = (double)(b.tv_sec - a.tv_sec) +
+			    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	}
+	return best;
+}
+
+/*
+ * A few kilobytes of stack tree can describe 2^24 frames and more: 4097
+ * stacks ending at one node 4096 deep.  The reader refuses that file,
+ * and does so from the sizes alone, in about the time one stack of 4096
+ * frames takes to read, not after building 64 MiB of frames (it took
+ * 3000 times as long); and so a file of 2^24 frames whose counts do not
+ * add up.
+ */
+static void
+test_stack_sizes_checked_first(void **state)
+{
+	enum { DEPTH = PRF_MAX_DEPTH, STACKS = (1 << 24) / PRF_MAX_DEPTH + 1 };
+	static struct profil_frame frames[DEPTH];
+	static uint32_t chain[DEPTH];
+	static struct profil_stack stacks[STACKS];
+	struct profil_bucket bucket = { 0x1000, STACKS };
+	struct profil_object o = { .path = "/a", .lowpc = 0x1000,
+	    .highpc = 0x1000 + DEPTH, .bucket_bytes = 1, .samples = STACKS,
+	    .nbuckets = 1, .buckets = &bucket };
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argv = argv_, .samples = STACKS, .nobjects = 1,
+	    .objects = &o, .nframes = DEPTH, .frames = frames, .nstacks = 1,
+	    .stacks = stacks };
+	char cause[256] = "";
+	void *one, *many;
+	size_t one_size, many_size;
+	double t_one, t_many;
+
+	(void)state;
+	for (uint32_t i = 0; i < DEPTH; i++) {
+		frames[i] = (struct profil_frame){ 0, 0x1000 + i };
+		chain[i] = i;
+	}
+	for (int i = 0; i < STACKS; i++)
+		stacks[i] = (struct profil_stack){ 1, (uint32_t)i + 1, 1, DEPTH,
+		    chain };
+	/* one stack 4096 deep with every sample: readable */
+	stacks[0].count = STACKS;
+	one = encoded(&p, &one_size);
+	stacks[0].count = 1;
+	p.nstacks = STACKS;
+	many = encoded(&p, &many_size);
+	t_one = parse_seconds(one, one_size, cause, sizeof cause);
+	assert_string_equal(cause, "");
+	t_many = parse_seconds(many, many_size, cause, sizeof cause);
+	assert_non_null(strstr(cause, "more stack frames than this reader takes"));
+	print_message("one stack %.3f ms, %d of them %.3f ms (refused)\n",
+	    1e3 * t_one, STACKS, 1e3 * t_many);
+	if (t_many > 100 * t_one + 0.002)
+		fail_msg("refusing 2^24 frames took %.1f ms, reading 4096 %.3f ms",
+		    1e3 * t_many, 1e3 * t_one);
+	free(many);
+	/*
+	 * Exactly 2^24 frames, a size the reader takes, but counts one short
+	 * of the header's: refused as fast, before the frames are built.
+	 */
+	p.nstacks = STACKS - 1;
+	many = encoded(&p, &many_size);
+	t_many = parse_seconds(many, many_size, cause, sizeof cause);
+	assert_non_null(strstr(cause, "do not add up"));
+	print_message("%d stacks whose counts do not add up: %.3f ms (refused)\n",
+	    STACKS - 1, 1e3 * t_many);
+	if (t_many > 100 * t_one + 0.002)
+		fail_msg("refusing 2^24 frames that do not add up took %.1f ms, "
+		    "reading 4096 %.3f ms", 1e3 * t_many, 1e3 * t_one);
+	free(one);
+	free(many);
+}
+
+/* CPU seconds p takes to encode (the fastest of 3). */
+static double
+encode_seconds(const struct profil_profile *p)
+{
+	double best = 1e9;
+
+	for (int i = 0; i < 3; i++) {
+		struct timespec a, b;
+		void *data;
+		size_t size;
+
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		assert_int_equal(profil_profile_encode(p, &data, &size), 0);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		free(data);
+		if ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) /
+		    1e9 < best)
+			best = (double)(b.tv_sec - a.tv_sec) +
+			    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	}
+	return best;
+}
+
+/*
+ * Recursion 4096 deep (one frame under ever deeper parents) encodes in
+ * about the time 4096 different frames do: the encoder's table of tree
+ * nodes once put all such nodes in two slots (4096^2 probes for each
+ * stack, 100 times as long).
+ */
+static void
+test_recursion_encodes_in_linear_time(void **state)
+{
+	enum { DEPTH = PRF_MAX_DEPTH };
+	static struct profil_frame frames[DEPTH];
+	static uint32_t chain[DEPTH], same[DEPTH];
+	struct profil_stack stacks[8];
+	struct profil_bucket bucket = { 0x1000, 8 };
+	struct profil_object o = { .path = "/a", .lowpc = 0x1000,
+	    .highpc = 0x1000 + DEPTH, .bucket_bytes = 1, .samples = 8,
+	    .nbuckets = 1, .buckets = &bucket };
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argv = argv_, .samples = 8, .nobjects = 1,
+	    .objects = &o, .nframes = DEPTH, .frames = frames, .nstacks = 8,
+	    .stacks = stacks };
+	double t_chain, t_same;
+
+	(void)state;
+	for (uint32_t i = 0; i < DEPTH; i++) {
+		frames[i] = (struct profil_frame){ 0, 0x1000 + i };
+		chain[i] = i;
+		same[i] = 0;
+	}
+	/* 8 threads' stacks: the nodes of the 7 after the first are found */
+	for (uint32_t i = 0; i < 8; i++)
+		stacks[i] = (struct profil_stack){ 1, i + 1, 1, DEPTH, chain };
+	t_chain = encode_seconds(&p);
+	for (int i = 0; i < 8; i++)
+		stacks[i].frames = same;
+	t_same = encode_seconds(&p);
+	print_message("%d frames %.3f ms, one frame %d times %.3f ms\n", DEPTH,
+	    1e3 * t_chain, DEPTH, 1e3 * t_same);
+	if (t_same > 10 * t_chain + 0.001)
+		fail_msg("recursion took %.3f ms to encode, a chain %.3f ms",
+		    1e3 * t_same, 1e3 * t_chain);
+}
+
 int
 main(void)
 {
@@ -349,6 +508,8 @@ main(void)
 		cmocka_unit_test(test_counts_must_add_up),
 		cmocka_unit_test(test_save_is_atomic),
 		cmocka_unit_test(test_read_errors),
+		cmocka_unit_test(test_stack_sizes_checked_first),
+		cmocka_unit_test(test_recursion_encodes_in_linear_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

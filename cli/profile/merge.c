@@ -2,8 +2,8 @@
  * merge.c - sums profiles of one program (contract in merge.h).  Every
  * check is made before anything is built, so a refusal costs nothing.
  * Invariant: the result adds up as its inputs did (samples = objects +
- * kernel + unknown, = threads, = processes), so profil_profile_save and
- * every reader accept it.
+ * kernel + unknown, = threads, = processes, = the stacks' leaves), so
+ * profil_profile_save and every reader accept it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "merge.h"
+#include "merge-stacks.h"
 
 __attribute__((format(printf, 3, 4))) static int
 refuse(char *cause, size_t cause_size, const char *fmt, ...)
@@ -313,20 +314,31 @@ keep_runs(struct profil_profile *const *in, size_t n,
 	}
 }
 
+/* Can ki's addresses be moved to first's boot (same kernel, _text known)? */
+static int
+placeable(const struct profil_kernel *first, const struct profil_kernel *ki)
+{
+	return same_file(&first->code, &ki->code) &&
+	    (memcmp(first->boot_id, ki->boot_id, 16) == 0 ||
+	    (first->text_addr != 0 && ki->text_addr != 0));
+}
+
 /*
  * The kernel records of the inputs summed, at the addresses of the first
  * input's boot: another boot of the same kernel is moved by the
  * difference of _text.  When an input with kernel samples has no kernel
  * record, or another kernel, or a boot that cannot be placed, the result
- * keeps the kernel counts without addresses, and says so.
+ * keeps the kernel counts without addresses, and says so.  kp[i]
+ * receives where input i's kernel addresses go.
  */
 static void
 merge_kernel(struct profil_profile *const *in, const char *const *names,
-    size_t n, struct profil_profile *out)
+    size_t n, struct profil_profile *out, struct merge_kplace *kp)
 {
 	const struct profil_kernel *first = NULL;
 	struct profil_kernel *k;
 
+	memset(kp, 0, n * sizeof *kp);
 	for (size_t i = 0; i < n; i++) {
 		const struct profil_kernel *ki = in[i]->kernel_code;
 
@@ -338,9 +350,7 @@ merge_kernel(struct profil_profile *const *in, const char *const *names,
 			first = ki;
 			continue;
 		}
-		if (!same_file(&first->code, &ki->code) ||
-		    (memcmp(first->boot_id, ki->boot_id, 16) != 0 &&
-		    (first->text_addr == 0 || ki->text_addr == 0))) {
+		if (!placeable(first, ki)) {
 			cli_warn("%s was recorded on another kernel or boot than "
 			    "%s: the merged kernel samples keep no addresses",
 			    names[i], names[0]);
@@ -349,6 +359,16 @@ merge_kernel(struct profil_profile *const *in, const char *const *names,
 	}
 	if (first == NULL)
 		return;
+	/* inputs without kernel samples too: their stacks may pass through it */
+	for (size_t i = 0; i < n; i++) {
+		const struct profil_kernel *ki = in[i]->kernel_code;
+
+		if (ki == NULL || !placeable(first, ki))
+			continue;
+		kp[i].placed = 1;
+		if (memcmp(first->boot_id, ki->boot_id, 16) != 0)
+			kp[i].delta = first->text_addr - ki->text_addr;
+	}
 	k = out->kernel_code = xcalloc(1, sizeof *k);
 	*k = *first;
 	k->release = xstrdup(first->release ? first->release : "");
@@ -360,18 +380,15 @@ merge_kernel(struct profil_profile *const *in, const char *const *names,
 		const struct profil_kernel *ki = in[i]->kernel_code;
 		struct profil_object moved;
 		struct profil_bucket *merged;
-		uint64_t delta = 0;
 		size_t nmerged;
 
 		if (in[i]->kernel == 0 || ki == NULL)
 			continue;
-		if (memcmp(first->boot_id, ki->boot_id, 16) != 0)
-			delta = first->text_addr - ki->text_addr;
 		moved = ki->code;
 		moved.buckets = xcalloc(ki->code.nbuckets + 1, sizeof *moved.buckets);
 		for (size_t j = 0; j < ki->code.nbuckets; j++) {
 			moved.buckets[j] = ki->code.buckets[j];
-			moved.buckets[j].addr += delta;
+			moved.buckets[j].addr += kp[i].delta;
 		}
 		merged = merge_buckets(k->code.buckets, k->code.nbuckets, &moved,
 		    0, 1, &nmerged);
@@ -387,11 +404,78 @@ merge_kernel(struct profil_profile *const *in, const char *const *names,
 	}
 }
 
+static int
+by_symbol(const void *a, const void *b)
+{
+	const struct profil_symbol *x = a, *y = b;
+
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The kept names of every input, for the result's objects: a name the
+ * inputs share is kept once, and of names that overlap in one object (two
+ * builds matched by path) the first in address order, so that the result
+ * is sorted without overlaps as the format wants.  The kernel's names
+ * move as its addresses do, and go where the result keeps none.
+ */
+static void
+merge_symbols(struct profil_profile *const *in, size_t n,
+    struct profil_profile *out, size_t *const *where,
+    const struct merge_kplace *kp)
+{
+	struct profil_symbol *all;
+	size_t total = 0, m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += in[i]->nsymbols;
+	if (total == 0)
+		return;
+	all = xcalloc(total, sizeof *all);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < in[i]->nsymbols; j++) {
+			struct profil_symbol sy = in[i]->symbols[j];
+			uint64_t size = sy.end - sy.start;
+
+			if (sy.object == PROFIL_SYMBOL_KERNEL) {
+				if (!kp[i].placed)
+					continue;
+				sy.start += kp[i].delta;
+				if (sy.start > UINT64_MAX - size)
+					continue;	/* moved past 2^64 */
+				sy.end = sy.start + size;
+			} else {
+				sy.object = (uint32_t)where[i][sy.object];
+			}
+			all[m++] = sy;
+		}
+	qsort(all, m, sizeof *all, by_symbol);
+	out->symbols = xcalloc(m, sizeof *out->symbols);
+	for (size_t i = 0; i < m; i++) {
+		const struct profil_symbol *last = out->nsymbols > 0 ?
+		    &out->symbols[out->nsymbols - 1] : NULL;
+
+		if (last != NULL && last->object == all[i].object &&
+		    last->end > all[i].start)
+			continue;	/* the same name again, or an overlap */
+		out->symbols[out->nsymbols] = all[i];
+		out->symbols[out->nsymbols++].name = xstrdup(all[i].name);
+	}
+	free(all);
+}
+
 int
 merge_profiles(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile **out, char *cause, size_t cause_size)
 {
 	struct profil_profile *m;
+	struct merge_kplace *kp;
 	size_t **where;
 	unsigned target = 0;
 
@@ -423,11 +507,15 @@ merge_profiles(struct profil_profile *const *in, const char *const *names,
 		where[i] = xcalloc(in[i]->nobjects, sizeof *where[i]);
 	match_objects(in, n, target, m, where);
 	sum_buckets(in, n, target, m, where);
+	keep_runs(in, n, m);
+	kp = xcalloc(n, sizeof *kp);
+	merge_kernel(in, names, n, m, kp);
+	merge_symbols(in, n, m, where, kp);
+	merge_stacks(in, names, n, m, where, kp);
 	for (size_t i = 0; i < n; i++)
 		free(where[i]);
 	free(where);
-	keep_runs(in, n, m);
-	merge_kernel(in, names, n, m);
+	free(kp);
 	*out = m;
 	return 0;
 }

@@ -34,6 +34,13 @@
  * of every input are kept as they are (they are facts of one run), unless
  * an input with samples has none: then the result has none, so that the
  * totals still add up.
+ *
+ * Call stacks are summed as merge-stacks.h says: kept when every input
+ * with samples has them (else a warning on stderr says which has none),
+ * frames moved to the result's objects and kernel addresses, identical
+ * stacks (frames, pid, tid) summed.  Kept names (symbols) are the union
+ * of the inputs', each once; the kernel's move with its addresses and go
+ * where the result keeps none.
  */
 int merge_profiles(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile **out, char *cause, size_t cause_size);

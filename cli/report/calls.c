@@ -261,7 +261,8 @@ emit(struct emit *e, size_t node, size_t parent_row, int depth)
 	c[8].i = (int64_t)nd->self;
 	c[9].d = report_percent(nd->self, e->p->samples);
 	sort_nodes = e->tree->v;
-	qsort(nd->kids, nd->nkids, sizeof *nd->kids, by_inclusive);
+	if (nd->nkids > 0)	/* a leaf's kids are NULL: not qsort's to see */
+		qsort(nd->kids, nd->nkids, sizeof *nd->kids, by_inclusive);
 	for (size_t k = 0; k < nd->nkids; k++)
 		emit(e, e->tree->v[node].kids[k], row, depth + 1);
 }
@@ -302,7 +303,8 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 	table_init(&t, tree_cols, 10);
 	e.t = &t;
 	sort_nodes = tree.v;
-	qsort(roots, nroots, sizeof *roots, by_inclusive);
+	if (nroots > 1)		/* roots is NULL without stacks */
+		qsort(roots, nroots, sizeof *roots, by_inclusive);
 	for (size_t i = 0; i < nroots; i++)
 		emit(&e, roots[i], (size_t)-1, 0);
 	snprintf(caption, sizeof caption, "%s%scall tree, callers above callees; "

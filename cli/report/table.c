@@ -48,9 +48,28 @@ table_error95(uint64_t k, uint64_t n)
 	return 100 * half;
 }
 
+/* Has the cell no value (table.h)?  Text cells always have one. */
+static int
+missing(const struct col *c, union cell v)
+{
+	switch (c->type) {
+	case COL_STR:
+	case COL_WORDS:
+		return 0;
+	case COL_INT:
+		return v.i == TABLE_NO_INT;
+	default:
+		return isnan(v.d);
+	}
+}
+
 static void
 format_cell(char *buf, size_t size, const struct col *c, union cell v)
 {
+	if (missing(c, v)) {
+		snprintf(buf, size, "%s", "");
+		return;
+	}
 	switch (c->type) {
 	case COL_STR:
 	case COL_WORDS:
@@ -138,7 +157,10 @@ print_machine(const struct table *t, int format)
 			} else if (c) {
 				putchar(',');
 			}
-			if (col->type == COL_STR || col->type == COL_WORDS) {
+			if (missing(col, row[c])) {
+				if (format == FORMAT_JSON)
+					fputs("null", stdout);
+			} else if (col->type == COL_STR || col->type == COL_WORDS) {
 				if (format == FORMAT_CSV)
 					csv_string(row[c].s ? row[c].s : "");
 				else

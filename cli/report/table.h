@@ -31,6 +31,14 @@ union cell {
 	double d;
 };
 
+/*
+ * A cell with no value (a figure the data cannot give, such as an
+ * inclusive share of a profile without stacks): NaN in a number's cell,
+ * TABLE_NO_INT in an integer's.  CSV leaves it empty, JSON says null,
+ * text leaves it blank.
+ */
+#define TABLE_NO_INT	INT64_MIN
+
 struct table {
 	const struct col *cols;
 	int ncols;

@@ -108,7 +108,8 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	if (stacks && o->sort == SORT_INCLUSIVE)
 		extra = s->nfuncs;
 	rows = xcalloc(nrows + extra + 1, sizeof *rows);
-	memcpy(rows, f->rows, nrows * sizeof *rows);
+	if (nrows > 0)		/* (f->rows is NULL then: not memcpy's to see) */
+		memcpy(rows, f->rows, nrows * sizeof *rows);
 	row_incl = xcalloc(nrows + extra + 1, sizeof *row_incl);
 	order = xcalloc(nrows + extra + 1, sizeof *order);
 	for (i = 0; i < f->nrows; i++) {

@@ -38,7 +38,7 @@ struct symtab {
 	char **paths;		/* source paths made absolute, interned */
 	size_t npaths;
 	char **made;		/* names made for code without a symbol */
-	size_t nmade;
+	size_t nmade, made_cap;
 	struct func *funcs;
 	size_t n, cap;
 	struct scope_index *scopes;	/* for symtab_inlines, made at its
@@ -159,6 +159,18 @@ section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
+/* Keep name (malloc'd), made for code without a symbol, to free with t. */
+static void
+keep_made(struct symtab *t, char *name)
+{
+	/* doubled, not grown by one: a wide bucket makes thousands */
+	if (t->nmade == t->made_cap) {
+		t->made_cap = t->made_cap ? 2 * t->made_cap : 16;
+		t->made = xrealloc(t->made, t->made_cap * sizeof *t->made);
+	}
+	t->made[t->nmade++] = name;
+}
+
 /*
  * The name of the function a PLT entry jumps to, "sin@plt", as objdump
  * shows it: the entry's indirect jump (ff 25 disp32, perhaps after
@@ -220,9 +232,7 @@ add_plt_stubs(struct symtab *t, Dwfl_Module *mod, size_t *k)
 					continue;
 				made = xmalloc(strlen(name) + 5);
 				sprintf(made, "%s@plt", name);
-				t->made = xrealloc(t->made, (t->nmade + 1) *
-				    sizeof *t->made);
-				t->made[t->nmade++] = made;
+				keep_made(t, made);
 				if (*k == t->cap) {
 					t->cap = t->cap ? 2 * t->cap : 16;
 					t->funcs = xrealloc(t->funcs, t->cap *
@@ -516,8 +526,7 @@ make_function(struct symtab *t, uint64_t addr, size_t at)
 	name = xmalloc((size_t)len + 1);
 	snprintf(name, (size_t)len + 1, "%s+%#llx", t->base,
 	    (unsigned long long)start);
-	t->made = xrealloc(t->made, (t->nmade + 1) * sizeof *t->made);
-	t->made[t->nmade++] = name;
+	keep_made(t, name);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->funcs = xrealloc(t->funcs, t->cap * sizeof *t->funcs);

@@ -1,0 +1,42 @@
+/*
+ * merge-stacks.h - the call stacks part of `profil merge` (merge.c calls
+ * it once the result's objects and kernel record are made).
+ */
+#ifndef PROFIL_MERGE_STACKS_H
+#define PROFIL_MERGE_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <profil.h>
+
+/*
+ * Where an input's kernel addresses land in the result: moved by delta
+ * (placed), or nowhere when the result keeps no addresses of that kernel.
+ */
+struct merge_kplace {
+	int placed;
+	uint64_t delta;
+};
+
+/*
+ * The stacks of in[0..n-1] into out, whose objects and kernel record are
+ * made: where[i][j] is the result object of input i's object j, kp[i]
+ * where its kernel addresses go.  Frames are renumbered for the result;
+ * an input's kernel frames that are not placed become one address-less
+ * kernel frame per run of them (as its samples become one [kernel] row);
+ * stacks equal in frames, pid and tid are summed.
+ *
+ * The result gets no stacks, and a one-line warning says why, when an
+ * input with samples has none (its samples would have no stack: the
+ * leaves could not add up) or when they would hold more frames than the
+ * reader takes (merge_max_stack_frames).
+ */
+void merge_stacks(struct profil_profile *const *in, const char *const *names,
+    size_t n, struct profil_profile *out, size_t *const *where,
+    const struct merge_kplace *kp);
+
+/* lib/prf.c's MAX_STACK_FRAMES: expanded frames of all stacks it reads. */
+extern size_t merge_max_stack_frames;
+
+#endif

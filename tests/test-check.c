@@ -1,0 +1,163 @@
+/*
+ * test-check.c - `profil check` end to end: on profiles with call stacks
+ * made here (cuts of each kind and of a reason this profil does not
+ * know), it says how many stacks, and how many samples' stacks were cut
+ * short, a line per reason, most first; nothing more for a profile
+ * without stacks, nothing at all with -q; and a recording's stacks.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <profil.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+/*
+ * One object with a bucket at 0x10 (all the samples), frames (sorted as
+ * the format wants): app 0x10 (the leaf), app 0x50 (main), and cuts of
+ * reasons 1, 3 and 99; stacks of counts[0..3] samples: main alone, then
+ * cut too deep, cut in code without unwind information, cut for 99.
+ */
+static void
+save_profile(const char *path, const uint64_t counts[4], int with_stacks)
+{
+	struct profil_bucket bucket = { 0x10, 0 };
+	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
+	    .highpc = 0x100, .bucket_bytes = 1, .nbuckets = 1,
+	    .buckets = &bucket };
+	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 },
+	    { PROFIL_FRAME_CUT, PROFIL_CUT_DEPTH },
+	    { PROFIL_FRAME_CUT, PROFIL_CUT_NO_UNWIND },
+	    { PROFIL_FRAME_CUT, 99 } };
+	uint32_t whole[] = { 0, 1 }, deep[] = { 0, 1, 2 }, bare[] = { 0, 3 },
+	    odd[] = { 0, 4 };
+	struct profil_stack stacks[] = { { 1, 1, counts[0], 2, whole },
+	    { 1, 1, counts[1], 3, deep }, { 1, 1, counts[2], 2, bare },
+	    { 1, 1, counts[3], 2, odd } };
+	char *argv[] = { "app", NULL };
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argc = 1, .argv = argv, .nobjects = 1,
+	    .objects = &app, .nframes = 5, .frames = frames };
+	char cause[256];
+	size_t n = 0;
+
+	for (int i = 0; i < 4; i++)
+		if (counts[i] > 0)
+			stacks[n++] = stacks[i];
+	for (size_t i = 0; i < n; i++)
+		app.samples += stacks[i].count;
+	bucket.count = p.samples = app.samples;
+	if (with_stacks) {
+		p.stacks = stacks;
+		p.nstacks = n;
+	}
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+}
+
+static void
+check(struct run *r, const char *path, int quiet)
+{
+	char *argv[] = { profil_bin, "check", (char *)path, quiet ? "-q" : NULL,
+	    NULL };
+
+	run(r, argv);
+	if (r->status != 0)
+		fail_msg("check %s: exit %d, %s", path, r->status, r->err);
+	assert_string_equal(r->err, "");
+}
+
+static void
+test_check_counts_cut_stacks(void **state)
+{
+	static const uint64_t counts[4] = { 10, 3, 5, 2 };
+	char path[PATH_MAX], want[6 * PATH_MAX];
+	struct run r;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/cut.prf", tmpdir);
+	save_profile(path, counts, 1);
+	check(&r, path, 0);
+	snprintf(want, sizeof want,
+	    "%s: ok: 20 samples in 1 objects (+0 kernel, 0 unknown, 0 lost), "
+	    "0 threads, 0 processes\n"
+	    "%s: 4 call stacks (5 frames, the deepest 3); cut short: 10 samples "
+	    "(50.00%%)\n"
+	    "%s:   5 samples: in code without unwind information\n"
+	    "%s:   3 samples: deeper than the unwinder goes\n"
+	    "%s:   2 samples: for a reason this profil does not know\n",
+	    path, path, path, path, path);
+	assert_string_equal(r.out, want);
+	check(&r, path, 1);
+	assert_string_equal(r.out, "");
+}
+
+static void
+test_check_stacks_whole_or_none(void **state)
+{
+	static const uint64_t whole[4] = { 7, 0, 0, 0 };
+	char path[PATH_MAX], want[2 * PATH_MAX + 256];
+	struct run r;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/whole.prf", tmpdir);
+	save_profile(path, whole, 1);
+	check(&r, path, 0);
+	snprintf(want, sizeof want, "%s: 1 call stacks (5 frames, the deepest "
+	    "2); cut short: none\n", path);
+	assert_non_null(strstr(r.out, want));
+	/* no stacks: the one line it always had */
+	save_profile(path, whole, 0);
+	check(&r, path, 0);
+	assert_non_null(strstr(r.out, ": ok: 7 samples"));
+	assert_int_equal(strchr(r.out, '\n') - r.out + 1, (long)strlen(r.out));
+}
+
+/* A recording's stacks: counted, and their cuts add up to what is said. */
+static void
+test_check_recorded_stacks(void **state)
+{
+	char *prog[] = { workload, "split", "10", NULL };
+	char path[PATH_MAX], cause[256];
+	struct profil_profile *p;
+	struct run r;
+	unsigned long long stacks, frames, deepest, cut = 0, in_lines = 0, n;
+	const char *line;
+
+	(void)state;
+	if (!harness_perf_allowed())
+		skip();	/* the timer engine takes no stacks */
+	snprintf(path, sizeof path, "%s/rec.prf", tmpdir);
+	record_ok(path, prog);
+	check(&r, path, 0);
+	line = strchr(r.out, '\n') + 1;
+	if (sscanf(line + strlen(path), ": %llu call stacks (%llu frames, the "
+	    "deepest %llu); cut short: %llu", &stacks, &frames, &deepest,
+	    &cut) < 3)
+		fail_msg("no stacks line: %s", r.out);
+	p = profil_profile_read(path, cause, sizeof cause);
+	assert_non_null(p);
+	assert_int_equal(stacks, p->nstacks);
+	assert_int_equal(frames, p->nframes);
+	profil_profile_free(p);
+	for (line = strchr(line, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		assert_int_equal(sscanf(line + strlen(path), ":   %llu samples: ",
+		    &n), 1);
+		in_lines += n;
+	}
+	assert_int_equal(in_lines, cut);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_counts_cut_stacks),
+		cmocka_unit_test(test_check_stacks_whole_or_none),
+		cmocka_unit_test(test_check_recorded_stacks),
+	};
+	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
+}
