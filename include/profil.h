@@ -261,6 +261,19 @@ struct profil_profile {
 	struct profil_frame *frames;		/* sorted by object, addr */
 	size_t nstacks;
 	struct profil_stack *stacks;		/* none: no call stacks */
+	/*
+	 * How the samples were weighted (optional: 0s when not recorded,
+	 * and then every sample counted 1).  A sample taken at k intervals
+	 * counts k (record --samples slows the rate down as a run goes on;
+	 * CPU timers asked above the tick rate fire once a tick), so the
+	 * counts above are in intervals; taken is how many samples there
+	 * were, and the errors of shares follow weight_sq: a share of n
+	 * counts is as precise as one of n * samples / weight_sq samples.
+	 */
+	uint64_t taken;			/* samples actually taken */
+	uint64_t weight_sq;		/* sum of their weights squared */
+	uint64_t budget;		/* record --samples N; 0: a fixed rate */
+	uint64_t slowest_ns;		/* the longest interval sampled at */
 };
 
 /*
