@@ -27,7 +27,7 @@ test_bad_configs(void **state)
 	static uint32_t counters[1024];
 	struct profil_range r = { 0x10000, 0x11000, counters, 4, 4 };
 	struct profil_range two[2] = { r, r };
-	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0, 0 };
 	struct profil_range bad;
 
 	(void)state;
@@ -69,7 +69,7 @@ test_counters_up_to_a_hole(void **state)
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	/* page / 4 buckets of 16 bytes, 4-byte counters: exactly one page */
 	struct profil_range r = { 0x10000, 0x10000 + 16 * (page / 4), p, 16, 4 };
-	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0, 0 };
 	unsigned char v[1];
 
 	(void)state;
@@ -125,7 +125,7 @@ test_default_is_timer_at_tick_rate(void **state)
 static void
 high_rate(void)
 {
-	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	if (!harness_perf_allowed())
@@ -153,7 +153,7 @@ test_auto_above_tick_rate_reaches_it(void **state)
 static void
 timer_overruns(void)
 {
-	struct profil_config cfg = { 1000, PROFIL_MECH_TIMER, NULL, 0, 0 };
+	struct profil_config cfg = { 1000, PROFIL_MECH_TIMER, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	CHECK(profil_start(&cfg) == 0, "start");
@@ -199,7 +199,7 @@ refuse_perf_events(void)
 static void
 perf_refused(void)
 {
-	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	refuse_perf_events();
@@ -234,7 +234,7 @@ test_refused_perf_falls_back_to_timer(void **state)
 static void
 at_the_cap(void)
 {
-	struct profil_config cfg = { PROFIL_MAX_HZ, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { PROFIL_MAX_HZ, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	CHECK(profil_start(&cfg) == 0, "start");
@@ -271,7 +271,7 @@ env_rate(void)
 		{ "10000", PROFIL_MAX_HZ }, { "400", 400 }, { "abc", 0 },
 		{ "400x", 0 }, { "0", 0 }, { "-5", 0 }, { "", 0 },
 	};
-	struct profil_config cfg = { 20000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { 20000, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	static unsigned short buf[64];
 	struct prof region = { buf, sizeof buf, 0x10000, 0x10000 };
 	struct profil_status st;
@@ -317,7 +317,7 @@ accounting(void)
 	size_t n = (hi - lo + 15) / 16;
 	uint32_t *counters = calloc(n, 4);
 	struct profil_range r = { lo, hi, counters, 16, 4 };
-	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0, 0 };
 	struct profil_status st;
 	uint64_t in = 0;
 	uintptr_t a = (uintptr_t)__start_spin_a, ae = (uintptr_t)__stop_spin_a;
