@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "symbols/find.h"
 #include "symbols/funcs.h"
+#include "report/report.h"
 #include "report/table.h"
 
 #define Z95 1.96	/* the normal quantile of a two-sided 95% interval */
@@ -77,19 +78,23 @@ by_significance(const void *a, const void *b)
  * as two independent binomial proportions p1, p2 (normal approximation):
  *
  *   change  = p2 - p1
- *   se      = sqrt(p1 (1 - p1) / n1 + p2 (1 - p2) / n2)
+ *   se      = sqrt(p1 (1 - p1) / e1 + p2 (1 - p2) / e2)
  *   error95 = 1.96 se,  z = change / se
  *
- * se is 0 only when both shares are 0 or 1; if they still differ (all
- * samples in one function before, none after), z uses the pooled share's
- * error, the test's error under "no change", which is not 0 then.
+ * e1 = n1 / s1 and e2 = n2 / s2 are the samples the counts are worth
+ * (each profile's error scale, report_error_scale: 1 unless its samples
+ * weigh their intervals).  se is 0 only when both shares are 0 or 1; if
+ * they still differ (all samples in one function before, none after), z
+ * uses the pooled share's error, the test's error under "no change",
+ * which is not 0 then.
  */
 static void
-compare(struct diff_row *d, uint64_t n1, uint64_t n2)
+compare(struct diff_row *d, uint64_t n1, uint64_t n2, double s1, double s2)
 {
 	double p1 = (double)d->before / (double)n1;
 	double p2 = (double)d->after / (double)n2;
-	double se = sqrt(p1 * (1 - p1) / (double)n1 + p2 * (1 - p2) / (double)n2);
+	double e1 = (double)n1 / s1, e2 = (double)n2 / s2;
+	double se = sqrt(p1 * (1 - p1) / e1 + p2 * (1 - p2) / e2);
 
 	d->before_percent = 100 * p1;
 	d->after_percent = 100 * p2;
@@ -98,9 +103,9 @@ compare(struct diff_row *d, uint64_t n1, uint64_t n2)
 	if (se > 0) {
 		d->z = (p2 - p1) / se;
 	} else if (p1 != p2) {
-		double p = (double)(d->before + d->after) / ((double)n1 + (double)n2);
+		double p = (p1 * e1 + p2 * e2) / (e1 + e2);
 
-		d->z = (p2 - p1) / sqrt(p * (1 - p) * (1 / (double)n1 + 1 / (double)n2));
+		d->z = (p2 - p1) / sqrt(p * (1 - p) * (1 / e1 + 1 / e2));
 	} else {
 		d->z = 0;
 	}
@@ -184,6 +189,18 @@ benjamini_hochberg(struct diff_row *rows, size_t n)
 	}
 }
 
+/* k of n weighted counts as whole samples of equal weight: k / scale of n / scale */
+static void
+worth(uint64_t k, uint64_t n, double scale, uint64_t *wk, uint64_t *wn)
+{
+	*wn = (uint64_t)llround((double)n / scale);
+	*wk = (uint64_t)llround((double)k / scale);
+	if (*wn == 0)
+		*wn = 1;
+	if (*wk > *wn)
+		*wk = *wn;
+}
+
 /*
  * One row per (function, object) of either profile, its samples summed
  * on each side (0 where absent), compared; sorted by significance.
@@ -192,6 +209,7 @@ benjamini_hochberg(struct diff_row *rows, size_t n)
 static struct diff_row *
 pair_rows(const struct funcs *before, const struct funcs *after, size_t *n)
 {
+	double s1 = report_error_scale(before->p), s2 = report_error_scale(after->p);
 	size_t nsides = before->nrows + after->nrows, out = 0;
 	struct side_row *sides = xcalloc(nsides, sizeof *sides);
 	struct diff_row *rows = xcalloc(nsides, sizeof *rows);
@@ -218,9 +236,13 @@ pair_rows(const struct funcs *before, const struct funcs *after, size_t *n)
 	}
 	free(sides);
 	for (size_t i = 0; i < out; i++) {
-		compare(&rows[i], before->p->samples, after->p->samples);
-		rows[i].p = fisher_p(rows[i].before, before->p->samples,
-		    rows[i].after, after->p->samples);
+		uint64_t k1, n1, k2, n2;
+
+		compare(&rows[i], before->p->samples, after->p->samples, s1, s2);
+		/* Fisher's test counts samples: as many as the counts are worth */
+		worth(rows[i].before, before->p->samples, s1, &k1, &n1);
+		worth(rows[i].after, after->p->samples, s2, &k2, &n2);
+		rows[i].p = fisher_p(k1, n1, k2, n2);
 	}
 	qsort(rows, out, sizeof *rows, by_significance);
 	benjamini_hochberg(rows, out);
@@ -308,7 +330,7 @@ diff_exec(int argc, char **argv)
 	struct profil_profile *p[2];
 	struct funcs f[2];
 	struct diff_row *rows;
-	char cause[256], caption[1024];
+	char cause[256], caption[1024], worth_of[2][64] = { "", "" };
 	const char *symfs = NULL, *debug_dirs = NULL;
 	size_t nrows;
 	int c;
@@ -361,14 +383,19 @@ diff_exec(int argc, char **argv)
 	funcs_build(&f[0], p[0], 1);
 	funcs_build(&f[1], p[1], 1);
 	rows = pair_rows(&f[0], &f[1], &nrows);
-	snprintf(caption, sizeof caption, "before: %s (%llu samples)\n"
-	    "after: %s (%llu samples)\nchange = after%% - before%% in points, "
+	for (int k = 0; k < 2; k++)
+		if (report_weighted(p[k]))
+			snprintf(worth_of[k], sizeof worth_of[k], ", as %.0f of "
+			    "equal weight", (double)p[k]->samples /
+			    report_error_scale(p[k]));
+	snprintf(caption, sizeof caption, "before: %s (%llu samples%s)\n"
+	    "after: %s (%llu samples%s)\nchange = after%% - before%% in points, "
 	    "+- 95%% error (each function alone)\n*: significant, q <= 0.05: "
 	    "a false discovery rate of 5%% over the %zu functions\ncompared "
 	    "(Benjamini-Hochberg)",
-	    argv[optind],
-	    (unsigned long long)p[0]->samples, argv[optind + 1],
-	    (unsigned long long)p[1]->samples, nrows);
+	    argv[optind], (unsigned long long)p[0]->samples, worth_of[0],
+	    argv[optind + 1], (unsigned long long)p[1]->samples, worth_of[1],
+	    nrows);
 	print_diff(rows, nrows, &o, caption);
 	c = cli_finish_stdout(0);
 	free(rows);

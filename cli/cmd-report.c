@@ -115,6 +115,31 @@ note_unsampled(const struct profil_profile *p, char *caption, size_t size)
 }
 
 /*
+ * The caption of a profile whose samples weigh their intervals: how many
+ * were taken, at what rates, and what the counts are in; the errors are
+ * of as many unweighted samples as they are worth.
+ */
+static void
+weighted_caption(const struct profil_profile *p, const char *name,
+    char *caption, size_t size)
+{
+	double hz = p->interval_ns ? 1e9 / (double)p->interval_ns : 0;
+	double worth = (double)p->samples / report_error_scale(p);
+	char rates[64];
+
+	if (p->slowest_ns > p->interval_ns)
+		snprintf(rates, sizeof rates, "%.0f Hz down to %.0f Hz", hz,
+		    1e9 / (double)p->slowest_ns);
+	else
+		snprintf(rates, sizeof rates, "%.0f Hz", hz);
+	snprintf(caption, size, "%.20s: %llu samples at %s (%s), %.2f s CPU, "
+	    "%llu lost;\ncounts in %.0f us intervals; ± = 95%% error, as of "
+	    "%.0f samples of equal weight", name, (unsigned long long)p->taken,
+	    rates, p->engine, (double)p->cpu_ns / 1e9,
+	    (unsigned long long)p->lost, (double)p->interval_ns / 1e3, worth);
+}
+
+/*
  * Buckets wider than a byte: one that straddles two functions cannot say
  * whose its samples were; they are shared by bytes (funcs.c).  Say so.
  */
@@ -283,11 +308,16 @@ report_exec(int argc, char **argv)
 	p = profil_profile_read(file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", file, cause);
-	snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s CPU at "
-	    "%.0f Hz (%s), %llu lost; ± = 95%% error",
-	    funcs_base_name(file), (unsigned long long)p->samples, (double)p->cpu_ns / 1e9,
-	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine,
-	    (unsigned long long)p->lost);
+	if (report_weighted(p))
+		weighted_caption(p, funcs_base_name(file), caption, sizeof caption);
+	else
+		snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s "
+		    "CPU at %.0f Hz (%s), %llu lost; ± = 95%% error",
+		    funcs_base_name(file), (unsigned long long)p->samples,
+		    (double)p->cpu_ns / 1e9, p->interval_ns ?
+		    1e9 / (double)p->interval_ns : 0, p->engine,
+		    (unsigned long long)p->lost);
+	table_weights(report_error_scale(p));
 	note_unsampled(p, caption, sizeof caption);
 	note_buckets(p, caption, sizeof caption);
 	o.caption = caption;

@@ -38,6 +38,20 @@ report_percent(uint64_t k, uint64_t n)
 	return n ? 100.0 * (double)k / (double)n : 0.0;
 }
 
+double
+report_error_scale(const struct profil_profile *p)
+{
+	if (p->weight_sq == 0 || p->samples == 0 || p->weight_sq <= p->samples)
+		return 1;
+	return (double)p->weight_sq / (double)p->samples;
+}
+
+int
+report_weighted(const struct profil_profile *p)
+{
+	return p->taken > 0 && (p->budget > 0 || report_error_scale(p) > 1.005);
+}
+
 int
 report_unsampled(const struct profil_profile *p, double *seen_ns)
 {
