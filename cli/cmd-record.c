@@ -335,8 +335,8 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		}
 	}
 	if (o->samples && *attach != 0)
-		cli_die(EXIT_USAGE, "--samples: not with -p (a running process's "
-		    "threads cannot all be slowed down; give -F)");
+		cli_die(EXIT_USAGE, "--samples: not with -p (a budget's sampling "
+		    "events are inherited from the program's start); give -F");
 	/* a budget starts fast, unless -F or -i says where */
 	if (o->samples && !rate_given)
 		o->period_ns = 1000000000ull / BUDGET_START_HZ;
@@ -535,14 +535,14 @@ record_exec(int argc, char **argv)
 	if (!o.quiet) {
 		double cpu = (double)r.cpu_ns / 1e9;
 		uint64_t taken = o.samples ? p->taken : p->samples;
+		char rates[64];
 
 		if (o.samples)
-			fprintf(stderr, "profil: %llu samples (%.0f Hz down to "
-			    "%.0f, %.0f Hz real; worth %.0f of equal weight), "
-			    "%.2f s CPU, %llu lost, %s engine%s; wrote %s\n",
-			    (unsigned long long)p->taken, 1e9 / (double)p->interval_ns,
-			    p->slowest_ns ? 1e9 / (double)p->slowest_ns : 0.0,
-			    cpu > 0 ? (double)p->taken / cpu : 0.0,
+			fprintf(stderr, "profil: %llu samples (%s, %.0f Hz real; "
+			    "worth %.0f of equal weight), %.2f s CPU, %llu lost, "
+			    "%s engine%s; wrote %s\n",
+			    (unsigned long long)p->taken, report_rates(p, rates,
+			    sizeof rates), cpu > 0 ? (double)p->taken / cpu : 0.0,
 			    p->weight_sq ? (double)p->samples *
 			    (double)p->samples / (double)p->weight_sq : 0.0, cpu,
 			    (unsigned long long)p->lost, p->engine,

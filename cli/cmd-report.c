@@ -123,20 +123,17 @@ static void
 weighted_caption(const struct profil_profile *p, const char *name,
     char *caption, size_t size)
 {
-	double hz = p->interval_ns ? 1e9 / (double)p->interval_ns : 0;
 	double worth = (double)p->samples / report_error_scale(p);
 	char rates[64];
 
-	if (p->slowest_ns > p->interval_ns)
-		snprintf(rates, sizeof rates, "%.0f Hz down to %.0f Hz", hz,
-		    1e9 / (double)p->slowest_ns);
-	else
-		snprintf(rates, sizeof rates, "%.0f Hz", hz);
-	snprintf(caption, size, "%.20s: %llu samples at %s (%s), %.2f s CPU, "
-	    "%llu lost;\ncounts in %.0f us intervals; ± = 95%% error, as of "
-	    "%.0f samples of equal weight", name, (unsigned long long)p->taken,
-	    rates, p->engine, (double)p->cpu_ns / 1e9,
-	    (unsigned long long)p->lost, (double)p->interval_ns / 1e3, worth);
+	/* three short lines: each fits 80 columns whatever the figures */
+	snprintf(caption, size, "%.20s: %llu samples, %.2f s CPU (%s), %llu "
+	    "lost\nsampled at %s; counts in %.0f us intervals\n± = 95%% "
+	    "error, as of %.0f samples of equal weight", name,
+	    (unsigned long long)p->taken, (double)p->cpu_ns / 1e9, p->engine,
+	    (unsigned long long)p->lost, report_rates(p, rates, sizeof rates),
+	    (double)p->interval_ns / 1e3,
+	    worth);
 }
 
 /*

@@ -94,7 +94,7 @@ static const char *const palette[] = { "#c0392b", "#2980b9", "#27ae60",
 static void
 meta(FILE *fp, const struct profil_profile *p)
 {
-	char when[64] = "";
+	char when[64] = "", rates[64];
 	time_t t = (time_t)(p->start_ns / 1000000000);
 	struct tm tm;
 
@@ -109,14 +109,12 @@ meta(FILE *fp, const struct profil_profile *p)
 	    when);
 	if (report_weighted(p))
 		fprintf(fp, "<tr><th class=\"n\">samples</th><td>%llu taken "
-		    "(%llu lost) at %.0f Hz down to %.0f Hz, %s engine; counts "
-		    "are in %.0f us intervals (%llu), and the errors those of "
-		    "%.0f samples of equal weight</td></tr>\n",
+		    "(%llu lost) at %s, %s engine; counts are in %.0f us "
+		    "intervals (%llu), and the errors those of %.0f samples of "
+		    "equal weight</td></tr>\n",
 		    (unsigned long long)p->taken, (unsigned long long)p->lost,
-		    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0,
-		    p->slowest_ns ? 1e9 / (double)p->slowest_ns :
-		    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0,
-		    p->engine, (double)p->interval_ns / 1e3,
+		    report_rates(p, rates, sizeof rates), p->engine,
+		    (double)p->interval_ns / 1e3,
 		    (unsigned long long)p->samples,
 		    (double)p->samples / report_error_scale(p));
 	else

@@ -48,6 +48,13 @@ double report_error_scale(const struct profil_profile *p);
 int report_weighted(const struct profil_profile *p);
 
 /*
+ * The rates p was sampled at, into buf: "10000 Hz down to 156 Hz", or
+ * "1000 Hz" when it stayed at one.  Returns buf.
+ */
+const char *report_rates(const struct profil_profile *p, char *buf,
+    size_t size);
+
+/*
  * The CPU time the samples (kept and lost) stand for, in *seen_ns: about
  * the program's CPU time (0.97-1.01 of it in the tests' recordings).  1
  * when it is under 80% of it on a run of 50 periods or more: time the
