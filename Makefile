@@ -4,6 +4,7 @@
 #   make check            every test (SANITIZE=address,undefined or thread)
 #   make bench            overhead, record and report tables (bench/README.md)
 #   make bench-report     report/export times only (bench/report.py)
+#   make bench-budget     record --samples against a fixed rate (bench/budget.py)
 #   make fuzz             each fuzz target for FUZZ_SECONDS (clang; fuzz/README.md)
 #   make install PREFIX=/usr/local DESTDIR=
 .SUFFIXES:
@@ -317,6 +318,9 @@ bench-report: all $(BENCH_REPORT)
 	python3 bench/report.py $(BUILD)
 bench-engines: all $(BUILD)/tests/workload $(BUILD)/tests/helper-noperf $(BUILD)/bench/bare-sampler
 	python3 bench/engines.py $(BUILD)
+# --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
+bench-budget: all $(BUILD)/tests/workload
+	python3 bench/budget.py $(BUILD)
 
 # ---- dependencies on a fresh machine -----------------------------------------
 deps-demo:
@@ -345,5 +349,5 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report bench-stacks bench-engines install clean deps-demo deps-check fuzz fuzz-replay
+.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget install clean deps-demo deps-check fuzz fuzz-replay
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

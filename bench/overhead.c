@@ -96,7 +96,7 @@ run_child(const struct config *c, unsigned long iterations)
 	if (c->kind == 1) {
 		uint32_t *counters = calloc((text[1] - text[0]) / 4 + 1, 4);
 		struct profil_range r = { text[0], text[1], counters, 4, 4 };
-		struct profil_config cfg = { c->rate_hz, c->mechanism, &r, 1, 0 };
+		struct profil_config cfg = { c->rate_hz, c->mechanism, &r, 1, 0, 0 };
 
 		if (profil_start(&cfg) != 0) {
 			perror("profil_start");

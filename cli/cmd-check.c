@@ -109,7 +109,18 @@ check_exec(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		if (!quiet)
+		if (!quiet && p->taken > 0)
+			printf("%s: ok: %llu samples in %zu objects (+%llu kernel, "
+			    "%llu unknown, %llu lost), %zu threads, %zu processes; "
+			    "%llu taken, squared weights %llu%s\n",
+			    argv[optind], (unsigned long long)p->samples,
+			    p->nobjects, (unsigned long long)p->kernel,
+			    (unsigned long long)p->unknown,
+			    (unsigned long long)p->lost, p->nthreads, p->nprocesses,
+			    (unsigned long long)p->taken,
+			    (unsigned long long)p->weight_sq,
+			    p->budget ? " (a budget)" : "");
+		else if (!quiet)
 			printf("%s: ok: %llu samples in %zu objects (+%llu kernel, "
 			    "%llu unknown, %llu lost), %zu threads, %zu processes\n",
 			    argv[optind], (unsigned long long)p->samples,

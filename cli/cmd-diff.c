@@ -28,6 +28,7 @@
 #include "symbols/find.h"
 #include "symbols/funcs.h"
 #include "symbols/stacks.h"
+#include "report/report.h"
 #include "report/table.h"
 
 #define Z95 1.96	/* the normal quantile of a two-sided 95% interval */
@@ -129,19 +130,23 @@ by_incl_significance(const void *a, const void *b)
  * as two independent binomial proportions p1, p2 (normal approximation):
  *
  *   change  = p2 - p1
- *   se      = sqrt(p1 (1 - p1) / n1 + p2 (1 - p2) / n2)
+ *   se      = sqrt(p1 (1 - p1) / e1 + p2 (1 - p2) / e2)
  *   error95 = 1.96 se,  z = change / se
  *
- * se is 0 only when both shares are 0 or 1; if they still differ (all
- * samples in one function before, none after), z uses the pooled share's
- * error, the test's error under "no change", which is not 0 then.
+ * e1 = n1 / s1 and e2 = n2 / s2 are the samples the counts are worth
+ * (each profile's error scale, report_error_scale: 1 unless its samples
+ * weigh their intervals).  se is 0 only when both shares are 0 or 1; if
+ * they still differ (all samples in one function before, none after), z
+ * uses the pooled share's error, the test's error under "no change",
+ * which is not 0 then.
  */
 static void
-compare(struct change *d, uint64_t n1, uint64_t n2)
+compare(struct change *d, uint64_t n1, uint64_t n2, double s1, double s2)
 {
 	double p1 = (double)d->before / (double)n1;
 	double p2 = (double)d->after / (double)n2;
-	double se = sqrt(p1 * (1 - p1) / (double)n1 + p2 * (1 - p2) / (double)n2);
+	double e1 = (double)n1 / s1, e2 = (double)n2 / s2;
+	double se = sqrt(p1 * (1 - p1) / e1 + p2 * (1 - p2) / e2);
 
 	d->before_percent = 100 * p1;
 	d->after_percent = 100 * p2;
@@ -150,9 +155,9 @@ compare(struct change *d, uint64_t n1, uint64_t n2)
 	if (se > 0) {
 		d->z = (p2 - p1) / se;
 	} else if (p1 != p2) {
-		double p = (double)(d->before + d->after) / ((double)n1 + (double)n2);
+		double p = (p1 * e1 + p2 * e2) / (e1 + e2);
 
-		d->z = (p2 - p1) / sqrt(p * (1 - p) * (1 / (double)n1 + 1 / (double)n2));
+		d->z = (p2 - p1) / sqrt(p * (1 - p) * (1 / e1 + 1 / e2));
 	} else {
 		d->z = 0;
 	}
@@ -236,6 +241,18 @@ benjamini_hochberg(struct change *const *family, size_t n)
 	}
 }
 
+/* k of n weighted counts as whole samples of equal weight: k / scale of n / scale */
+static void
+worth(uint64_t k, uint64_t n, double scale, uint64_t *wk, uint64_t *wn)
+{
+	*wn = (uint64_t)llround((double)n / scale);
+	*wk = (uint64_t)llround((double)k / scale);
+	if (*wn == 0)
+		*wn = 1;
+	if (*wk > *wn)
+		*wk = *wn;
+}
+
 /*
  * Compare every row's shares of one kind (self, or inclusive when incl),
  * then give q-values to the family: the rows with samples of that kind
@@ -244,18 +261,24 @@ benjamini_hochberg(struct change *const *family, size_t n)
  * size.
  */
 static size_t
-test_family(struct diff_row *rows, size_t n, int incl, uint64_t n1,
-    uint64_t n2)
+test_family(struct diff_row *rows, size_t n, int incl,
+    const struct profil_profile *before, const struct profil_profile *after)
 {
 	struct diff_row **order = xcalloc(n, sizeof *order);
 	struct change **family = xcalloc(n, sizeof *family);
+	uint64_t n1 = before->samples, n2 = after->samples;
+	double s1 = report_error_scale(before), s2 = report_error_scale(after);
 	size_t m = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct change *c = incl ? &rows[i].incl : &rows[i].self;
+		uint64_t k1, w1, k2, w2;
 
-		compare(c, n1, n2);
-		c->p = fisher_p(c->before, n1, c->after, n2);
+		compare(c, n1, n2, s1, s2);
+		/* Fisher's test counts samples: as many as the counts are worth */
+		worth(c->before, n1, s1, &k1, &w1);
+		worth(c->after, n2, s2, &k2, &w2);
+		c->p = fisher_p(k1, w1, k2, w2);
 		c->q = 1;
 		c->tested = c->before + c->after > 0;
 		order[i] = &rows[i];
@@ -388,8 +411,8 @@ pair_rows(const struct funcs *f, const struct stacks *s, int incl, size_t *n,
 	}
 	free(sides);
 	if (incl)
-		test_family(rows, out, 1, f[0].p->samples, f[1].p->samples);
-	*tested = test_family(rows, out, 0, f[0].p->samples, f[1].p->samples);
+		test_family(rows, out, 1, f[0].p, f[1].p);
+	*tested = test_family(rows, out, 0, f[0].p, f[1].p);
 	qsort(rows, out, sizeof *rows, by_significance);
 	*n = out;
 	return rows;
@@ -508,7 +531,7 @@ diff_exec(int argc, char **argv)
 	struct funcs f[2];
 	struct stacks s[2];
 	struct diff_row *rows, **order;
-	char cause[256], caption[1024];
+	char cause[256], caption[1024], worth_of[2][64] = { "", "" };
 	const char *symfs = NULL, *debug_dirs = NULL;
 	size_t nrows, tested, nincl = 0;
 	int c, incl;
@@ -569,14 +592,19 @@ diff_exec(int argc, char **argv)
 	order = xcalloc(nrows, sizeof *order);
 	for (size_t i = 0; i < nrows; i++)
 		order[i] = &rows[i];
-	snprintf(caption, sizeof caption, "before: %s (%llu samples)\n"
-	    "after: %s (%llu samples)\nchange = after%% - before%% in points, "
+	for (int k = 0; k < 2; k++)
+		if (report_weighted(p[k]))
+			snprintf(worth_of[k], sizeof worth_of[k], ", as %.0f of "
+			    "equal weight", (double)p[k]->samples /
+			    report_error_scale(p[k]));
+	snprintf(caption, sizeof caption, "before: %s (%llu samples%s)\n"
+	    "after: %s (%llu samples%s)\nchange = after%% - before%% in points, "
 	    "+- 95%% error (each function alone)\n*: significant, q <= 0.05: "
 	    "a false discovery rate of 5%% over the %zu functions\ncompared "
 	    "(Benjamini-Hochberg)%s%s%s",
-	    argv[optind],
-	    (unsigned long long)p[0]->samples, argv[optind + 1],
-	    (unsigned long long)p[1]->samples, tested,
+	    argv[optind], (unsigned long long)p[0]->samples, worth_of[0],
+	    argv[optind + 1], (unsigned long long)p[1]->samples, worth_of[1],
+	    tested,
 	    !incl && p[0]->nstacks + p[1]->nstacks > 0 ? "\nno inclusive "
 	    "shares: " : "", !incl && p[0]->nstacks + p[1]->nstacks > 0 ?
 	    argv[optind + (p[0]->nstacks == 0 ? 0 : 1)] : "",

@@ -17,6 +17,7 @@
 
 #include <profil.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "outfile.h"
 #include "record/record.h"
@@ -32,6 +33,13 @@
 #define MAX_RATE_HZ		10000
 _Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
 #define MAX_ASK_HZ		1000000	/* asked above MAX_RATE_HZ: clamped */
+/*
+ * --samples: fewer than a hundred samples say nothing (the closing
+ * message warns below that); a billion at 10 kHz would take a day per
+ * doubling, a fixed rate in all but name.
+ */
+#define MIN_BUDGET		100
+#define MAX_BUDGET		1000000000
 /*
  * The stack copied with each sample for its call stack.  The test
  * programs' stacks are 0.5-2.5 KiB deep at a sample (median, p99), but C
@@ -229,6 +237,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		{ "wait-all", no_argument, NULL, 'W' },
 		{ "no-call-graph", no_argument, NULL, 'G' },
 		{ "stack-size", required_argument, NULL, 'z' },
+		{ "samples", required_argument, NULL, 'B' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -236,7 +245,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
-	int c;
+	int c, rate_given = 0;
 
 	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
 	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = ENGINE_AUTO,
@@ -257,6 +266,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 				cli_die(EXIT_USAGE, "-F: '%s' is not a rate from 1 "
 				    "to %d Hz", optarg, MAX_RATE_HZ);
 			o->period_ns = 1000000000ull / v;
+			rate_given = 1;
 			break;
 		case 'i':
 			if (cli_parse_ulong(optarg, 1, 1000000, &v) < 0)
@@ -264,6 +274,14 @@ record_parse(int argc, char **argv, struct record_opts *o,
 				    "from %d to 1000000 microseconds", optarg,
 				    1000000 / MAX_RATE_HZ);
 			o->period_ns = 1000ull * v;
+			rate_given = 1;
+			break;
+		case 'B':
+			if (cli_parse_ulong(optarg, MIN_BUDGET, MAX_BUDGET, &v) < 0)
+				cli_die(EXIT_USAGE, "--samples: '%s' is not a number "
+				    "of samples from %d to %d", optarg, MIN_BUDGET,
+				    MAX_BUDGET);
+			o->samples = v;
 			break;
 		case 'b':
 			if (cli_parse_ulong(optarg, 1, 65536, &v) < 0)
@@ -318,6 +336,12 @@ record_parse(int argc, char **argv, struct record_opts *o,
 			return EXIT_USAGE;
 		}
 	}
+	if (o->samples && *attach != 0)
+		cli_die(EXIT_USAGE, "--samples: not with -p (a budget's sampling "
+		    "events are inherited from the program's start); give -F");
+	/* a budget starts fast, unless -F or -i says where */
+	if (o->samples && !rate_given)
+		o->period_ns = 1000000000ull / BUDGET_START_HZ;
 	if (o->wait_all && !o->follow_children)
 		cli_die(EXIT_USAGE, "--wait-all follows the processes that "
 		    "--no-children leaves out: give one of them");
@@ -496,6 +520,10 @@ record_exec(int argc, char **argv)
 	p->start_ns = (int64_t)wall_start.tv_sec * 1000000000 + wall_start.tv_nsec;
 	p->duration_ns = r.wall_ns;
 	p->cpu_ns = r.cpu_ns;
+	p->taken = r.taken;
+	p->weight_sq = r.weight_sq;
+	p->budget = o.samples;
+	p->slowest_ns = r.slowest_ns;
 
 	free(path);	/* out.path until now */
 	path = output_path(output, o.argv[0], r.pid);
@@ -508,16 +536,30 @@ record_exec(int argc, char **argv)
 	}
 	if (!o.quiet) {
 		double cpu = (double)r.cpu_ns / 1e9;
+		uint64_t taken = o.samples ? p->taken : p->samples;
+		char rates[64];
 
-		fprintf(stderr, "profil: %llu samples, %.2f s CPU (%.0f Hz real), "
-		    "%llu lost, %s engine%s; wrote %s\n",
-		    (unsigned long long)p->samples, cpu,
-		    cpu > 0 ? (double)p->samples / cpu : 0.0,
-		    (unsigned long long)p->lost, p->engine,
-		    r.kernel_sampled ? "" : " (user mode only)", path);
-		if (p->samples < 100)
+		if (o.samples)
+			fprintf(stderr, "profil: %llu samples (%s, %.0f Hz real; "
+			    "worth %.0f of equal weight), %.2f s CPU, %llu lost, "
+			    "%s engine%s; wrote %s\n",
+			    (unsigned long long)p->taken, report_rates(p, rates,
+			    sizeof rates), cpu > 0 ? (double)p->taken / cpu : 0.0,
+			    p->weight_sq ? (double)p->samples *
+			    (double)p->samples / (double)p->weight_sq : 0.0, cpu,
+			    (unsigned long long)p->lost, p->engine,
+			    r.kernel_sampled ? "" : " (user mode only)", path);
+		else
+			fprintf(stderr, "profil: %llu samples, %.2f s CPU (%.0f Hz "
+			    "real), %llu lost, %s engine%s; wrote %s\n",
+			    (unsigned long long)p->samples, cpu,
+			    cpu > 0 ? (double)p->samples / cpu : 0.0,
+			    (unsigned long long)p->lost, p->engine,
+			    r.kernel_sampled ? "" : " (user mode only)", path);
+		if (taken < 100)
 			cli_warn("only %llu samples: too few to trust; run longer "
-			    "or raise -F", (unsigned long long)p->samples);
+			    "or raise %s", (unsigned long long)taken,
+			    o.samples ? "--samples" : "-F");
 		else
 			warn_unsampled(p, &r);
 		if (attach == 0)
@@ -538,7 +580,7 @@ record_exec(int argc, char **argv)
 }
 
 const struct cmd cmd_record = {
-	"record", "[-o FILE] [-F HZ | -i USEC] [-b BYTES] [-e ENGINE] "
+	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
@@ -559,6 +601,11 @@ const struct cmd cmd_record = {
 	"                       (default: follow them)\n"
 	"      --no-call-graph  no call stacks: the flat profile only (default:\n"
 	"                       the stack of every sample, unwound as it comes)\n"
+	"      --samples N      a sample budget instead of a fixed rate: about N\n"
+	"                       samples for a run of a minute, " STR(MIN_BUDGET) " to " STR(MAX_BUDGET) ";\n"
+	"                       " STR(BUDGET_START_HZ) " Hz at first (or -F, -i), the interval doubled\n"
+	"                       every N/8 samples down to 10-20 Hz, each sample\n"
+	"                       counting its interval (not with -p)\n"
 	"      --stack-size BYTES  stack copied with each sample to unwind it, 64\n"
 	"                       to " STR(MAX_STACK_SIZE) " (default " STR(DEFAULT_STACK_SIZE) "); deeper stacks are\n"
 	"                       cut there, and the cut is counted\n"

@@ -115,6 +115,28 @@ note_unsampled(const struct profil_profile *p, char *caption, size_t size)
 }
 
 /*
+ * The caption of a profile whose samples weigh their intervals: how many
+ * were taken, at what rates, and what the counts are in; the errors are
+ * of as many unweighted samples as they are worth.
+ */
+static void
+weighted_caption(const struct profil_profile *p, const char *name,
+    char *caption, size_t size)
+{
+	double worth = (double)p->samples / report_error_scale(p);
+	char rates[64];
+
+	/* three short lines: each fits 80 columns whatever the figures */
+	snprintf(caption, size, "%.20s: %llu samples, %.2f s CPU (%s), %llu "
+	    "lost\nsampled at %s; counts in %.0f us intervals\n± = 95%% "
+	    "error, as of %.0f samples of equal weight", name,
+	    (unsigned long long)p->taken, (double)p->cpu_ns / 1e9, p->engine,
+	    (unsigned long long)p->lost, report_rates(p, rates, sizeof rates),
+	    (double)p->interval_ns / 1e3,
+	    worth);
+}
+
+/*
  * Buckets wider than a byte: one that straddles two functions cannot say
  * whose its samples were; they are shared by bytes (funcs.c).  Say so.
  */
@@ -287,11 +309,16 @@ report_exec(int argc, char **argv)
 	p = profil_profile_read(file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", file, cause);
-	snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s CPU at "
-	    "%.0f Hz (%s), %llu lost; ± = 95%% error",
-	    funcs_base_name(file), (unsigned long long)p->samples, (double)p->cpu_ns / 1e9,
-	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine,
-	    (unsigned long long)p->lost);
+	if (report_weighted(p))
+		weighted_caption(p, funcs_base_name(file), caption, sizeof caption);
+	else
+		snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s "
+		    "CPU at %.0f Hz (%s), %llu lost; ± = 95%% error",
+		    funcs_base_name(file), (unsigned long long)p->samples,
+		    (double)p->cpu_ns / 1e9, p->interval_ns ?
+		    1e9 / (double)p->interval_ns : 0, p->engine,
+		    (unsigned long long)p->lost);
+	table_weights(report_error_scale(p));
 	note_unsampled(p, caption, sizeof caption);
 	note_buckets(p, caption, sizeof caption);
 	o.caption = caption;

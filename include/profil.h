@@ -90,23 +90,40 @@ struct profil_range {
 };
 
 struct profil_config {
-	unsigned int rate_hz;		/* samples per CPU-second; 0: default */
+	unsigned int rate_hz;		/* samples per CPU-second; 0: default
+					   (with PROFIL_BUDGET: where
+					   sampling starts) */
 	int mechanism;			/* enum profil_mechanism */
 	const struct profil_range *ranges;	/* any order, no overlaps */
 	size_t nranges;			/* 0 counts totals only */
-	unsigned int flags;		/* reserved, must be 0 */
+	unsigned int flags;		/* 0, or PROFIL_BUDGET */
+	/*
+	 * Read only with PROFIL_BUDGET (so a program built before it was
+	 * added, whose config ends above, is never read past its end).
+	 */
+	unsigned long long samples;	/* about how many samples to take */
 };
+
+/*
+ * A sample budget instead of a fixed rate: start fast (rate_hz, 0: 10
+ * kHz) and double the period each time samples / 8 have been taken,
+ * down to 10-20 Hz, each sample counting its period in 1 / rate_hz
+ * units (a count is still 1 / rate_hz s of CPU time).  See profil(3).
+ */
+#define PROFIL_BUDGET		0x1
 
 struct profil_status {
 	int active;			/* a profiling session is running */
 	int mechanism;			/* PROFIL_MECH_TIMER or _PERF */
 	unsigned int rate_hz;		/* asked rate: one count = 1/rate_hz s */
-	unsigned int resolution_hz;	/* distinct pcs per CPU-second, at most */
+	unsigned int resolution_hz;	/* distinct pcs per CPU-second, at most
+					   (with a budget: by now) */
 	unsigned int tick_hz;		/* the kernel's scheduler tick rate */
 	unsigned int threads;		/* threads being sampled now */
 	uint64_t signals;		/* sampling signals handled */
 	uint64_t samples;		/* counts taken (signals weighted by
-					   timer overruns) */
+					   timer overruns and, with a
+					   budget, by their period) */
 	uint64_t outside;		/* samples in no range */
 	uint64_t saturated;		/* increments lost to full counters */
 	uint64_t faulted;		/* samples lost to unwritable buffers */
@@ -261,6 +278,19 @@ struct profil_profile {
 	struct profil_frame *frames;		/* sorted by object, addr */
 	size_t nstacks;
 	struct profil_stack *stacks;		/* none: no call stacks */
+	/*
+	 * How the samples were weighted (optional: 0s when not recorded,
+	 * and then every sample counted 1).  A sample taken at k intervals
+	 * counts k (record --samples slows the rate down as a run goes on;
+	 * CPU timers asked above the tick rate fire once a tick), so the
+	 * counts above are in intervals; taken is how many samples there
+	 * were, and the errors of shares follow weight_sq: a share of n
+	 * counts is as precise as one of n * samples / weight_sq samples.
+	 */
+	uint64_t taken;			/* samples actually taken */
+	uint64_t weight_sq;		/* sum of their weights squared */
+	uint64_t budget;		/* record --samples N; 0: a fixed rate */
+	uint64_t slowest_ns;		/* the longest interval sampled at */
 };
 
 /*

@@ -170,5 +170,5 @@ agent_init(void)
 	 * from the program.)
 	 */
 	session_start(plan, region->rate_hz > PROFIL_MAX_HZ ? PROFIL_MAX_HZ :
-	    region->rate_hz, region->mechanism);
+	    region->rate_hz, region->mechanism, 0, &region->budget);
 }

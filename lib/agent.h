@@ -28,9 +28,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "budget.h"
+
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
-#define AGENT_VERSION		4
+#define AGENT_VERSION		5
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
 /*
  * The pc at which a slot's samples of time in the kernel are counted
@@ -71,6 +73,12 @@ struct agent_region {
 	 * go for the recorder to unwind.
 	 */
 	uint64_t stacks_offset, stacks_bytes;
+	/*
+	 * Every sample of every process is counted here (taken, its weight
+	 * squared); with budget.samples set by the recorder, the run's
+	 * sampling slows down as budget.h says, rate_hz the start.
+	 */
+	struct budget budget;
 	struct agent_proc procs[AGENT_MAX_PROCS];
 };
 

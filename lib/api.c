@@ -37,7 +37,9 @@ profil_start(const struct profil_config *cfg)
 
 	if (cfg == NULL)
 		cfg = &defaults;
-	if (cfg->flags != 0 || cfg->rate_hz > PROFIL_MAX_HZ ||
+	if ((cfg->flags & ~PROFIL_BUDGET) != 0 ||
+	    ((cfg->flags & PROFIL_BUDGET) && cfg->samples == 0) ||
+	    cfg->rate_hz > PROFIL_MAX_HZ ||
 	    cfg->mechanism < PROFIL_MECH_AUTO || cfg->mechanism > PROFIL_MECH_PERF ||
 	    cfg->nranges > API_MAX_RANGES ||
 	    (cfg->nranges > 0 && cfg->ranges == NULL)) {
@@ -77,7 +79,8 @@ profil_start(const struct profil_config *cfg)
 		errno = EFAULT;
 		return -1;
 	}
-	return session_start(plan, cfg->rate_hz, cfg->mechanism);
+	return session_start(plan, cfg->rate_hz, cfg->mechanism,
+	    (cfg->flags & PROFIL_BUDGET) ? cfg->samples : 0, NULL);
 invalid:
 	plan_free(plan);
 	errno = EINVAL;

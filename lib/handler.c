@@ -42,8 +42,8 @@ sample_handler(int sig, siginfo_t *info, void *ucontext)
 		weight = 1;
 	if (weight > 0) {
 		if (on_sample != NULL)
-			on_sample(arch_context_pc(ucontext), weight,
-			    info->si_code == SI_TIMER, ucontext);
+			on_sample(arch_context_pc(ucontext), weight, info,
+			    ucontext);
 	} else if (on_other != NULL) {
 		on_other(sig, info, ucontext);	/* the program's, if veiled */
 	}

@@ -26,9 +26,12 @@
  * it; else the signal is dropped).  Both run in the signal handler and
  * must be async-signal-safe.
  */
-/* by_tick: from a CPU-time timer (a tick's sample), else a perf clock's */
+/*
+ * info is the signal's: si_code SI_TIMER for a CPU-time timer (a tick's
+ * sample, weight 1 + si_overrun), POLL_IN for a perf clock (weight 1).
+ */
 typedef void handler_sample_fn(uintptr_t pc, unsigned long weight,
-    int by_tick, const void *ucontext);
+    const siginfo_t *info, const void *ucontext);
 typedef int handler_other_fn(int sig, siginfo_t *info, void *ucontext);
 
 /*

@@ -347,6 +347,14 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		}
 		end_record(&out, at);
 	}
+	if (p->taken > 0 || p->weight_sq > 0) {
+		at = begin_record_flags(&out, PRF_TAG_WEIGHTS, PRF_FLAG_OPTIONAL);
+		rio_put_u64(&out, p->taken);
+		rio_put_u64(&out, p->weight_sq);
+		rio_put_u64(&out, p->budget);
+		rio_put_u64(&out, p->slowest_ns);
+		end_record(&out, at);
+	}
 	if (!out.failed) {
 		uint32_t crc = (uint32_t)crc32_z(0, out.data, out.len);
 
@@ -836,6 +844,35 @@ out:
 	return rc;
 }
 
+/*
+ * How the samples were weighted.  Every weight is at least 1, so the sum
+ * of their squares is at least their number and their sum (the header's
+ * samples); the slowest interval is a whole number of intervals.
+ */
+static int
+decode_weights(struct decoder *d, struct rio_in *in, int *seen,
+    const char **why)
+{
+	struct profil_profile *p = d->p;
+
+	if (*seen)
+		return *why = "a second weights record", -1;
+	*seen = 1;
+	p->taken = rio_get_u64(in);
+	p->weight_sq = rio_get_u64(in);
+	p->budget = rio_get_u64(in);
+	p->slowest_ns = rio_get_u64(in);
+	if (in->failed)
+		return *why = "truncated", -1;
+	if (p->weight_sq < p->taken)
+		return *why = "squared weights sum to less than the samples taken", -1;
+	if (p->slowest_ns != 0 && (p->interval_ns == 0 ||
+	    p->slowest_ns < p->interval_ns || p->slowest_ns % p->interval_ns != 0))
+		return *why = "the slowest interval is not a whole number of "
+		    "intervals", -1;
+	return 0;
+}
+
 static const char *
 tag_name(unsigned tag)
 {
@@ -847,6 +884,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_KERNEL: return "kernel";
 	case PRF_TAG_SYMBOLS: return "symbols";
 	case PRF_TAG_STACKS: return "stacks";
+	case PRF_TAG_WEIGHTS: return "weights";
 	case PRF_TAG_END: return "end";
 	}
 	return "unknown";
@@ -887,6 +925,13 @@ check_totals(struct decoder *d)
 	}
 	if (check_stacks(d) < 0)
 		return -1;
+	if ((p->taken > 0 || p->weight_sq > 0) && p->weight_sq < p->samples) {
+		say(d, "counts do not add up: squared weights sum to %llu, less "
+		    "than the %llu samples they weigh",
+		    (unsigned long long)p->weight_sq,
+		    (unsigned long long)p->samples);
+		return -1;
+	}
 	if (p->nthreads > 0) {
 		for (sum = 0, i = 0; i < p->nthreads; i++)
 			sum += p->threads[i].samples;
@@ -916,7 +961,7 @@ decode(struct decoder *d)
 	struct rio_in *in = &d->in;
 	uint8_t magic[PRF_MAGIC_LEN];
 	uint32_t version;
-	int have_header = 0;
+	int have_header = 0, have_weights = 0;
 
 	if (rio_get_bytes(in, magic, sizeof magic) < 0 ||
 	    memcmp(magic, PRF_MAGIC, PRF_MAGIC_LEN) != 0) {
@@ -992,6 +1037,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_STACKS:
 			rc = decode_stacks(d, &payload, &why);
+			break;
+		case PRF_TAG_WEIGHTS:
+			rc = decode_weights(d, &payload, &have_weights, &why);
 			break;
 		case PRF_TAG_END: {
 			uint32_t crc = rio_get_u32(&payload);

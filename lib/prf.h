@@ -19,6 +19,7 @@
 #define PRF_TAG_KERNEL		5	/* optional */
 #define PRF_TAG_SYMBOLS		6	/* optional */
 #define PRF_TAG_STACKS		7	/* optional */
+#define PRF_TAG_WEIGHTS		8	/* optional */
 #define PRF_TAG_END		0xffff
 
 #define PRF_FLAG_OPTIONAL	0x0001	/* readers may skip it if unknown */

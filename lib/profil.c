@@ -26,7 +26,7 @@ start_checked(struct plan *plan)
 		errno = EFAULT;
 		return -1;
 	}
-	return session_start(plan, 0, PROFIL_MECH_AUTO);
+	return session_start(plan, 0, PROFIL_MECH_AUTO, 0, NULL);
 }
 
 /*

@@ -46,9 +46,17 @@ static struct {
 	int active;
 	int mechanism;
 	unsigned rate_hz, resolution_hz;
-	uint64_t period_ns;
+	uint64_t period_ns;		/* the base period: a count's time */
 	struct timespec cpu_start, cpu_stop;
 } running;
+
+/*
+ * The budget and counters samples go to (budget.h): the agent's shared
+ * ones, or own_budget.  Published before the clocks are armed, taken
+ * away after they are disarmed; NULL: samples are counted as they come.
+ */
+static struct budget own_budget;
+static struct budget *_Atomic live_budget;
 
 /* ---- the signal handler's side ----------------------------------------- */
 
@@ -241,14 +249,17 @@ kernel_weight(unsigned long weight, int by_tick)
 	return by_tick ? kernel_by_tick(weight) : kernel_by_clock(weight);
 }
 
+/* *kernel_out: how much of the weight (or on top of it) is the kernel's */
 static void
 count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
-    int by_tick, const void *ucontext)
+    int by_tick, const void *ucontext, unsigned long *kernel_out)
 {
 	uint64_t tag = atomic_load(&pc_tag), key = tag | (uint64_t)pc;
 	unsigned long kernel = m->kernel_time ? kernel_weight(weight, by_tick) : 0;
 	unsigned long user = by_tick ? weight - kernel : weight;
 	int rc;
+
+	*kernel_out = kernel;
 
 	if (atomic_load(&m->off))
 		goto fault;
@@ -326,11 +337,58 @@ unblock_faults(const ucontext_t *uc)
 	    _NSIG / 8) < 0 ? -1 : 0;
 }
 
+/*
+ * A sample under a budget: counted as taken, and its weight in base
+ * periods returned, the period its clock samples at now over the base
+ * (the kernel cannot be asked what a perf clock's period was: each
+ * thread's clock changes only here, in its own handler, or when armed).
+ * Once the budget wants a longer period than that, this thread's clock
+ * is retuned; the other threads' follow at their next samples, and
+ * clocks armed from now on (new threads, forked children) start at it.
+ * So every sample weighs its own period, whatever the other threads do.
+ */
+static unsigned long
+budget_weigh(struct budget *b, const siginfo_t *info)
+{
+	uint64_t taken = atomic_fetch_add_explicit(&b->taken, 1,
+	    memory_order_relaxed) + 1;
+	uint64_t base = running.period_ns, period, want;
+
+	if (b->samples == 0 || base == 0)
+		return 1;
+	period = thread_clock_period(info);
+	if (period < base || period % base != 0)
+		return 1;	/* not a clock of ours we can tell */
+	want = base << budget_shift(b->samples, base, taken);
+	if (want > period) {
+		threads_set_period(want);
+		thread_clock_retune(info, period, want);
+	}
+	return (unsigned long)(period / base);
+}
+
+/*
+ * A sample's part in the squared weights: the user pc's weight is one
+ * observation; time counted as the kernel's is kernel / unit samples of
+ * the clock's period (unit), each of weight unit.
+ */
+static uint64_t
+weight_squared(unsigned long user, unsigned long kernel, unsigned long unit)
+{
+	unsigned __int128 sq = (unsigned __int128)user * user +
+	    (unsigned __int128)kernel * unit;
+
+	return sq > UINT64_MAX ? UINT64_MAX : (uint64_t)sq;
+}
+
 void
-session_sample(uintptr_t pc, unsigned long weight, int by_tick,
+session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
     const void *ucontext)
 {
 	const ucontext_t *uc = ucontext;
+	int by_tick = info->si_code == SI_TIMER;
+	unsigned long unit = 1, kernel = 0;
+	struct budget *budget;
 	struct plan *plan;
 	struct plan_range *r;
 
@@ -338,17 +396,22 @@ session_sample(uintptr_t pc, unsigned long weight, int by_tick,
 	plan = atomic_load(&live_plan);
 	if (plan == NULL)
 		goto out;
+	budget = atomic_load(&live_budget);
+	if (budget != NULL)
+		unit = budget_weigh(budget, info);
+	weight *= unit;
 	atomic_fetch_add(&stats.signals, 1);
 	atomic_fetch_add(&stats.samples, weight);
 	if (unblock_faults(uc) < 0) {
 		atomic_fetch_add(&stats.faulted, weight);
-		goto out;
+		goto weigh;
 	}
 	r = plan_find(plan, pc);
 	if (r == NULL) {
 		atomic_fetch_add(&stats.outside, weight);
 		if (plan->pcmap != NULL)
-			count_pc(plan->pcmap, pc, weight, by_tick, ucontext);
+			count_pc(plan->pcmap, pc, weight, by_tick, ucontext,
+			    &kernel);
 		else
 			count_overflow(plan, weight);
 	} else if (atomic_load(&r->off)) {
@@ -356,6 +419,10 @@ session_sample(uintptr_t pc, unsigned long weight, int by_tick,
 	} else {
 		count_into(r, pc, weight);
 	}
+weigh:
+	if (budget != NULL)
+		budget_add_saturating(&budget->weight_sq, weight_squared(by_tick ?
+		    weight - kernel : weight, kernel, unit));
 out:
 	atomic_fetch_sub(&readers, 1);
 }
@@ -393,11 +460,28 @@ parse_mechanism(const char *name)
 	return -1;
 }
 
+/* A whole number from 1 up in the environment variable name, or 0. */
+static uint64_t
+env_count(const char *name)
+{
+	const char *env = secure_getenv(name);
+	char *end;
+	unsigned long long v;
+
+	/* (strtoull would take "-5" for a huge number: below 1 it is) */
+	if (env == NULL || *env == '\0' || strchr(env, '-') != NULL)
+		return 0;
+	v = strtoull(env, &end, 10);
+	return *end == '\0' ? (uint64_t)v : 0;
+}
+
 void
-session_defaults(unsigned *rate_hz, int *mechanism)
+session_defaults(unsigned *rate_hz, int *mechanism, uint64_t *samples)
 {
 	const char *env;
 
+	if (*rate_hz == 0 && *samples == 0)
+		*samples = env_count("PROFIL_SAMPLES");
 	if (*rate_hz == 0) {
 		env = secure_getenv("PROFIL_HZ");
 		/* (strtoul would take "-5" for a huge number: below 1 it is) */
@@ -413,9 +497,13 @@ session_defaults(unsigned *rate_hz, int *mechanism)
 				*rate_hz = v > PROFIL_MAX_HZ ? PROFIL_MAX_HZ :
 				    (unsigned)v;
 		}
-		/* One sample per scheduler tick: what CPU timers give for free. */
+		/*
+		 * One sample per scheduler tick: what CPU timers give for
+		 * free; a budget starts fast (budget.h).
+		 */
 		if (*rate_hz == 0)
-			*rate_hz = thread_clock_tick_hz();
+			*rate_hz = *samples ? BUDGET_START_HZ :
+			    thread_clock_tick_hz();
 	}
 	if (*mechanism == PROFIL_MECH_AUTO) {
 		env = secure_getenv("PROFIL_MECHANISM");
@@ -451,13 +539,18 @@ retire(struct plan *old)
 }
 
 int
-session_start(struct plan *plan, unsigned rate_hz, int mechanism)
+session_start(struct plan *plan, unsigned rate_hz, int mechanism,
+    uint64_t samples, struct budget *shared)
 {
 	struct clock_spec spec;
 	struct plan *old;
-	int chosen, signo, saved;
+	struct budget *budget;
+	int chosen, signo, saved, same_clocks;
+	uint64_t base_ns;
 
-	session_defaults(&rate_hz, &mechanism);
+	if (shared != NULL)
+		samples = shared->samples;
+	session_defaults(&rate_hz, &mechanism, &samples);
 	if (rate_hz > PROFIL_MAX_HZ || mechanism < PROFIL_MECH_AUTO ||
 	    mechanism > PROFIL_MECH_PERF) {
 		plan_free(plan);
@@ -479,25 +572,46 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism)
 	 * a thread that blocks every signal still uses CPU time.
 	 */
 	sigveil_start(signo);
+	budget = shared != NULL ? shared : samples ? &own_budget : NULL;
+	base_ns = 1000000000u / rate_hz;
+	/* Same clocks, unbudgeted before and after: only the plan changes. */
+	same_clocks = running.active && running.mechanism == chosen &&
+	    running.period_ns == base_ns && atomic_load(&live_budget) == NULL &&
+	    budget == NULL;
+	if (!same_clocks) {
+		if (running.active)
+			threads_disarm_all();
+		running.active = 0;
+		/* no handler may weigh with the old base or budget now */
+		atomic_store(&live_budget, NULL);
+		wait_for_handlers();
+		if (budget == &own_budget) {
+			own_budget.samples = samples;
+			atomic_store(&own_budget.taken, 0);
+			atomic_store(&own_budget.weight_sq, 0);
+		}
+		running.period_ns = base_ns;
+		atomic_store(&live_budget, budget);
+	}
+	/*
+	 * A budget's clocks start where it is now: a new process image of
+	 * a recording (exec) goes on from the run's samples so far.
+	 */
 	spec.mechanism = chosen;
-	spec.period_ns = 1000000000u / rate_hz;
+	spec.period_ns = budget != NULL ? base_ns << budget_shift(budget->samples,
+	    base_ns, atomic_load(&budget->taken)) : base_ns;
 	spec.signo = signo;
-
-	if (running.active && running.mechanism == chosen &&
-	    running.period_ns == spec.period_ns) {
-		/* Same clocks: only the plan changes. */
+	if (same_clocks) {
 		old = atomic_exchange(&live_plan, plan);
 		reset_stats();
 		retire(old);
 	} else {
-		if (running.active)
-			threads_disarm_all();
-		running.active = 0;
 		old = atomic_exchange(&live_plan, plan);
 		reset_stats();
 		if (threads_arm_all(&spec) < 0) {
 			saved = errno;
 			retire(atomic_exchange(&live_plan, NULL));
+			atomic_store(&live_budget, NULL);
 			plan_free(old);
 			errno = saved;
 			pthread_mutex_unlock(&session_lock);
@@ -509,7 +623,6 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism)
 	running.active = 1;
 	running.mechanism = chosen;
 	running.rate_hz = rate_hz;
-	running.period_ns = spec.period_ns;
 	running.resolution_hz = chosen == PROFIL_MECH_PERF ||
 	    rate_hz < thread_clock_tick_hz() ? rate_hz : thread_clock_tick_hz();
 	pthread_mutex_unlock(&session_lock);
@@ -532,6 +645,8 @@ session_stop(void)
 		running.active = 0;
 	}
 	retire(atomic_exchange(&live_plan, NULL));
+	/* no handler holds the plan, so none is in the budget's counters */
+	atomic_store(&live_budget, NULL);
 	pthread_mutex_unlock(&session_lock);
 }
 
@@ -545,6 +660,7 @@ seconds_between(const struct timespec *a, const struct timespec *b)
 void
 session_fill_status(struct profil_status *st)
 {
+	struct budget *budget;
 	struct timespec now;
 
 	memset(st, 0, sizeof *st);
@@ -553,6 +669,16 @@ session_fill_status(struct profil_status *st)
 	st->mechanism = running.mechanism;
 	st->rate_hz = running.rate_hz;
 	st->resolution_hz = running.resolution_hz;
+	budget = atomic_load(&live_budget);
+	if (running.active && budget != NULL && budget->samples > 0) {
+		/* the rate the budget has come down to by now */
+		uint64_t period = running.period_ns << budget_shift(budget->samples,
+		    running.period_ns, atomic_load(&budget->taken));
+		unsigned hz = (unsigned)(1000000000u / period);
+
+		if (hz < st->resolution_hz)
+			st->resolution_hz = hz > 0 ? hz : 1;
+	}
 	if (running.active)
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
 	else
@@ -573,7 +699,9 @@ session_fill_status(struct profil_status *st)
 uint64_t
 session_period_ns(unsigned rate_hz, int mechanism)
 {
-	session_defaults(&rate_hz, &mechanism);
+	uint64_t samples = 0;
+
+	session_defaults(&rate_hz, &mechanism, &samples);
 	if (rate_hz == 0 || rate_hz > PROFIL_MAX_HZ)
 		rate_hz = thread_clock_tick_hz();
 	return 1000000000u / rate_hz;

@@ -13,8 +13,10 @@
 #ifndef PROFIL_SESSION_H
 #define PROFIL_SESSION_H
 
+#include <signal.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "plan.h"
 
 struct profil_status;
@@ -22,9 +24,16 @@ struct profil_status;
 /*
  * Start counting into plan (ownership passes to the session, also on
  * failure) sampling at rate_hz (0: default) with mechanism (enum
- * profil_mechanism; AUTO: default).  Returns 0, or -1 with errno.
+ * profil_mechanism; AUTO: default).  With a budget of samples (> 0),
+ * rate_hz is where sampling starts and it slows down as budget.h says;
+ * every sample then counts in periods of 1 / rate_hz.  shared, if not
+ * NULL, holds the budget and its counters instead (its samples field
+ * rules; 0 there: a fixed rate, counted): the agent's, which every
+ * process of a recording adds to, so the budget is the whole run's.
+ * The counters go on from what they hold.  Returns 0, or -1 with errno.
  */
-int session_start(struct plan *plan, unsigned rate_hz, int mechanism);
+int session_start(struct plan *plan, unsigned rate_hz, int mechanism,
+    uint64_t samples, struct budget *shared);
 
 /* Stop sampling and release the plan.  Always succeeds. */
 void session_stop(void);
@@ -36,10 +45,11 @@ void session_fill_status(struct profil_status *st);
 uint64_t session_period_ns(unsigned rate_hz, int mechanism);
 
 /*
- * Count one sample at pc with the given weight.  Called from the signal
- * handler only; async-signal-safe.
+ * Count one sample at pc with the given weight (in the clock's periods),
+ * raised by the signal info.  Called from the signal handler only;
+ * async-signal-safe.
  */
-void session_sample(uintptr_t pc, unsigned long weight, int by_tick,
+void session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
     const void *ucontext);
 
 /*
@@ -54,11 +64,13 @@ void session_set_pc_tag(uint64_t tag);
 
 /*
  * Environment defaults (secure_getenv) for what the caller left open
- * (rate 0, mechanism AUTO): PROFIL_HZ, a rate above PROFIL_MAX_HZ taken
- * as PROFIL_MAX_HZ, one that is not a number or below 1 ignored (then
- * the tick rate); PROFIL_MECHANISM.
+ * (rate 0, mechanism AUTO, no budget): PROFIL_SAMPLES, a budget (only
+ * when the rate is open too; not a number or below 1: ignored);
+ * PROFIL_HZ, a rate above PROFIL_MAX_HZ taken as PROFIL_MAX_HZ, one that
+ * is not a number or below 1 ignored (then BUDGET_START_HZ with a
+ * budget, else the tick rate); PROFIL_MECHANISM.
  */
-void session_defaults(unsigned *rate_hz, int *mechanism);
+void session_defaults(unsigned *rate_hz, int *mechanism, uint64_t *samples);
 
 /*
  * In a forked child, call hook after the session's own child work (locks

@@ -148,7 +148,7 @@ sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 		return -1;
 	}
 	period_ns = session_period_ns(0, PROFIL_MECH_AUTO);
-	if (session_start(plan, 0, PROFIL_MECH_AUTO) < 0)
+	if (session_start(plan, 0, PROFIL_MECH_AUTO, 0, NULL) < 0)
 		return -1;
 	if (tvp != NULL) {
 		tvp->tv_sec = (time_t)(period_ns / 1000000000u);

@@ -12,12 +12,29 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "handler.h"
 #include "ownfds.h"
 #include "profil.h"
 #include "thread_clock.h"
+
+/*
+ * The period each of our perf clocks samples at, by fd, for the signal
+ * handler (the kernel has no call that reads it back): set when a clock
+ * is armed or retuned, cleared when it goes.  0: not ours, or unknown.
+ */
+static _Atomic uint32_t perf_period_ns[OWNFDS_MAX];	/* 1 s at most */
+
+static void
+note_perf_period(int fd, uint64_t period_ns)
+{
+	if (fd >= 0 && fd < OWNFDS_MAX)
+		atomic_store_explicit(&perf_period_ns[fd],
+		    period_ns <= UINT32_MAX ? (uint32_t)period_ns : 0,
+		    memory_order_relaxed);
+}
 
 /* The CPU-time clock of thread tid: the kernel's MAKE_THREAD_CPUCLOCK. */
 static clockid_t
@@ -134,6 +151,7 @@ arm_perf(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	clock->mechanism = PROFIL_MECH_PERF;
 	clock->fd = fd;
 	clock->tid = tid;
+	note_perf_period(fd, spec->period_ns);
 	ownfds_mark(fd);	/* a program closing every fd keeps this one */
 	return 0;
 fail:
@@ -177,8 +195,10 @@ thread_clock_disarm(struct thread_clock *clock)
 {
 	if (clock->mechanism == PROFIL_MECH_TIMER)
 		timer_delete(clock->timer);
-	else if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock))
+	else if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock)) {
+		note_perf_period(clock->fd, 0);
 		ownfds_close(clock->fd);
+	}
 	clock->mechanism = 0;
 	clock->fd = -1;
 }
@@ -186,10 +206,87 @@ thread_clock_disarm(struct thread_clock *clock)
 void
 thread_clock_forget(struct thread_clock *clock)
 {
-	if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock))
+	if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock)) {
+		note_perf_period(clock->fd, 0);
 		ownfds_close(clock->fd);
+	}
 	clock->mechanism = 0;
 	clock->fd = -1;
+}
+
+static int
+from_our_timer(const siginfo_t *info)
+{
+	return info->si_code == SI_TIMER &&
+	    info->si_value.sival_int == HANDLER_TIMER_COOKIE;
+}
+
+static uint64_t
+ns_of(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/*
+ * Raw system calls from here on: the handler may interrupt the C
+ * library anywhere, and a timer_t of ours (SIGEV_THREAD_ID) is the
+ * kernel's timer id, which the signal carries.
+ */
+uint64_t
+thread_clock_period(const siginfo_t *info)
+{
+	struct itimerspec its;
+
+	if (from_our_timer(info)) {
+		if (syscall(SYS_timer_gettime, info->si_timerid, &its) < 0)
+			return 0;
+		return ns_of(&its.it_interval);
+	}
+	if (info->si_code == POLL_IN && info->si_fd >= 0 &&
+	    info->si_fd < OWNFDS_MAX)
+		return atomic_load_explicit(&perf_period_ns[info->si_fd],
+		    memory_order_relaxed);
+	return 0;
+}
+
+/*
+ * A timer's grid goes on from its last expiry: of the remaining time
+ * until the next one, current - remaining has passed since the last,
+ * and counts towards the new period.
+ *
+ *   last expiry        now             next (old)
+ *   |<-- current - remaining -->|<-- remaining -->|
+ *   |<----------------- period_ns (new) ------------------->|
+ */
+int
+thread_clock_retune(const siginfo_t *info, uint64_t current_ns,
+    uint64_t period_ns)
+{
+	struct itimerspec its;
+	uint64_t since, first;
+
+	if (from_our_timer(info)) {
+		if (syscall(SYS_timer_gettime, info->si_timerid, &its) < 0)
+			return -1;
+		since = ns_of(&its.it_value) < current_ns ?
+		    current_ns - ns_of(&its.it_value) : 0;
+		first = period_ns > since ? period_ns - since : 1;
+		its.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
+		its.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
+		its.it_value.tv_sec = (time_t)(first / 1000000000u);
+		its.it_value.tv_nsec = (long)(first % 1000000000u);
+		return syscall(SYS_timer_settime, info->si_timerid, 0, &its,
+		    NULL) < 0 ? -1 : 0;
+	}
+	if (info->si_code != POLL_IN || info->si_fd < 0 ||
+	    info->si_fd >= OWNFDS_MAX ||
+	    atomic_load_explicit(&perf_period_ns[info->si_fd],
+	    memory_order_relaxed) == 0)
+		return -1;
+	if (syscall(SYS_ioctl, info->si_fd, PERF_EVENT_IOC_PERIOD, &period_ns) < 0)
+		return -1;
+	note_perf_period(info->si_fd, period_ns);
+	return 0;
 }
 
 int

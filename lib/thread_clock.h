@@ -7,6 +7,7 @@
 #ifndef PROFIL_THREAD_CLOCK_H
 #define PROFIL_THREAD_CLOCK_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -41,6 +42,26 @@ void thread_clock_disarm(struct thread_clock *clock);
  * thread's clock (perf fds are inherited, timers are not).
  */
 void thread_clock_forget(struct thread_clock *clock);
+
+/*
+ * The period, in ns, at which the clock whose signal info is samples now,
+ * or 0 if that cannot be told (not our timer's or perf event's signal, a
+ * perf fd numbered past the ones we keep track of).  For the signal
+ * handler: async-signal-safe, one system call for a timer.
+ */
+uint64_t thread_clock_period(const siginfo_t *info);
+
+/*
+ * From the handler of the signal info, on the thread whose clock raised
+ * it: sample at period_ns from now on instead of current_ns, the CPU
+ * time since its last fire counted towards the next (a timer's grid goes
+ * on; a perf clock starts its period at its fire, which was just now).
+ * Only the clock's own thread may do this (nothing else changes it but
+ * arming and disarming).  0, or -1 if the clock is not ours or refused.
+ * Async-signal-safe.
+ */
+int thread_clock_retune(const siginfo_t *info, uint64_t current_ns,
+    uint64_t period_ns);
 
 /* 0 if perf task-clock sampling can be opened here, else -1 and errno. */
 int thread_clock_perf_probe(void);

@@ -26,6 +26,7 @@ static size_t nslots, slot_capacity;
 static size_t reap_at = 16;		/* sweep dead threads past this many */
 static atomic_int sampling;
 static struct clock_spec sampling_spec;
+static _Atomic uint64_t period_now;	/* sampling_spec's, or longer */
 /*
  * The thread inside fork() holds registry_lock from prepare to the
  * parent/child handler; atfork handlers registered before ours run in
@@ -87,6 +88,7 @@ static int
 arm_slot(pid_t tid)
 {
 	struct thread_slot *slot = find_slot(tid);
+	struct clock_spec spec;
 
 	if (slot != NULL) {
 		/* a new thread with a recycled tid: the old clock is stale */
@@ -105,7 +107,9 @@ arm_slot(pid_t tid)
 	}
 	slot = &slots[nslots];
 	slot->tid = tid;
-	if (thread_clock_arm(&sampling_spec, tid, &slot->clock) < 0)
+	spec = sampling_spec;
+	spec.period_ns = atomic_load(&period_now);
+	if (thread_clock_arm(&spec, tid, &slot->clock) < 0)
 		return -1;
 	nslots++;
 	return 0;
@@ -160,6 +164,7 @@ threads_arm_all(const struct clock_spec *spec)
 	while (nslots > 0)
 		drop_slot(&slots[0]);
 	sampling_spec = *spec;
+	atomic_store(&period_now, spec->period_ns);
 	atomic_store(&sampling, 1);
 	if (arm_slot(self) < 0) {
 		int saved = errno;
@@ -172,6 +177,16 @@ threads_arm_all(const struct clock_spec *spec)
 	arm_other_threads(self);
 	pthread_mutex_unlock(&registry_lock);
 	return 0;
+}
+
+void
+threads_set_period(uint64_t period_ns)
+{
+	uint64_t now = atomic_load(&period_now);
+
+	while (now < period_ns &&
+	    !atomic_compare_exchange_weak(&period_now, &now, period_ns))
+		;
 }
 
 void

@@ -5,11 +5,13 @@
  * it runs, threads created through pthread_create (thread_hook.c) get one
  * as soon as they exist.  Clocks of threads that have exited are reaped
  * as new ones come, so their number stays within twice the live threads.
- * Armed clocks all follow one clock_spec.
+ * Armed clocks all follow one clock_spec, whose period may lengthen
+ * (threads_set_period).
  */
 #ifndef PROFIL_THREADS_H
 #define PROFIL_THREADS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "thread_clock.h"
@@ -20,6 +22,13 @@
  * (nothing is left armed then).
  */
 int threads_arm_all(const struct clock_spec *spec);
+
+/*
+ * Clocks armed from now on (new threads, a forked child's) sample at
+ * period_ns, if it is longer than what they sample at now: a budget
+ * (budget.h) slows sampling down as it goes.  Async-signal-safe.
+ */
+void threads_set_period(uint64_t period_ns);
 
 /* Disarm every clock; new threads are no longer armed. */
 void threads_disarm_all(void);

@@ -15,7 +15,7 @@ build=${1:-}
 
 # Lowest first; modules on one line are peers that do not use each other.
 layers='
-arch bins interpose rio
+arch bins budget interpose rio
 fault ownfds prf stackring
 mappings
 plan

@@ -230,6 +230,9 @@ scale_profile(struct profil_profile *p, uint64_t k)
 		p->processes[i].samples *= k;
 	for (size_t i = 0; i < p->nstacks; i++)
 		p->stacks[i].count *= k;
+	/* k times the samples, each weighing what it did */
+	p->taken *= k;
+	p->weight_sq *= k;
 }
 
 int

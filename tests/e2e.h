@@ -55,7 +55,8 @@ void record_ok(const char *prf, char **program);
 /*
  * Multiply every count of p by k (samples, kernel, unknown, lost, each
  * object's and bucket's, the kernel record's, threads', processes',
- * stacks'): the same profile, k times as long.
+ * stacks', the samples taken and their squared weights): the same
+ * profile, k times as long.
  */
 struct profil_profile;
 void scale_profile(struct profil_profile *p, uint64_t k);

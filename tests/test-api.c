@@ -4,6 +4,7 @@
  * totals adding up exactly.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,13 +28,15 @@ test_bad_configs(void **state)
 	static uint32_t counters[1024];
 	struct profil_range r = { 0x10000, 0x11000, counters, 4, 4 };
 	struct profil_range two[2] = { r, r };
-	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0, 0 };
 	struct profil_range bad;
 
 	(void)state;
 #define REFUSED(err) do { errno = 0; assert_int_equal(profil_start(&cfg), -1); \
 	assert_int_equal(errno, err); } while (0)
-	cfg.flags = 1; REFUSED(EINVAL); cfg.flags = 0;
+	cfg.flags = 2; REFUSED(EINVAL); cfg.flags = 0;
+	/* a budget of no samples */
+	cfg.flags = PROFIL_BUDGET; REFUSED(EINVAL); cfg.flags = 0;
 	cfg.rate_hz = PROFIL_MAX_HZ + 1; REFUSED(EINVAL); cfg.rate_hz = 0;
 	cfg.mechanism = 7; REFUSED(EINVAL); cfg.mechanism = 0;
 	bad = r; bad.bucket_bytes = 3; cfg.ranges = &bad; REFUSED(EINVAL);
@@ -69,7 +72,7 @@ test_counters_up_to_a_hole(void **state)
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	/* page / 4 buckets of 16 bytes, 4-byte counters: exactly one page */
 	struct profil_range r = { 0x10000, 0x10000 + 16 * (page / 4), p, 16, 4 };
-	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0, 0 };
 	unsigned char v[1];
 
 	(void)state;
@@ -125,7 +128,7 @@ test_default_is_timer_at_tick_rate(void **state)
 static void
 high_rate(void)
 {
-	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	if (!harness_perf_allowed())
@@ -153,7 +156,7 @@ test_auto_above_tick_rate_reaches_it(void **state)
 static void
 timer_overruns(void)
 {
-	struct profil_config cfg = { 1000, PROFIL_MECH_TIMER, NULL, 0, 0 };
+	struct profil_config cfg = { 1000, PROFIL_MECH_TIMER, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	CHECK(profil_start(&cfg) == 0, "start");
@@ -199,7 +202,7 @@ refuse_perf_events(void)
 static void
 perf_refused(void)
 {
-	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { 2000, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	refuse_perf_events();
@@ -230,11 +233,106 @@ test_refused_perf_falls_back_to_timer(void **state)
 	FORKED(perf_refused, 30);
 }
 
+/*
+ * A budget (PROFIL_BUDGET): sampling starts at 10 kHz and slows down as
+ * samples are taken, in every thread (each retunes its own clock), and
+ * every sample counts its period in 100 us units: the counts still add
+ * up to the CPU time, with far fewer signals than 10 kHz would take.
+ */
+static void *
+spin_thread(void *seconds)
+{
+	spin_a_fn(*(double *)seconds);
+	return NULL;
+}
+
+static void
+budget_run(int mechanism, int nthreads, double seconds)
+{
+	struct profil_config cfg = { 0, mechanism, NULL, 0, PROFIL_BUDGET, 400 };
+	struct profil_status st;
+	pthread_t t[4];
+
+	CHECK(profil_start(&cfg) == 0, "start: %s", strerror(errno));
+	for (int i = 0; i < nthreads; i++)
+		CHECK(pthread_create(&t[i], NULL, spin_thread, &seconds) == 0,
+		    "pthread_create");
+	spin_a_fn(seconds);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	profil_get_status(&st);
+	profil_stop();
+	double per_s = (double)st.samples / st.cpu_seconds;
+	double signals = (double)st.signals / st.cpu_seconds;
+	fprintf(stderr, "budget of 400, %s, %d threads: %.0f counts and %.0f "
+	    "signals per CPU-s, %llu signals, %u Hz at the end\n",
+	    profil_mechanism_name(st.mechanism), nthreads + 1, per_s, signals,
+	    (unsigned long long)st.signals, st.resolution_hz);
+	CHECK(st.rate_hz == 10000, "the start rate, %u, is a count's unit",
+	    st.rate_hz);
+	CHECK(fabs(per_s - 10000) < 0.15 * 10000, "magnitude: %.0f counts per "
+	    "CPU-s for 10000", per_s);
+	/* a fixed 10 kHz (or the tick rate) would be 10000 (250) per CPU-s */
+	CHECK(st.resolution_hz < (st.mechanism == PROFIL_MECH_PERF ? 1000 :
+	    st.tick_hz), "the rate did not come down: %u Hz", st.resolution_hz);
+	if (st.mechanism == PROFIL_MECH_PERF)
+		CHECK(signals < 2000, "%.0f signals per CPU-s", signals);
+	else
+		CHECK(signals <= 1.2 * st.tick_hz, "%.0f signals per CPU-s", signals);
+}
+
+static void
+budget_perf(void)
+{
+	if (!harness_perf_allowed())
+		harness_skip("perf events not permitted here");
+	budget_run(PROFIL_MECH_PERF, 0, 1.0);
+	budget_run(PROFIL_MECH_PERF, 2, 0.6);
+}
+
+static void
+budget_timer(void)
+{
+	/* CPU timers fire on ticks: a budget only slows them down */
+	budget_run(PROFIL_MECH_TIMER, 0, 2.0);
+	budget_run(PROFIL_MECH_TIMER, 2, 0.8);
+}
+
+/* PROFIL_SAMPLES: a budget for programs that only call profil() */
+static void
+budget_from_environment(void)
+{
+	struct profil_status st;
+
+	CHECK(setenv("PROFIL_SAMPLES", "400", 1) == 0, "setenv");
+	CHECK(profil_start(NULL) == 0, "start");
+	spin_a_fn(0.3);
+	profil_get_status(&st);
+	profil_stop();
+	CHECK(st.rate_hz == 10000, "rate %u", st.rate_hz);
+	CHECK(st.resolution_hz < 10000, "resolution %u", st.resolution_hz);
+	CHECK(setenv("PROFIL_SAMPLES", "-3", 1) == 0, "setenv");
+	CHECK(profil_start(NULL) == 0, "start");
+	profil_get_status(&st);
+	profil_stop();
+	CHECK(st.rate_hz == st.tick_hz, "a bad PROFIL_SAMPLES made %u Hz",
+	    st.rate_hz);
+}
+
+static void
+test_budget_slows_down(void **state)
+{
+	(void)state;
+	FORKED(budget_perf, 60);
+	FORKED(budget_timer, 60);
+	FORKED(budget_from_environment, 30);
+}
+
 /* At the cap the program still makes progress (no signal livelock). */
 static void
 at_the_cap(void)
 {
-	struct profil_config cfg = { PROFIL_MAX_HZ, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { PROFIL_MAX_HZ, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	struct profil_status st;
 
 	CHECK(profil_start(&cfg) == 0, "start");
@@ -271,7 +369,7 @@ env_rate(void)
 		{ "10000", PROFIL_MAX_HZ }, { "400", 400 }, { "abc", 0 },
 		{ "400x", 0 }, { "0", 0 }, { "-5", 0 }, { "", 0 },
 	};
-	struct profil_config cfg = { 20000, PROFIL_MECH_AUTO, NULL, 0, 0 };
+	struct profil_config cfg = { 20000, PROFIL_MECH_AUTO, NULL, 0, 0, 0 };
 	static unsigned short buf[64];
 	struct prof region = { buf, sizeof buf, 0x10000, 0x10000 };
 	struct profil_status st;
@@ -317,7 +415,7 @@ accounting(void)
 	size_t n = (hi - lo + 15) / 16;
 	uint32_t *counters = calloc(n, 4);
 	struct profil_range r = { lo, hi, counters, 16, 4 };
-	struct profil_config cfg = { 0, 0, &r, 1, 0 };
+	struct profil_config cfg = { 0, 0, &r, 1, 0, 0 };
 	struct profil_status st;
 	uint64_t in = 0;
 	uintptr_t a = (uintptr_t)__start_spin_a, ae = (uintptr_t)__stop_spin_a;
@@ -359,6 +457,7 @@ main(void)
 		cmocka_unit_test(test_auto_above_tick_rate_reaches_it),
 		cmocka_unit_test(test_timer_overruns_keep_the_magnitude),
 		cmocka_unit_test(test_refused_perf_falls_back_to_timer),
+		cmocka_unit_test(test_budget_slows_down),
 		cmocka_unit_test(test_highest_rate_makes_progress),
 		cmocka_unit_test(test_profil_hz_above_the_most_is_the_most),
 		cmocka_unit_test(test_totals_add_up),

@@ -238,6 +238,38 @@ test_unit_threads_kept_only_when_all_have_them(void **state)
 	profil_profile_free(b);
 }
 
+/*
+ * The weights record: taken and squared weights summed, an input without
+ * one counting each sample once; none when no input has one.
+ */
+static void
+test_unit_weights_summed(void **state)
+{
+	static const struct profil_bucket one[] = { { 0x10, 40 } };
+	struct profil_profile *a = new_profile(1), *b = new_profile(1), *m;
+
+	(void)state;
+	add_object(a, "/bin/app", 1, 0, 0x100, 1, one, 1);
+	add_object(b, "/bin/app", 1, 0, 0x100, 1, one, 1);
+	m = merged(a, b);
+	assert_true(m->taken == 0 && m->weight_sq == 0);
+	profil_profile_free(m);
+	/* a: 10 samples of weight 4 under a budget; b: 40 of weight 1 */
+	a->taken = 10;
+	a->weight_sq = 160;
+	a->budget = 1000;
+	a->slowest_ns = 4 * a->interval_ns;
+	m = merged(a, b);
+	assert_int_equal(m->samples, 80);
+	assert_int_equal(m->taken, 50);
+	assert_int_equal(m->weight_sq, 200);
+	assert_int_equal(m->budget, 1000);
+	assert_int_equal(m->slowest_ns, 4 * a->interval_ns);
+	profil_profile_free(m);
+	profil_profile_free(a);
+	profil_profile_free(b);
+}
+
 static void
 test_unit_refusals(void **state)
 {
@@ -1749,6 +1781,7 @@ main(void)
 		cmocka_unit_test(test_unit_rebucket),
 		cmocka_unit_test(test_unit_matching),
 		cmocka_unit_test(test_unit_threads_kept_only_when_all_have_them),
+		cmocka_unit_test(test_unit_weights_summed),
 		cmocka_unit_test(test_unit_refusals),
 		cmocka_unit_test(test_unit_stacks_summed),
 		cmocka_unit_test(test_unit_stacks_kernel_boots),

@@ -269,6 +269,54 @@ test_counts_must_add_up(void **state)
 	free(data);
 }
 
+/*
+ * The weights record (record --samples): read back as written, absent
+ * when a profile has none, and refused when its figures cannot be.
+ */
+static void
+test_weights_record(void **state)
+{
+	struct profil_profile p, *q;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	char cause[256] = "";
+	size_t size, plain;
+	void *data;
+
+	(void)state;
+	sample_profile(&p, o, t, &pr);
+	free(encoded(&p, &plain));
+	p.taken = 4000;
+	p.weight_sq = 3 * p.samples;
+	p.budget = 10000;
+	p.slowest_ns = 8 * p.interval_ns;
+	data = encoded(&p, &size);
+	assert_int_equal(size, plain + 8 + 32);
+	q = profil_profile_parse(data, size, cause, sizeof cause);
+	if (q == NULL)
+		fail_msg("parse: %s", cause);
+	assert_true(q->taken == 4000 && q->weight_sq == 3 * p.samples);
+	assert_true(q->budget == 10000 && q->slowest_ns == 8 * p.interval_ns);
+	profil_profile_free(q);
+	free(data);
+
+	p.weight_sq = p.taken - 1;
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "less than the samples taken");
+	free(data);
+	p.weight_sq = p.samples - 1;
+	p.taken = 10;
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "less than the 1000044 samples");
+	free(data);
+	p.weight_sq = p.samples;
+	p.slowest_ns = p.interval_ns * 3 / 2;
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "not a whole number of intervals");
+	free(data);
+}
+
 /* Atomic save: the old file survives a failed write; symlinks are replaced. */
 static void
 saving(void)
@@ -506,6 +554,7 @@ main(void)
 		cmocka_unit_test(test_every_truncation_is_refused),
 		cmocka_unit_test(test_damage_is_refused),
 		cmocka_unit_test(test_counts_must_add_up),
+		cmocka_unit_test(test_weights_record),
 		cmocka_unit_test(test_save_is_atomic),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_stack_sizes_checked_first),

@@ -136,11 +136,38 @@ add(uint64_t *sum, uint64_t v)
 }
 
 /* The header totals of every input summed into out.  0, or -1 on overflow. */
+/*
+ * The weights record's figures: summed, an input without one counting
+ * as that many samples of weight 1 (what readers take it for); written
+ * only if some input has one.
+ */
+static int
+sum_weights(struct profil_profile *const *in, size_t n,
+    struct profil_profile *out)
+{
+	int bad = 0, any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int has = in[i]->taken > 0 || in[i]->weight_sq > 0;
+
+		any |= has;
+		bad |= add(&out->taken, has ? in[i]->taken : in[i]->samples);
+		bad |= add(&out->weight_sq, has ? in[i]->weight_sq :
+		    in[i]->samples);
+		bad |= add(&out->budget, in[i]->budget);
+		if (in[i]->slowest_ns > out->slowest_ns)
+			out->slowest_ns = in[i]->slowest_ns;
+	}
+	if (!any)
+		out->taken = out->weight_sq = out->budget = out->slowest_ns = 0;
+	return bad;
+}
+
 static int
 sum_totals(struct profil_profile *const *in, size_t n,
     struct profil_profile *out)
 {
-	int bad = 0;
+	int bad = sum_weights(in, n, out);
 
 	for (size_t i = 0; i < n; i++) {
 		bad |= add(&out->samples, in[i]->samples);

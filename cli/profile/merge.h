@@ -29,7 +29,10 @@
  * either has none, their paths); each input object is summed into the
  * first such object of the result that no object of the same input was
  * summed into already, so merging a profile with itself keeps its
- * objects.  Samples, kernel, unknown, lost, CPU and wall time are summed;
+ * objects.  Samples, kernel, unknown, lost, CPU and wall time are summed,
+ * and so are the weights record's samples taken, squared weights and
+ * budgets (an input without one counts its samples, each of weight 1),
+ * the slowest interval the largest;
  * argv is the first input's, start the earliest.  Threads and processes
  * of every input are kept as they are (they are facts of one run), unless
  * an input with samples has none: then the result has none, so that the

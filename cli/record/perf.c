@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "cli.h"
 #include "hmap.h"
 #include "symbols/kernel.h"
@@ -91,6 +92,23 @@ struct engine {
 	uint64_t seq;
 	uint64_t throttled;		/* PERF_RECORD_THROTTLE seen */
 	int behind;			/* a ring was over half full: catch up */
+	/*
+	 * Sampling events: nsets sets of one per CPU (set_fds[k * nrings +
+	 * c]), set k sampling every period_ns << k.  A fixed rate has one,
+	 * which owns its CPU's ring.  A budget (--samples) has a set per
+	 * period it may come to, all inherited by every task from the
+	 * start, and one enabled at a time: enabling and disabling reach
+	 * every inherited copy, in every thread and child, which changing
+	 * a period does not (PERF_EVENT_IOC_PERIOD changes the event the
+	 * recorder holds, not its copies; and hrtimer events go on
+	 * reporting the period they were opened with).  Its rings are
+	 * owned by a dummy event that carries the side-band records, so
+	 * that none is lost between two sets.
+	 */
+	int nsets, set;
+	int *set_fds;
+	size_t nset_fds;
+	uint64_t taken, weight_sq;	/* samples, and their weights squared */
 };
 
 int
@@ -173,7 +191,9 @@ set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_TASK_CLOCK;
 	a->sample_period = period_ns;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/* PERIOD: the interval a sample stands for, its weight */
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+	    PERF_SAMPLE_PERIOD;
 	if (stack_size) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = REGS_MASK;
@@ -390,7 +410,7 @@ static int
 sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
     struct sample_extra *x)
 {
-	size_t at = sizeof(struct perf_event_header) + 24;
+	size_t at = sizeof(struct perf_event_header) + 32;
 	uint64_t v;
 
 	memset(x, 0, sizeof *x);
@@ -443,7 +463,8 @@ sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
  */
 static void
 sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
-    size_t size, uint64_t ip, int kernel_mode, pid_t pid, pid_t tid)
+    size_t size, uint64_t ip, int kernel_mode, pid_t pid, pid_t tid,
+    uint64_t weight)
 {
 	struct bframe frames[MAX_FRAMES];
 	struct sample_extra x;
@@ -481,7 +502,25 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 			    frames[0]) : (struct bframe){ BFRAME_UNKNOWN, ip };
 		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 	}
-	builder_sample_stack(e->b, frames, n, 1, pid, tid);
+	builder_sample_stack(e->b, frames, n, weight, pid, tid);
+}
+
+/*
+ * A sample's weight: the period it carries in the base period's units
+ * (a power of two under a budget, else 1), and its part in the weights
+ * record.  Each set's events never change their period, so the period
+ * a sample reports is the one it was taken at.
+ */
+static uint64_t
+weigh(struct engine *e, uint64_t period)
+{
+	uint64_t base = e->opts->period_ns;
+	uint64_t w = base > 0 && period > base ? period / base : 1;
+
+	e->taken++;
+	e->weight_sq = w > UINT32_MAX || e->weight_sq > UINT64_MAX - w * w ?
+	    UINT64_MAX : e->weight_sq + w * w;
+	return w;
 }
 
 static void
@@ -493,29 +532,32 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	unsigned mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	const struct map *m;
 	struct proc *p;
+	uint64_t period, w;
 
-	if (size < sizeof *h + 24)
+	if (size < sizeof *h + 32)
 		return;
 	memcpy(&ip, rec + sizeof *h, 8);
 	memcpy(&pid, rec + sizeof *h + 8, 4);
 	memcpy(&tid, rec + sizeof *h + 12, 4);
+	memcpy(&period, rec + sizeof *h + 24, 8);
 	if (!e->opts->follow_children && (pid_t)pid != e->result->pid)
 		return;
+	w = weigh(e, period);
 	p = proc_of(e, (pid_t)pid);
 	if (e->opts->stack_size) {
 		sample_with_stack(e, p, rec, size, ip,
-		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid);
+		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid, w);
 		return;
 	}
 	if (mode == PERF_RECORD_MISC_KERNEL) {
-		builder_kernel(e->b, ip, 1, (pid_t)pid, (pid_t)tid);
+		builder_kernel(e->b, ip, w, (pid_t)pid, (pid_t)tid);
 		return;
 	}
 	m = mode == PERF_RECORD_MISC_USER ? find_map(p, ip) : NULL;
 	if (m == NULL || m->obj < 0)
-		builder_unknown(e->b, 1, (pid_t)pid, (pid_t)tid);
+		builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
 	else
-		builder_sample(e->b, m->obj, ip - m->start + m->pgoff, 1,
+		builder_sample(e->b, m->obj, ip - m->start + m->pgoff, w,
 		    (pid_t)pid, (pid_t)tid);
 }
 
@@ -768,6 +810,12 @@ unmap_rings(struct engine *e)
 	for (size_t i = 0; i < e->nextra; i++)
 		close(e->extra_fds[i]);
 	e->nextra = 0;
+	/* a budget's sampling sets (with one set, its fds are the rings') */
+	for (size_t i = 0; i < e->nset_fds; i++) {
+		if (e->nsets > 1 && e->set_fds[i] >= 0)
+			close(e->set_fds[i]);
+		e->set_fds[i] = -1;
+	}
 	for (int r = 0; r < e->nrings; r++) {
 		if (e->rings[r].meta != NULL)
 			munmap(e->rings[r].meta, e->rings[r].size + 4096);
@@ -785,6 +833,9 @@ close_rings(struct engine *e)
 	unmap_rings(e);
 	free(e->extra_fds);
 	e->extra_fds = NULL;
+	free(e->set_fds);
+	e->set_fds = NULL;
+	e->nset_fds = 0;
 	free(e->rings);
 	e->rings = NULL;
 }
@@ -793,22 +844,39 @@ close_rings(struct engine *e)
  * One event per CPU on each of tids, kernel samples if allowed.  The
  * first event of a CPU owns its ring buffer; the others write into it
  * (PERF_EVENT_IOC_SET_OUTPUT).  on_exec: enabled when the task execs.
+ * With a budget (one tid), the owner is a dummy event for the side-band
+ * records and the sampling sets follow it, set 0 enabled at exec.
  */
 static int
 open_rings(struct engine *e, const pid_t *tids, size_t ntids, int on_exec)
 {
 	static int cpus[4096];
-	int ncpus = online_cpus(cpus, 4096), c;
+	int ncpus = online_cpus(cpus, 4096), c, k;
 	int exclude_kernel = 0, build_id = 1;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), t;
 	unsigned pages = ring_pages(ncpus, e->opts->stack_size);
-	struct perf_event_attr a;
+	struct perf_event_attr a, set;
 
+	e->nsets = e->opts->samples && ntids == 1 ?
+	    (int)budget_max_shift(e->opts->period_ns) + 1 : 1;
+	e->set = 0;
 	e->rings = xcalloc((size_t)ncpus, sizeof *e->rings);
 	e->extra_fds = xcalloc(ntids * (size_t)ncpus, sizeof *e->extra_fds);
+	e->nset_fds = (size_t)e->nsets * (size_t)ncpus;
+	e->set_fds = xcalloc(e->nset_fds, sizeof *e->set_fds);
+	for (size_t i = 0; i < e->nset_fds; i++)
+		e->set_fds[i] = -1;
 retry:
 	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
 	    e->opts->stack_size, pages);
+	set = a;
+	if (e->nsets > 1) {
+		/* the ring's owner: no samples, every side-band record */
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.sample_period = 0;
+		set.mmap = set.mmap2 = set.comm = set.comm_exec = set.task = 0;
+		set.build_id = 0;
+	}
 	for (c = 0; c < ncpus; c++) {
 		struct ring *ring = &e->rings[c];
 		int fd = perf_open(&a, tids[0], cpus[c]);
@@ -846,6 +914,25 @@ retry:
 			return -1;
 		}
 		ring->data = (uint8_t *)ring->meta + page;
+		if (e->nsets == 1)
+			e->set_fds[c] = fd;
+		for (k = 0; e->nsets > 1 && k < e->nsets; k++) {
+			int *sfd = &e->set_fds[k * ncpus + c];
+
+			set.sample_period = e->opts->period_ns << k;
+			set.disabled = k > 0 || (unsigned)on_exec;
+			set.enable_on_exec = k == 0 && on_exec;
+			*sfd = perf_open(&set, tids[0], cpus[c]);
+			if (*sfd < 0 ||
+			    ioctl(*sfd, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
+				cli_error("perf_event_open on CPU %d (sampling "
+				    "every %llu ns): %s", cpus[c],
+				    (unsigned long long)set.sample_period,
+				    strerror(errno));
+				close_rings(e);
+				return -1;
+			}
+		}
 		for (t = 1; t < ntids; t++) {
 			int more = perf_open(&a, tids[t], cpus[c]);
 
@@ -868,6 +955,50 @@ retry:
 		free(id.release);
 	}
 	return 0;
+}
+
+/*
+ * Under a budget, after each drain: once the samples taken say the
+ * period should have doubled (budget.h), disable the set sampling now
+ * and enable the one at the new period, in every task that inherited
+ * them.  The time each task had run since its last sample is lost at
+ * the switch (the new set starts a whole period); no sample is counted
+ * twice.
+ */
+static void
+budget_step(struct engine *e)
+{
+	unsigned want;
+
+	if (e->nsets <= 1)
+		return;
+	want = budget_shift(e->opts->samples, e->opts->period_ns, e->taken);
+	if (want >= (unsigned)e->nsets)
+		want = (unsigned)e->nsets - 1;
+	if ((int)want <= e->set)
+		return;
+	for (int c = 0; c < e->nrings; c++)
+		ioctl(e->set_fds[e->set * e->nrings + c], PERF_EVENT_IOC_DISABLE, 0);
+	for (int c = 0; c < e->nrings; c++)
+		ioctl(e->set_fds[(int)want * e->nrings + c], PERF_EVENT_IOC_ENABLE, 0);
+	e->set = (int)want;
+}
+
+/*
+ * How long to wait for samples: under a budget that is still slowing
+ * down, about an eighth of a stage at the rate now (the switch should
+ * come near its N/8), else 200 ms.
+ */
+static int
+poll_ms(const struct engine *e)
+{
+	uint64_t ms;
+
+	if (e->nsets <= 1 || e->set == e->nsets - 1)
+		return 200;
+	ms = (e->opts->period_ns << e->set) / 1000000 *
+	    budget_stage_samples(e->opts->samples) / 8;
+	return ms < 5 ? 5 : ms > 200 ? 200 : (int)ms;
 }
 
 static uint64_t
@@ -934,7 +1065,7 @@ record_perf(const struct record_opts *o, struct record_result *r)
 	pfd[e.nrings] = (struct pollfd){ l.signal_fd, POLLIN, 0 };
 	/* until the program ends; with --wait-all, until all it left ends */
 	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
-		poll(pfd, (nfds_t)e.nrings + 1, l.exited ? 20 : 200);
+		poll(pfd, (nfds_t)e.nrings + 1, l.exited ? 20 : poll_ms(&e));
 		/*
 		 * A ring hangs up when the program's task ends; the events
 		 * its children inherited still write into it: poll no more
@@ -945,6 +1076,7 @@ record_perf(const struct record_opts *o, struct record_result *r)
 				pfd[i].fd = -1;
 		launch_poll(&l);
 		drain(&e);
+		budget_step(&e);
 	}
 	r->wall_ns = now_ns() - start;
 	drain(&e);		/* what the last moments left in the rings */
@@ -953,6 +1085,9 @@ record_perf(const struct record_opts *o, struct record_result *r)
 	launch_finish(&l, o, r);
 	launch_close(&l);
 	r->throttled = e.throttled;
+	r->taken = e.taken;
+	r->weight_sq = e.weight_sq;
+	r->slowest_ns = o->period_ns << e.set;
 	free_engine(&e);
 	return 0;
 }
@@ -1125,6 +1260,9 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	r->cpu_ns = cpu;
 	drain(&e);
 	close_rings(&e);
+	r->taken = e.taken;
+	r->weight_sq = e.weight_sq;
+	r->slowest_ns = o->period_ns;
 	free(pfd);
 	if (pidfd >= 0)
 		close(pidfd);

@@ -18,6 +18,9 @@ struct record_opts {
 	char **argv;			/* program and arguments */
 	unsigned rate_hz;		/* samples per CPU-second, about */
 	uint64_t period_ns;		/* CPU time between samples, exactly */
+	uint64_t samples;		/* --samples: a budget (lib/budget.h),
+					   rate_hz and period_ns where it
+					   starts; 0: a fixed rate */
 	unsigned stack_size;		/* bytes of stack copied for call
 					   stacks; 0: no call stacks */
 	unsigned bucket_bytes;
@@ -47,6 +50,8 @@ struct record_result {
 	uint64_t wall_ns;
 	int kernel_sampled;		/* kernel-mode samples were allowed */
 	uint64_t throttled;		/* times the kernel throttled sampling */
+	/* the profile's weights record (profil.h): what was taken, how */
+	uint64_t taken, weight_sq, slowest_ns;
 };
 
 

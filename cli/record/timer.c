@@ -31,6 +31,7 @@
 #include <profil.h>
 
 #include "agent.h"
+#include "budget.h"
 #include "cli.h"
 #include "hmap.h"
 #include "procmaps.h"
@@ -161,7 +162,8 @@ find_library(char *out, size_t size)
  * ring of stack captures (stackring.h) at the end.
  */
 static struct agent_region *
-make_region(int *fd_out, unsigned rate_hz, unsigned stack_size)
+make_region(int *fd_out, unsigned rate_hz, uint64_t samples,
+    unsigned stack_size)
 {
 	size_t head = (sizeof(struct agent_region) + 4095) & ~(size_t)4095;
 	size_t tables = head + 2 * (size_t)PCMAP_CAPACITY * 8 +
@@ -193,6 +195,7 @@ make_region(int *fd_out, unsigned rate_hz, unsigned stack_size)
 	r->tkeys_offset = r->counts_offset + (size_t)PCMAP_CAPACITY * 8;
 	r->tcounts_offset = r->tkeys_offset + (size_t)THREADS_CAPACITY * 8;
 	r->mechanism = PROFIL_MECH_AUTO;
+	r->budget.samples = samples;
 	if (stack_size) {
 		struct stackring *sr = (struct stackring *)((char *)r + tables);
 
@@ -586,6 +589,46 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 	resolve_threads(b, r, fd, slots, only_pid);
 }
 
+/*
+ * The weights record's figures (profil.h): the region counts every
+ * sample of every process.  With --no-children the profile keeps only
+ * the program's, so taken and the squared weights are scaled to its
+ * share of all the counts: the same error scale, for its samples.
+ */
+static void
+weights(const struct agent_region *r, const struct record_opts *o,
+    pid_t only_pid, const struct slot_maps *slots, struct record_result *res)
+{
+	const uint64_t *keys = (const uint64_t *)((const char *)r + r->keys_offset);
+	const uint64_t *counts = (const uint64_t *)((const char *)r +
+	    r->counts_offset);
+	double all = (double)r->lost, kept = (double)r->lost, share;
+	uint64_t base = o->period_ns;
+
+	res->taken = atomic_load(&r->budget.taken);
+	res->weight_sq = atomic_load(&r->budget.weight_sq);
+	res->slowest_ns = base << budget_shift(r->budget.samples, base,
+	    res->taken);
+	if (only_pid == 0)
+		return;
+	for (uint64_t i = 0; i < r->capacity; i++) {
+		unsigned slot = (unsigned)(keys[i] >> 48);
+		pid_t pid;
+
+		if (keys[i] == 0 || slot == 0 || slot >= AGENT_MAX_PROCS)
+			continue;
+		all += (double)counts[i];
+		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
+		if (pid == only_pid)
+			kept += (double)counts[i];
+	}
+	share = all > 0 ? kept / all : 1;
+	res->taken = (uint64_t)((double)res->taken * share + 0.5);
+	res->weight_sq = (uint64_t)((double)res->weight_sq * share + 0.5);
+	if (res->weight_sq < res->taken)
+		res->weight_sq = res->taken;
+}
+
 /* An orphan the program left behind has ended: we reaped it. */
 static void
 on_reap(void *arg, pid_t pid, int status)
@@ -623,7 +666,7 @@ record_timer(const struct record_opts *o, struct record_result *r)
 		free(saved_preload);
 		return -1;
 	}
-	region = make_region(&fd, o->rate_hz, o->stack_size);
+	region = make_region(&fd, o->rate_hz, o->samples, o->stack_size);
 	if (region == NULL) {
 		cli_error("cannot create the shared profile memory: %s",
 		    strerror(errno));
@@ -676,6 +719,7 @@ record_timer(const struct record_opts *o, struct record_result *r)
 		drain_stacks(r->builder, region, slots, only, &stacked);
 	resolve(r->builder, region, fd, slots, only,
 	    region->stacks_offset ? &stacked : NULL);
+	weights(region, o, only, slots, r);
 	hmap_free(&stacked);
 	launch_finish(&l, o, r);
 	launch_close(&l);

@@ -174,7 +174,7 @@ static const char tools[] =
 static const char script[] =
 "(function(){\n"
 "var el=document.getElementById('flame-data');if(!el)return;\n"
-"var d=JSON.parse(el.textContent),n=d.count.length,total=d.total;\n"
+"var d=JSON.parse(el.textContent),n=d.count.length,total=d.total,scale=d.scale||1;\n"
 "var box=document.getElementById('flame'),svg=document.getElementById('flame-svg');\n"
 "var tip=document.getElementById('flame-tip'),search=document.getElementById('flame-search');\n"
 "var shown=document.getElementById('flame-match'),NS='http://www.w3.org/2000/svg',ROW=18;\n"
@@ -186,7 +186,7 @@ static const char script[] =
 "function fn(i){return d.func[i]<0?null:d.funcs[d.func[i]];}\n"
 "function name(i){var f=fn(i);return f?f[0]:'all';}\n"
 /* the Wilson interval of the tables (table_error95), in points */
-"function err95(k,n){var z=1.959964,p;if(!n)return 0;p=k/n;\n"
+"function err95(k,n){var z=1.959964,p;if(!n)return 0;p=k/n;n/=scale;\n"
 " return 100*z*Math.sqrt(p*(1-p)/n+z*z/(4*n*n))/(1+z*z/n);}\n"
 "function pct(k){return total?100*k/total:0;}\n"
 "function colour(i){var f=fn(i),h=0,s,k;if(!f)return '#c8c8c8';\n"
@@ -309,8 +309,10 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 	fmap = xmalloc(s->nfuncs * sizeof *fmap);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		fmap[i] = UINT32_MAX;
+	/* scale: weighted samples widen the errors (table_error95) */
 	fprintf(fp, "<script type=\"application/json\" id=\"flame-data\">"
-	    "{\"total\":%llu,\"funcs\":[", (unsigned long long)total);
+	    "{\"total\":%llu,\"scale\":%.6g,\"funcs\":[",
+	    (unsigned long long)total, report_error_scale(p));
 	for (size_t k = 1; k < norder; k++) {
 		uint32_t fi = t.v[order[k]].func;
 		const struct stack_func *fn = &s->funcs[fi];

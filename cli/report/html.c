@@ -94,7 +94,7 @@ static const char *const palette[] = { "#c0392b", "#2980b9", "#27ae60",
 static void
 meta(FILE *fp, const struct profil_profile *p)
 {
-	char when[64] = "";
+	char when[64] = "", rates[64];
 	time_t t = (time_t)(p->start_ns / 1000000000);
 	struct tm tm;
 
@@ -105,13 +105,27 @@ meta(FILE *fp, const struct profil_profile *p)
 		esc(fp, p->argv[i]);
 		fputc(' ', fp);
 	}
-	fprintf(fp, "</td></tr>\n<tr><th class=\"n\">started</th><td>%s</td></tr>\n"
-	    "<tr><th class=\"n\">samples</th><td>%llu (%llu lost), %.0f Hz, "
-	    "%s engine</td></tr>\n<tr><th class=\"n\">CPU time</th><td>%.3f s "
-	    "in %.3f s of wall time</td></tr>\n", when,
-	    (unsigned long long)p->samples, (unsigned long long)p->lost,
-	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0, p->engine,
-	    (double)p->cpu_ns / 1e9, (double)p->duration_ns / 1e9);
+	fprintf(fp, "</td></tr>\n<tr><th class=\"n\">started</th><td>%s</td></tr>\n",
+	    when);
+	if (report_weighted(p))
+		fprintf(fp, "<tr><th class=\"n\">samples</th><td>%llu taken "
+		    "(%llu lost) at %s, %s engine; counts are in %.0f us "
+		    "intervals (%llu), and the errors those of %.0f samples of "
+		    "equal weight</td></tr>\n",
+		    (unsigned long long)p->taken, (unsigned long long)p->lost,
+		    report_rates(p, rates, sizeof rates), p->engine,
+		    (double)p->interval_ns / 1e3,
+		    (unsigned long long)p->samples,
+		    (double)p->samples / report_error_scale(p));
+	else
+		fprintf(fp, "<tr><th class=\"n\">samples</th><td>%llu (%llu "
+		    "lost), %.0f Hz, %s engine</td></tr>\n",
+		    (unsigned long long)p->samples, (unsigned long long)p->lost,
+		    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0,
+		    p->engine);
+	fprintf(fp, "<tr><th class=\"n\">CPU time</th><td>%.3f s in %.3f s of "
+	    "wall time</td></tr>\n", (double)p->cpu_ns / 1e9,
+	    (double)p->duration_ns / 1e9);
 	/* as the text caption's note: time the clocks never saw */
 	if (p->cpu_ns > 0 && p->interval_ns > 0) {
 		double seen;

@@ -32,6 +32,29 @@ struct report_options {
 double report_percent(uint64_t k, uint64_t n);
 
 /*
+ * How much wider than the counts say the errors of p's shares are: its
+ * samples weigh their intervals (record --samples, CPU timers above the
+ * tick rate), and a share of n counts is as precise as one of n / scale
+ * unweighted samples, scale = weight_sq / samples (Kish's effective
+ * sample size).  1 without a weights record.
+ */
+double report_error_scale(const struct profil_profile *p);
+
+/*
+ * Whether p's samples weigh differently (a budget, or weights that widen
+ * the errors by more than rounding): the captions then say how many were
+ * taken and what they are worth.
+ */
+int report_weighted(const struct profil_profile *p);
+
+/*
+ * The rates p was sampled at, into buf: "10000 Hz down to 156 Hz", or
+ * "1000 Hz" when it stayed at one.  Returns buf.
+ */
+const char *report_rates(const struct profil_profile *p, char *buf,
+    size_t size);
+
+/*
  * The CPU time the samples (kept and lost) stand for, in *seen_ns: about
  * the program's CPU time (0.97-1.01 of it in the tests' recordings).  1
  * when it is under 80% of it on a run of 50 periods or more: time the

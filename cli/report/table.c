@@ -34,17 +34,25 @@ table_row(struct table *t)
 	return &t->cells[t->nrows++ * (size_t)t->ncols];
 }
 
+static double error_scale = 1;
+
+void
+table_weights(double scale)
+{
+	error_scale = scale >= 1 ? scale : 1;
+}
+
 double
 table_error95(uint64_t k, uint64_t n)
 {
 	const double z = 1.959964;
-	double p, half;
+	double p, half, neff = (double)n / error_scale;
 
 	if (n == 0)
 		return 0;
 	p = (double)k / (double)n;
-	half = z * sqrt(p * (1 - p) / (double)n + z * z / (4.0 * (double)n * (double)n)) /
-	    (1 + z * z / (double)n);
+	half = z * sqrt(p * (1 - p) / neff + z * z / (4.0 * neff * neff)) /
+	    (1 + z * z / neff);
 	return 100 * half;
 }
 

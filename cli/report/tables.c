@@ -38,6 +38,33 @@ report_percent(uint64_t k, uint64_t n)
 	return n ? 100.0 * (double)k / (double)n : 0.0;
 }
 
+double
+report_error_scale(const struct profil_profile *p)
+{
+	if (p->weight_sq == 0 || p->samples == 0 || p->weight_sq <= p->samples)
+		return 1;
+	return (double)p->weight_sq / (double)p->samples;
+}
+
+int
+report_weighted(const struct profil_profile *p)
+{
+	return p->taken > 0 && (p->budget > 0 || report_error_scale(p) > 1.005);
+}
+
+const char *
+report_rates(const struct profil_profile *p, char *buf, size_t size)
+{
+	double hz = p->interval_ns ? 1e9 / (double)p->interval_ns : 0;
+
+	if (p->slowest_ns > p->interval_ns)
+		snprintf(buf, size, "%.0f Hz down to %.0f Hz", hz,
+		    1e9 / (double)p->slowest_ns);
+	else
+		snprintf(buf, size, "%.0f Hz", hz);
+	return buf;
+}
+
 int
 report_unsampled(const struct profil_profile *p, double *seen_ns)
 {
