@@ -235,6 +235,15 @@ scale_profile(struct profil_profile *p, uint64_t k)
 	p->weight_sq *= k;
 }
 
+void
+add_unit_weights(struct profil_profile *p, uint64_t n)
+{
+	if (p->taken > 0 || p->weight_sq > 0) {
+		p->taken += n;
+		p->weight_sq += n;
+	}
+}
+
 int
 e2e_setup(void **state)
 {

@@ -59,6 +59,11 @@ void record_ok(const char *prf, char **program);
  * profile, k times as long.
  */
 struct profil_profile;
+/*
+ * n more samples of weight 1 in p's totals of samples taken and squared
+ * weights (if p has them): for a test that adds samples to a profile.
+ */
+void add_unit_weights(struct profil_profile *p, uint64_t n);
 void scale_profile(struct profil_profile *p, uint64_t k);
 
 int e2e_setup(void **state);

@@ -839,6 +839,7 @@ pprof_large_values(int stacks)
 	p->objects[oi].buckets[0].count += more;
 	p->objects[oi].samples += more;
 	p->samples += more;
+	add_unit_weights(p, more);
 	if (p->nprocesses > 0)
 		p->processes[0].samples += more;
 	if (p->nthreads > 0)
@@ -1091,6 +1092,7 @@ add_recursive_stack(struct profil_profile *p, size_t oi, uint64_t count)
 	p->nstacks++;
 	p->unknown += count;
 	p->samples += count;
+	add_unit_weights(p, count);
 	if (p->nthreads > 0)
 		p->threads[0].samples += count;
 	if (p->nprocesses > 0)
