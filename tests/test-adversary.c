@@ -382,7 +382,12 @@ test_busy_threads(void **state)
 
 		snprintf(what, sizeof what, "busy (%s)", engines[i]->name);
 		profile_mode(&m, engines[i], tmp("busy.prf"), NULL, &o);
-		assert_share(&o.s, "burn", 0.8, what);
+		/*
+		 * Of the user-mode samples: making 64 threads costs the kernel
+		 * what the machine makes it cost (7% of the samples alone, 31%
+		 * while a test suite ran beside it)
+		 */
+		assert_share_of(&o.s, "burn", 0.8, what, 1);
 		if (o.s.total < 0.7 * o.cpu_periods)
 			fail_msg("%s: %.0f samples for %.0f periods of CPU", what,
 			    o.s.total, o.cpu_periods);
