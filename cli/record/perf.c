@@ -946,15 +946,25 @@ retry:
 		}
 	}
 	e->result->kernel_sampled = !exclude_kernel;
-	if (!exclude_kernel) {
-		struct profil_kernel id;
-
-		memset(&id, 0, sizeof id);
-		kernel_identify(&id);
-		builder_kernel_identity(e->b, &id);
-		free(id.release);
-	}
 	return 0;
+}
+
+/*
+ * Which kernel, where the kernel is sampled: read once the program is on
+ * its way (kallsyms, notes and boot id took 1.5 ms of its start here),
+ * before any of its samples is named.
+ */
+static void
+identify_kernel(struct engine *e)
+{
+	struct profil_kernel id;
+
+	if (!e->result->kernel_sampled)
+		return;
+	memset(&id, 0, sizeof id);
+	kernel_identify(&id);
+	builder_kernel_identity(e->b, &id);
+	free(id.release);
 }
 
 /*
@@ -1059,6 +1069,7 @@ record_perf(const struct record_opts *o, struct record_result *r)
 	}
 	start = now_ns();
 	r->exec_errno = launch_go(&l);
+	identify_kernel(&e);
 	pfd = xcalloc((size_t)e.nrings + 1, sizeof *pfd);
 	for (i = 0; i < e.nrings; i++)
 		pfd[i] = (struct pollfd){ e.rings[i].fd, POLLIN, 0 };
@@ -1231,6 +1242,7 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
+	identify_kernel(&e);
 	synthesize(&e, pid, tids, ntids);
 	free(tids);
 	start = now_ns();
