@@ -581,7 +581,8 @@ record_exec(int argc, char **argv)
 
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
-	    "[--no-children | --wait-all] [-q] [--] PROGRAM [ARGS...] | -p PID",
+	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
+	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
 	"  -o, --output FILE    the profile (default PROGRAM.prf here; %p in FILE is\n"
