@@ -13,6 +13,8 @@
 
 #include "cli.h"
 
+#define MOST_REASON	PROFIL_CUT_BEHIND	/* the last reason named */
+
 /* Why a stack was cut, as check says it (PROFIL_CUT_*; 0: unknown). */
 static const char *
 cut_reason(uint64_t reason)
@@ -24,6 +26,7 @@ cut_reason(uint64_t reason)
 	case PROFIL_CUT_NO_UNWIND: return "in code without unwind information";
 	case PROFIL_CUT_BROKEN: return "no sensible caller";
 	case PROFIL_CUT_NOT_TAKEN: return "no stack taken";
+	case PROFIL_CUT_BEHIND: return "not unwound, the recorder catching up";
 	}
 	return "for a reason this profil does not know";
 }
@@ -35,9 +38,9 @@ cut_reason(uint64_t reason)
 static void
 print_stacks(const char *file, const struct profil_profile *p)
 {
-	uint64_t cut[PROFIL_CUT_NOT_TAKEN + 1] = { 0 }, all = 0;
+	uint64_t cut[MOST_REASON + 1] = { 0 }, all = 0;
 	size_t deepest = 0;
-	int shown[PROFIL_CUT_NOT_TAKEN + 1] = { 0 };
+	int shown[MOST_REASON + 1] = { 0 };
 
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
@@ -48,7 +51,7 @@ print_stacks(const char *file, const struct profil_profile *p)
 		if (last->object != PROFIL_FRAME_CUT)
 			continue;
 		/* the reader checked the sum of counts: no overflow */
-		cut[last->addr <= PROFIL_CUT_NOT_TAKEN ? last->addr : 0] += st->count;
+		cut[last->addr <= MOST_REASON ? last->addr : 0] += st->count;
 		all += st->count;
 	}
 	printf("%s: %zu call stacks (%zu frames, the deepest %zu); cut short: ",
@@ -62,7 +65,7 @@ print_stacks(const char *file, const struct profil_profile *p)
 	for (;;) {
 		int most = -1;
 
-		for (int r = 0; r <= PROFIL_CUT_NOT_TAKEN; r++)
+		for (int r = 0; r <= MOST_REASON; r++)
 			if (cut[r] > 0 && !shown[r] && (most < 0 || cut[r] > cut[most]))
 				most = r;
 		if (most < 0)

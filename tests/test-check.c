@@ -95,6 +95,41 @@ test_check_counts_cut_stacks(void **state)
 	assert_string_equal(r.out, "");
 }
 
+/*
+ * Every reason profil itself writes has a name: the recorder's "behind"
+ * cuts were once "for a reason this profil does not know".
+ */
+static void
+test_check_names_every_reason(void **state)
+{
+	(void)state;
+	for (uint64_t why = PROFIL_CUT_DEPTH; why <= PROFIL_CUT_BEHIND; why++) {
+		struct profil_bucket bucket = { 0x10, 4 };
+		struct profil_object app = { .path = "/bin/app", .lowpc = 0,
+		    .highpc = 0x100, .bucket_bytes = 1, .samples = 4,
+		    .nbuckets = 1, .buckets = &bucket };
+		struct profil_frame frames[] = { { 0, 0x10 },
+		    { PROFIL_FRAME_CUT, why } };
+		uint32_t cut[] = { 0, 1 };
+		struct profil_stack stack = { 1, 1, 4, 2, cut };
+		char *argv[] = { "app", NULL };
+		struct profil_profile p = { .interval_ns = 1000000,
+		    .bucket_bytes = 1, .engine = "perf", .argc = 1, .argv = argv,
+		    .samples = 4, .nobjects = 1, .objects = &app, .nframes = 2,
+		    .frames = frames, .nstacks = 1, .stacks = &stack };
+		char path[PATH_MAX], cause[256];
+		struct run r;
+
+		snprintf(path, sizeof path, "%s/why.prf", tmpdir);
+		if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+			fail_msg("save %s: %s", path, cause);
+		check(&r, path, 0);
+		if (strstr(r.out, "4 samples: ") == NULL ||
+		    strstr(r.out, "does not know") != NULL)
+			fail_msg("reason %llu: %s", (unsigned long long)why, r.out);
+	}
+}
+
 static void
 test_check_stacks_whole_or_none(void **state)
 {
@@ -156,6 +191,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check_counts_cut_stacks),
+		cmocka_unit_test(test_check_names_every_reason),
 		cmocka_unit_test(test_check_stacks_whole_or_none),
 		cmocka_unit_test(test_check_recorded_stacks),
 	};

@@ -218,7 +218,7 @@ set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
 	a->exclude_kernel = (unsigned)exclude_kernel;
 	a->build_id = (unsigned)build_id;
 	a->watermark = 1;
-	a->wakeup_watermark = pages * 4096 / 4;
+	a->wakeup_watermark = pages * 4096 / 16;
 }
 
 static int

@@ -118,7 +118,8 @@ unit_of(struct scope_index *x, Dwarf_Die *cu)
 	memset(u, 0, sizeof *u);
 	u->key = cu->addr;
 	add_children(u, cu, 0);
-	qsort(u->v, u->n, sizeof *u->v, by_start);
+	if (u->n > 1)		/* a unit without scopes has no array at all */
+		qsort(u->v, u->n, sizeof *u->v, by_start);
 	for (size_t i = 0; i < u->n; i++)
 		u->v[i].maxend = i > 0 && u->v[i - 1].maxend > u->v[i].hi ?
 		    u->v[i - 1].maxend : u->v[i].hi;
