@@ -262,11 +262,11 @@ worth(uint64_t k, uint64_t n, double scale, uint64_t *wk, uint64_t *wn)
  */
 static size_t
 test_family(struct diff_row *rows, size_t n, int incl,
-    const struct profil_profile *before, const struct profil_profile *after)
+    const struct profil_profile *before, const struct profil_profile *after,
+    uint64_t n1, uint64_t n2)
 {
 	struct diff_row **order = xcalloc(n, sizeof *order);
 	struct change **family = xcalloc(n, sizeof *family);
-	uint64_t n1 = before->samples, n2 = after->samples;
 	double s1 = report_error_scale(before), s2 = report_error_scale(after);
 	size_t m = 0;
 
@@ -310,14 +310,31 @@ by_func_name(const void *a, const void *b)
 }
 
 /*
+ * Whether a stack was left unwound for the recorder's sake (behind, or
+ * no stack taken): it says nothing of the program's calls, and how many
+ * there are depends on the machine's load, not on the program.
+ */
+static int
+not_unwound(const struct profil_profile *p, const struct profil_stack *st)
+{
+	const struct profil_frame *last = &p->frames[st->frames[st->depth - 1]];
+
+	return last->object == PROFIL_FRAME_CUT &&
+	    (last->addr == PROFIL_CUT_BEHIND || last->addr == PROFIL_CUT_NOT_TAKEN);
+}
+
+/*
  * Inclusive samples of s's functions, as side rows of one side: each
  * stack's count once for every function (name and object, as the flat
  * rows pair them) the stack holds, however often it holds it (recursion).
- * Made-up frames of cut stacks are not functions and count for none.
- * Returns a malloc'd array and its length in *n.
+ * Made-up frames of cut stacks are not functions and count for none;
+ * stacks not unwound count for nothing, and *unwound receives the samples
+ * of the others, the family's total.  Returns a malloc'd array and its
+ * length in *n.
  */
 static struct side_row *
-inclusive_rows(const struct stacks *s, int after, size_t *n)
+inclusive_rows(const struct stacks *s, int after, size_t *n,
+    uint64_t *unwound)
 {
 	static uint32_t funcs[STACKS_MAX_DEPTH];
 	size_t *order = xcalloc(s->nfuncs, sizeof *order);
@@ -341,9 +358,16 @@ inclusive_rows(const struct stacks *s, int after, size_t *n)
 		key[order[i]] = fn->cut ? SIZE_MAX : nkeys - 1;
 	}
 	stamp = xcalloc(nkeys, sizeof *stamp);
+	*unwound = s->p->samples;
 	for (size_t i = 0; i < s->p->nstacks; i++) {
 		const struct profil_stack *st = &s->p->stacks[i];
-		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
+		size_t depth;
+
+		if (not_unwound(s->p, st)) {
+			*unwound -= st->count;
+			continue;
+		}
+		depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
 
 		for (size_t d = 0; d < depth; d++) {
 			size_t k = key[funcs[d]];
@@ -379,9 +403,10 @@ pair_rows(const struct funcs *f, const struct stacks *s, int incl, size_t *n,
 	struct side_row *sides, *in[2] = { NULL, NULL };
 	struct diff_row *rows;
 	size_t nsides = f[0].nrows + f[1].nrows, nin[2] = { 0, 0 }, out = 0;
+	uint64_t unwound[2] = { 0, 0 };
 
 	for (int k = 0; incl && k < 2; k++) {
-		in[k] = inclusive_rows(&s[k], k, &nin[k]);
+		in[k] = inclusive_rows(&s[k], k, &nin[k], &unwound[k]);
 		nsides += nin[k];
 	}
 	sides = xcalloc(nsides, sizeof *sides);
@@ -410,9 +435,14 @@ pair_rows(const struct funcs *f, const struct stacks *s, int incl, size_t *n,
 		*(r->after ? &d->incl.after : &d->incl.before) += r->incl;
 	}
 	free(sides);
-	if (incl)
-		test_family(rows, out, 1, f[0].p, f[1].p);
-	*tested = test_family(rows, out, 0, f[0].p, f[1].p);
+	/* no stack unwound on a side: nothing to compare inclusively */
+	if (incl && unwound[0] > 0 && unwound[1] > 0)
+		test_family(rows, out, 1, f[0].p, f[1].p, unwound[0], unwound[1]);
+	else
+		for (size_t i = 0; i < out; i++)
+			rows[i].incl.q = 1;
+	*tested = test_family(rows, out, 0, f[0].p, f[1].p, f[0].p->samples,
+	    f[1].p->samples);
 	qsort(rows, out, sizeof *rows, by_significance);
 	*n = out;
 	return rows;
@@ -619,9 +649,10 @@ diff_exec(int argc, char **argv)
 				order[nincl++] = &rows[i];
 		qsort(order, nincl, sizeof *order, by_incl_significance);
 		snprintf(caption, sizeof caption, "\ninclusive: the share of "
-		    "samples whose call stack holds the function (once a\nstack), "
-		    "+- 95%% error; *: q <= 0.05 over the %zu functions in the "
-		    "stacks,\na family of their own (Benjamini-Hochberg)", nincl);
+		    "samples whose call stack holds the function (once a\nstack; "
+		    "of the stacks unwound), +- 95%% error; *: q <= 0.05 over the "
+		    "%zu\nfunctions in the stacks, a family of their own "
+		    "(Benjamini-Hochberg)", nincl);
 		print_diff((const struct diff_row *const *)order, nincl, incl, 1,
 		    &o, caption);
 	}

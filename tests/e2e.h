@@ -45,7 +45,10 @@ void report_run(struct shares *s, char *const argv[]);
 double samples_of(const struct shares *s, const char *function,
     const char *object);
 
-/* `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...`, which must succeed. */
+/*
+ * `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...` (1000 under
+ * sanitizers), which must succeed.
+ */
 void record_with(const char *engine, const char *prf, char **program);
 /* The same, the run (the program's output among it) left in r. */
 void record_run(struct run *r, const char *engine, const char *prf,

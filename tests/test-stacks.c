@@ -160,7 +160,9 @@ test_paths_in_known_proportions(void **state)
 
 		record_with(engines[e], prf, prog);
 		report_run(&c, callers);
-		total = c.total;
+		/* of the stacks unwound: those left to catch up have no caller */
+		total = c.total - samples_of(&c, "[stack cut: recorder behind]",
+		    NULL);
 		assert_share(engines[e], samples_of(&c, "via_a", NULL), total, 0.5);
 		assert_share(engines[e], samples_of(&c, "via_b", NULL), total, 0.3);
 		assert_share(engines[e], samples_of(&c, "cmp_leaf", NULL), total,
