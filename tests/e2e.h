@@ -46,8 +46,8 @@ double samples_of(const struct shares *s, const char *function,
     const char *object);
 
 /*
- * `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...` (1000 under
- * sanitizers), which must succeed.
+ * `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...` (with 12 KiB
+ * stack copies under sanitizers), which must succeed.
  */
 void record_with(const char *engine, const char *prf, char **program);
 /* The same, the run (the program's output among it) left in r. */

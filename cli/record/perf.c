@@ -67,6 +67,7 @@ struct proc {
 	struct map *maps;
 	size_t n, cap;
 	struct unwind_space *uw;	/* with call stacks; its own memory */
+	uint64_t exited;		/* the time of its exit record, or 0 */
 };
 
 struct pending {			/* one record of a drain */
@@ -90,6 +91,7 @@ struct engine {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t seq;
+	uint64_t latest;		/* the latest record time drained */
 	uint64_t throttled;		/* PERF_RECORD_THROTTLE seen */
 	int behind;			/* a ring was over half full: catch up */
 	/*
@@ -290,7 +292,7 @@ proc_of(struct engine *e, pid_t pid)
 	if (i == 0) {
 		e->procs = xrealloc(e->procs, (e->nprocs + 1) * sizeof *e->procs);
 		e->procs[e->nprocs] = (struct proc){ pid, NULL, 0, 0,
-		    e->opts->stack_size ? unwind_space_new(pid) : NULL };
+		    e->opts->stack_size ? unwind_space_new(pid) : NULL, 0 };
 		hmap_add(&e->proc_index, (uint64_t)pid, ++e->nprocs);
 		i = e->nprocs;
 	}
@@ -649,6 +651,7 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	child->maps = xmalloc((parent->n ? parent->n : 1) * sizeof *child->maps);
 	memcpy(child->maps, parent->maps, parent->n * sizeof *child->maps);
 	child->n = child->cap = parent->n;
+	child->exited = 0;	/* a pid used again */
 	if (parent->uw != NULL) {
 		unwind_space_free(child->uw);
 		child->uw = unwind_space_fork(parent->uw, (pid_t)ids[0]);
@@ -669,8 +672,29 @@ on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
 	if (ids[0] != ids[2] ||
 	    (at = hmap_get(&e->proc_index, (uint64_t)ids[0])) == 0)
 		return;		/* a thread, or a process we never saw */
-	unwind_space_free(e->procs[at - 1].uw);
-	e->procs[at - 1].uw = NULL;
+	/* freed a second of samples later (free_exited): see there */
+	e->procs[at - 1].exited = record_time(rec, size) | 1;
+}
+
+/*
+ * The unwinders of processes that exited over a second (of sample time)
+ * ago (the rest go at the end).  Not at the exit record itself: a
+ * loaded machine's rings hand over samples out of order by hundreds of
+ * milliseconds (a sanitized recorder saw 268 samples of 300 ms before a
+ * process's exit drained after it), and those still want unwinding.
+ */
+static void
+free_exited(struct engine *e)
+{
+	for (size_t i = 0; i < e->nprocs; i++) {
+		struct proc *p = &e->procs[i];
+
+		if (p->uw != NULL && p->exited &&
+		    p->exited + 1000000000u < e->latest) {
+			unwind_space_free(p->uw);
+			p->uw = NULL;
+		}
+	}
 }
 
 static void
@@ -794,6 +818,8 @@ drain(struct engine *e)
 	}
 	if (e->npend > 1)
 		qsort(e->pend, e->npend, sizeof *e->pend, by_time);
+	if (e->npend > 0 && e->pend[e->npend - 1].time > e->latest)
+		e->latest = e->pend[e->npend - 1].time;
 	for (i = 0; i < e->npend; i++) {
 		const uint8_t *rec = e->batch + e->pend[i].at;
 
@@ -802,6 +828,7 @@ drain(struct engine *e)
 			e->behind = rings_behind(e);
 		apply(e, rec, ((const struct perf_event_header *)rec)->size);
 	}
+	free_exited(e);
 }
 
 static void
