@@ -155,7 +155,7 @@ profile_mode(struct mode *m, const struct engine *e, const char *prf,
 	report(&o->s, prf);
 	/* lost: taken but not kept (no room, no ring space) */
 	/* sanitized, the recorder can fall behind: lost is then counted */
-	if (o->lost > 5 + (getenv("PROFIL_TEST_SANITIZED") ? 0.5 : 0.02) *
+	if (o->lost > 5 + (getenv("PROFIL_TEST_SANITIZED") ? 1.0 : 0.02) *
 	    o->s.total)
 		fail_msg("%s (%s): %.0f samples lost, %.0f kept", m->args[0],
 		    e->name, o->lost, o->s.total);

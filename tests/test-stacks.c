@@ -87,7 +87,10 @@ assert_share(const char *what, double n, double total, double want)
 		    total, 100 * n / total, 100 * want, 100 * margin);
 }
 
-/* At least 97% of the samples have main (or a thread's start) below them. */
+/*
+ * At least 97% of the samples have main (or a thread's start) below them
+ * (less 3 standard errors: a sanitized recorder unwinds few).
+ */
 static void
 assert_reaches(const char *prf, const char *const *roots)
 {
@@ -100,7 +103,8 @@ assert_reaches(const char *prf, const char *const *roots)
 
 		reached += stacks_with(r.out, one, &all);
 	}
-	if (reached < 0.97 * all)
+	/* 97% at least, less 3 standard errors of that many samples */
+	if (reached < 0.97 * all - 3 * sqrt(0.97 * 0.03 * all))
 		fail_msg("%s: %.0f of %.0f samples unwound to %s", prf, reached, all,
 		    roots[0]);
 }
@@ -243,6 +247,10 @@ test_signal_handler(void **state)
 	double all, in_handler, through;
 
 	(void)state;
+#ifdef __SANITIZE_THREAD__
+	/* TSan runs a handler later, from its own code, not where it came */
+	skip();
+#endif
 	record_ok(prf, prog);
 	folded(prf, &r);
 	in_handler = stacks_with(r.out, (const char *[]){ "on_sigprof", NULL },
