@@ -205,9 +205,8 @@ $(INJECTED): $(LIB_SRC) $(LIB_ASM)
 endif
 
 # PROFIL_TEST_SANITIZED: the sanitized recorder drains its rings several
-# times slower (libdw's allocations under ASan), so the tests copy 12 KiB
-# of stack with each sample, not 16 (C++ exceptions in flight need more
-# than 8), and lost
+# times slower (libdw's allocations under ASan), so the tests copy 8 KiB
+# of stack with each sample, not 16, and those of flat shares none, and lost
 # samples are held to their being counted.
 check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
 	$(if $(INJECTED),PROFIL_LIBRARY=$(CURDIR)/$(INJECTED)) \

@@ -20,6 +20,7 @@
 
 char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
 char workload_static[PATH_MAX], tmpdir[] = "/tmp/profil-e2e-XXXXXX";
+int e2e_flat_when_sanitized;
 
 static void
 drain_into(int fd, char *buf, size_t size)
@@ -188,9 +189,11 @@ record_run(struct run *r, const char *engine, const char *prf,
 	int i = 9;
 
 	/* sanitized, the recorder keeps up with less (Makefile, check) */
-	if (getenv("PROFIL_TEST_SANITIZED") != NULL) {
+	if (getenv("PROFIL_TEST_SANITIZED") != NULL && e2e_flat_when_sanitized) {
+		argv[i++] = "--no-call-graph";
+	} else if (getenv("PROFIL_TEST_SANITIZED") != NULL) {
 		argv[i++] = "--stack-size";
-		argv[i++] = "12288";
+		argv[i++] = "8192";
 	}
 
 	for (; *program && i < 31; program++)

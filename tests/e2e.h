@@ -46,9 +46,12 @@ double samples_of(const struct shares *s, const char *function,
     const char *object);
 
 /*
- * `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...` (with 12 KiB
- * stack copies under sanitizers), which must succeed.
+ * `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...`, which must
+ * succeed.  Under sanitizers (PROFIL_TEST_SANITIZED) the recorder is
+ * several times slower: stacks copy 8 KiB, and a test program of flat
+ * shares that sets e2e_flat_when_sanitized takes none.
  */
+extern int e2e_flat_when_sanitized;
 void record_with(const char *engine, const char *prf, char **program);
 /* The same, the run (the program's output among it) left in r. */
 void record_run(struct run *r, const char *engine, const char *prf,

@@ -224,7 +224,8 @@ test_deep_recursion(void **state)
 	    NULL }, &all);
 	deep_leaf = stacks_with(r.out, (const char *[]){ "deep", "leaf", NULL },
 	    &all);
-	if (cut < 0.9 * deep_leaf || deep_leaf < 100)
+	/* 50 at least (a sanitized recorder unwinds a tenth of them) */
+	if (cut < 0.9 * deep_leaf || deep_leaf < 50)
 		fail_msg("%.0f of %.0f samples in leaf under deep are cut as too "
 		    "deep", cut, deep_leaf);
 	assert_totals_agree(prf);
