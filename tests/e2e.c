@@ -21,6 +21,7 @@
 char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
 char workload_static[PATH_MAX], tmpdir[] = "/tmp/profil-e2e-XXXXXX";
 int e2e_flat_when_sanitized;
+const char *e2e_rate_when_sanitized = "5000";
 
 static void
 drain_into(int fd, char *buf, size_t size)
@@ -184,14 +185,16 @@ void
 record_run(struct run *r, const char *engine, const char *prf,
     char **program)
 {
-	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
+	int sanitized = getenv("PROFIL_TEST_SANITIZED") != NULL;
+	char *argv[32] = { profil_bin, "record", "-q", "-F",
+	    sanitized ? (char *)e2e_rate_when_sanitized : "5000", "-o",
 	    (char *)prf, "-e", (char *)engine };
 	int i = 9;
 
 	/* sanitized, the recorder keeps up with less (Makefile, check) */
-	if (getenv("PROFIL_TEST_SANITIZED") != NULL && e2e_flat_when_sanitized) {
+	if (sanitized && e2e_flat_when_sanitized) {
 		argv[i++] = "--no-call-graph";
-	} else if (getenv("PROFIL_TEST_SANITIZED") != NULL) {
+	} else if (sanitized) {
 		argv[i++] = "--stack-size";
 		argv[i++] = "8192";
 	}

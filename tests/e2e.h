@@ -48,10 +48,12 @@ double samples_of(const struct shares *s, const char *function,
 /*
  * `profil record -q -F 5000 -e ENGINE -o prf PROGRAM...`, which must
  * succeed.  Under sanitizers (PROFIL_TEST_SANITIZED) the recorder is
- * several times slower: stacks copy 8 KiB, and a test program of flat
- * shares that sets e2e_flat_when_sanitized takes none.
+ * several times slower: stacks copy 8 KiB, a test program of flat shares
+ * that sets e2e_flat_when_sanitized takes none, and one may lower the rate.
  */
 extern int e2e_flat_when_sanitized;
+/* the rate then ("5000"), for a test program whose stacks must be unwound */
+extern const char *e2e_rate_when_sanitized;
 void record_with(const char *engine, const char *prf, char **program);
 /* The same, the run (the program's output among it) left in r. */
 void record_run(struct run *r, const char *engine, const char *prf,

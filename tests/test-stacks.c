@@ -252,7 +252,10 @@ test_signal_handler(void **state)
 	/* TSan runs a handler later, from its own code, not where it came */
 	skip();
 #endif
+	/* its handler's share comes at 5 kHz (0 samples at 1 kHz, ASan) */
+	e2e_rate_when_sanitized = "5000";
 	record_ok(prf, prog);
+	e2e_rate_when_sanitized = "1000";
 	folded(prf, &r);
 	in_handler = stacks_with(r.out, (const char *[]){ "on_sigprof", NULL },
 	    &all);
@@ -332,11 +335,13 @@ static void
 test_plt_stubs_named(void **state)
 {
 	const char *src = tmp("plt.c"), *bin = tmp("plt"), *prf = tmp("plt.prf");
-	char *prog[] = { (char *)bin, NULL };
 	char *callers[] = { profil_bin, "report", "--callers", "labs@plt",
 	    "--format", "csv", (char *)prf, NULL };
+	char *rec[] = { profil_bin, "record", "-q", "-F", "5000", "-o",
+	    (char *)prf, (char *)bin, NULL };
 	char cmd[3 * PATH_MAX];
 	struct shares s;
+	struct run r;
 	FILE *f;
 
 	(void)state;
@@ -348,12 +353,16 @@ test_plt_stubs_named(void **state)
 	assert_int_equal(fclose(f), 0);
 	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -o %s %s", bin, src);
 	assert_int_equal(system(cmd), 0);
-	record_ok(prf, prog);
+	/* 5 kHz even when sanitized: the stub's share can be 0.4% */
+	run(&r, rec);
+	assert_int_equal(r.status, 0);
 	report(&s, prf);
 	if (samples_of(&s, "labs@plt", "plt") < 5)
 		fail_msg("no labs@plt in:\n%s", s.csv);
 	report_run(&s, callers);
-	assert_true(samples_of(&s, "main", "plt") == s.total);
+	/* every caller unwound is main (a loaded recorder leaves some) */
+	assert_true(samples_of(&s, "main", "plt") == s.total -
+	    samples_of(&s, "[stack cut: recorder behind]", NULL));
 }
 
 static int
@@ -377,5 +386,9 @@ main(void)
 		cmocka_unit_test(test_children_static_and_stripped),
 		cmocka_unit_test(test_plt_stubs_named),
 	};
+
+	/* sanitized, the recorder unwinds 1 kHz of stacks, not 5 (TSan's:
+	   50 of 3,062 samples unwound at 5 kHz, all 996 at 1 kHz) */
+	e2e_rate_when_sanitized = "1000";
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
