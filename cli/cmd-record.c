@@ -522,6 +522,18 @@ record_exec(int argc, char **argv)
 	p->cpu_ns = r.cpu_ns;
 	p->taken = r.taken;
 	p->weight_sq = r.weight_sq;
+	/*
+	 * Every sample weighs 1 or more, so its square adds at least as much
+	 * as it: but the timer engine's handler adds the two in turn, and a
+	 * program killed or crashing between them (test-adversary's stack
+	 * overflow) left one short, and a profile its reader refused.
+	 */
+	if (p->taken > 0 || p->weight_sq > 0) {
+		if (p->weight_sq < p->taken)
+			p->weight_sq = p->taken;
+		if (p->weight_sq < p->samples)
+			p->weight_sq = p->samples;
+	}
 	p->budget = o.samples;
 	p->slowest_ns = r.slowest_ns;
 
