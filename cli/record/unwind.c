@@ -55,7 +55,13 @@ struct unwind_space {
 	Dwfl *dwfl;
 	int dirty;		/* mappings changed since last reported */
 	struct current cur;
-	struct hmap fde_lo;	/* module-relative FDE start -> end + 1 */
+	/*
+	 * What has_cfi found at each pc since the modules were last
+	 * reported: 1 + has CFI + 2 x outermost.  libdwfl looks the CFI up
+	 * again for each frame it unwinds, and so did has_cfi, for the same
+	 * few return addresses in sample after sample.
+	 */
+	struct hmap cfi_memo;
 };
 
 /* ---- ELF layouts, by path, for where a module loads ---------------------- */
@@ -240,7 +246,7 @@ unwind_space_new(pid_t pid)
 	struct unwind_space *s = xcalloc(1, sizeof *s);
 
 	s->pid = pid;
-	hmap_init(&s->fde_lo);
+	hmap_init(&s->cfi_memo);
 	return s;
 }
 
@@ -250,8 +256,8 @@ drop_dwfl(struct unwind_space *s)
 	if (s->dwfl != NULL)
 		dwfl_end(s->dwfl);
 	s->dwfl = NULL;
-	hmap_free(&s->fde_lo);
-	hmap_init(&s->fde_lo);
+	hmap_free(&s->cfi_memo);
+	hmap_init(&s->cfi_memo);
 }
 
 void
@@ -260,7 +266,7 @@ unwind_space_free(struct unwind_space *s)
 	if (s == NULL)
 		return;
 	drop_dwfl(s);
-	hmap_free(&s->fde_lo);
+	hmap_free(&s->cfi_memo);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->maps[i].path);
 	free(s->maps);
@@ -411,8 +417,8 @@ sync_modules(struct unwind_space *s)
 			report(s, &s->maps[i]);
 		dwfl_report_end(s->dwfl, NULL, NULL);
 		s->dirty = 0;
-		hmap_free(&s->fde_lo);
-		hmap_init(&s->fde_lo);
+		hmap_free(&s->cfi_memo);
+		hmap_init(&s->cfi_memo);
 	}
 	return 0;
 }
@@ -425,8 +431,34 @@ sync_modules(struct unwind_space *s)
  * information says there is no caller (the return address is undefined:
  * _start, clone).
  */
+#define CFI_MEMO_MAX	65536	/* pcs remembered; then it starts again */
+
+static int
+lookup_cfi(struct unwind_space *s, uint64_t pc, int *outermost);
+
 static int
 has_cfi(struct unwind_space *s, uint64_t pc, int *outermost)
+{
+	uint64_t memo = pc == UINT64_MAX ? 0 : hmap_get(&s->cfi_memo, pc);
+	int has;
+
+	if (pc == UINT64_MAX)		/* hmap's reserved key */
+		return lookup_cfi(s, pc, outermost);
+	if (memo != 0) {
+		*outermost = (memo - 1) >> 1;
+		return (memo - 1) & 1;
+	}
+	has = lookup_cfi(s, pc, outermost);
+	if (s->cfi_memo.len >= CFI_MEMO_MAX) {
+		hmap_free(&s->cfi_memo);
+		hmap_init(&s->cfi_memo);
+	}
+	hmap_add(&s->cfi_memo, pc, 1 + (uint64_t)has + 2 * (uint64_t)*outermost);
+	return has;
+}
+
+static int
+lookup_cfi(struct unwind_space *s, uint64_t pc, int *outermost)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
 	Dwarf_CFI *cfis[2];
