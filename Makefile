@@ -317,7 +317,7 @@ bench: all $(BUILD)/bench/overhead $(BENCH_REPORT) $(BUILD)/tests/cxx-workload \
 	python3 bench/report.py $(BUILD)
 	python3 bench/stacks.py $(BUILD)
 	python3 bench/engines.py $(BUILD)
-bench-stacks: all $(BENCH_REPORT) $(BUILD)/tests/cxx-workload
+bench-stacks: all $(BENCH_REPORT) $(BUILD)/tests/cxx-workload $(BUILD)/bench/bare-sampler
 	python3 bench/stacks.py $(BUILD)
 bench-report: all $(BENCH_REPORT)
 	python3 bench/report.py $(BUILD)

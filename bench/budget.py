@@ -28,12 +28,14 @@ import csv
 import io
 import math
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record  # noqa: E402  (timed, tv_distance; same argv)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -44,13 +46,9 @@ SPLIT = {"six": 0.6, "three": 0.3, "one": 0.1}
 HALVES = {"workload": 0.5, "libm.so.6": 0.5}
 
 
-def timed(cmd):
-    """Run cmd; return the CPU seconds of it and its children."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def cpu_of(cmd):
+    """The CPU seconds of cmd and its children."""
+    return record.timed(cmd)[1]
 
 
 def shares_of(path, by):
@@ -74,12 +72,6 @@ def weights_of(path):
     return taken, counts * counts / weight_sq
 
 
-def tv_distance(shares, truth):
-    err = sum(abs(shares.get(k, 0.0) - v) for k, v in truth.items())
-    other = sum(v for k, v in shares.items() if k not in truth)
-    return 0.5 * (err + other)
-
-
 def tv_noise(truth, n):
     """Mean TV of n samples of equal weight from truth: sampling alone."""
     return 0.5 * sum(math.sqrt(2 / math.pi) * math.sqrt(p * (1 - p) / n)
@@ -88,7 +80,7 @@ def tv_noise(truth, n):
 
 def calibrate():
     """Rounds of `workload split` per CPU-second here, now."""
-    cpu = min(timed([WL, "split", "20"]) for _ in range(3))
+    cpu = min(cpu_of([WL, "split", "20"]) for _ in range(3))
     return 20 / cpu
 
 
@@ -117,16 +109,16 @@ def main():
         res = {c: {"taken": [], "worth": [], "cpu": [], "tv": []} for c, _ in use}
         base = []
         for r in range(rounds):
-            cpu0 = timed(cmd)
+            cpu0 = cpu_of(cmd)
             base.append(cpu0)
             for c, opts in use:
                 prf = os.path.join(tmp, "b.prf")
-                cpu = timed([PROFIL, "record", "-q", "-o", prf] + opts + cmd)
+                cpu = cpu_of([PROFIL, "record", "-q", "-o", prf] + opts + cmd)
                 taken, worth = weights_of(prf)
                 res[c]["taken"].append(taken)
                 res[c]["worth"].append(worth)
                 res[c]["cpu"].append(cpu / cpu0)
-                res[c]["tv"].append(tv_distance(shares_of(prf, by), truth))
+                res[c]["tv"].append(record.tv_distance(shares_of(prf, by), truth))
         for c, _ in use:
             m = {k: statistics.median(v) for k, v in res[c].items()}
             m["noise"] = tv_noise(truth, m["worth"])

@@ -10,6 +10,8 @@ times; reports medians of:
   - extra CPU (program + profiler, over the unprofiled run), and the two
     targets: stacks at most 1.5 points above flat, and at most a third of
     perf --call-graph dwarf's extra CPU;
+  - the floor under the stacks' cost: bench/bare-sampler with and
+    without a 16 KiB stack copy (the kernel's part, whoever reads it);
   - the recorder's own CPU per sample with stacks, less without: what
     unwinding costs, and so how many samples it unwinds per CPU-second
     (target: 20,000);
@@ -22,12 +24,13 @@ usage: bench/stacks.py [BUILD_DIR [ROUNDS [RATE]]]   (build 5 1000)
 """
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record  # noqa: E402  (timed, tv_distance; same argv)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -36,6 +39,8 @@ PROFIL = os.path.abspath(os.path.join(BUILD, "profil"))
 WL = os.path.abspath(os.path.join(BUILD, "tests", "workload"))
 CXX = os.path.abspath(os.path.join(BUILD, "tests", "cxx-workload"))
 BIG = os.path.abspath(os.path.join(BUILD, "bench", "big", "big"))
+BARE = os.path.abspath(os.path.join(BUILD, "bench", "bare-sampler"))
+STACK = "16384"                 # profil record's default --stack-size
 
 WORKLOADS = {
     "single-thread 6:3:1": [WL, "split", "150"],
@@ -43,18 +48,6 @@ WORKLOADS = {
     "leaf via 3 paths, qsort": [WL, "paths", "60"],
     "C++ exceptions": [CXX, "throw", "100"],
 }
-
-
-def timed(cmd):
-    """(wall s, CPU s of cmd and its children) of one run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.monotonic()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    wall = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, ((after.ru_utime - before.ru_utime) +
-                  (after.ru_stime - before.ru_stime))
 
 
 def caption(prf):
@@ -73,6 +66,8 @@ def configs(tmp, prog):
         "profil flat": [PROFIL, "record", "-q", "--no-call-graph", "-F", RATE,
                         "-o", prf] + prog,
         "profil stacks": [PROFIL, "record", "-q", "-F", RATE, "-o", prf] + prog,
+        "bare": [BARE, "-F", RATE] + prog,
+        "bare + stack": [BARE, "-F", RATE, "-s", STACK] + prog,
         "perf flat": ["perf", "record", "-q", "-e", "cpu-clock", "-F", RATE,
                       "-o", pdata, "--"] + prog,
         "perf dwarf": ["perf", "record", "-q", "-e", "cpu-clock", "-F", RATE,
@@ -86,7 +81,7 @@ def measure(name, prog, tmp):
     recorder = {"profil flat": [], "profil stacks": []}
     for _ in range(ROUNDS):
         for k, cmd in cfg.items():
-            _, c = timed(cmd)
+            _, c = record.timed(cmd)
             cpu[k].append(c)
             if k in recorder:
                 n, prog_cpu = caption(os.path.join(tmp, "x.prf"))
@@ -129,7 +124,7 @@ def big_reports(tmp):
     times = {k: [] for k in views}
     for _ in range(7):
         for k, cmd in views.items():
-            times[k].append(timed(cmd)[0] * 1000)
+            times[k].append(record.timed(cmd)[0] * 1000)
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -143,19 +138,21 @@ def main():
               "(program + profiler) over the unprofiled run" % (ROUNDS, RATE))
         print("\n| workload | profil flat | profil stacks | stacks - flat | "
               "perf flat | perf dwarf | profil stacks / perf dwarf | "
-              "recorder µs/sample, stacks - flat | unwinds per CPU-s |")
-        print("|---|---|---|---|---|---|---|---|---|")
+              "recorder µs/sample, stacks - flat | unwinds per CPU-s | "
+              "kernel's stack copy (bare + stack - bare) |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for name, extra, per, samples in rows:
             unwind = per["profil stacks"] - per["profil flat"]
             print("| %s | %+.1f%% | %+.1f%% | %+.1f pt | %+.1f%% | %+.1f%% | "
-                  "%.2f | %.1f | %s |" % (
+                  "%.2f | %.1f | %s | %+.1f pt |" % (
                       name, extra["profil flat"], extra["profil stacks"],
                       extra["profil stacks"] - extra["profil flat"],
                       extra["perf flat"], extra["perf dwarf"],
                       extra["profil stacks"] / extra["perf dwarf"]
                       if extra["perf dwarf"] > 0 else float("nan"),
                       unwind * 1e6,
-                      "%.0f" % (1 / unwind) if unwind > 0 else "-"))
+                      "%.0f" % (1 / unwind) if unwind > 0 else "-",
+                      extra["bare + stack"] - extra["bare"]))
         s = sizes(tmp)
         print("\n| run | profil .prf with stacks | perf.data, dwarf stacks |")
         print("|---|---|---|")
