@@ -64,6 +64,7 @@ def weights_of(path):
     """(samples taken, what they are worth) from `profil check`'s line."""
     out = subprocess.run([PROFIL, "check", path], check=True,
                          capture_output=True, text=True).stdout
+    out = out.splitlines()[0]     # the counts; stacks come after
     counts = int(out.split(": ok: ")[1].split()[0])
     if "taken, squared weights" not in out:
         return counts, counts
