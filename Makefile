@@ -162,6 +162,10 @@ $(BUILD)/tests/test-elfcache: cli/record/elfcache.c cli/record/elfcache.h cli/ut
 $(BUILD)/tests/test-elfcache: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-elfcache: EXTRA_LIBS := -lelf
 
+# test-table compiles the table printer itself (#include)
+$(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h cli/util.c
+$(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
+
 # test-merge compiles the merge module itself (#include)
 $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h cli/util.c

@@ -94,6 +94,14 @@ void cli_choose(struct cli_choice *chosen, const char *option,
  */
 int cli_help(const struct cmd *cmd, const struct option *options);
 
+/*
+ * first, then text, on stdout in lines of at most width columns (0: any)
+ * broken at spaces, a [bracketed group] kept whole where it fits; a
+ * longer word overflows.  Lines after the first are indented.
+ */
+void cli_print_wrapped(const char *first, const char *text, int indent,
+    int width);
+
 /* Flush and close stdout, exiting with an error if that failed. */
 int cli_finish_stdout(int status);
 

@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -229,20 +230,18 @@ usage_word(const char *text, int room)
 	return n <= room ? n : (int)strcspn(text, " ");
 }
 
-/*
- * first, then text, on stdout in lines of at most 80 columns cut at
- * spaces (a longer word overflows); lines after the first are indented.
- */
-static void
-print_wrapped(const char *first, const char *text, int indent)
+void
+cli_print_wrapped(const char *first, const char *text, int indent, int width)
 {
 	int column = (int)strlen(first), fresh = column == 0;
 
+	if (width <= 0)
+		width = INT_MAX / 2;
 	fputs(first, stdout);
 	while (*text != '\0') {
-		int word = usage_word(text, 80 - indent);
+		int word = usage_word(text, width - indent);
 
-		if (!fresh && column + 1 + word > 80) {
+		if (!fresh && column + 1 + word > width) {
 			printf("\n%*s", indent, "");
 			column = indent;
 			fresh = 1;
@@ -267,11 +266,11 @@ cli_help(const struct cmd *cmd, const struct option *options)
 	char first[64], *summary;
 
 	snprintf(first, sizeof first, "usage: profil %s", cmd->name);
-	print_wrapped(first, cmd->usage, (int)strlen(first) + 1);
+	cli_print_wrapped(first, cmd->usage, (int)strlen(first) + 1, 80);
 	summary = xmalloc(strlen(cmd->summary) + 2);
 	sprintf(summary, "%s.", cmd->summary);
 	summary[0] = (char)toupper((unsigned char)summary[0]);
-	print_wrapped("", summary, 0);
+	cli_print_wrapped("", summary, 0, 80);
 	free(summary);
 	printf("\n%s", help);
 	for (; options != NULL && options->name != NULL; options++)

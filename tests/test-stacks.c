@@ -203,6 +203,37 @@ test_cxx_exceptions(void **state)
 }
 
 /*
+ * prf's call tree in 80 columns: no line longer, and the rows of a deep
+ * recursion keep their names.  The indentation stops growing at some
+ * depth so that names keep their room (it once went on to 40 columns,
+ * and every row below the twentieth read "..."); deeper rows say their
+ * depth: "[100] deep".
+ */
+static void
+assert_tree_fits(const char *prf)
+{
+	char *argv[] = { profil_bin, "report", "--tree", (char *)prf, NULL };
+	struct run r;
+
+	setenv("COLUMNS", "80", 1);
+	run(&r, argv);
+	unsetenv("COLUMNS");
+	assert_int_equal(r.status, 0);
+	for (const char *at = r.out; *at;) {
+		size_t len = strcspn(at, "\n"), columns = 0;
+
+		for (size_t i = 0; i < len; i++)
+			columns += ((unsigned char)at[i] & 0xc0) != 0x80;
+		if (columns > 80)
+			fail_msg("%s: a tree line of %zu columns: %.*s", prf, columns,
+			    (int)len, at);
+		at += len + (at[len] == '\n');
+	}
+	if (strstr(r.out, "[100] deep") == NULL)
+		fail_msg("%s: no row of deep at depth 100:\n%s", prf, r.out);
+}
+
+/*
  * Deep recursion: stacks deeper than the unwinder goes are cut and the
  * cut counted, and a stack copy too small for the stack is said so.
  */
@@ -229,6 +260,7 @@ test_deep_recursion(void **state)
 		fail_msg("%.0f of %.0f samples in leaf under deep are cut as too "
 		    "deep", cut, deep_leaf);
 	assert_totals_agree(prf);
+	assert_tree_fits(prf);
 	run(&r, rec_small);
 	assert_int_equal(r.status, 0);
 	folded(small, &r);

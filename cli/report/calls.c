@@ -208,8 +208,12 @@ static const struct col tree_cols[] = {
 };
 static const int tree_text[] = { 6, 7, 9, 5, 3, 4, -1 };
 
-/* Indentation of a tree line: two columns a level, at most this many. */
-#define MAX_INDENT 40
+/*
+ * Indentation of a tree line: two columns a level, at most this many,
+ * so that names keep their room in 80 columns; deeper lines say their
+ * depth in brackets.
+ */
+#define MAX_INDENT 16
 
 struct emit {
 	const struct profil_profile *p;

@@ -215,14 +215,51 @@ table_colour_end(void)
 	return text_colour ? "\033[0m" : "";
 }
 
-/* Copy s into buf cut to width display columns, "..." marking the cut. */
+/*
+ * Copy s into buf cut to width display columns, "..." marking the cut.
+ * A name of code without a symbol, "object+0xOFFSET", keeps its offset
+ * and loses the middle: the object is in its own column, and the offset
+ * is what tells one such row from the next.
+ */
 static const char *
 fit(char *buf, size_t size, const char *s, int width)
 {
+	const char *tail = strstr(s, "+0x");
+	size_t keep;
+
 	if ((int)strlen(s) <= width || width < 4)
 		return s;
+	if (tail != NULL && strspn(tail + 3, "0123456789abcdef") ==
+	    strlen(tail + 3) && (keep = strlen(tail)) + 3 + 4 <= (size_t)width &&
+	    (size_t)width < size) {
+		size_t head = (size_t)width - 3 - keep;
+
+		memcpy(buf, s, head);
+		memcpy(buf + head, "...", 3);
+		memcpy(buf + head + 3, tail, keep + 1);
+		return buf;
+	}
 	snprintf(buf, size, "%.*s...", width - 3, s);
 	return buf;
+}
+
+/* The caption, each of its lines folded to the width, and a blank line. */
+static void
+print_caption(const char *caption)
+{
+	for (const char *at = caption;;) {
+		size_t len = strcspn(at, "\n");
+		char *line = xmalloc(len + 1);
+
+		memcpy(line, at, len);
+		line[len] = '\0';
+		cli_print_wrapped("", line, 0, text_columns);
+		free(line);
+		if (at[len] == '\0')
+			break;
+		at += len + 1;
+	}
+	putchar('\n');
 }
 
 /*
@@ -266,7 +303,7 @@ print_text(const struct table *t, const int *order, const char *caption)
 		total -= give;
 	}
 	if (caption != NULL)
-		printf("%s\n\n", caption);
+		print_caption(caption);
 	if (text_colour)
 		fputs("\033[1m", stdout);
 	for (k = 0; k < n; k++) {
