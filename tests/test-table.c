@@ -121,6 +121,53 @@ test_stripped_names_keep_offsets(void **state)
 	free(out);
 }
 
+/* as the tree's: %incl 95% %self incl function object */
+static const int tree_order[] = { 6, 7, 3, 2, 0, 1, -1 };
+
+static void
+print_long_object(const void *arg)
+{
+	struct table t;
+	union cell *c;
+
+	(void)arg;
+	table_init(&t, cols, 8);
+	c = table_row(&t);
+	/* the function the wider; the object alone can give what is needed */
+	c[0].s = "           _PyRun_AnyFileObject";	/* indented, 31 */
+	c[1].s = "_json.cpython-311-x86_64-li.so";	/* 30 */
+	c[2].i = 1859;
+	c[3].d = 0;
+	c[4].d = 0;
+	c[5].d = 0;
+	c[6].d = 79.92;
+	c[7].d = 1.63;
+	table_print(&t, FORMAT_TEXT, tree_order, NULL);
+	table_free(&t);
+}
+
+/*
+ * An object's name gives way before a function's, even a wider one (a
+ * tree's names carry their indentation): the function is read whole,
+ * the object from its first letters.
+ */
+static void
+test_object_gives_way_first(void **state)
+{
+	char *out;
+
+	(void)state;
+	table_style(80, 0);
+	out = printed(print_long_object, NULL);
+	assert_lines_fit(out, 80);
+	if (strstr(out, "_PyRun_AnyFileObject") == NULL ||
+	    strstr(out, "_json.cpython") == NULL)
+		fail_msg("function cut, or object gone:\n%s", out);
+	if (strstr(out, "x86_64-li.so") != NULL)
+		fail_msg("nothing was cut, so nothing tested:\n%s", out);
+	free(out);
+}
+
 static const char caption[] = "call tree, callers above callees; 71 calls "
     "under 1% of the samples left out (--min-percent 0 shows them)";
 
@@ -185,6 +232,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stripped_names_keep_offsets),
+		cmocka_unit_test(test_object_gives_way_first),
 		cmocka_unit_test(test_caption_folded),
 		cmocka_unit_test(test_no_width_no_cut),
 	};

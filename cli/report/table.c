@@ -288,7 +288,20 @@ print_text(const struct table *t, const int *order, const char *caption)
 		}
 	for (k = 0, total = 0; k < n; k++)
 		total += width[k] + (k ? 2 : 0);
-	/* the widest text column gives way first, none below 16 columns */
+	/*
+	 * The object gives way first: its name is read from its first
+	 * letters, a function's whole (and a tree's has its indentation
+	 * too); then the widest text column; none below 16 columns.
+	 */
+	for (k = 0; k < n && text_columns > 0 && total > text_columns; k++)
+		if (strcmp(t->cols[order[k]].name, "object") == 0 &&
+		    width[k] > 16) {
+			int give = total - text_columns < width[k] - 16 ?
+			    total - text_columns : width[k] - 16;
+
+			width[k] -= give;
+			total -= give;
+		}
 	while (text_columns > 0 && total > text_columns) {
 		widest = -1;
 		for (k = 0; k < n; k++)
