@@ -26,12 +26,23 @@ const char *e2e_rate_when_sanitized = "5000";
 static void
 drain_into(int fd, char *buf, size_t size)
 {
-	size_t n = 0;
+	size_t n = 0, over = 0;
 	ssize_t got;
+	char rest[4096];
 
 	while ((got = read(fd, buf + n, size - 1 - n)) > 0)
 		n += (size_t)got;
 	buf[n] = '\0';
+	/*
+	 * Full: read the rest all the same, or the program blocks on a full
+	 * pipe and the test with it; then say so, as a test reading part of
+	 * an output would tell wrong.
+	 */
+	while ((got = read(fd, rest, sizeof rest)) > 0)
+		over += (size_t)got;
+	if (over > 0)
+		fail_msg("an output of %zu bytes, over the %zu a test reads",
+		    n + over, size - 1);
 }
 
 /*
