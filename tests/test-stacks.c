@@ -270,6 +270,59 @@ test_deep_recursion(void **state)
 		fail_msg("%.0f of %.0f samples cut at a 1 KiB stack copy", cut, all);
 }
 
+/*
+ * A process starts in the dynamic loader's entry point, which has no
+ * call-frame information and no caller: stacks of the loader's start-up
+ * (_dl_start and under) end there whole, not as cut short for want of
+ * unwind information (every dynamically linked program's first
+ * milliseconds; 4% of a python3 script's samples).  Three hundred runs
+ * of true give the loader some hundreds of samples.
+ */
+static void
+test_loader_entry_is_outermost(void **state)
+{
+	const char *prf = tmp("loader.prf"), *path = tmp("loader.folded");
+	char *prog[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 300 ]; do "
+	    "/bin/true; i=$((i+1)); done", NULL };
+	/* hundreds of processes' stacks: more than a run's 64 KiB */
+	char *export[] = { profil_bin, "export", "--format", "folded", "-o",
+	    (char *)path, (char *)prf, NULL };
+	double all, start, cut;
+	struct run r;
+	char *text;
+	FILE *f;
+	long size;
+
+	(void)state;
+	record_ok(prf, prog);
+	run(&r, export);
+	assert_int_equal(r.status, 0);
+	assert_non_null(f = fopen(path, "r"));
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	assert_true((size = ftell(f)) > 0);
+	rewind(f);
+	text = calloc(1, (size_t)size + 1);
+	assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	start = stacks_with(text, (const char *[]){ "_dl_start", NULL }, &all);
+	cut = 0;
+	for (const char *at = text; (at = strstr(at,
+	    "[stack cut: no unwind information];ld-linux")) != NULL; at++)
+		if (at == text || at[-1] == '\n') {
+			const char *nl = strchr(at, '\n'), *sp = nl;
+
+			while (sp > at && sp[-1] != ' ')
+				sp--;
+			cut += atof(sp);
+		}
+	free(text);
+	if (start < 20)
+		fail_msg("%.0f samples under _dl_start: not enough to tell", start);
+	if (cut > 0)
+		fail_msg("%.0f samples cut at the loader's entry (%.0f under "
+		    "_dl_start)", cut, start);
+}
+
 /* A signal handler's stack goes on past the signal frame to main. */
 static void
 test_signal_handler(void **state)
@@ -413,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_paths_in_known_proportions),
 		cmocka_unit_test(test_cxx_exceptions),
 		cmocka_unit_test(test_deep_recursion),
+		cmocka_unit_test(test_loader_entry_is_outermost),
 		cmocka_unit_test(test_signal_handler),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_children_static_and_stripped),

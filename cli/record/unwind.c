@@ -432,6 +432,20 @@ sync_modules(struct unwind_space *s)
  * _start, clone).
  */
 #define CFI_MEMO_MAX	65536	/* pcs remembered; then it starts again */
+#define ENTRY_BYTES	64	/* an entry point's code before its calls */
+
+/* Whether pc is within the first bytes of its module's ELF entry point. */
+static int
+at_entry(Dwfl_Module *mod, uint64_t pc)
+{
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Ehdr eh;
+
+	if (elf == NULL || gelf_getehdr(elf, &eh) == NULL || eh.e_entry == 0)
+		return 0;
+	return pc >= eh.e_entry + bias && pc < eh.e_entry + bias + ENTRY_BYTES;
+}
 
 static int
 lookup_cfi(struct unwind_space *s, uint64_t pc, int *outermost);
@@ -483,6 +497,16 @@ lookup_cfi(struct unwind_space *s, uint64_t pc, int *outermost)
 		free(frame);
 		return 1;
 	}
+	/*
+	 * No CFI, but the object's entry point, where the kernel starts the
+	 * process (ld.so's _start, which has none): nothing called it, so
+	 * the stack is whole there, not cut short.  The entry code calls
+	 * out within its first bytes.
+	 */
+	if (at_entry(mod, pc)) {
+		*outermost = 1;
+		return 1;
+	}
 	return 0;
 }
 
@@ -497,6 +521,9 @@ take_frame(Dwfl_Frame *frame, void *arg)
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
 	if (c->n > c->first) {
+		/* the previous frame had no caller: whatever follows is made up */
+		if (c->prev_outermost)
+			return DWARF_CB_ABORT;
 		/* unwound from the previous frame: by its CFI, or guessed? */
 		if (!c->prev_has_cfi) {
 			c->cut = PROFIL_CUT_NO_UNWIND;
