@@ -312,9 +312,9 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 	for (size_t i = 0; i < nroots; i++)
 		emit(&e, roots[i], (size_t)-1, 0);
 	snprintf(caption, sizeof caption, "%s%scall tree, callers above callees; "
-	    "%zu calls under %.2g%% of the samples left out%s",
+	    "%zu call%s under %.2g%% of the samples left out%s",
 	    o->caption ? o->caption : "", o->caption ? "\n\n" : "", e.hidden,
-	    e.min_percent, o->min_percent >= 0 ? "" : " (--min-percent 0 shows "
+	    e.hidden == 1 ? "" : "s", e.min_percent, o->min_percent >= 0 ? "" : " (--min-percent 0 shows "
 	    "them)");
 	table_print(&t, o->format, tree_text,
 	    o->format == FORMAT_TEXT ? caption : NULL);
