@@ -125,8 +125,22 @@ blocked_thread(void)
 	    "%llu (x%.2f)\n", (unsigned long long)plain,
 	    (unsigned long long)blocking, ratio);
 	CHECK(plain >= 80, "too few samples: %llu", (unsigned long long)plain);
+#ifdef __SANITIZE_THREAD__
+	/*
+	 * TSan holds a signal that arrives while the thread is in its own
+	 * code and delivers it at the next call it intercepts, one of a kind
+	 * at a time: a thread that blocks every signal (TSan's bookkeeping
+	 * of the mask on every call) lost a quarter of its samples there
+	 * (x0.73 in CI, 1,078 of 1,486); that it is sampled at all is what
+	 * this run can show.
+	 */
+	CHECK(ratio > 0.5 && ratio < 1.25, "the blocking thread got x%.2f the "
+	    "samples", ratio);
+#else
+	/* 1,000 samples: the ratio's standard error is some 0.05 */
 	CHECK(ratio > 0.8 && ratio < 1.25, "the blocking thread got x%.2f the "
 	    "samples", ratio);
+#endif
 }
 
 static void
