@@ -162,6 +162,11 @@ $(BUILD)/tests/test-elfcache: cli/record/elfcache.c cli/record/elfcache.h cli/ut
 $(BUILD)/tests/test-elfcache: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-elfcache: EXTRA_LIBS := -lelf
 
+# test-stackmemo compiles the stack memo itself (#include)
+$(BUILD)/tests/test-stackmemo: cli/record/stackmemo.c cli/record/stackmemo.h \
+    cli/record/cfirules.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli -Icli/record
+
 # test-table compiles the table printer itself (#include)
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
