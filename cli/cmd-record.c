@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "record/record.h"
+#include "record/unwind.h"
 #include "report/report.h"
 
 #define DEFAULT_RATE_HZ		1000
@@ -417,6 +418,26 @@ warn_left_running(const struct profil_profile *p)
 		    n == 1 ? "it" : "them");
 }
 
+/*
+ * PROFIL_UNWIND_VERIFY=1 (tests): how the stack memo's answers compared
+ * with unwinding again, on standard error; a wrong one fails the run.
+ */
+static void
+verify_report(int *status)
+{
+	const char *v = getenv("PROFIL_UNWIND_VERIFY");
+	struct unwind_memo_counts m;
+
+	if (v == NULL || strcmp(v, "1") != 0)
+		return;
+	unwind_memo_counts(&m);
+	fprintf(stderr, "profil: unwind memo: %llu answered, %llu unwound, "
+	    "%llu wrong\n", (unsigned long long)m.hits,
+	    (unsigned long long)m.misses, (unsigned long long)m.wrong);
+	if (m.wrong > 0 && *status == 0)
+		*status = 1;
+}
+
 static int
 record_exec(int argc, char **argv)
 {
@@ -546,6 +567,7 @@ record_exec(int argc, char **argv)
 		free(path);
 		return status ? status : 1;
 	}
+	verify_report(&status);
 	if (!o.quiet) {
 		double cpu = (double)r.cpu_ns / 1e9;
 		uint64_t taken = o.samples ? p->taken : p->samples;

@@ -351,6 +351,62 @@ test_signal_handler(void **state)
 		    "main;...;__restore_rt", in_handler, through);
 }
 
+/*
+ * The stack memo (cli/record/stackmemo.h) answers most samples of a
+ * program that spends its time in a few loops, and every answer is the
+ * stack libdwfl gives: with PROFIL_UNWIND_VERIFY=1 the recorder unwinds
+ * each answered sample again, and fails the run on any difference.  On
+ * programs whose stacks vary (qsort's recursion, C++ exceptions in
+ * flight through the unwinder, a signal handler, threads, recursion)
+ * and with both engines.
+ */
+static void
+memo_run(const char *engine, char **prog, double *answered, double *all)
+{
+	static struct run r;
+	const char *at;
+	unsigned long long hits, misses, wrong;
+
+	setenv("PROFIL_UNWIND_VERIFY", "1", 1);
+	record_run(&r, engine, tmp("memo.prf"), prog);
+	unsetenv("PROFIL_UNWIND_VERIFY");
+	at = strstr(r.err, "unwind memo: ");
+	if (at == NULL || sscanf(at, "unwind memo: %llu answered, %llu "
+	    "unwound, %llu wrong", &hits, &misses, &wrong) != 3)
+		fail_msg("%s %s: no memo counts: %s", engine, prog[1], r.err);
+	if (wrong != 0)
+		fail_msg("%s %s: %llu memo answers wrong", engine, prog[1], wrong);
+	*answered = (double)hits;
+	*all = (double)(hits + misses);
+}
+
+static void
+test_memo_answers_as_unwinding_would(void **state)
+{
+	char *split[] = { workload, "split", "20", NULL };
+	char *paths[] = { workload, "paths", "10", NULL };
+	char *threads[] = { workload, "threads", "3", "5", NULL };
+	char *sig[] = { workload, "signal", "100", NULL };
+	char *throws[] = { cxx, "throw", "30", NULL };
+	char *deep[] = { workload, "deep", "60", "100", NULL };
+	char **progs[] = { paths, threads, sig, throws, deep, NULL };
+	double answered, all;
+
+	(void)state;
+	/* a loop under the same callers: answered but for the first few */
+	memo_run("perf", split, &answered, &all);
+	if (all < 100 || answered < 0.5 * all)
+		fail_msg("split: %.0f of %.0f samples answered by the memo",
+		    answered, all);
+	memo_run("timer", split, &answered, &all);
+	if (all < 100 || answered < 0.5 * all)
+		fail_msg("split, timer engine: %.0f of %.0f answered",
+		    answered, all);
+	for (int i = 0; progs[i] != NULL; i++)
+		memo_run("perf", progs[i], &answered, &all);
+	memo_run("timer", throws, &answered, &all);
+}
+
 /* Threads: each thread's stacks end at its start routine. */
 static void
 test_threads(void **state)
@@ -469,6 +525,7 @@ main(void)
 		cmocka_unit_test(test_loader_entry_is_outermost),
 		cmocka_unit_test(test_signal_handler),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_memo_answers_as_unwinding_would),
 		cmocka_unit_test(test_children_static_and_stripped),
 		cmocka_unit_test(test_plt_stubs_named),
 	};

@@ -23,6 +23,8 @@
 #include "hmap.h"
 #include "symbols/vdso.h"
 #include "elfcache.h"
+#include "cfirules.h"
+#include "stackmemo.h"
 #include "unwind.h"
 
 struct umap {
@@ -45,8 +47,13 @@ struct current {
 	int prev_has_cfi;	/* the last frame taken has CFI: its caller is */
 	int prev_outermost;	/*   known; or there is none */
 	int cut;		/* PROFIL_CUT_*, or 0 */
+	uint32_t step;		/* the frame whose caller is being found */
+	size_t nreads;		/* what the unwinding read, for the memo */
+	int unfollowed;		/*   more of it than MEMO_READS, or frames */
 	struct unwind_space *space;
 };
+
+#define MEMO_READS	1024	/* stack words one unwinding reads, noted */
 
 struct unwind_space {
 	pid_t pid;
@@ -56,13 +63,32 @@ struct unwind_space {
 	int dirty;		/* mappings changed since last reported */
 	struct current cur;
 	/*
-	 * What has_cfi found at each pc since the modules were last
-	 * reported: 1 + has CFI + 2 x outermost.  libdwfl looks the CFI up
-	 * again for each frame it unwinds, and so did has_cfi, for the same
-	 * few return addresses in sample after sample.
+	 * The CFI rules found at each pc since the modules were last
+	 * reported (rules_at: pc -> 1 + index in rules).  libdwfl looks
+	 * the CFI up again for each frame it unwinds; we look it up once
+	 * for the same few return addresses in sample after sample.
 	 */
-	struct hmap cfi_memo;
+	struct hmap rules_at;
+	struct cfi_rules *rules;
+	size_t nrules, rules_cap;
+	/*
+	 * Stacks by what their unwinding depended on (stackmemo.h): most
+	 * samples are taken where others were, under the same callers.
+	 * Emptied with the rules.
+	 */
+	struct stack_memo memo;
 };
+
+/*
+ * What the unwinding at hand read and did, step by step, for the memo's
+ * facts.  The recorder unwinds one sample at a time.
+ */
+static struct {
+	struct memo_read reads[MEMO_READS];
+	struct memo_step steps[UNWIND_MAX_DEPTH];
+	size_t rule_index[UNWIND_MAX_DEPTH];
+	struct memo_fact facts[CFI_NREGS + MEMO_READS];
+} scratch;
 
 /* ---- ELF layouts, by path, for where a module loads ---------------------- */
 
@@ -197,6 +223,11 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 	if (addr >= c->stack_addr && addr - c->stack_addr <= c->size &&
 	    c->size - (addr - c->stack_addr) >= sizeof *result) {
 		memcpy(result, c->stack + (addr - c->stack_addr), sizeof *result);
+		if (c->nreads == MEMO_READS)
+			c->unfollowed = 1;
+		else
+			scratch.reads[c->nreads++] = (struct memo_read){ addr,
+			    *result, c->step };
 		return true;
 	}
 	if (addr >= c->stack_addr + c->size)
@@ -246,8 +277,19 @@ unwind_space_new(pid_t pid)
 	struct unwind_space *s = xcalloc(1, sizeof *s);
 
 	s->pid = pid;
-	hmap_init(&s->cfi_memo);
+	hmap_init(&s->rules_at);
+	stack_memo_init(&s->memo);
 	return s;
+}
+
+/* What was learnt of the modules as they were. */
+static void
+forget(struct unwind_space *s)
+{
+	hmap_free(&s->rules_at);
+	hmap_init(&s->rules_at);
+	s->nrules = 0;
+	stack_memo_clear(&s->memo);
 }
 
 static void
@@ -256,8 +298,7 @@ drop_dwfl(struct unwind_space *s)
 	if (s->dwfl != NULL)
 		dwfl_end(s->dwfl);
 	s->dwfl = NULL;
-	hmap_free(&s->cfi_memo);
-	hmap_init(&s->cfi_memo);
+	forget(s);
 }
 
 void
@@ -266,7 +307,9 @@ unwind_space_free(struct unwind_space *s)
 	if (s == NULL)
 		return;
 	drop_dwfl(s);
-	hmap_free(&s->cfi_memo);
+	hmap_free(&s->rules_at);
+	free(s->rules);
+	stack_memo_free(&s->memo);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->maps[i].path);
 	free(s->maps);
@@ -417,8 +460,7 @@ sync_modules(struct unwind_space *s)
 			report(s, &s->maps[i]);
 		dwfl_report_end(s->dwfl, NULL, NULL);
 		s->dirty = 0;
-		hmap_free(&s->cfi_memo);
-		hmap_init(&s->cfi_memo);
+		forget(s);
 	}
 	return 0;
 }
@@ -426,10 +468,9 @@ sync_modules(struct unwind_space *s)
 /* ---- unwinding ----------------------------------------------------------- */
 
 /*
- * Whether the code at pc has call-frame information: the only way its
- * caller is known rather than guessed.  *outermost is set when that
- * information says there is no caller (the return address is undefined:
- * _start, clone).
+ * What the call-frame information says at pc, if there is any: the only
+ * way its caller is known rather than guessed.  It may say that there is
+ * no caller (the return address is undefined: _start, clone).
  */
 #define CFI_MEMO_MAX	65536	/* pcs remembered; then it starts again */
 #define ENTRY_BYTES	64	/* an entry point's code before its calls */
@@ -447,55 +488,29 @@ at_entry(Dwfl_Module *mod, uint64_t pc)
 	return pc >= eh.e_entry + bias && pc < eh.e_entry + bias + ENTRY_BYTES;
 }
 
-static int
-lookup_cfi(struct unwind_space *s, uint64_t pc, int *outermost);
-
-static int
-has_cfi(struct unwind_space *s, uint64_t pc, int *outermost)
-{
-	uint64_t memo = pc == UINT64_MAX ? 0 : hmap_get(&s->cfi_memo, pc);
-	int has;
-
-	if (pc == UINT64_MAX)		/* hmap's reserved key */
-		return lookup_cfi(s, pc, outermost);
-	if (memo != 0) {
-		*outermost = (memo - 1) >> 1;
-		return (memo - 1) & 1;
-	}
-	has = lookup_cfi(s, pc, outermost);
-	if (s->cfi_memo.len >= CFI_MEMO_MAX) {
-		hmap_free(&s->cfi_memo);
-		hmap_init(&s->cfi_memo);
-	}
-	hmap_add(&s->cfi_memo, pc, 1 + (uint64_t)has + 2 * (uint64_t)*outermost);
-	return has;
-}
-
-static int
-lookup_cfi(struct unwind_space *s, uint64_t pc, int *outermost)
+static void
+lookup_cfi(struct unwind_space *s, uint64_t pc, struct cfi_rules *r)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
 	Dwarf_CFI *cfis[2];
 	Dwarf_Addr bias[2] = { 0, 0 };
 
-	*outermost = 0;
+	memset(r, 0, sizeof *r);
 	if (mod == NULL)
-		return 0;
+		return;
+	/* as libdwfl unwinds: .eh_frame first, then .debug_frame */
 	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
 	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
 	for (int i = 0; i < 2; i++) {
 		Dwarf_Frame *frame;
-		Dwarf_Op ops_mem[3], *ops;
-		size_t nops;
 
 		if (cfis[i] == NULL ||
 		    dwarf_cfi_addrframe(cfis[i], pc - bias[i], &frame) != 0)
 			continue;
-		if (dwarf_frame_register(frame, 16, ops_mem, &ops, &nops) == 0 &&
-		    nops == 0 && ops == ops_mem)
-			*outermost = 1;
+		cfi_rules_read(frame, r);
+		r->outermost = r->kind[16] == RULE_UNDEFINED;
 		free(frame);
-		return 1;
+		return;
 	}
 	/*
 	 * No CFI, but the object's entry point, where the kernel starts the
@@ -503,21 +518,46 @@ lookup_cfi(struct unwind_space *s, uint64_t pc, int *outermost)
 	 * the stack is whole there, not cut short.  The entry code calls
 	 * out within its first bytes.
 	 */
-	if (at_entry(mod, pc)) {
-		*outermost = 1;
-		return 1;
+	if (at_entry(mod, pc))
+		r->has_cfi = r->outermost = 1;
+}
+
+/* The index in s->rules of pc's rules, looked up once. */
+static size_t
+rules_index(struct unwind_space *s, uint64_t pc)
+{
+	uint64_t at = pc == UINT64_MAX ? 0 : hmap_get(&s->rules_at, pc);
+
+	if (at != 0)
+		return (size_t)at - 1;
+	if (s->nrules == s->rules_cap) {
+		s->rules_cap = s->rules_cap ? 2 * s->rules_cap : 256;
+		s->rules = xrealloc(s->rules, s->rules_cap * sizeof *s->rules);
 	}
-	return 0;
+	lookup_cfi(s, pc, &s->rules[s->nrules]);
+	if (pc != UINT64_MAX)		/* hmap's reserved key */
+		hmap_add(&s->rules_at, pc, s->nrules + 1);
+	return s->nrules++;
 }
 
 static int
 take_frame(Dwfl_Frame *frame, void *arg)
 {
 	struct current *c = arg;
+	struct unwind_space *s = c->space;
+	const struct cfi_rules *r;
+	struct memo_step *step;
 	Dwarf_Addr pc;
+	Dwarf_Word base;
 	bool activation;
-	int outermost;
+	size_t k = c->n - c->first, i;
 
+	/*
+	 * The frame's caller is found from now on: to tell activation,
+	 * libdwfl unwinds the frame, and if it has not, it will when we
+	 * return (the first frame).
+	 */
+	c->step = (uint32_t)k;
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
 	if (c->n > c->first) {
@@ -539,43 +579,39 @@ take_frame(Dwfl_Frame *frame, void *arg)
 	/* a return address: the call is the instruction before it */
 	if (!activation)
 		pc--;
-	unwind_locate(c->space, pc, &c->out[c->n++]);
-	c->prev_has_cfi = has_cfi(c->space, pc, &outermost);
-	c->prev_outermost = outermost;
+	unwind_locate(s, pc, &c->out[c->n++]);
+	i = rules_index(s, pc);
+	r = &s->rules[i];
+	c->prev_has_cfi = r->has_cfi;
+	c->prev_outermost = r->outermost;
+	if (k >= UNWIND_MAX_DEPTH) {
+		c->unfollowed = 1;	/* deeper than the memo follows */
+		return DWARF_CB_OK;
+	}
+	/* where libdwfl will look for this frame's caller: its CFA */
+	scratch.rule_index[k] = i;
+	step = &scratch.steps[k];
+	step->cfa_known = r->simple &&
+	    dwfl_frame_reg(frame, r->cfa_reg, &base) == 0;
+	step->cfa = step->cfa_known ? base + (uint64_t)r->cfa_off : 0;
 	return DWARF_CB_OK;
 }
 
-size_t
-unwind_stack(struct unwind_space *s, pid_t tid,
-    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
-    size_t size, struct bframe *out, size_t n, size_t max)
+/* One unwinding of the sample in s->cur by libdwfl: frames, or a cut. */
+static void
+unwind_once(struct unwind_space *s)
 {
 	struct current *c = &s->cur;
 	int rc;
 
-	if (n >= max)
-		return n;
-	if (sync_modules(s) < 0) {
-		/* no unwinder at all: the place itself, and a cut */
-		unwind_locate(s, regs[16], &out[n++]);
-		if (n < max)
-			out[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BROKEN };
-		return n;
-	}
-	memset(c, 0, sizeof *c);
-	c->tid = tid;
-	c->regs = regs;
-	c->stack_addr = stack_addr;
-	c->stack = stack;
-	c->size = size;
-	c->out = out;
-	c->n = c->first = n;
-	c->max = max - 1;	/* room for a cut */
-	c->space = s;
-	rc = dwfl_getthread_frames(s->dwfl, tid, take_frame, c);
+	c->n = c->first;
+	c->prev_has_cfi = c->prev_outermost = c->cut = 0;
+	c->read_above = c->read_other = c->unfollowed = 0;
+	c->nreads = 0;
+	rc = dwfl_getthread_frames(s->dwfl, c->tid, take_frame, c);
 	if (c->n == c->first) {
 		/* not even the first frame: the pc as it is */
-		unwind_locate(s, regs[16], &out[c->n++]);
+		unwind_locate(s, c->regs[16], &c->out[c->n++]);
 		c->cut = PROFIL_CUT_BROKEN;
 	} else if (c->cut == 0 && !c->prev_outermost) {
 		/*
@@ -591,7 +627,120 @@ unwind_stack(struct unwind_space *s, pid_t tid,
 		else
 			c->cut = PROFIL_CUT_BROKEN;
 	}
+}
+
+/*
+ * Whether the unwinding just done is one the memo may give again: whole
+ * (it ended at a frame whose CFI says it has no caller), with every read
+ * it made noted.
+ */
+static int
+memorable(const struct current *c)
+{
+	return c->cut == 0 && c->prev_outermost && !c->unfollowed;
+}
+
+static int
+same_frames(const struct bframe *a, size_t na, const struct bframe *b,
+    size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].obj != b[i].obj || a[i].value != b[i].value)
+			return 0;
+	return 1;
+}
+
+static struct unwind_memo_counts counts;
+
+void
+unwind_memo_counts(struct unwind_memo_counts *out)
+{
+	*out = counts;
+}
+
+/* PROFIL_UNWIND_VERIFY=1: unwind every sample the memo answers again. */
+static int
+verifying(void)
+{
+	static int v = -1;
+
+	if (v < 0) {
+		const char *e = getenv("PROFIL_UNWIND_VERIFY");
+
+		v = e != NULL && strcmp(e, "1") == 0;
+	}
+	return v;
+}
+
+/* Remember the stack just unwound, by the facts it depended on. */
+static void
+memorize(struct unwind_space *s)
+{
+	struct current *c = &s->cur;
+	size_t nsteps = c->n - c->first - 1, nfacts;
+
+	/* the steps that found the frames' callers; the last found none */
+	for (size_t k = 0; k < nsteps; k++)
+		scratch.steps[k].rules = &s->rules[scratch.rule_index[k]];
+	nfacts = stack_memo_facts(c->regs, scratch.steps, nsteps,
+	    scratch.reads, c->nreads, scratch.facts);
+	stack_memo_add(&s->memo, c->regs[16], c->regs[7], scratch.facts, nfacts,
+	    &c->out[c->first], c->n - c->first);
+}
+
+size_t
+unwind_stack(struct unwind_space *s, pid_t tid,
+    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
+    size_t size, struct bframe *out, size_t n, size_t max)
+{
+	struct current *c = &s->cur;
+	struct bframe known[UNWIND_MAX_DEPTH];
+	size_t nknown;
+
+	if (n >= max)
+		return n;
+	if (sync_modules(s) < 0) {
+		/* no unwinder at all: the place itself, and a cut */
+		unwind_locate(s, regs[16], &out[n++]);
+		if (n < max)
+			out[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BROKEN };
+		return n;
+	}
+	/* room as the unwinding has it: no cut for the depth in it */
+	nknown = stack_memo_find(&s->memo, regs, stack_addr, stack, size,
+	    known, max - n - 1 < UNWIND_MAX_DEPTH ? max - n - 1 :
+	    UNWIND_MAX_DEPTH);
+	if (nknown > 0) {
+		counts.hits++;
+		if (!verifying()) {
+			memcpy(&out[n], known, nknown * sizeof *known);
+			return n + nknown;
+		}
+	} else
+		counts.misses++;
+	if (s->nrules >= CFI_MEMO_MAX)
+		forget(s);
+	memset(c, 0, sizeof *c);
+	c->tid = tid;
+	c->regs = regs;
+	c->stack_addr = stack_addr;
+	c->stack = stack;
+	c->size = size;
+	c->out = out;
+	c->first = n;
+	c->max = max - 1;	/* room for a cut */
+	c->space = s;
+	unwind_once(s);
+	if (nknown == 0 && memorable(c))
+		memorize(s);
 	if (c->cut != 0)
 		out[c->n++] = (struct bframe){ BFRAME_CUT, (uint64_t)c->cut };
+	if (nknown > 0 && !same_frames(known, nknown, &out[n], c->n - n)) {
+		if (counts.wrong++ == 0)	/* the first says where */
+			fprintf(stderr, "profil: unwind memo wrong at pc "
+			    "0x%llx\n", (unsigned long long)regs[16]);
+	}
 	return c->n;
 }

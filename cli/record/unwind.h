@@ -68,4 +68,14 @@ size_t unwind_stack(struct unwind_space *s, pid_t tid,
     const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
     size_t size, struct bframe *out, size_t n, size_t max);
 
+/*
+ * How the stack memo (stackmemo.h) did: samples it answered and did
+ * not, and, with PROFIL_UNWIND_VERIFY=1 in the environment (every answer
+ * checked by unwinding again), answers that differed.
+ */
+struct unwind_memo_counts {
+	uint64_t hits, misses, wrong;
+};
+void unwind_memo_counts(struct unwind_memo_counts *out);
+
 #endif
