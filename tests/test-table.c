@@ -72,6 +72,24 @@ static const int order[] = { 3, 4, 6, 7, 5, 2, 0, 1, -1 };
 
 static const char *const offsets[] = { "+0x1599a", "+0x161cd", "+0x173dd" };
 
+/* A row of the columns above: names, samples, then the five figures. */
+static void
+fill_row(struct table *t, const char *function, const char *object,
+    long samples, double pct, double err, double secs, double incl,
+    double incl_err)
+{
+	union cell *c = table_row(t);
+
+	c[0].s = function;
+	c[1].s = object;
+	c[2].i = samples;
+	c[3].d = pct;
+	c[4].d = err;
+	c[5].d = secs;
+	c[6].d = incl;
+	c[7].d = incl_err;
+}
+
 static void
 print_stripped_rows(const void *arg)
 {
@@ -80,18 +98,11 @@ print_stripped_rows(const void *arg)
 	(void)arg;
 	table_init(&t, cols, 8);
 	for (int i = 0; i < 3; i++) {
-		union cell *c = table_row(&t);
 		char *name = malloc(64);
 
 		snprintf(name, 64, "liblzma.so.5.4.1%s", offsets[i]);
-		c[0].s = name;
-		c[1].s = "liblzma.so.5.4.1";
-		c[2].i = 11409 - 3000 * i;
-		c[3].d = 52.6 - 10 * i;
-		c[4].d = 0.66;
-		c[5].d = 11.409;
-		c[6].d = 53.63;
-		c[7].d = 0.66;
+		fill_row(&t, name, "liblzma.so.5.4.1", 11409 - 3000 * i,
+		    52.6 - 10 * i, 0.66, 11.409, 53.63, 0.66);
 	}
 	table_print(&t, FORMAT_TEXT, order, NULL);
 	for (size_t r = 0; r < t.nrows; r++)
@@ -128,20 +139,13 @@ static void
 print_long_object(const void *arg)
 {
 	struct table t;
-	union cell *c;
 
 	(void)arg;
 	table_init(&t, cols, 8);
-	c = table_row(&t);
 	/* the function the wider; the object alone can give what is needed */
-	c[0].s = "           _PyRun_AnyFileObject";	/* indented, 31 */
-	c[1].s = "_json.cpython-311-x86_64-li.so";	/* 30 */
-	c[2].i = 1859;
-	c[3].d = 0;
-	c[4].d = 0;
-	c[5].d = 0;
-	c[6].d = 79.92;
-	c[7].d = 1.63;
+	fill_row(&t, "           _PyRun_AnyFileObject",	/* indented, 31 */
+	    "_json.cpython-311-x86_64-li.so",		/* 30 */
+	    1859, 0, 0, 0, 79.92, 1.63);
 	table_print(&t, FORMAT_TEXT, tree_order, NULL);
 	table_free(&t);
 }
@@ -175,18 +179,9 @@ static void
 print_with_caption(const void *arg)
 {
 	struct table t;
-	union cell *c;
 
 	table_init(&t, cols, 8);
-	c = table_row(&t);
-	c[0].s = "main";
-	c[1].s = "workload";
-	c[2].i = 1;
-	c[3].d = 100;
-	c[4].d = 0;
-	c[5].d = 0.001;
-	c[6].d = 100;
-	c[7].d = 0;
+	fill_row(&t, "main", "workload", 1, 100, 0, 0.001, 100, 0);
 	table_print(&t, FORMAT_TEXT, order, arg);
 	table_free(&t);
 }
