@@ -7,9 +7,11 @@ For each workload, runs it unprofiled, under `profil record
 --no-call-graph`, `profil record` (stacks), `perf record` (flat) and
 `perf record --call-graph dwarf`, all at RATE Hz, alternating, ROUNDS
 times; reports medians of:
-  - extra CPU (program + profiler, over the unprofiled run), and the two
-    targets: stacks at most 1.5 points above flat, and at most a third of
-    perf --call-graph dwarf's extra CPU;
+  - extra CPU (program + profiler, over the unprofiled run of the same
+    round), and the two targets: stacks at most 1.5 points above flat,
+    and at most a third of perf --call-graph dwarf's extra CPU, each a
+    median of the round's own difference or ratio (the machine drifts by
+    a point or more over a run; the runs of one round follow each other);
   - the floor under the stacks' cost: bench/bare-sampler with and
     without a 16 KiB stack copy (the kernel's part, whoever reads it);
   - the recorder's own CPU per sample with stacks, less without: what
@@ -20,7 +22,7 @@ times; reports medians of:
   - report --tree, --callers and --html on bench/gen-big.py's 50,000-
     function program recorded with stacks (target: 100 ms each).
 
-usage: bench/stacks.py [BUILD_DIR [ROUNDS [RATE]]]   (build 5 1000)
+usage: bench/stacks.py [BUILD_DIR [ROUNDS [RATE]]]   (build 7 1000)
 """
 import os
 import re
@@ -33,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import record  # noqa: E402  (timed, tv_distance; same argv)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 RATE = sys.argv[3] if len(sys.argv) > 3 else "1000"
 PROFIL = os.path.abspath(os.path.join(BUILD, "profil"))
 WL = os.path.abspath(os.path.join(BUILD, "tests", "workload"))
@@ -86,8 +88,20 @@ def measure(name, prog, tmp):
             if k in recorder:
                 n, prog_cpu = caption(os.path.join(tmp, "x.prf"))
                 recorder[k].append(((c - prog_cpu) / n, n))
-    base = statistics.median(cpu["unprofiled"])
-    extra = {k: 100 * (statistics.median(v) / base - 1) for k, v in cpu.items()}
+    # each round against its own unprofiled run, then medians: the
+    # machine's drift over a benchmark is a point or more, and cancels
+    # within a round (its runs follow each other)
+    rounds = [{k: 100 * (cpu[k][r] / cpu["unprofiled"][r] - 1) for k in cfg}
+              for r in range(ROUNDS)]
+    extra = {k: statistics.median(x[k] for x in rounds) for k in cfg}
+    extra["stacks - flat"] = statistics.median(
+        x["profil stacks"] - x["profil flat"] for x in rounds)
+    extra["ours / dwarf"] = statistics.median(
+        x["profil stacks"] / x["perf dwarf"] for x in rounds
+        if x["perf dwarf"] > 0) if any(
+        x["perf dwarf"] > 0 for x in rounds) else float("nan")
+    extra["copy"] = statistics.median(
+        x["bare + stack"] - x["bare"] for x in rounds)
     per = {k: statistics.median(x[0] for x in v) for k, v in recorder.items()}
     samples = statistics.median(x[1] for x in recorder["profil stacks"])
     return extra, per, samples
@@ -135,7 +149,9 @@ def main():
         for name, prog in WORKLOADS.items():
             rows.append((name,) + measure(name, prog, tmp))
         print("\nMedians of %d alternating rounds at %s Hz: extra CPU "
-              "(program + profiler) over the unprofiled run" % (ROUNDS, RATE))
+              "(program + profiler) over the unprofiled run of the same "
+              "round; differences and ratios taken in each round"
+              % (ROUNDS, RATE))
         print("\n| workload | profil flat | profil stacks | stacks - flat | "
               "perf flat | perf dwarf | profil stacks / perf dwarf | "
               "recorder µs/sample, stacks - flat | unwinds per CPU-s | "
@@ -146,13 +162,12 @@ def main():
             print("| %s | %+.1f%% | %+.1f%% | %+.1f pt | %+.1f%% | %+.1f%% | "
                   "%.2f | %.1f | %s | %+.1f pt |" % (
                       name, extra["profil flat"], extra["profil stacks"],
-                      extra["profil stacks"] - extra["profil flat"],
+                      extra["stacks - flat"],
                       extra["perf flat"], extra["perf dwarf"],
-                      extra["profil stacks"] / extra["perf dwarf"]
-                      if extra["perf dwarf"] > 0 else float("nan"),
+                      extra["ours / dwarf"],
                       unwind * 1e6,
                       "%.0f" % (1 / unwind) if unwind > 0 else "-",
-                      extra["bare + stack"] - extra["bare"]))
+                      extra["copy"]))
         s = sizes(tmp)
         print("\n| run | profil .prf with stacks | perf.data, dwarf stacks |")
         print("|---|---|---|")
