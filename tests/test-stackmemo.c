@@ -157,7 +157,7 @@ test_bounded(void **state)
 
 /* Rules: CFA = base + off; return address at CFA - 8; the rest unchanged */
 static struct cfi_rules
-rules(int base, int64_t off)
+rules(int base, int32_t off)
 {
 	struct cfi_rules r;
 

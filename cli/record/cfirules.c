@@ -5,14 +5,27 @@
  * rules: the CFA and an added constant, a value rule ending in
  * DW_OP_stack_value; the CFA: one DW_OP_bregx).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include <dwarf.h>
 
 #include "cfirules.h"
 
+/* n as an int32_t into *out, if it is one */
 static int
-rule_of(Dwarf_Frame *frame, int regno, int64_t *off)
+fits(uint64_t n, int32_t *out)
+{
+	int64_t v = (int64_t)n;
+
+	if (v < INT32_MIN || v > INT32_MAX)
+		return 0;
+	*out = (int32_t)v;
+	return 1;
+}
+
+static int
+rule_of(Dwarf_Frame *frame, int regno, int32_t *off)
 {
 	Dwarf_Op ops_mem[3], *ops;
 	size_t nops, i = 1;
@@ -24,8 +37,9 @@ rule_of(Dwarf_Frame *frame, int regno, int64_t *off)
 		return ops == NULL ? RULE_SAME : RULE_UNDEFINED;
 	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return RULE_OTHER;
-	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
-		*off = (int64_t)ops[i++].number;
+	if (i < nops && ops[i].atom == DW_OP_plus_uconst &&
+	    !fits(ops[i++].number, off))
+		return RULE_OTHER;
 	if (i == nops)
 		return RULE_AT_CFA;
 	if (i + 1 == nops && ops[i].atom == DW_OP_stack_value)
@@ -43,15 +57,14 @@ cfi_rules_read(Dwarf_Frame *frame, struct cfi_rules *r)
 	r->has_cfi = 1;
 	r->simple = 1;
 	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
-	    ops[0].atom == DW_OP_bregx && ops[0].number < CFI_NREGS) {
+	    ops[0].atom == DW_OP_bregx && ops[0].number < CFI_NREGS &&
+	    fits(ops[0].number2, &r->cfa_off))
 		r->cfa_reg = (uint8_t)ops[0].number;
-		r->cfa_off = (int64_t)ops[0].number2;
-	} else if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
+	else if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
 	    ops[0].atom >= DW_OP_breg0 && ops[0].atom < DW_OP_breg0 +
-	    CFI_NREGS) {
+	    CFI_NREGS && fits(ops[0].number, &r->cfa_off))
 		r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
-		r->cfa_off = (int64_t)ops[0].number;
-	} else
+	else
 		r->simple = 0;
 	for (int regno = 0; regno < CFI_NREGS; regno++) {
 		r->kind[regno] = (uint8_t)rule_of(frame, regno, &r->off[regno]);

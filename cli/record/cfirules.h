@@ -4,8 +4,9 @@
  * canonical frame address (CFA) as a register plus an offset, and each
  * register of the caller as undefined, unchanged, saved at CFA + n, or
  * CFA + n itself.  Anything else (an expression, a register saved in
- * another) makes the rules not simple, and the stack memo then takes
- * every register and every word read as a fact.
+ * another, an offset past 32 bits) makes the rules not simple, and the
+ * stack memo then takes every register and every word read as a fact.
+ * Some 100 bytes a pc.
  */
 #ifndef PROFIL_RECORD_CFIRULES_H
 #define PROFIL_RECORD_CFIRULES_H
@@ -23,9 +24,9 @@ struct cfi_rules {
 	uint8_t outermost;	/* ... and there is none */
 	uint8_t simple;		/* every rule below is one of the shapes */
 	uint8_t cfa_reg;	/* CFA = cfa_reg + cfa_off */
-	int64_t cfa_off;
+	int32_t cfa_off;
 	uint8_t kind[CFI_NREGS];	/* RULE_* of each caller's register */
-	int64_t off[CFI_NREGS];		/* n of RULE_AT_CFA and RULE_IS_CFA */
+	int32_t off[CFI_NREGS];		/* n of RULE_AT_CFA and RULE_IS_CFA */
 };
 
 /* The rules of frame (from dwarf_cfi_addrframe) into *r; has_cfi set. */

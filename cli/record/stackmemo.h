@@ -26,7 +26,7 @@
 #include "cfirules.h"
 #include "hmap.h"
 
-#define STACK_MEMO_WORDS (1u << 19)	/* 4 MiB a space, at most */
+#define STACK_MEMO_WORDS (1u << 17)	/* 1 MiB a process, at most */
 
 /* A fact's where: a user address, or register n (DWARF numbering). */
 #define MEMO_REG(n)	(UINT64_C(1) << 63 | (uint64_t)(n))

@@ -472,7 +472,7 @@ sync_modules(struct unwind_space *s)
  * way its caller is known rather than guessed.  It may say that there is
  * no caller (the return address is undefined: _start, clone).
  */
-#define CFI_MEMO_MAX	65536	/* pcs remembered; then it starts again */
+#define CFI_MEMO_MAX	32768	/* pcs remembered (3 MiB); then anew */
 #define ENTRY_BYTES	64	/* an entry point's code before its calls */
 
 /* Whether pc is within the first bytes of its module's ELF entry point. */
