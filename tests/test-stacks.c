@@ -237,6 +237,50 @@ assert_tree_fits(const char *prf)
  * Deep recursion: stacks deeper than the unwinder goes are cut and the
  * cut counted, and a stack copy too small for the stack is said so.
  */
+/*
+ * Every stack of prf cut as too deep holds UNWIND_MAX_DEPTH (128) user
+ * frames, whichever engine took it (kernel frames, "_[k]", on top).
+ */
+static void
+assert_cut_at_depth(const char *prf, const char *engine)
+{
+	static struct run r;
+	int stacks = 0;
+
+	folded(prf, &r);
+	for (const char *line = r.out; *line;) {
+		const char *nl = strchr(line, '\n'), *at, *count;
+		int user = 0;
+
+		if (nl == NULL)
+			nl = line + strlen(line);
+		for (count = nl; count > line && count[-1] != ' '; count--)
+			;
+		if ((at = strstr(line, "[stack cut: too deep]")) != NULL &&
+		    at < nl && count > line) {
+			/* the frames after the cut, up to " COUNT" */
+			count--;
+			for (const char *f = strchr(at, ';'); f != NULL &&
+			    f < count; f = strchr(f + 1, ';')) {
+				const char *end = strchr(f + 1, ';');
+
+				if (end == NULL || end > count)
+					end = count;
+				if (end - f < 5 || strncmp(end - 4, "_[k]", 4) != 0)
+					user++;
+			}
+			stacks++;
+			if (user != 128)
+				fail_msg("%s: a stack cut as too deep has %d user "
+				    "frames: %.*s", engine, user, (int)(nl - line),
+				    line);
+		}
+		line = *nl ? nl + 1 : nl;
+	}
+	if (stacks == 0)
+		fail_msg("%s: no stack cut as too deep", engine);
+}
+
 static void
 test_deep_recursion(void **state)
 {
@@ -261,6 +305,9 @@ test_deep_recursion(void **state)
 		    "deep", cut, deep_leaf);
 	assert_totals_agree(prf);
 	assert_tree_fits(prf);
+	assert_cut_at_depth(prf, "perf");
+	record_with("timer", prf, prog);
+	assert_cut_at_depth(prf, "timer");
 	run(&r, rec_small);
 	assert_int_equal(r.status, 0);
 	folded(small, &r);

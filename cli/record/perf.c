@@ -511,8 +511,9 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 		unwind_locate(p->uw, x.regs[16], &frames[n++]);
 		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
 	} else if (x.has_regs && p->uw != NULL)
+		/* at most UNWIND_MAX_DEPTH user frames, then a cut */
 		n = unwind_stack(p->uw, tid, x.regs, x.regs[7], x.stack,
-		    x.stack_size, frames, n, MAX_FRAMES);
+		    x.stack_size, frames, n, n + UNWIND_MAX_DEPTH + 1);
 	else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
 		/* a process of ours without its registers: say so */
 		if (n == 0)

@@ -504,7 +504,7 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		/* room for a kernel frame on top, for the kernel's share */
 		n = unwind_stack(slots[slot].uw, (pid_t)s->tid, s->regs,
 		    s->stack_addr, s->data, s->size, frames + 1, 0,
-		    sizeof frames / sizeof frames[0] - 1);
+		    UNWIND_MAX_DEPTH + 1);
 		kernel = s->kernel_weight < s->weight ? s->kernel_weight : s->weight;
 		if (s->weight > kernel) {
 			builder_sample_stack(b, frames + 1, n, s->weight - kernel,
