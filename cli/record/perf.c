@@ -38,8 +38,6 @@
 
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
 #define STACK_RING_PAGES 2048		/* with stack copies: 8 MiB, at most */
-#define STACK_RING_LEAST 512		/*   and 2 MiB at least */
-#define STACK_RING_MS	100		/*   or what a CPU takes in this long */
 #define STACK_RING_TOTAL 8192		/* pages, all CPUs' rings together */
 /*
  * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
@@ -142,29 +140,23 @@ perf_paranoid(void)
  * Data pages of each CPU's ring.  With stack copies a sample takes some
  * 16 KiB and a burst of them must not fill the ring before the recorder
  * gets a CPU (the kernel would drop them, and with them the flat
- * profile's samples), and from half full the recorder stops unwinding
- * to catch up (rings_behind).  So a ring holds what a busy CPU samples
- * in STACK_RING_MS at the rate (period_ns: a budget's highest), 2 to 8
- * MiB: 2 MiB at 1 kHz (124 ms of samples), 8 MiB at 5 kHz (100 ms).
- * 2 MiB at 5 kHz lost a third of the samples of a program of busy
- * threads on a loaded machine (tests/test-adversary.c busy), the
- * recorder's turn coming too late.  Not more than needed: the kernel
- * allocates and zeroes the pages when they are mapped (1.1 ms for 8 MiB
- * here), and the first time the recorder reads a page of a ring costs
- * 1.3-1.9 µs in this VM, the page's mapping being filled in by the
- * hypervisor, which the guest's page fault count does not show: on a
- * 4-thread program at 1 kHz the recorder's CPU was 14.5 ms with 2 MiB
- * rings, 22.9 with 8 (flat: 9.4).
+ * profile's samples): 8 MiB a CPU holds half a second of them at 1 kHz, and
+ * from half full the recorder stops unwinding to catch up
+ * (rings_behind).  Not more: the kernel allocates and zeroes the pages
+ * when they are mapped, and frees them at the end, in a short program's
+ * way (16 MiB rings cost 5 ms of wall here, 8 MiB 2.5); not less: 2 MiB
+ * lost a third of the samples of a program of busy threads on a loaded
+ * machine (tests/test-adversary.c busy), the recorder's turn coming too
+ * late.
  *
  * Without CAP_IPC_LOCK, what may be locked is perf_event_mlock_kb a CPU
  * and RLIMIT_MEMLOCK besides (the kernel's perf_mmap); a ring is its
  * data pages and one more.  A power of 2.
  */
 static unsigned
-ring_pages(int ncpus, unsigned stack_size, uint64_t period_ns)
+ring_pages(int ncpus, unsigned stack_size)
 {
 	unsigned want = RING_PAGES, most;
-	uint64_t need;
 	struct rlimit rl;
 	FILE *f;
 	int kb;
@@ -190,12 +182,7 @@ ring_pages(int ncpus, unsigned stack_size, uint64_t period_ns)
 		}
 		fclose(f);
 	}
-	/* a sample: its stack, registers, header and the rest, 512 bytes */
-	need = (STACK_RING_MS * UINT64_C(1000000) / (period_ns ? period_ns : 1)) *
-	    (stack_size + 512) / 4096;
-	if (need < STACK_RING_LEAST)
-		need = STACK_RING_LEAST;
-	while (want * 2 <= most && want < need)
+	while (want * 2 <= most)
 		want *= 2;
 	return want;
 }
@@ -919,8 +906,7 @@ open_rings(struct engine *e, const pid_t *tids, size_t ntids, int on_exec)
 	int ncpus = online_cpus(cpus, 4096), c, k;
 	int exclude_kernel = 0, build_id = 1;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), t;
-	unsigned pages = ring_pages(ncpus, e->opts->stack_size,
-	    e->opts->period_ns);
+	unsigned pages = ring_pages(ncpus, e->opts->stack_size);
 	struct perf_event_attr a, set;
 
 	e->nsets = e->opts->samples && ntids == 1 ?
