@@ -536,7 +536,9 @@ test_stack_overflow(void **state)
 /*
  * liba and libb, the same code, dlopen'ed in turn (alone, the loader puts
  * libb where liba was): each burns as long, so each must have half of
- * what the two have, never the other's.  exact: nothing may be missing.
+ * what the two have, never the other's.  exact: nothing may be missing
+ * from user mode (the kernel's share, mapping and unmapping the
+ * libraries, is the machine's: 22% once on a loaded machine).
  */
 static void
 expect_libraries_apart(const struct shares *s, const char *what, int exact)
@@ -544,15 +546,16 @@ expect_libraries_apart(const struct shares *s, const char *what, int exact)
 	double a = samples_of(s, "a_burn", "adversary-liba.so");
 	double b = samples_of(s, "b_burn", "adversary-libb.so");
 	double n = exact ? a + b : s->total, margin = harness_margin(0.5, n, 4, 0.02);
+	double user = s->total - samples_of(s, NULL, "[kernel]");
 
 	if (n < 200)
 		fail_msg("%s: only %.0f samples", what, n);
 	if (a / n > 0.5 + margin || b / n > 0.5 + margin)
 		fail_msg("%s: liba %.0f, libb %.0f of %.0f: one has the other's\n%s",
 		    what, a, b, n, s->csv);
-	if (exact && (a / n < 0.5 - margin || (a + b) / s->total < 0.8))
-		fail_msg("%s: liba %.0f, libb %.0f of %.0f\n%s", what, a, b,
-		    s->total, s->csv);
+	if (exact && (a / n < 0.5 - margin || (a + b) / user < 0.8))
+		fail_msg("%s: liba %.0f, libb %.0f of %.0f in user mode\n%s",
+		    what, a, b, user, s->csv);
 }
 
 static void
