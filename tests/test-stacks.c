@@ -541,16 +541,34 @@ test_plt_stubs_named(void **state)
 	assert_int_equal(fclose(f), 0);
 	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -o %s %s", bin, src);
 	assert_int_equal(system(cmd), 0);
-	/* 5 kHz even when sanitized: the stub's share can be 0.4% */
-	run(&r, rec);
-	assert_int_equal(r.status, 0);
-	report(&s, prf);
-	if (samples_of(&s, "labs@plt", "plt") < 5)
-		fail_msg("no labs@plt in:\n%s", s.csv);
-	report_run(&s, callers);
-	/* every caller unwound is main (a loaded recorder leaves some) */
-	assert_true(samples_of(&s, "main", "plt") == s.total -
-	    samples_of(&s, "[stack cut: recorder behind]", NULL));
+	/*
+	 * 5 kHz even when sanitized.  Where a sample lands in this loop is
+	 * the machine's: most runs here put 7% of them in the stub, some
+	 * (a CPU that takes its interrupts at the call's return) 0.06%, so
+	 * 4 in a run.  Stubs must be named whenever they are sampled, not
+	 * sampled often: record again (at most 5 runs) until 5 are seen.
+	 */
+	double stub = 0;
+	for (int tries = 0; tries < 5 && stub < 5; tries++) {
+		run(&r, rec);
+		assert_int_equal(r.status, 0);
+		report(&s, prf);
+		stub += samples_of(&s, "labs@plt", "plt");
+		/* nothing else in the program but main and the stub */
+		assert_true(samples_of(&s, NULL, "plt") ==
+		    samples_of(&s, "main", "plt") +
+		    samples_of(&s, "labs@plt", "plt") +
+		    samples_of(&s, "_start", "plt"));
+		if (samples_of(&s, "labs@plt", "plt") == 0)
+			continue;
+		report_run(&s, callers);
+		/* every caller unwound is main (a loaded recorder leaves some) */
+		assert_true(samples_of(&s, "main", "plt") == s.total -
+		    samples_of(&s, "[stack cut: recorder behind]", NULL));
+	}
+	if (stub < 5)
+		fail_msg("%.0f labs@plt samples in 5 runs; the last:\n%s", stub,
+		    s.csv);
 }
 
 static int
