@@ -151,6 +151,9 @@ perf_paranoid(void)
  * recorder slow to start.  The price: the first read of a ring page
  * costs the recorder 1.3-1.9 µs in this VM (the hypervisor fills in the
  * mapping; the guest counts no fault), 5-8 ms for two 8 MiB rings.
+ * Rings that start small and grow (the events moved to a bigger one)
+ * lost samples of busy threads all the same: each move waits for an
+ * RCU grace period, and the recorder then waits for its turn (README).
  *
  * Without CAP_IPC_LOCK, what may be locked is perf_event_mlock_kb a CPU
  * and RLIMIT_MEMLOCK besides (the kernel's perf_mmap); a ring is its
