@@ -14,9 +14,12 @@
 #include "stackring.h"
 
 /*
- * Where this thread's stack was found to end, so that the next copy stops
- * short of it: the top of a stack does not move.  Initial-exec TLS: read
- * from a signal handler without a call into the loader.
+ * Where this thread's stack was last found to end, so that the next copy
+ * from below stops short of it: the top of a stack does not move.  A
+ * copy from above it is from another stack (a coroutine's, or main's
+ * again after one, or a signal stack): it is not cut there, and learns
+ * that stack's end instead.  Initial-exec TLS: read from a signal
+ * handler without a call into the loader.
  */
 static __thread uintptr_t stack_end __attribute__((tls_model("initial-exec")));
 
@@ -41,8 +44,8 @@ copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
 	int k = 0;
 	long got;
 
-	if (stack_end != 0 && from + n > stack_end)
-		n = stack_end > from ? stack_end - from : 0;
+	if (stack_end > from && from + n > stack_end)
+		n = stack_end - from;
 	while (done < n && k < MAX_PAGES) {
 		uintptr_t at = from + done;
 		uint64_t chunk = PAGE - at % PAGE;

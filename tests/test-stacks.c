@@ -403,6 +403,49 @@ test_signal_handler(void **state)
 }
 
 /*
+ * A coroutine (makecontext) runs on a stack of its own that ends at an
+ * unreadable page: its stacks end at the coroutine's entry, main's reach
+ * main, and neither borrows the other's frames.  The timer engine's
+ * handler remembered where the last copy stopped and cut every later copy
+ * there: once a coroutine's sample had stopped below main's stack, each
+ * of main's samples was cut at its leaf ("past the stack copied").
+ */
+static void
+test_coroutine(void **state)
+{
+	static const char *const engines[] = { "perf", "timer" };
+	char *prog[] = { workload, "coroutine", "100", NULL };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		const char *prf = tmp("coroutine.prf");
+		double all, on_main, main_whole, on_co, co_whole, joined;
+		struct run r;
+
+		record_with(engines[i], prf, prog);
+		folded(prf, &r);
+		/* leaf() on main's side: every leaf not under via_b */
+		on_main = stacks_with(r.out, (const char *[]){ "leaf", NULL },
+		    &all) - stacks_with(r.out, (const char *[]){ "via_b", "leaf",
+		    NULL }, &all);
+		main_whole = stacks_with(r.out, (const char *[]){ "main",
+		    "coroutine", "via_a", "leaf", NULL }, &all);
+		on_co = stacks_with(r.out, (const char *[]){ "via_b", "leaf",
+		    NULL }, &all);
+		co_whole = stacks_with(r.out, (const char *[]){ "co_main",
+		    "via_b", "leaf", NULL }, &all);
+		joined = stacks_with(r.out, (const char *[]){ "main", "co_main",
+		    NULL }, &all);
+		if (on_main < 20 || on_co < 20 || main_whole < 0.9 * on_main ||
+		    co_whole < 0.9 * on_co || joined > 0)
+			fail_msg("%s: %.0f of %.0f main-side stacks reach main, "
+			    "%.0f of %.0f coroutine ones co_main, %.0f both:\n%s",
+			    engines[i], main_whole, on_main, co_whole, on_co,
+			    joined, r.out);
+	}
+}
+
+/*
  * The stack memo (cli/record/stackmemo.h) answers most samples of a
  * program that spends its time in a few loops, and every answer is the
  * stack libdwfl gives: with PROFIL_UNWIND_VERIFY=1 the recorder unwinds
@@ -653,6 +696,7 @@ main(void)
 		cmocka_unit_test(test_deep_recursion),
 		cmocka_unit_test(test_loader_entry_is_outermost),
 		cmocka_unit_test(test_signal_handler),
+		cmocka_unit_test(test_coroutine),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_memo_answers_as_unwinding_would),
 		cmocka_unit_test(test_children_static_and_stripped),

@@ -20,6 +20,9 @@
  *                         via_b(), and cmp_leaf(), the comparator qsort calls
  *   deep DEPTH ROUNDS     leaf() at the bottom of DEPTH recursive calls
  *   signal ROUNDS         leaf() in a SIGPROF handler, and in main between
+ *   coroutine ROUNDS      leaf() from via_a() on main's stack and from
+ *                         via_b() in a ucontext coroutine, 1:1, on a stack
+ *                         of its own that ends at an unreadable page
  *   crash | exit N | _exit N | forever | echo
  *
  * Built without frame pointers (gcc's default at -O2): call stacks come
@@ -32,10 +35,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
@@ -180,6 +185,44 @@ signals(long rounds)
 		via_a();
 	memset(&it, 0, sizeof it);
 	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+static ucontext_t main_side, co_side;
+
+static void
+co_main(void)
+{
+	for (;;) {
+		via_b();
+		swapcontext(&co_side, &main_side);
+	}
+}
+
+/*
+ * Turns of leaf() on main's stack and on a coroutine's, whose stack is
+ * mapped with an unreadable page above it: a stack copy from it stops
+ * there, which must not cut later copies from main's stack.
+ */
+static void
+coroutine(long rounds)
+{
+	size_t size = 256 * 1024;
+	char *stack = mmap(NULL, size + 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (stack == MAP_FAILED || mprotect(stack + size, 4096, PROT_NONE) < 0) {
+		perror("workload: coroutine stack");
+		exit(1);
+	}
+	getcontext(&co_side);
+	co_side.uc_stack.ss_sp = stack;
+	co_side.uc_stack.ss_size = size;
+	co_side.uc_link = NULL;
+	makecontext(&co_side, co_main, 0);
+	for (long r = 0; r < rounds * 10; r++) {
+		via_a();
+		swapcontext(&main_side, &co_side);
+	}
 }
 
 static double
@@ -355,6 +398,8 @@ main(int argc, char **argv)
 			deep((int)n);
 	} else if (strcmp(mode, "signal") == 0) {
 		signals(n);
+	} else if (strcmp(mode, "coroutine") == 0) {
+		coroutine(n);
 	} else {
 		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
 		return 2;
