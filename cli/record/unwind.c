@@ -488,6 +488,47 @@ at_entry(Dwfl_Module *mod, uint64_t pc)
 	return pc >= eh.e_entry + bias && pc < eh.e_entry + bias + ENTRY_BYTES;
 }
 
+/*
+ * Whether ret, a return address whose call (ret - 1) has no CFI, was put
+ * on the stack by hand rather than by a call: it is where a function's
+ * CFI starts, and no call instruction ends there (glibc's makecontext
+ * puts its trampoline's entry under a coroutine's function, after
+ * padding).  The bytes before it are read from the object: no call
+ * rel32 (e8) ends at ret, nor an indirect one (ff /2, 2 to 7 bytes).
+ */
+static int
+planted_return(struct unwind_space *s, uint64_t ret)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, ret);
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *frame;
+	Dwarf_Addr start, end, at = ret, sbias, bias = 0;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	const unsigned char *b;
+
+	if (mod == NULL || (cfi = dwfl_module_eh_cfi(mod, &bias)) == NULL ||
+	    dwarf_cfi_addrframe(cfi, ret - bias, &frame) != 0)
+		return 0;
+	if (dwarf_frame_info(frame, &start, &end, NULL) < 0 ||
+	    start != ret - bias) {
+		free(frame);
+		return 0;
+	}
+	free(frame);
+	if ((scn = dwfl_module_address_section(mod, &at, &sbias)) == NULL ||
+	    (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL ||
+	    at < 7 || at > d->d_size)
+		return 0;
+	b = (const unsigned char *)d->d_buf + at - 7;
+	if (b[2] == 0xe8)
+		return 0;
+	for (int j = 0; j < 6; j++)
+		if (b[j] == 0xff && (b[j + 1] >> 3 & 7) == 2)
+			return 0;
+	return 1;
+}
+
 static void
 lookup_cfi(struct unwind_space *s, uint64_t pc, struct cfi_rules *r)
 {
@@ -550,6 +591,7 @@ take_frame(Dwfl_Frame *frame, void *arg)
 	Dwarf_Addr pc;
 	Dwarf_Word base;
 	bool activation;
+	int planted;
 	size_t k = c->n - c->first, i;
 
 	/*
@@ -579,11 +621,13 @@ take_frame(Dwfl_Frame *frame, void *arg)
 	/* a return address: the call is the instruction before it */
 	if (!activation)
 		pc--;
-	unwind_locate(s, pc, &c->out[c->n++]);
 	i = rules_index(s, pc);
 	r = &s->rules[i];
-	c->prev_has_cfi = r->has_cfi;
-	c->prev_outermost = r->outermost;
+	/* the trampoline makecontext put under a coroutine: its root */
+	planted = !activation && !r->has_cfi && planted_return(s, pc + 1);
+	unwind_locate(s, planted ? pc + 1 : pc, &c->out[c->n++]);
+	c->prev_has_cfi = r->has_cfi || planted;
+	c->prev_outermost = r->outermost || planted;
 	if (k >= UNWIND_MAX_DEPTH) {
 		c->unfollowed = 1;	/* deeper than the memo follows */
 		return DWARF_CB_OK;
