@@ -379,6 +379,17 @@ out:
 	unsetenv("PROFIL_CACHE_DIR");
 }
 
+/* The share of a profile's samples that are the kernel's; *n its total. */
+static double
+kernel_share(const char *prf, double *n)
+{
+	struct shares s;
+
+	report(&s, prf);
+	*n = s.total;
+	return samples_of(&s, NULL, "[kernel]") / s.total;
+}
+
 /*
  * The timer engine counts time in system calls as the kernel's (from the
  * threads' system time between samples), not as the code that made
@@ -386,6 +397,12 @@ out:
  * as the perf engine sees it (which samples the kernel itself here), with
  * perf events allowed (the library's perf clocks, above the tick rate)
  * and refused (CPU timers at the tick rate, as in a container).
+ *
+ * The reference is recorded before the timer runs and after them: in
+ * this VM the program's own split moves between runs (the hypervisor's
+ * share of each system call; CI once saw 59.5% on one run where quiet
+ * runs give 50-54%), and half the two references' spread counts in the
+ * margin on top of the sampling error.
  */
 static void
 test_timer_engine_kernel_time(void **state)
@@ -393,33 +410,34 @@ test_timer_engine_kernel_time(void **state)
 	char *prog[] = { workload, "syscalls", "0.8", NULL };
 	const char *perf = tmp("sys-perf.prf"), *timer = tmp("sys-timer.prf");
 	const char *noperf = tmp("sys-noperf.prf");
+	const char *perf2 = tmp("sys-perf2.prf");
 	char cmd[4 * PATH_MAX];
 	struct shares s;
 	struct timespec tick;
-	double kp, kt, np, nt, ticks;
+	double kp, kp2, kt, np, np2, nt, ticks, drift;
 
 	(void)state;
 	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
 	if (getuid() != 0)
 		skip();		/* the reference needs kernel samples */
 	record_with("perf", perf, prog);
-	report(&s, perf);
-	np = s.total;
-	kp = samples_of(&s, NULL, "[kernel]") / np;
+	record_with("timer", timer, prog);
+	snprintf(cmd, sizeof cmd, "%s/helper-noperf %s record -q -e "
+	    "timer -F 5000 -o %s %s syscalls 0.8", bindir, profil_bin,
+	    noperf, workload);
+	assert_int_equal(system(cmd), 0);
+	record_with("perf", perf2, prog);
+	kp = kernel_share(perf, &np);
+	kp2 = kernel_share(perf2, &np2);
+	drift = fabs(kp - kp2) / 2;
+	kp = (kp * np + kp2 * np2) / (np + np2);
+	np += np2;
 	for (int k = 0; k < 2; k++) {
 		const char *prf = k ? noperf : timer;
 		double margin, cpu_periods;
 		struct profil_profile *p;
 		char cause[256];
 
-		if (k == 0) {
-			record_with("timer", prf, prog);
-		} else {
-			snprintf(cmd, sizeof cmd, "%s/helper-noperf %s record -q -e "
-			    "timer -F 5000 -o %s %s syscalls 0.8", bindir, profil_bin,
-			    prf, workload);
-			assert_int_equal(system(cmd), 0);
-		}
 		report(&s, prf);
 		nt = s.total;
 		kt = samples_of(&s, NULL, "[kernel]") / nt;
@@ -435,11 +453,12 @@ test_timer_engine_kernel_time(void **state)
 		 */
 		ticks = (double)p->cpu_ns / (double)tick.tv_nsec;
 		margin = 4 * sqrt(kp * (1 - kp) / np + kt * (1 - kt) /
-		    (k ? (ticks < nt ? ticks : nt) : nt)) + 0.04;
+		    (k ? (ticks < nt ? ticks : nt) : nt)) + 0.04 + drift;
 		if (fabs(kt - kp) > margin)
 			fail_msg("%s: kernel %.1f%% of %.0f samples, the perf engine "
-			    "%.1f%% of %.0f (margin %.1f)", k ? "timer, perf refused" :
-			    "timer", 100 * kt, nt, 100 * kp, np, 100 * margin);
+			    "%.1f%% of %.0f (runs %.1f points apart; margin %.1f)",
+			    k ? "timer, perf refused" : "timer", 100 * kt, nt,
+			    100 * kp, np, 200 * drift, 100 * margin);
 		if (p->samples < 0.9 * cpu_periods || p->samples > 1.1 * cpu_periods)
 			fail_msg("%s: %llu samples for %.0f periods of CPU time",
 			    prf, (unsigned long long)p->samples, cpu_periods);
