@@ -401,8 +401,8 @@ kernel_share(const char *prf, double *n)
  * The reference is recorded before the timer runs and after them: in
  * this VM the program's own split moves between runs (the hypervisor's
  * share of each system call; CI once saw 59.5% on one run where quiet
- * runs give 50-54%), and half the two references' spread counts in the
- * margin on top of the sampling error.
+ * runs give 50-54%), and half the two references' spread (3 points at
+ * least) counts in the margin on top of the sampling error.
  */
 static void
 test_timer_engine_kernel_time(void **state)
@@ -429,7 +429,8 @@ test_timer_engine_kernel_time(void **state)
 	record_with("perf", perf2, prog);
 	kp = kernel_share(perf, &np);
 	kp2 = kernel_share(perf2, &np2);
-	drift = fabs(kp - kp2) / 2;
+	/* at least 3 points: two runs can agree by chance, and a third not */
+	drift = fmax(fabs(kp - kp2) / 2, 0.03);
 	kp = (kp * np + kp2 * np2) / (np + np2);
 	np += np2;
 	for (int k = 0; k < 2; k++) {
@@ -644,10 +645,14 @@ test_attach(void **state)
 		fail_msg("attach: only %.0f samples", s.total);
 	assert_split(&s, 8);
 
-	/* a process that ends while we watch: we stop with it */
+	/*
+	 * a process that ends while we watch: we stop with it (1 s of work:
+	 * a sanitized recorder on a loaded machine takes a few hundred ms to
+	 * attach, and must find it still running)
+	 */
 	w = fork();
 	if (w == 0) {
-		execl(workload, "workload", "split", "30", (char *)NULL);
+		execl(workload, "workload", "split", "80", (char *)NULL);
 		_exit(99);
 	}
 	snprintf(pidstr, sizeof pidstr, "%d", (int)w);
