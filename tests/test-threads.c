@@ -26,8 +26,14 @@ burn_one_second(void *unused)
 	return NULL;
 }
 
+/*
+ * Samples of nthreads threads burning a second each; *cpu the process's
+ * CPU time meanwhile.  Spins count iterations, and an iteration's CPU
+ * time moves between runs (4 threads on 2 CPUs, the host's load), so
+ * runs are compared by samples per CPU-second.
+ */
 static uint64_t
-samples_with_threads(int nthreads)
+samples_with_threads(int nthreads, double *cpu)
 {
 	struct profil_config cfg = { 0 };
 	struct profil_status st;
@@ -35,12 +41,14 @@ samples_with_threads(int nthreads)
 	int i;
 
 	CHECK(profil_start(&cfg) == 0, "start");
+	*cpu = harness_process_cpu();
 	for (i = 0; i < nthreads; i++)
 		CHECK(pthread_create(&t[i], NULL, burn_one_second, NULL) == 0,
 		    "pthread_create");
 	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
 	profil_get_status(&st);
+	*cpu = harness_process_cpu() - *cpu;
 	profil_stop();
 	return st.samples;
 }
@@ -48,14 +56,20 @@ samples_with_threads(int nthreads)
 static void
 four_threads(void)
 {
-	uint64_t one = samples_with_threads(1);
-	uint64_t four = samples_with_threads(4);
+	double cpu1, cpu4;
+	uint64_t one = samples_with_threads(1, &cpu1);
+	uint64_t four = samples_with_threads(4, &cpu4);
 	double ratio = (double)four / (double)one;
+	double per_cpu = ratio * cpu1 / cpu4;
 
-	fprintf(stderr, "1 thread: %llu samples, 4 threads: %llu (x%.2f)\n",
-	    (unsigned long long)one, (unsigned long long)four, ratio);
+	fprintf(stderr, "1 thread: %llu samples in %.2f CPU-s, 4 threads: "
+	    "%llu in %.2f (x%.2f; x%.2f per CPU-second)\n",
+	    (unsigned long long)one, cpu1, (unsigned long long)four, cpu4,
+	    ratio, per_cpu);
 	CHECK(one >= 80, "too few samples: %llu", (unsigned long long)one);
-	CHECK(ratio > 3.6 && ratio < 4.4, "4 threads got x%.2f the samples", ratio);
+	CHECK(cpu4 > 3 * cpu1, "4 threads ran x%.2f the CPU time", cpu4 / cpu1);
+	CHECK(per_cpu > 0.9 && per_cpu < 1.1, "4 threads got x%.2f the samples "
+	    "per CPU-second of one", per_cpu);
 }
 
 static void
@@ -97,8 +111,9 @@ burn_blocking_everything(void *unused)
 	return NULL;
 }
 
+/* The same for one thread running burn (*cpu, as above). */
 static uint64_t
-samples_of_thread(void *(*burn)(void *))
+samples_of_thread(void *(*burn)(void *), double *cpu)
 {
 	struct profil_config cfg = { 0 };
 	struct profil_status st;
@@ -106,9 +121,11 @@ samples_of_thread(void *(*burn)(void *))
 	void *shown_wrong;
 
 	CHECK(profil_start(&cfg) == 0, "start");
+	*cpu = harness_process_cpu();
 	CHECK(pthread_create(&t, NULL, burn, NULL) == 0, "pthread_create");
 	pthread_join(t, &shown_wrong);
 	profil_get_status(&st);
+	*cpu = harness_process_cpu() - *cpu;
 	profil_stop();
 	CHECK(shown_wrong == NULL, "the thread was not shown its mask as set");
 	return st.samples;
@@ -117,13 +134,18 @@ samples_of_thread(void *(*burn)(void *))
 static void
 blocked_thread(void)
 {
-	uint64_t plain = samples_of_thread(burn_one_second);
-	uint64_t blocking = samples_of_thread(burn_blocking_everything);
-	double ratio = (double)blocking / (double)plain;
+	double cpu_plain, cpu_blocking;
+	uint64_t plain = samples_of_thread(burn_one_second, &cpu_plain);
+	uint64_t blocking = samples_of_thread(burn_blocking_everything,
+	    &cpu_blocking);
+	/* per CPU-second: an iteration's cost moves between runs */
+	double ratio = (double)blocking / (double)plain * cpu_plain /
+	    cpu_blocking;
 
-	fprintf(stderr, "plain thread: %llu samples, blocking every signal: "
-	    "%llu (x%.2f)\n", (unsigned long long)plain,
-	    (unsigned long long)blocking, ratio);
+	fprintf(stderr, "plain thread: %llu samples in %.2f CPU-s, blocking "
+	    "every signal: %llu in %.2f (x%.2f per CPU-second)\n",
+	    (unsigned long long)plain, cpu_plain, (unsigned long long)blocking,
+	    cpu_blocking, ratio);
 	CHECK(plain >= 80, "too few samples: %llu", (unsigned long long)plain);
 #ifdef __SANITIZE_THREAD__
 	/*
