@@ -639,14 +639,21 @@ sleep_ms(long ms)
  * (docs/design.md).  The recorder stopped for 300 ms loses nothing (a 2
  * MiB ring lost a third of them).  On a loaded machine the program gets
  * less of the CPU and the rings fill less: the test loses strength,
- * never passes a loss.
+ * never passes a loss.  Only a stop that overran (this process woken
+ * late) past 450 ms, near what a ring holds, excuses one.  Sanitized,
+ * the recorder drains several times slower and may be behind when it
+ * is stopped: it copies 8 KiB of stack, as the other tests there do.
  */
 static void
 test_recorder_stopped_loses_nothing(void **state)
 {
 	const char *prf = tmp("stall.prf");
+	int sanitized = getenv("PROFIL_TEST_SANITIZED") != NULL;
 	char *rec[] = { profil_bin, "record", "-q", "-e", "perf", "-F", "1000",
-	    "-o", (char *)prf, workload, "split", "120", NULL };
+	    "-o", (char *)prf, "--stack-size", sanitized ? "8192" : "16384",
+	    workload, "split", "120", NULL };
+	struct timespec t0, t1;
+	double stopped_ms;
 	char *caption[] = { profil_bin, "report", "--limit", "0", (char *)prf,
 	    NULL };
 	const char *at;
@@ -665,9 +672,13 @@ test_recorder_stopped_loses_nothing(void **state)
 		_exit(127);
 	}
 	sleep_ms(300);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(pid, SIGSTOP);
 	sleep_ms(300);
 	kill(pid, SIGCONT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	stopped_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	run(&r, caption);
@@ -676,8 +687,12 @@ test_recorder_stopped_loses_nothing(void **state)
 	assert_non_null(at);
 	while (at > r.out && at[-1] >= '0' && at[-1] <= '9')
 		at--;
+	if (atoi(at) != 0 && stopped_ms <= 450)
+		fail_msg("samples lost while the recorder was stopped %.0f ms: %s",
+		    stopped_ms, r.out);
 	if (atoi(at) != 0)
-		fail_msg("samples lost while the recorder was stopped: %s", r.out);
+		print_message("the recorder was stopped %.0f ms (300 asked), "
+		    "and lost samples: not held against it\n", stopped_ms);
 	/* and the program ran long enough for the stops to count */
 	assert_true(strstr(r.out, "samples") != NULL && atoi(strchr(r.out, ' ') +
 	    1) >= 600);
