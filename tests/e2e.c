@@ -102,10 +102,23 @@ run_full(struct run *r, char *const argv[], const char *input, int sig,
 			FILE *f;
 			int child = 0;
 
+			/*
+			 * a sanitized recorder on a loaded machine may not
+			 * have started the program yet: wait for it (10 s)
+			 */
 			snprintf(cmd, sizeof cmd, "pgrep -P %d", (int)pid);
-			f = popen(cmd, "r");
-			assert_true(f != NULL && fscanf(f, "%d", &child) == 1);
-			pclose(f);
+			for (int tries = 0; child == 0 && tries < 100; tries++) {
+				struct timespec tenth = { 0, 100000000 };
+
+				if (tries > 0)
+					nanosleep(&tenth, NULL);
+				f = popen(cmd, "r");
+				assert_non_null(f);
+				if (fscanf(f, "%d", &child) != 1)
+					child = 0;
+				pclose(f);
+			}
+			assert_true(child > 0);
 			kill(child, sig);
 		}
 	}
