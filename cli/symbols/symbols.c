@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fdes.h"
 #include "find.h"
 #include "scopes.h"
 #include "symbols.h"
@@ -43,6 +44,9 @@ struct symtab {
 	size_t n, cap;
 	struct scope_index *scopes;	/* for symtab_inlines, made at its
 					   first call */
+	struct fdes fdes;	/* call-frame entries, read at the first
+				   lookup of code no symbol covers */
+	int fdes_read;
 };
 
 /* debuginfo_path is set at each open: --debug-dir and --symfs join it */
@@ -445,6 +449,7 @@ symtab_close(struct symtab *t)
 	free(t->made);
 	free(t->funcs);
 	scopes_free(t->scopes);
+	fdes_free(&t->fdes);
 	free(t);
 }
 
@@ -467,15 +472,31 @@ upper_index(const struct symtab *t, uint64_t addr)
 
 /*
  * [start, end) of the call-frame information entry (FDE) holding addr,
- * from .eh_frame or .debug_frame; -1 if there is none.
+ * from .eh_frame or .debug_frame (the object's or its debug file's); -1
+ * if there is none.  Failing an entry fdes.c can decode, the row libdw
+ * finds (a part of the function, but a part of one).
  */
 static int
-cfi_range(const struct symtab *t, uint64_t addr, uint64_t *start,
+cfi_range(struct symtab *t, uint64_t addr, uint64_t *start,
     uint64_t *end)
 {
 	Dwarf_CFI *cfis[2];
 	Dwarf_Addr bias[2] = { 0, 0 };
 
+	if (!t->fdes_read) {
+		Dwarf_Addr eb = 0, db = 0;
+		Elf *elf = dwfl_module_getelf(t->mod, &eb), *debug;
+		Dwarf *dw = dwfl_module_getdwarf(t->mod, &db);
+
+		t->fdes_read = 1;
+		if (elf != NULL)
+			fdes_add(&t->fdes, elf, eb);
+		if (dw != NULL && (debug = dwarf_getelf(dw)) != NULL &&
+		    debug != elf)
+			fdes_add(&t->fdes, debug, db);
+	}
+	if (fdes_find(&t->fdes, addr, start, end) == 0)
+		return 0;
 	cfis[0] = dwfl_module_eh_cfi(t->mod, &bias[0]);
 	cfis[1] = dwfl_module_dwarf_cfi(t->mod, &bias[1]);
 	for (int i = 0; i < 2; i++) {
