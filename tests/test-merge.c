@@ -1683,8 +1683,14 @@ test_diff_inclusive_shares(void **state)
 	main_row = diff_find(&d, "main");
 	six = diff_find(&d, "six");
 	three = diff_find(&d, "three");
-	/* main: no samples of its own, and all but start-up's in its stacks */
-	assert_float_equal(main_row->before + main_row->after, 0, 0);
+	/*
+	 * main: next to no samples of its own (one in a run of `make check`
+	 * landed in its few instructions around the calls), and all but
+	 * start-up's in its stacks
+	 */
+	if (main_row->before + main_row->after > 2 + 0.002 * (a.total + b.total))
+		fail_msg("main: %.0f and %.0f samples of its own",
+		    main_row->before, main_row->after);
 	if (!(main_row->incl.before_pct > 90 && main_row->incl.after_pct > 90 &&
 	    fabs(main_row->incl.change) < 3 && !main_row->incl.significant))
 		fail_msg("main: inclusive %.2f%% -> %.2f%% (q %.4f)",
