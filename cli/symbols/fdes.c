@@ -258,6 +258,26 @@ fdes_find(const struct fdes *f, uint64_t addr, uint64_t *start,
 }
 
 void
+fdes_around(const struct fdes *f, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	size_t a = 0, b = f->n;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (addr < f->r[mid].start)
+			b = mid;
+		else
+			a = mid + 1;
+	}
+	*hi = a < f->n ? f->r[a].start : UINT64_MAX;
+	*lo = 0;
+	for (size_t k = a; k > 0 && a - k < 4; k--)
+		if (f->r[k - 1].end <= addr && f->r[k - 1].end > *lo)
+			*lo = f->r[k - 1].end;
+}
+
+void
 fdes_free(struct fdes *f)
 {
 	free(f->r);

@@ -38,6 +38,14 @@ void fdes_add(struct fdes *f, Elf *elf, uint64_t bias);
 int fdes_find(const struct fdes *f, uint64_t addr, uint64_t *start,
     uint64_t *end);
 
+/*
+ * Where the entries nearest addr end below it and start above it: *lo
+ * the highest end at or below addr (0 if none), *hi the lowest start
+ * above it (UINT64_MAX if none).  Code between holds no entry.
+ */
+void fdes_around(const struct fdes *f, uint64_t addr, uint64_t *lo,
+    uint64_t *hi);
+
 void fdes_free(struct fdes *f);
 
 #endif

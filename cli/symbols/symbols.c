@@ -47,6 +47,20 @@ struct symtab {
 	struct fdes fdes;	/* call-frame entries, read at the first
 				   lookup of code no symbol covers */
 	int fdes_read;
+	struct label *labels;	/* where code no function symbol covers
+				   is known to start, by address */
+	size_t nlabels;
+};
+
+/*
+ * A known start of code that has no function symbol: a label of the
+ * symbol table (no type, no size, in code: ld.so's _start, hand-written
+ * assembly), or, without a name, the entry point, DT_INIT, DT_FINI or
+ * the start of a code section.
+ */
+struct label {
+	uint64_t at;
+	const char *name;	/* NULL: named OBJECT+0xSTART */
 };
 
 /* debuginfo_path is set at each open: --debug-dir and --symfs join it */
@@ -251,6 +265,83 @@ add_plt_stubs(struct symtab *t, Dwfl_Module *mod, size_t *k)
 }
 
 static void
+push_label(struct symtab *t, uint64_t at, const char *name)
+{
+	t->labels = xrealloc(t->labels, (t->nlabels + 1) * sizeof *t->labels);
+	t->labels[t->nlabels++] = (struct label){ at, name };
+}
+
+/*
+ * A symbol of no type and no size: a label, if it is in code (not one
+ * past a section's end, as _etext is); "$x" mapping symbols and local
+ * ".L" labels are not names.
+ */
+static void
+add_label(struct symtab *t, Elf *elf, GElf_Word shndx, uint64_t value,
+    uint64_t addr, const char *name)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (elf == NULL || name[0] == '$' || name[0] == '.' ||
+	    shndx == SHN_UNDEF || shndx >= SHN_LORESERVE ||
+	    (scn = elf_getscn(elf, shndx)) == NULL ||
+	    gelf_getshdr(scn, &sh) == NULL || !(sh.sh_flags & SHF_EXECINSTR) ||
+	    value < sh.sh_addr || value - sh.sh_addr >= sh.sh_size)
+		return;
+	push_label(t, addr, name);
+}
+
+/* The starts of code that ELF itself gives: entry, DT_INIT, DT_FINI,
+   code sections. */
+static void
+add_anchors(struct symtab *t, Dwfl_Module *mod)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+
+	if (elf == NULL || gelf_getehdr(elf, &eh) == NULL)
+		return;
+	if (eh.e_entry != 0)
+		push_label(t, eh.e_entry + bias, NULL);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_size > 0)
+			push_label(t, sh.sh_addr + bias, NULL);
+		if (sh.sh_type != SHT_DYNAMIC || sh.sh_entsize == 0 ||
+		    (data = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		for (size_t j = 0; j < sh.sh_size / sh.sh_entsize; j++) {
+			GElf_Dyn dyn;
+
+			if (gelf_getdyn(data, (int)j, &dyn) == NULL ||
+			    dyn.d_tag == DT_NULL)
+				break;
+			if ((dyn.d_tag == DT_INIT || dyn.d_tag == DT_FINI) &&
+			    dyn.d_un.d_ptr != 0)
+				push_label(t, dyn.d_un.d_ptr + bias, NULL);
+		}
+	}
+}
+
+static int
+by_at(const void *a, const void *b)
+{
+	const struct label *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	/* a name before none, so the first at an address is the one shown */
+	return (x->name == NULL) - (y->name == NULL);
+}
+
+static void
 read_functions(struct symtab *t, Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod), i;
@@ -263,9 +354,14 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr,
-		    NULL, NULL, NULL);
+		    &shndx, &elf, NULL);
 
+		if (name != NULL && *name != '\0' && sym.st_size == 0 &&
+		    GELF_ST_TYPE(sym.st_info) == STT_NOTYPE)
+			add_label(t, elf, shndx, sym.st_value, addr, name);
 		if (name == NULL || *name == '\0' || sym.st_shndx == SHN_UNDEF ||
 		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
 		    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
@@ -275,6 +371,8 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 		    GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2 };
 	}
 	add_plt_stubs(t, mod, &k);
+	add_anchors(t, mod);
+	qsort(t->labels, t->nlabels, sizeof *t->labels, by_at);
 	sort_by_start(t->funcs, k);
 	/* one entry per address, with the name to show */
 	size_t out = 0;
@@ -448,6 +546,7 @@ symtab_close(struct symtab *t)
 	free(t->paths);
 	free(t->made);
 	free(t->funcs);
+	free(t->labels);
 	scopes_free(t->scopes);
 	fdes_free(&t->fdes);
 	free(t);
@@ -521,32 +620,105 @@ cfi_range(struct symtab *t, uint64_t addr, uint64_t *start,
 	return -1;
 }
 
+/* The last label at or before addr, or NULL. */
+static const struct label *
+label_at_or_before(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nlabels;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < t->labels[mid].at)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* the first of those at its address: a name before none (by_at) */
+	while (lo > 1 && t->labels[lo - 2].at == t->labels[lo - 1].at)
+		lo--;
+	return lo > 0 ? &t->labels[lo - 1] : NULL;
+}
+
+/* The first label after addr's, or UINT64_MAX. */
+static uint64_t
+label_after(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nlabels;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < t->labels[mid].at)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo < t->nlabels ? t->labels[lo].at : UINT64_MAX;
+}
+
 /*
- * Code at addr that no symbol covers: a function made from its FDE (or,
- * without one, the 256 bytes around it), clipped to the gap between its
- * neighbours, named "OBJECT+0xSTART" and put in the table at index at.
+ * Code at addr that no function symbol covers, put in the table at
+ * index at, clipped to the gap between its neighbours there: a function
+ * made from its FDE (named by a label at its start, if one is there),
+ * else one starting at the last label before it with no FDE between,
+ * named by that label or "OBJECT+0xSTART", else the 256 bytes around
+ * it, a guess (binding 3).
  */
 static size_t
 make_function(struct symtab *t, uint64_t addr, size_t at)
 {
 	uint64_t gap_lo = at > 0 ? t->funcs[at - 1].end : 0;
 	uint64_t gap_hi = at < t->n ? t->funcs[at].start : UINT64_MAX;
-	uint64_t start, end;
+	uint64_t start, end, lo, hi;
+	const struct label *l;
+	const char *label_name = NULL;
 	char *name;
-	int len, made_by_cfi = cfi_range(t, addr, &start, &end) == 0;
+	int len, known = cfi_range(t, addr, &start, &end) == 0;
 
-	if (!made_by_cfi) {
-		start = addr & ~(uint64_t)255;
-		end = start + 256 > start ? start + 256 : UINT64_MAX;
+	if (known) {
+		l = label_at_or_before(t, start);
+		if (l != NULL && l->at == start)
+			label_name = l->name;
+	} else {
+		/* no FDE between the label and addr, nor in what is made */
+		fdes_around(&t->fdes, addr, &lo, &hi);
+		if (lo < gap_lo)
+			lo = gap_lo;
+		if (hi > gap_hi)
+			hi = gap_hi;
+		l = label_at_or_before(t, addr);
+		if (l != NULL && l->at >= lo) {
+			start = l->at;
+			label_name = l->name;
+			end = label_after(t, addr);
+			known = 1;
+			if (end > hi)
+				end = hi;
+		} else {
+			start = addr & ~(uint64_t)255;
+			end = start + 256 > start ? start + 256 : UINT64_MAX;
+			if (start < lo)
+				start = lo;
+			if (end > hi)
+				end = hi;
+		}
+		if (end == UINT64_MAX)
+			end = (addr | 255) + 1 > addr ? (addr | 255) + 1 : UINT64_MAX;
 	}
 	if (start < gap_lo)
 		start = gap_lo;
 	if (end > gap_hi)
 		end = gap_hi;
-	len = snprintf(NULL, 0, "%s+%#llx", t->base, (unsigned long long)start);
-	name = xmalloc((size_t)len + 1);
-	snprintf(name, (size_t)len + 1, "%s+%#llx", t->base,
-	    (unsigned long long)start);
+	if (label_name != NULL) {
+		name = xstrdup(label_name);
+	} else {
+		len = snprintf(NULL, 0, "%s+%#llx", t->base,
+		    (unsigned long long)start);
+		name = xmalloc((size_t)len + 1);
+		snprintf(name, (size_t)len + 1, "%s+%#llx", t->base,
+		    (unsigned long long)start);
+	}
 	keep_made(t, name);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
@@ -554,7 +726,7 @@ make_function(struct symtab *t, uint64_t addr, size_t at)
 	}
 	memmove(&t->funcs[at + 1], &t->funcs[at], (t->n - at) * sizeof *t->funcs);
 	/* binding 3: a made-up range, not known to be one function */
-	t->funcs[at] = (struct func){ start, end, name, made_by_cfi ? 2 : 3 };
+	t->funcs[at] = (struct func){ start, end, name, known ? 2 : 3 };
 	t->n++;
 	return at;
 }
