@@ -238,6 +238,36 @@ assert_tree_fits(const char *prf)
 }
 
 /*
+ * --callers' caption: "N in itself" is function's self samples in the
+ * flat view, as the leaf at whatever depth (a recursive function's own
+ * time below itself was left out: 0 of deep's 357).
+ */
+static void
+assert_self_in_callers_caption(const char *prf, const char *function)
+{
+	char *callers[] = { profil_bin, "report", "--callers", (char *)function,
+	    (char *)prf, NULL };
+	const char *at;
+	struct shares s;
+	struct run r;
+	double flat;
+
+	report(&s, prf);
+	flat = samples_of(&s, function, NULL);
+	run(&r, callers);
+	assert_int_equal(r.status, 0);
+	at = strstr(r.out, "in itself");
+	assert_non_null(at);
+	while (at > r.out && (at[-1] == ' ' || at[-1] == '\n'))
+		at--;
+	while (at > r.out && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	if (atof(at) != flat || flat < 20)
+		fail_msg("%s: %.0f in itself by --callers, %.0f in the flat view",
+		    function, atof(at), flat);
+}
+
+/*
  * Deep recursion: stacks deeper than the unwinder goes are cut and the
  * cut counted, and a stack copy too small for the stack is said so.
  */
@@ -309,6 +339,7 @@ test_deep_recursion(void **state)
 		    "deep", cut, deep_leaf);
 	assert_totals_agree(prf);
 	assert_tree_fits(prf);
+	assert_self_in_callers_caption(prf, "deep");
 	assert_cut_at_depth(prf, "perf");
 	record_with("timer", prf, prog);
 	assert_cut_at_depth(prf, "timer");

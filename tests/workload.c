@@ -149,9 +149,12 @@ paths(long rounds)
 	}
 }
 
+/* some work of its own at every level: recursion's self time */
 __attribute__((noinline)) static void
 deep(int depth)
 {
+	for (volatile int i = 0; i < 200; i++)
+		;
 	if (depth <= 0)
 		leaf();
 	else

@@ -92,7 +92,8 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 		if (at == n)
 			continue;
 		inclusive += st->count;
-		if (at == 0)
+		/* in itself: as the leaf, at whatever depth (the flat self) */
+		if (path[0] == (uint32_t)target)
 			self += st->count;
 		if (callees)
 			other = at > 0 ? (long)path[at - 1] : SELF;
