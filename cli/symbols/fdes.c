@@ -229,7 +229,8 @@ fdes_add(struct fdes *f, Elf *elf, uint64_t bias)
 			continue;
 		add_section(f, ident, data, sh.sh_addr, eh, bias);
 	}
-	qsort(f->r, f->n, sizeof *f->r, by_start);
+	if (f->n > 1)
+		qsort(f->r, f->n, sizeof *f->r, by_start);
 }
 
 int

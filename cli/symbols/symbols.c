@@ -372,7 +372,8 @@ read_functions(struct symtab *t, Dwfl_Module *mod)
 	}
 	add_plt_stubs(t, mod, &k);
 	add_anchors(t, mod);
-	qsort(t->labels, t->nlabels, sizeof *t->labels, by_at);
+	if (t->nlabels > 1)
+		qsort(t->labels, t->nlabels, sizeof *t->labels, by_at);
 	sort_by_start(t->funcs, k);
 	/* one entry per address, with the name to show */
 	size_t out = 0;
