@@ -167,6 +167,10 @@ $(BUILD)/tests/test-stackmemo: cli/record/stackmemo.c cli/record/stackmemo.h \
     cli/record/cfirules.h cli/hmap.c cli/util.c
 $(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli -Icli/record
 
+# test-sorted checks the sorted-table lookup header (cli/sorted.h)
+$(BUILD)/tests/test-sorted: cli/sorted.h
+$(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
+
 # test-table compiles the table printer itself (#include)
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report

@@ -35,6 +35,7 @@
 #include "gmon.h"
 #include "hmap.h"
 #include "outfile.h"
+#include "sorted.h"
 
 static void
 put(FILE *f, const void *p, size_t n)
@@ -109,17 +110,7 @@ gprof_functions(const char *path, uint64_t **starts)
 static long
 function_at(const uint64_t *starts, long n, uint64_t addr)
 {
-	long lo = 0, hi = n;	/* the first start above addr is in [lo, hi] */
-
-	while (lo < hi) {
-		long mid = lo + (hi - lo) / 2;
-
-		if (starts[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - 1;
+	return (long)sorted_upper(starts, (size_t)n, sizeof *starts, 0, addr) - 1;
 }
 
 /*

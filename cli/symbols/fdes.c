@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "fdes.h"
+#include "sorted.h"
 
 struct reader {
 	const uint8_t *p, *end;
@@ -237,16 +238,9 @@ int
 fdes_find(const struct fdes *f, uint64_t addr, uint64_t *start,
     uint64_t *end)
 {
-	size_t lo = 0, hi = f->n;
+	size_t lo = sorted_upper(f->r, f->n, sizeof *f->r,
+	    offsetof(struct fde_range, start), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < f->r[mid].start)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	/* lo - 1: the last to start at or before addr; the same code may
 	   have an entry in each section, of other lengths */
 	for (size_t k = lo; k > 0 && lo - k < 4; k--)
@@ -261,16 +255,9 @@ fdes_find(const struct fdes *f, uint64_t addr, uint64_t *start,
 void
 fdes_around(const struct fdes *f, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
-	size_t a = 0, b = f->n;
+	size_t a = sorted_upper(f->r, f->n, sizeof *f->r,
+	    offsetof(struct fde_range, start), addr);
 
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-
-		if (addr < f->r[mid].start)
-			b = mid;
-		else
-			a = mid + 1;
-	}
 	*hi = a < f->n ? f->r[a].start : UINT64_MAX;
 	*lo = 0;
 	for (size_t k = a; k > 0 && a - k < 4; k--)

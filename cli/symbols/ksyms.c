@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "kernel.h"
 #include "ksyms.h"
+#include "sorted.h"
 
 #define CACHE_MAGIC	"PRFKSYM1"
 
@@ -371,16 +372,9 @@ const char *
 ksyms_lookup(struct ksyms *t, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	uint64_t at = addr + t->delta;
-	size_t lo = 0, hi = t->n, i;
+	size_t lo = sorted_upper(t->syms, t->n, sizeof *t->syms,
+	    offsetof(struct ksym, addr), at), i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (at < t->syms[mid].addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	if (lo == 0)
 		return NULL;
 	i = lo - 1;

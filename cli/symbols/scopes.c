@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "scopes.h"
+#include "sorted.h"
 
 #define IMPORT_DEPTH 8		/* units importing units, at most */
 #define SCOPE_DEPTH 256		/* nested scopes in a function, at most */
@@ -152,18 +153,11 @@ scopes_inlined(struct scope_index *x, Dwarf_Die *cu, Dwarf_Addr pc,
 	struct unit *u = unit_of(x, cu);
 	const struct range *first = NULL;
 	Dwarf_Die chain[SCOPE_DEPTH], at, child;
-	size_t lo = 0, hi = u->n, n = 0;
+	size_t lo = sorted_upper(u->v, u->n, sizeof *u->v,
+	    offsetof(struct range, lo), pc), n = 0;
 
 	/* the last range starting at or before pc, then back over overlaps
 	   for the entry that comes first in the unit */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i-- > 0 && u->v[i].maxend > pc;)
 		if (pc < u->v[i].hi && (first == NULL || u->v[i].order < first->order))
 			first = &u->v[i];

@@ -21,6 +21,7 @@
 #include "fdes.h"
 #include "find.h"
 #include "scopes.h"
+#include "sorted.h"
 #include "symbols.h"
 #include "vdso.h"
 
@@ -557,17 +558,8 @@ symtab_close(struct symtab *t)
 static size_t
 upper_index(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < t->funcs[mid].start)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return sorted_upper(t->funcs, t->n, sizeof *t->funcs,
+	    offsetof(struct func, start), addr);
 }
 
 /*
@@ -625,16 +617,9 @@ cfi_range(struct symtab *t, uint64_t addr, uint64_t *start,
 static const struct label *
 label_at_or_before(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nlabels;
+	size_t lo = sorted_upper(t->labels, t->nlabels, sizeof *t->labels,
+	    offsetof(struct label, at), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < t->labels[mid].at)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	/* the first of those at its address: a name before none (by_at) */
 	while (lo > 1 && t->labels[lo - 2].at == t->labels[lo - 1].at)
 		lo--;
@@ -645,16 +630,9 @@ label_at_or_before(const struct symtab *t, uint64_t addr)
 static uint64_t
 label_after(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nlabels;
+	size_t lo = sorted_upper(t->labels, t->nlabels, sizeof *t->labels,
+	    offsetof(struct label, at), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < t->labels[mid].at)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	return lo < t->nlabels ? t->labels[lo].at : UINT64_MAX;
 }
 
