@@ -17,6 +17,11 @@ times; reports medians of:
   - the recorder's own CPU per sample with stacks, less without: what
     unwinding costs, and so how many samples it unwinds per CPU-second
     (target: 20,000);
+  - the same, split in two by runs 4x as long (unprofiled, flat and
+    stacks, in the same rounds): what stacks cost the recorder once a
+    run (its rings, its start) and what they cost it a sample (the
+    unwinding), and stacks - flat on the long runs, where the cost per
+    run weighs a quarter as much;
   - the files: .prf with stacks for the run and a run 4x as long (target:
     64 KiB, and the same size), perf.data with dwarf stacks;
   - report --tree, --callers and --html on bench/gen-big.py's 50,000-
@@ -77,33 +82,74 @@ def configs(tmp, prog):
     }
 
 
+def longer(prog):
+    """The same workload 4x as long: its last argument, its length, x4."""
+    return prog[:-1] + [str(4 * int(prog[-1]))]
+
+
+def quartiles(xs):
+    """The first and third quartiles: how far the rounds spread (this
+    VM's run-to-run noise is of the size of the differences measured)."""
+    if len(xs) < 2:
+        return (float("nan"), float("nan"))
+    q = statistics.quantiles(xs, n=4)
+    return (q[0], q[2])
+
+
 def measure(name, prog, tmp):
     cfg = configs(tmp, prog)
-    cpu = {k: [] for k in cfg}
+    long_cfg = {k + " 4x": v for k, v in configs(tmp, longer(prog)).items()
+                if k in ("unprofiled", "profil flat", "profil stacks")}
+    cpu = {k: [] for k in list(cfg) + list(long_cfg)}
     recorder = {"profil flat": [], "profil stacks": []}
+    # the recorder's own CPU (all of the run's less the program's) and
+    # the samples, at 1x and 4x: what stacks cost a run, and a sample
+    own = {k: [] for k in ("profil flat", "profil stacks",
+                           "profil flat 4x", "profil stacks 4x")}
     for _ in range(ROUNDS):
-        for k, cmd in cfg.items():
+        for k, cmd in list(cfg.items()) + list(long_cfg.items()):
             _, c = record.timed(cmd)
             cpu[k].append(c)
-            if k in recorder:
+            if k in own:
                 n, prog_cpu = caption(os.path.join(tmp, "x.prf"))
-                recorder[k].append(((c - prog_cpu) / n, n))
+                own[k].append((c - prog_cpu, n))
+                if k in recorder:
+                    recorder[k].append(((c - prog_cpu) / n, n))
     # each round against its own unprofiled run, then medians: the
     # machine's drift over a benchmark is a point or more, and cancels
     # within a round (its runs follow each other)
     rounds = [{k: 100 * (cpu[k][r] / cpu["unprofiled"][r] - 1) for k in cfg}
               for r in range(ROUNDS)]
     extra = {k: statistics.median(x[k] for x in rounds) for k in cfg}
-    extra["stacks - flat"] = statistics.median(
-        x["profil stacks"] - x["profil flat"] for x in rounds)
-    extra["ours / dwarf"] = statistics.median(
-        x["profil stacks"] / x["perf dwarf"] for x in rounds
-        if x["perf dwarf"] > 0) if any(
-        x["perf dwarf"] > 0 for x in rounds) else float("nan")
+    diffs = [x["profil stacks"] - x["profil flat"] for x in rounds]
+    extra["stacks - flat"] = statistics.median(diffs)
+    extra["stacks - flat iqr"] = quartiles(diffs)
+    ratios = [x["profil stacks"] / x["perf dwarf"] for x in rounds
+              if x["perf dwarf"] > 0]
+    extra["ours / dwarf"] = (statistics.median(ratios) if ratios
+                             else float("nan"))
+    extra["ours / dwarf iqr"] = quartiles(ratios)
     extra["copy"] = statistics.median(
         x["bare + stack"] - x["bare"] for x in rounds)
+    diffs = [100 * (cpu["profil stacks 4x"][r] - cpu["profil flat 4x"][r])
+             / cpu["unprofiled 4x"][r] for r in range(ROUNDS)]
+    extra["stacks - flat 4x"] = statistics.median(diffs)
+    extra["stacks - flat 4x iqr"] = quartiles(diffs)
     per = {k: statistics.median(x[0] for x in v) for k, v in recorder.items()}
     samples = statistics.median(x[1] for x in recorder["profil stacks"])
+    # what stacks add to the recorder, in each round: a cost per run
+    # (rings, start) and one per sample (unwinding), from the two lengths
+    fixed, each = [], []
+    for r in range(ROUNDS):
+        (s1, n1), (f1, _) = own["profil stacks"][r], own["profil flat"][r]
+        (s4, n4), (f4, _) = (own["profil stacks 4x"][r],
+                             own["profil flat 4x"][r])
+        if n4 > n1:
+            e = ((s4 - f4) - (s1 - f1)) / (n4 - n1)
+            each.append(e)
+            fixed.append((s1 - f1) - e * n1)
+    per["run"] = statistics.median(fixed) if fixed else float("nan")
+    per["sample"] = statistics.median(each) if each else float("nan")
     return extra, per, samples
 
 
@@ -150,8 +196,8 @@ def main():
             rows.append((name,) + measure(name, prog, tmp))
         print("\nMedians of %d alternating rounds at %s Hz: extra CPU "
               "(program + profiler) over the unprofiled run of the same "
-              "round; differences and ratios taken in each round"
-              % (ROUNDS, RATE))
+              "round; differences and ratios taken in each round, their "
+              "quartiles in brackets" % (ROUNDS, RATE))
         print("\n| workload | profil flat | profil stacks | stacks - flat | "
               "perf flat | perf dwarf | profil stacks / perf dwarf | "
               "recorder µs/sample, stacks - flat | unwinds per CPU-s | "
@@ -159,15 +205,33 @@ def main():
         print("|---|---|---|---|---|---|---|---|---|---|")
         for name, extra, per, samples in rows:
             unwind = per["profil stacks"] - per["profil flat"]
-            print("| %s | %+.1f%% | %+.1f%% | %+.1f pt | %+.1f%% | %+.1f%% | "
-                  "%.2f | %.1f | %s | %+.1f pt |" % (
+            print("| %s | %+.1f%% | %+.1f%% | %+.1f pt (%+.1f..%+.1f) | "
+                  "%+.1f%% | %+.1f%% | %.2f (%.2f..%.2f) | %.1f | %s | "
+                  "%+.1f pt |" % (
                       name, extra["profil flat"], extra["profil stacks"],
                       extra["stacks - flat"],
+                      extra["stacks - flat iqr"][0],
+                      extra["stacks - flat iqr"][1],
                       extra["perf flat"], extra["perf dwarf"],
-                      extra["ours / dwarf"],
+                      extra["ours / dwarf"], extra["ours / dwarf iqr"][0],
+                      extra["ours / dwarf iqr"][1],
                       unwind * 1e6,
                       "%.0f" % (1 / unwind) if unwind > 0 else "-",
                       extra["copy"]))
+        print("\nWhat stacks add to the recorder, split by the runs 4x as "
+              "long (the same rounds): a cost per run and one per sample; "
+              "and stacks - flat on the 4x runs")
+        print("\n| workload | samples (1x) | recorder ms per run, stacks - "
+              "flat | recorder µs per sample, stacks - flat | samples per "
+              "CPU-s it unwinds | stacks - flat, 4x run |")
+        print("|---|---|---|---|---|---|")
+        for name, extra, per, samples in rows:
+            print("| %s | %d | %.1f | %.1f | %s | %+.1f pt (%+.1f..%+.1f) |"
+                  % (name, samples, per["run"] * 1e3, per["sample"] * 1e6,
+                     "%.0f" % (1 / per["sample"]) if per["sample"] > 0
+                     else "-", extra["stacks - flat 4x"],
+                     extra["stacks - flat 4x iqr"][0],
+                     extra["stacks - flat 4x iqr"][1]))
         s = sizes(tmp)
         print("\n| run | profil .prf with stacks | perf.data, dwarf stacks |")
         print("|---|---|---|")
