@@ -114,8 +114,20 @@ $(BUILD)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CLICFLAGS) -MMD -MP -c -o $@ $<
 
+# elfutils, and what libdw.a needs, go into profil itself: loading the
+# shared libdw, libelf, liblzma and libbz2 at every start and resolving
+# their symbols was 1.1-1.5 ms of each `profil record` here, a tenth of
+# what recording /bin/true costs (README, "Dependencies").  LIBDW=shared
+# links them as shared libraries, as a distribution would.
+LIBDW     ?= static
+ifeq ($(LIBDW),static)
+DWLIBS    := -Wl,-Bstatic -ldw -lelf -lbz2 -llzma -lz -Wl,-Bdynamic
+else
+DWLIBS    := -ldw -lelf -lz
+endif
+
 $(BUILD)/profil: $(CLI_OBJ) $(STLIB)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) -ldw -lelf -lz -ldl -lpthread -lm
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) $(DWLIBS) -ldl -lpthread -lm
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
