@@ -79,22 +79,14 @@ def tv_noise(truth, n):
                      for p in truth.values())
 
 
-def calibrate():
-    """Rounds of `workload split` per CPU-second here, now."""
-    cpu = min(cpu_of([WL, "split", "20"]) for _ in range(3))
-    return 20 / cpu
-
-
 def main():
     if not os.access(PROFIL, os.X_OK) or not os.access(WL, os.X_OK):
         sys.exit("budget.py: build first (make all build/tests/workload)")
-    per_s = calibrate()
-    rounds_of = lambda seconds: str(max(1, round(per_s * seconds)))
     programs = [
-        ("30 ms", [WL, "split", rounds_of(0.03)], SPLIT, "function", ROUNDS, True),
-        ("2 s", [WL, "split", rounds_of(2)], SPLIT, "function", ROUNDS, True),
+        ("30 ms", [WL, "split", "0.03"], SPLIT, "function", ROUNDS, True),
+        ("2 s", [WL, "split", "2"], SPLIT, "function", ROUNDS, True),
         ("2 s, two halves", [WL, "libm", "1.0"], HALVES, "object", ROUNDS, True),
-        ("60 s", [WL, "split", rounds_of(60)], SPLIT, "function",
+        ("60 s", [WL, "split", "60"], SPLIT, "function",
          max(3, ROUNDS - 2), False),
     ]
     configs = [("1 kHz", ["-F", "1000"]),

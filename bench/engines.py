@@ -45,8 +45,8 @@ BARE = os.path.abspath(os.path.join(BUILD, "bench", "bare-sampler"))
 
 PROGRAMS = {
     "syscall-heavy": [WL, "writes", "1.5"],
-    "30 ms program": [WL, "split", "2"],
-    "2 s single thread": [WL, "split", "170"],
+    "30 ms program": [WL, "split", "0.022"],
+    "2 s single thread": [WL, "split", "1.87"],
 }
 
 

@@ -41,12 +41,12 @@ GPPROF = shutil.which("google-pprof")
 
 # name: (command, truth, truth is over "function" or "object")
 WORKLOADS = {
-    "single-thread 6:3:1": ([WL, "split", "150"], SPLIT, "function"),
-    "4 threads 6:3:1": ([WL, "threads", "4", "40"], SPLIT, "function"),
-    "32 small functions": ([WL, "many", "200"], MANY, "function"),
+    "single-thread 6:3:1": ([WL, "split", "1.65"], SPLIT, "function"),
+    "4 threads 6:3:1": ([WL, "threads", "4", "0.44"], SPLIT, "function"),
+    "32 small functions": ([WL, "many", "2.24"], MANY, "function"),
     "half in libm": ([WL, "libm", "0.25"], {"workload": 0.5, "libm.so.6": 0.5}, "object"),
     "syscall-heavy": ([WL, "syscalls", "0.5"], None, None),
-    "40 ms program": ([WL, "split", "4"], SPLIT, "function"),
+    "40 ms program": ([WL, "split", "0.044"], SPLIT, "function"),
 }
 
 
@@ -234,7 +234,7 @@ def main():
     # file size for a run 4x as long
     sizes = {}
     for mult in (1, 4):
-        cmd = [WL, "split", str(40 * mult)]
+        cmd = [WL, "split", "%g" % (0.44 * mult)]
         prf = os.path.join(tmp, "s%d.prf" % mult)
         pdata = os.path.join(tmp, "s%d.data" % mult)
         subprocess.run([PROFIL, "record", "-q", "-F", RATE, "-o", prf] + cmd, check=True)

@@ -46,8 +46,8 @@ BIG_TARGET_MS = 1000     # "well under a second" for the big one
 
 # name: (program, its -pg build, arguments)
 WORKLOADS = {
-    "6:3:1 split": (WL, WL_PG, ["split", "120"]),
-    "32 small functions": (WL, WL_PG, ["many", "150"]),
+    "6:3:1 split": (WL, WL_PG, ["split", "1.32"]),
+    "32 small functions": (WL, WL_PG, ["many", "1.68"]),
     "half in libm": (WL, WL_PG, ["libm", "1"]),
     "50,000 functions": (BIG, BIG_PG, ["5"]),
 }

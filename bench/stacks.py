@@ -50,10 +50,10 @@ BARE = os.path.abspath(os.path.join(BUILD, "bench", "bare-sampler"))
 STACK = "16384"                 # profil record's default --stack-size
 
 WORKLOADS = {
-    "single-thread 6:3:1": [WL, "split", "150"],
-    "4 threads 6:3:1": [WL, "threads", "4", "40"],
-    "leaf via 3 paths, qsort": [WL, "paths", "60"],
-    "C++ exceptions": [CXX, "throw", "100"],
+    "single-thread 6:3:1": [WL, "split", "1.65"],
+    "4 threads 6:3:1": [WL, "threads", "4", "0.44"],
+    "leaf via 3 paths, qsort": [WL, "paths", "0.66"],
+    "C++ exceptions": [CXX, "throw", "1.3"],
 }
 
 
@@ -83,8 +83,8 @@ def configs(tmp, prog):
 
 
 def longer(prog):
-    """The same workload 4x as long: its last argument, its length, x4."""
-    return prog[:-1] + [str(4 * int(prog[-1]))]
+    """The same workload 4x as long: its last argument, its CPU seconds, x4."""
+    return prog[:-1] + ["%g" % (4 * float(prog[-1]))]
 
 
 def quartiles(xs):
@@ -156,7 +156,7 @@ def measure(name, prog, tmp):
 def sizes(tmp):
     """.prf with stacks 1x and 4x, perf.data with dwarf stacks 1x."""
     out = {}
-    for label, rounds in (("1x", "40"), ("4x", "160")):
+    for label, rounds in (("1x", "0.44"), ("4x", "1.76")):
         prf = os.path.join(tmp, "s%s.prf" % label)
         subprocess.run([PROFIL, "record", "-q", "-F", RATE, "-o", prf, WL,
                         "split", rounds], check=True)

@@ -61,23 +61,49 @@
 #include <time.h>
 #include <unistd.h>
 
-#define UNIT		1000000ul	/* burn() iterations: about 1 ms */
+#define UNIT		1000000ul	/* iterations: about 1 ms here */
+
+static double work_scale = 1;		/* PROFIL_TEST_WORK_SCALE */
 
 extern char **environ;
 
 static char self[PATH_MAX];		/* this program, for children */
 
+/* n iterations at this run's scale (tests/workload.c), at least one */
+static unsigned long
+scaled(double n)
+{
+	double k = n * work_scale + 0.5;
+
+	return k < 1 ? 1 : (unsigned long)k;
+}
+
+static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /*
- * Burn CPU: iterations of a multiply-add on a local.  Touches no global
- * and no thread-local state, so raw clone() children may run it.
+ * Burn ms of the calling thread's CPU, whatever the machine's speed:
+ * rounds of a multiply-add on a local, about 1 ms each here, until the
+ * thread's CPU clock says so.  Under 1 ms, one round of that share of
+ * the work, the clock unread.
  */
 __attribute__((noinline)) static unsigned long
-burn(unsigned long iterations)
+burn(double ms)
 {
 	volatile unsigned long local = 1;
+	unsigned long round = scaled(ms < 1 ? ms * UNIT : UNIT);
+	double until = ms < 1 ? 0 : thread_cpu() + ms / 1000;
 
-	for (unsigned long i = 0; i < iterations; i++)
-		local = local * 6364136223846793005ul + i;
+	do
+		for (unsigned long i = 0; i < round; i++)
+			local = local * 6364136223846793005ul + i;
+	while (until > 0 && thread_cpu() < until);
 	return local;
 }
 
@@ -123,7 +149,7 @@ fork_exec_child(void)
 static void
 mode_child(void)
 {
-	burn(UNIT);
+	burn(1);
 	exit(3);
 }
 
@@ -152,7 +178,7 @@ mode_sigprof(void)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGPROF, &sa, NULL) < 0 || setitimer(ITIMER_PROF, &it, NULL) < 0)
 		die("sigprof: %s", strerror(errno));
-	burn(400 * UNIT);
+	burn(400);
 	memset(&it, 0, sizeof it);
 	setitimer(ITIMER_PROF, &it, NULL);
 	if (prof_ticks == 0 || prof_foreign != 0)
@@ -170,7 +196,7 @@ mode_blockall(void)
 	sigfillset(&all);
 	if (sigprocmask(SIG_BLOCK, &all, NULL) < 0)
 		die("sigprocmask: %s", strerror(errno));
-	burn(400 * UNIT);
+	burn(400);
 	sigpending(&pending);
 	for (sig = 1; sig < NSIG; sig++)
 		if (sigismember(&pending, sig) == 1) {
@@ -195,7 +221,7 @@ mode_sigreset(void)
 		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, &sa, NULL) < 0 &&
 		    errno != EINVAL)	/* the C library keeps two for itself */
 			die("sigaction %d: %s", sig, strerror(errno));
-	burn(400 * UNIT);
+	burn(400);
 	printf("sigreset ok\n");
 }
 
@@ -219,7 +245,7 @@ mode_sigcatch(void)
 		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, &sa, NULL) < 0 &&
 		    errno != EINVAL)
 			die("sigaction %d: %s", sig, strerror(errno));
-	burn(400 * UNIT);
+	burn(400);
 	printf("sigcatch %d signals\n", (int)caught);
 }
 
@@ -265,7 +291,7 @@ mode_sigrt(void)
 		}
 		sigaddset(&rt, sig);
 	}
-	burn(100 * UNIT);
+	burn(100);
 	/* unblocked: each arrives at once, once, with its value */
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
 		send_rt(sig);
@@ -283,7 +309,7 @@ mode_sigrt(void)
 			printf("sigrt: %d not shown blocked as asked\n", sig);
 			wrong++;
 		}
-	burn(200 * UNIT);
+	burn(200);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		send_rt(sig);
 	sigpending(&now);
@@ -328,7 +354,7 @@ mode_sigrt(void)
 			wrong++;
 		}
 	}
-	burn(100 * UNIT);
+	burn(100);
 	printf("sigrt %d signals, %d wrong, %d wrong values\n", n, wrong,
 	    (int)rt_wrong_value);
 }
@@ -338,7 +364,8 @@ mode_sigrt(void)
 static void *
 short_thread(void *arg)
 {
-	return (void *)burn((unsigned long)arg);
+	(void)arg;
+	return (void *)burn(0.02);
 }
 
 static void
@@ -351,14 +378,13 @@ mode_threads(void)
 	for (int i = 0; i < TOTAL; i++) {
 		if (i >= LIVE)
 			pthread_join(ring[i % LIVE], NULL);
-		rc = pthread_create(&ring[i % LIVE], NULL, short_thread,
-		    (void *)(UNIT / 50));
+		rc = pthread_create(&ring[i % LIVE], NULL, short_thread, NULL);
 		if (rc != 0)
 			die("threads: pthread_create %d: %s", i, strerror(rc));
 	}
 	for (int i = TOTAL - LIVE; i < TOTAL; i++)
 		pthread_join(ring[i % LIVE], NULL);
-	burn(400 * UNIT);
+	burn(400);
 	printf("threads %d ok\n", TOTAL);
 }
 
@@ -371,7 +397,7 @@ mode_forkexec(void)
 
 	for (int i = 0; i < CHILDREN; i++)
 		pids[i] = fork_exec_child();
-	burn(600 * UNIT);
+	burn(600);
 	for (int i = 0; i < CHILDREN; i++)
 		bad += wait_for(pids[i]) != 3;
 	printf("forkexec %d children, %d failed\n", CHILDREN, bad);
@@ -381,7 +407,7 @@ static void *
 busy_thread(void *arg)
 {
 	(void)arg;
-	return (void *)burn(8 * UNIT);
+	return (void *)burn(8);
 }
 
 static void
@@ -409,14 +435,14 @@ mode_closefds(void)
 	for (int fd = 0; fd < max; fd++)
 		if (fd != 1)
 			close(fd);
-	burn(400 * UNIT);
+	burn(400);
 	printf("closefds ok\n");
 }
 
 static void *
 burn_thread(void *arg)
 {
-	return (void *)burn((unsigned long)arg);
+	return (void *)burn((double)(long)arg);	/* arg: milliseconds */
 }
 
 static void
@@ -428,11 +454,11 @@ mode_closerange(void)
 	close_range(2, 2, 0);
 	if (close_range(3, ~0u, CLOSE_RANGE_UNSHARE) < 0)
 		die("close_range: %s", strerror(errno));
-	if (pthread_create(&t, NULL, burn_thread, (void *)(200 * UNIT)) != 0)
+	if (pthread_create(&t, NULL, burn_thread, (void *)200l) != 0)
 		die("pthread_create");
-	burn(100 * UNIT);
+	burn(100);
 	closefrom(3);
-	burn(100 * UNIT);
+	burn(100);
 	pthread_join(t, NULL);
 	printf("closerange ok\n");
 }
@@ -442,7 +468,7 @@ mode_chdir(void)
 {
 	if (chdir("/") < 0)
 		die("chdir: %s", strerror(errno));
-	burn(400 * UNIT);
+	burn(400);
 	printf("chdir ok, child %d\n", wait_for(fork_exec_child()));
 }
 
@@ -451,7 +477,7 @@ mode_exit(void)
 {
 	static const char line[] = "_exit ok\n";
 
-	burn(400 * UNIT);
+	burn(400);
 	printf("this line stays in the stdio buffer\n");
 	if (write(1, line, sizeof line - 1) != (ssize_t)sizeof line - 1)
 		_exit(1);
@@ -463,7 +489,7 @@ mode_execself(int generation)
 {
 	char arg[16];
 
-	burn(40 * UNIT);
+	burn(40);
 	printf("execself %d\n", generation);
 	fflush(stdout);
 	if (generation == 0)
@@ -476,7 +502,7 @@ mode_execself(int generation)
 static void
 mode_abort(void)
 {
-	burn(400 * UNIT);
+	burn(400);
 	printf("abort\n");
 	fflush(stdout);
 	abort();
@@ -490,7 +516,7 @@ mode_abort(void)
 static void
 mode_rtdie(void)
 {
-	burn(400 * UNIT);
+	burn(400);
 	printf("rtdie\n");
 	fflush(stdout);
 	kill(getpid(), SIGRTMAX - 1);
@@ -515,7 +541,7 @@ recurse(unsigned long depth)
 static void
 mode_stack(void)
 {
-	burn(400 * UNIT);
+	burn(400);
 	printf("stack\n");
 	fflush(stdout);
 	recurse(0);
@@ -531,15 +557,17 @@ futex(_Atomic int *word, int op, int val, const struct timespec *timeout)
 
 /*
  * What clone() children run: their own loop (not burn(), so a profile
- * tells their samples apart), touching no global or thread-local state:
- * they share the parent's, thread pointer included.
+ * tells their samples apart), touching no thread-local state (they share
+ * the parent's thread pointer) and calling nothing; so a fixed amount of
+ * work, about 100 ms here, at this run's scale.
  */
 __attribute__((noinline)) static int
 clone_burn(void *arg)
 {
 	volatile unsigned long local = 1;
+	unsigned long n = (unsigned long)(100 * UNIT * work_scale);
 
-	for (unsigned long i = 0; i < 100 * UNIT; i++)
+	for (unsigned long i = 0; i < n; i++)
 		local = local * 6364136223846793005ul + i;
 	return (int)(long)arg;
 }
@@ -583,7 +611,7 @@ mode_spawn(void)
 			futex(&ctid, FUTEX_WAIT, t, NULL);
 	}
 	printf("clone thread %s\n", pid > 0 ? "ok" : "failed");
-	burn(200 * UNIT);
+	burn(200);
 }
 
 /* ---- dlopen / dlclose ---------------------------------------------------- */
@@ -615,7 +643,11 @@ mode_dlopen(int cycles, unsigned long units)
 				die("dlsym %s: %s", names[k][1], dlerror());
 			base[k] = info.dli_fbase;
 			reused |= k == 1 && base[1] == base[0];
-			fn(units * UNIT);
+			double until = thread_cpu() + (double)units / 1000;
+
+			do
+				fn(scaled(UNIT));
+			while (thread_cpu() < until);
 			if (dlclose(h) != 0)
 				die("dlclose: %s", dlerror());
 		}
@@ -695,7 +727,7 @@ mode_eintr(void)
 		struct pollfd pfd = { h.resp[0], POLLIN, 0 };
 		int seen;
 
-		burn(UNIT);
+		burn(1);
 		bad += interrupted("nanosleep", nanosleep(&short_wait, NULL) < 0, 0);
 		errno = clock_nanosleep(CLOCK_MONOTONIC, 0, &short_wait, NULL);
 		bad += interrupted("clock_nanosleep", errno != 0, 0);
@@ -729,7 +761,10 @@ main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	int n = argc > 2 ? atoi(argv[2]) : 0;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	const char *scale = getenv("PROFIL_TEST_WORK_SCALE");
 
+	if (scale != NULL && (work_scale = atof(scale)) <= 0)
+		die("adversary: bad PROFIL_TEST_WORK_SCALE '%s'", scale);
 	if (len < 0)
 		die("readlink: %s", strerror(errno));
 	self[len] = '\0';

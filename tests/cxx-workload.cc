@@ -2,16 +2,34 @@
 // (a template member, overloads, a namespace), a function whose hot line
 // is marked, and a mode that spends its time in the vDSO.
 //
-//   burn ROUNDS    geo::Burner<double>::burn 3 parts (called by
+//   burn SECONDS   geo::Burner<double>::burn 3 parts (called by
 //                  geo::burn_with, a name with < > & in it), geo::area(int)
 //                  1 part
-//   clock ROUNDS   clock_gettime in a loop (the vDSO does the work)
-//   throw ROUNDS   exceptions thrown through 8 frames and caught: the
+//   clock SECONDS  clock_gettime in a loop (the vDSO does the work)
+//   throw SECONDS  exceptions thrown through 8 frames and caught: the
 //                  time in the C++ runtime's unwinder has stacks too
+//
+// SECONDS of the thread's CPU, in whole rounds (tests/workload.c says
+// why); PROFIL_TEST_WORK_SCALE=K scales each round's work by K.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+
+static double work_scale = 1;
+
+static long scaled(long n)
+{
+	double k = (double)n * work_scale + 0.5;
+	return k < 1 ? 1 : (long)k;
+}
+
+static double thread_cpu()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 namespace geo {
 
@@ -59,17 +77,20 @@ __attribute__((noinline)) int dive(int depth)
 	return dive(depth - 1) + 1;	/* not a tail call */
 }
 
-__attribute__((noinline)) long catcher(long rounds)
+__attribute__((noinline)) long catcher(double seconds)
 {
 	long caught = 0;
+	double until = thread_cpu() + seconds;
 
-	for (long r = 0; r < rounds; r++) {
-		try {
-			dive(8);
-		} catch (const Thrown &t) {
-			caught += 1 + t.depth;
+	do {
+		for (long r = 0; r < scaled(10000); r++) {
+			try {
+				dive(8);
+			} catch (const Thrown &t) {
+				caught += 1 + t.depth;
+			}
 		}
-	}
+	} while (thread_cpu() < until);
 	return caught;
 }
 
@@ -77,24 +98,33 @@ __attribute__((noinline)) long catcher(long rounds)
 
 int main(int argc, char **argv)
 {
-	long rounds = argc > 2 ? atol(argv[2]) : 10;
+	double seconds = argc > 2 ? atof(argv[2]) : 0.1, until;
+	const char *scale = getenv("PROFIL_TEST_WORK_SCALE");
 	double sink = 0;
 
+	if (scale != NULL && (work_scale = atof(scale)) <= 0) {
+		fprintf(stderr, "cxx-workload: bad PROFIL_TEST_WORK_SCALE '%s'\n",
+		    scale);
+		return 2;
+	}
+	until = thread_cpu() + seconds;
 	if (argc > 1 && strcmp(argv[1], "throw") == 0) {
-		sink += (double)geo::catcher(rounds * 10000);
+		sink += (double)geo::catcher(seconds);
 	} else if (argc > 1 && strcmp(argv[1], "clock") == 0) {
 		struct timespec ts;
-		for (long r = 0; r < rounds * 100000; r++) {
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			sink += (double)ts.tv_nsec;
-		}
+		do {
+			for (long r = 0; r < scaled(100000); r++) {
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				sink += (double)ts.tv_nsec;
+			}
+		} while (thread_cpu() < until);
 	} else {
 		geo::Burner<double> b;
-		for (long r = 0; r < rounds; r++) {
-			sink += geo::burn_with(b, 3000000);
-			sink += geo::area(3000000);
+		do {
+			sink += geo::burn_with(b, scaled(3000000));
+			sink += geo::area((int)scaled(3000000));
 			sink += geo::area(2.0);
-		}
+		} while (thread_cpu() < until);
 	}
 	printf("%s done\n", argc > 1 ? argv[1] : "burn");
 	return sink == 42.0;

@@ -245,6 +245,67 @@ record_ok(const char *prf, char **program)
 	record_with("auto", prf, program);
 }
 
+double
+e2e_rate(void)
+{
+	return atof(getenv("PROFIL_TEST_SANITIZED") != NULL ?
+	    e2e_rate_when_sanitized : "5000");
+}
+
+double
+e2e_samples_for_share(double p, double k, double within)
+{
+	if (within <= 0)
+		fail_msg("a margin of %g leaves nothing for sampling error", within);
+	return p * (1 - p) * (k / within) * (k / within);
+}
+
+const char *
+e2e_cpu_for(double samples, double per)
+{
+	static char bufs[8][32];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	/* 15% more: kernel samples, start-up, a recorder behind */
+	snprintf(b, sizeof bufs[0], "%.3f", 1.15 * samples / (e2e_rate() * per));
+	return b;
+}
+
+double
+e2e_longer(double cpu, double got, double need, int *runs)
+{
+	if (++*runs >= 3)
+		fail_msg("%.0f samples in the third run, %.0f wanted", got, need);
+	/* what was missing, and a tenth more; 4x at most a time */
+	return cpu * (got > need / 4 ? 1.1 * need / got : 4);
+}
+
+void
+record_for(struct shares *s, struct run *r, const char *engine,
+    const char *prf, char **program, double per, double need,
+    double (*count)(const struct shares *))
+{
+	int runs = 0;
+
+	for (double cpu = atof(e2e_cpu_for(need, per));;) {
+		char *argv[32], arg[32];
+		double got;
+		int i;
+
+		snprintf(arg, sizeof arg, "%.3f", cpu);
+		for (i = 0; program[i] != NULL && i < 31; i++)
+			argv[i] = strcmp(program[i], E2E_CPU) == 0 ? arg :
+			    program[i];
+		argv[i] = NULL;
+		record_run(r, engine, prf, argv);
+		report(s, prf);
+		got = count != NULL ? count(s) : s->total;
+		if (got >= need)
+			return;
+		cpu = e2e_longer(cpu, got, need, &runs);
+	}
+}
 
 void
 scale_profile(struct profil_profile *p, uint64_t k)

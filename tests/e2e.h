@@ -61,6 +61,41 @@ void record_run(struct run *r, const char *engine, const char *prf,
 void record_ok(const char *prf, char **program);
 
 /*
+ * Runs sized by the samples a check needs, not by an amount of work (the
+ * workloads take CPU seconds: tests/workload.c).  The rate record_run
+ * samples at; the samples a share p needs for k standard errors to come
+ * to `within` (a fraction: 0.025 for 2.5 points).
+ */
+double e2e_rate(void);
+double e2e_samples_for_share(double p, double k, double within);
+
+/*
+ * The CPU seconds, as a workload's argument, for a program that uses
+ * `per` CPU-seconds for each second asked (4 for 4 threads) to give
+ * `samples` samples at record_run's rate, with room for start-up and the
+ * recorder's own losses.  In rotating buffers, as tmp().
+ */
+const char *e2e_cpu_for(double samples, double per);
+
+/*
+ * record_run (engine, prf) of program, whose argument E2E_CPU stands for
+ * the CPU seconds, sized for need samples as counted by count (NULL: all
+ * of the flat profile's); the flat profile in s, the run in r.  Short of
+ * need, it runs again, longer by what was missing (3 runs at most, then
+ * fails): a check never goes without the samples it asked for.
+ */
+#define E2E_CPU "@cpu"
+/*
+ * The sizing step of record_for, for a test that runs its program its own
+ * way: the CPU seconds for the next run, given that one of cpu seconds
+ * gave got of need samples (failing at the third run short of need).
+ */
+double e2e_longer(double cpu, double got, double need, int *runs);
+void record_for(struct shares *s, struct run *r, const char *engine,
+    const char *prf, char **program, double per, double need,
+    double (*count)(const struct shares *));
+
+/*
  * Multiply every count of p by k (samples, kernel, unknown, lost, each
  * object's and bucket's, the kernel record's, threads', processes',
  * stacks', the samples taken and their squared weights): the same

@@ -175,7 +175,7 @@ assert_split_worth(const struct profil_profile *p, const char *prf,
 static void
 test_split(void **state)
 {
-	char *prog[] = { workload, "split", "110", NULL };
+	char *prog[] = { workload, "split", "1.21", NULL };
 
 	(void)state;
 	for (int how = PERF; how <= NOPERF; how++) {
@@ -248,7 +248,7 @@ test_halves_at_different_rates(void **state)
 static void
 test_threads(void **state)
 {
-	char *prog[] = { workload, "threads", "4", "28", NULL };
+	char *prog[] = { workload, "threads", "4", "0.308", NULL };
 	static struct run out;
 
 	(void)state;
@@ -303,7 +303,7 @@ test_threads(void **state)
 static void
 test_short_program(void **state)
 {
-	char *prog[] = { workload, "split", "2", NULL };
+	char *prog[] = { workload, "split", "0.022", NULL };
 
 	(void)state;
 	for (int how = PERF; how <= TIMER; how++) {
@@ -332,7 +332,7 @@ test_short_program(void **state)
 static void
 test_start_rate_and_no_stacks(void **state)
 {
-	char *prog[] = { "--no-call-graph", workload, "split", "60", NULL };
+	char *prog[] = { "--no-call-graph", workload, "split", "0.66", NULL };
 	const char *prf = tmp("start.prf");
 	struct profil_profile *p;
 
@@ -367,7 +367,7 @@ wilson95(double k, double n)
 static void
 test_errors_of_what_samples_are_worth(void **state)
 {
-	char *prog[] = { workload, "split", "60", NULL };
+	char *prog[] = { workload, "split", "0.66", NULL };
 	const char *prf = tmp("worth.prf"), *copy = tmp("worth-copy.prf");
 	char *text[] = { profil_bin, "report", (char *)prf, NULL };
 	char *diff[] = { profil_bin, "diff", (char *)prf, (char *)copy, NULL };

@@ -155,7 +155,7 @@ test_check_stacks_whole_or_none(void **state)
 static void
 test_check_recorded_stacks(void **state)
 {
-	char *prog[] = { workload, "split", "10", NULL };
+	char *prog[] = { workload, "split", "0.11", NULL };
 	char path[PATH_MAX], cause[256];
 	struct profil_profile *p;
 	struct run r;

@@ -55,7 +55,7 @@ static const char *
 shared_profile(void)
 {
 	static char prf[PATH_MAX];
-	char *prog[] = { workload, "split", "10", NULL };
+	char *prog[] = { workload, "split", "0.11", NULL };
 
 	if (prf[0] == '\0') {
 		scratch(prf, "cli.prf");
@@ -541,7 +541,7 @@ test_pid_status_recorded(void **state)
 	    "3", NULL };
 	char *crash[] = { profil_bin, "record", "-q", "-o", prf, workload,
 	    "crash", NULL };
-	char *forkexec[] = { workload, "forkexec", "2", NULL };
+	char *forkexec[] = { workload, "forkexec", "0.022", NULL };
 	struct rlimit no_core = { 0, 0 }, saved;
 	struct run r;
 

@@ -469,7 +469,7 @@ pprof_matches_profile_and_report(int stacks)
 {
 	SCRATCH(prf, "split.prf");
 	SCRATCH(pb, "split.pb.gz");
-	char *prog[] = { workload, "split", "60", NULL };
+	char *prog[] = { workload, "split", "0.66", NULL };
 	static const char *const top[] = { "six", "three", "one" };
 	struct profil_profile *p;
 	char cause[256], id[160], want[PATH_MAX + 64], *save, *row, *csv;
@@ -560,7 +560,7 @@ pprof_matches_profile_and_report(int stacks)
 
 	/* lost samples (a recorder slowed down, by sanitizers say) are said */
 	assert_int_equal(d.ncomments, 2 + (p->lost > 0));
-	snprintf(want, sizeof want, "command: %s split 60", workload);
+	snprintf(want, sizeof want, "command: %s split 0.66", workload);
 	assert_string_equal(d.comments[0], want);
 	snprintf(want, sizeof want, "engine: %s", p->engine);
 	assert_string_equal(d.comments[1], want);
@@ -643,7 +643,7 @@ test_pprof_stacks_match_folded(void **state)
 {
 	SCRATCH(prf, "stacks.prf");
 	SCRATCH(pb, "stacks.pb.gz");
-	char *prog[] = { workload, "split", "60", NULL };
+	char *prog[] = { workload, "split", "0.66", NULL };
 	char *folded_argv[] = { profil_bin, "export", "--format", "folded",
 	    "-o", "-", prf, NULL };
 	struct folded_stack *folded = NULL, *ours = NULL, *theirs = NULL;
@@ -745,7 +745,7 @@ test_pprof_inlined_frames(void **state)
 {
 	SCRATCH(prf, "inl.prf");
 	SCRATCH(pb, "inl.pb.gz");
-	char *prog[] = { workload, "inlined", "300", NULL };
+	char *prog[] = { workload, "inlined", "0.33", NULL };
 	char want[PATH_MAX + 32];
 	const struct pprof_function *f;
 	unsigned long long at_call = 0;
@@ -789,7 +789,7 @@ pprof_large_values(int stacks)
 	SCRATCH(big_prf, "big.prf");
 	SCRATCH(over_prf, "over.prf");
 	SCRATCH(big_pb, "big.pb.gz");
-	char *prog[] = { workload, "split", "10", NULL };
+	char *prog[] = { workload, "split", "0.11", NULL };
 	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
 	    big_pb, big_prf, NULL };
 	char *exp_over[] = { profil_bin, "export", "--format", "pprof", "-o",
@@ -879,7 +879,7 @@ test_pprof_wide_buckets(void **state)
 	SCRATCH(prf, "wide.prf");
 	SCRATCH(pb, "wide.pb.gz");
 	char *rec[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "256",
-	    "--no-call-graph", "-o", prf, workload, "split", "40", NULL };
+	    "--no-call-graph", "-o", prf, workload, "split", "0.44", NULL };
 	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o", pb,
 	    prf, NULL };
 	struct shares s;
@@ -1116,7 +1116,7 @@ test_gmon_call_arcs(void **state)
 	SCRATCH(big_prf, "arcs-big.prf");
 	SCRATCH(dir, "arcs");
 	SCRATCH(gmon, "arcs/gmon.workload.out");
-	char *prog[] = { workload, "split", "60", NULL };
+	char *prog[] = { workload, "split", "0.66", NULL };
 	char *exp[] = { profil_bin, "export", "--format", "gmon", "-o", dir, prf,
 	    NULL };
 	char *exp_big[] = { profil_bin, "export", "--format", "gmon", "-o", dir,
@@ -1234,7 +1234,7 @@ test_pprof_errors(void **state)
 	SCRATCH(c_pb, "c.pb.gz");
 	SCRATCH(dflt_pb, "profile.pb.gz");
 	SCRATCH(gmon_out, "gmon.workload.out");
-	char *prog[] = { workload, "split", "2", NULL };
+	char *prog[] = { workload, "split", "0.022", NULL };
 	char *bad_format[] = { profil_bin, "export", "--format", "pprof2", "-o",
 	    e_pb, e_prf, NULL };
 	char *no_format[] = { profil_bin, "export", e_prf, NULL };

@@ -277,7 +277,7 @@ test_flame_data_escaped(void **state)
 	const char *prf = tmp("flame-cxx.prf");
 	const char *want = "double geo::burn_with<double>(geo::Burner<double> "
 	    "const&, long)";
-	char *prog[] = { cxx, "burn", "40", NULL };
+	char *prog[] = { cxx, "burn", "1", NULL };
 	struct flame fl;
 	struct shares s;
 	char *page;
@@ -426,7 +426,7 @@ test_flame_graph_in_browser(void **state)
 {
 	const char *prf = tmp("flame-split.prf"), *page_path = tmp("flame.html");
 	const char *const both[] = { "six", "three" }, *nested[] = { "split", "six" };
-	char *prog[] = { workload, "split", "40", NULL };
+	char *prog[] = { workload, "split", "0.44", NULL };
 	char *folded[] = { profil_bin, "export", "--format", "folded", "-o", "-",
 	    (char *)prf, NULL };
 	unsigned long long matched, kernel_above, split;
@@ -507,7 +507,7 @@ test_flame_graph_prunes_small_boxes(void **state)
 {
 	const char *prf = tmp("flame-prune.prf"), *scaled = tmp("flame-x.prf");
 	const char *moved = tmp("flame-moved.prf");
-	char *prog[] = { workload, "split", "20", NULL };
+	char *prog[] = { workload, "split", "0.22", NULL };
 	struct profil_stack *alone;
 	struct profil_profile *p;
 	struct flame before, after;
@@ -558,7 +558,7 @@ test_flame_graph_without_stacks(void **state)
 {
 	const char *prf = tmp("flame-flat.prf");
 	char *argv[] = { profil_bin, "record", "-q", "--no-call-graph", "-o",
-	    (char *)prf, workload, "split", "5", NULL };
+	    (char *)prf, workload, "split", "0.055", NULL };
 	struct run r;
 	char *page;
 

@@ -754,7 +754,7 @@ csv_rows(const char *prf, const char *view)
 static void
 test_merge_sums_functions(void **state)
 {
-	char *prog[] = { workload, "split", "40", NULL };
+	char *prog[] = { workload, "split", "0.44", NULL };
 	struct shares a, b, m;
 
 	(void)state;
@@ -783,7 +783,7 @@ test_merge_sums_functions(void **state)
 static void
 test_merge_with_itself_doubles(void **state)
 {
-	char *prog[] = { workload, "split", "20", NULL };
+	char *prog[] = { workload, "split", "0.22", NULL };
 	char cmd[PATH_MAX * 3];
 	struct shares a, m;
 
@@ -916,10 +916,10 @@ stacks_in(const char *prf)
 static void
 test_merge_sums_stacks(void **state)
 {
-	char *prog[] = { workload, "split", "20", NULL };
+	char *prog[] = { workload, "split", "0.22", NULL };
 	char a[PATH_MAX], b[PATH_MAX], ab[PATH_MAX], flat[PATH_MAX], af[PATH_MAX];
 	char *no_stacks[] = { profil_bin, "record", "-q", "-F", rate(),
-	    "--no-call-graph", "-o", flat, workload, "split", "20", NULL };
+	    "--no-call-graph", "-o", flat, workload, "split", "0.22", NULL };
 	char *merge[] = { profil_bin, "merge", "-q", "-o", af, a, flat, NULL };
 	struct folded fa, fb, fm;
 	unsigned long long total = 0;
@@ -983,11 +983,11 @@ test_merge_bucket_sizes(void **state)
 	struct run r;
 	char f4[PATH_MAX], f16[PATH_MAX], f3[PATH_MAX], f34[PATH_MAX];
 	char *b4[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "4", "-o",
-	    f4, workload, "split", "20", NULL };
+	    f4, workload, "split", "0.22", NULL };
 	char *b16[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "16",
-	    "-o", f16, workload, "split", "20", NULL };
+	    "-o", f16, workload, "split", "0.22", NULL };
 	char *b3[] = { profil_bin, "record", "-q", "-F", "5000", "-b", "3", "-o",
-	    f3, workload, "split", "2", NULL };
+	    f3, workload, "split", "0.022", NULL };
 	char *odd[] = { profil_bin, "merge", "-o", f34, f3, f4, NULL };
 	char a[4096], b[4096], m[4096], name[512];
 	int objects = 0;
@@ -1032,12 +1032,12 @@ test_merge_refuses_another_program(void **state)
 {
 	struct run r;
 	char cmd[PATH_MAX * 3];
-	char *prog[] = { workload, "split", "2", NULL };
+	char *prog[] = { workload, "split", "0.022", NULL };
 	char split[PATH_MAX];
 	char *other[] = { split, "2", NULL };
 	char exe[PATH_MAX], out[PATH_MAX], p1[PATH_MAX], p2[PATH_MAX];
 	char c1[PATH_MAX], c2[PATH_MAX];
-	char *copy[] = { exe, "split", "2", NULL };
+	char *copy[] = { exe, "split", "0.022", NULL };
 	char *rebuilt[] = { exe, "2", NULL };
 	char *merge[] = { profil_bin, "merge", "-o", out, p1, p2, NULL };
 	char *merge2[] = { profil_bin, "merge", "-o", out, c1, c2, NULL };
@@ -1080,9 +1080,9 @@ test_merge_refuses_other_rates(void **state)
 	struct run r;
 	char f1[PATH_MAX], f2[PATH_MAX], out[PATH_MAX];
 	char *slow[] = { profil_bin, "record", "-q", "-F", "1000", "-o", f1,
-	    workload, "split", "2", NULL };
+	    workload, "split", "0.022", NULL };
 	char *fast[] = { profil_bin, "record", "-q", "-F", "2000", "-o", f2,
-	    workload, "split", "2", NULL };
+	    workload, "split", "0.022", NULL };
 	char *merge[] = { profil_bin, "merge", "-o", out, f1, f2, NULL };
 	FILE *f;
 	char kept[16] = "";
@@ -1116,7 +1116,7 @@ static void
 test_merge_bad_usage(void **state)
 {
 	struct run r;
-	char *prog[] = { workload, "split", "1", NULL };
+	char *prog[] = { workload, "split", "0.011", NULL };
 	char in[PATH_MAX], out[PATH_MAX], absent[PATH_MAX], bad[PATH_MAX];
 	char *one[] = { profil_bin, "merge", in, NULL };
 	char *none[] = { profil_bin, "merge", "-o", out, NULL };
@@ -1395,7 +1395,7 @@ assert_diff_arithmetic(const struct diff *d, double n1, double n2)
 static void
 test_diff_same_split_twice(void **state)
 {
-	char *prog[] = { workload, "split", "40", NULL };
+	char *prog[] = { workload, "split", "0.44", NULL };
 	struct shares a, b;
 	struct diff d;
 
@@ -1504,7 +1504,7 @@ discoveries(const struct diff *d, const char *object)
 static void
 test_diff_holds_the_false_discovery_rate(void **state)
 {
-	char *prog[] = { workload, "many", "20", NULL };
+	char *prog[] = { workload, "many", "0.224", NULL };
 	char base_path[PATH_MAX], a[PATH_MAX], b[PATH_MAX], cause[256];
 	struct profil_profile *base;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -1555,7 +1555,7 @@ test_diff_holds_the_false_discovery_rate(void **state)
 static void
 test_diff_real_runs_show_nothing(void **state)
 {
-	char *prog[] = { workload, "many", "20", NULL };
+	char *prog[] = { workload, "many", "0.224", NULL };
 	char a[PATH_MAX], b[PATH_MAX];
 	struct shares sa, sb;
 	struct diff d;
@@ -1585,8 +1585,8 @@ test_diff_real_runs_show_nothing(void **state)
 static void
 test_diff_finds_the_changed_split(void **state)
 {
-	char *before[] = { workload, "split", "40", NULL };
-	char *after[] = { workload, "split2", "40", NULL };
+	char *before[] = { workload, "split", "0.44", NULL };
+	char *after[] = { workload, "split2", "0.44", NULL };
 	char s1[PATH_MAX], s2[PATH_MAX];
 	char *text[] = { profil_bin, "diff", s1, s2, NULL };
 	const struct diff_row *six, *three;
@@ -1647,11 +1647,11 @@ test_diff_finds_the_changed_split(void **state)
 static void
 test_diff_inclusive_shares(void **state)
 {
-	char *before[] = { workload, "split", "40", NULL };
-	char *after[] = { workload, "split2", "40", NULL };
+	char *before[] = { workload, "split", "0.44", NULL };
+	char *after[] = { workload, "split2", "0.44", NULL };
 	char s1[PATH_MAX], s2[PATH_MAX], flat[PATH_MAX];
 	char *no_stacks[] = { profil_bin, "record", "-q", "-F", rate(),
-	    "--no-call-graph", "-o", flat, workload, "split2", "40", NULL };
+	    "--no-call-graph", "-o", flat, workload, "split2", "0.44", NULL };
 	char *text[] = { profil_bin, "diff", s1, s2, NULL };
 	char *json[] = { profil_bin, "diff", "--format", "json", s1, flat, NULL };
 	const struct diff_row *six, *three, *main_row;
@@ -1737,8 +1737,8 @@ test_diff_inclusive_shares(void **state)
 static void
 test_diff_functions_on_one_side(void **state)
 {
-	char *split[] = { workload, "split", "20", NULL };
-	char *many[] = { workload, "many", "20", NULL };
+	char *split[] = { workload, "split", "0.22", NULL };
+	char *many[] = { workload, "many", "0.224", NULL };
 	struct shares a, b;
 	struct diff d;
 	const struct diff_row *x;
@@ -1763,8 +1763,8 @@ test_diff_functions_on_one_side(void **state)
 static void
 test_diff_options_and_usage(void **state)
 {
-	char *prog[] = { workload, "split", "10", NULL };
-	char *prog2[] = { workload, "split2", "10", NULL };
+	char *prog[] = { workload, "split", "0.11", NULL };
+	char *prog2[] = { workload, "split2", "0.11", NULL };
 	char x1[PATH_MAX], x2[PATH_MAX], absent[PATH_MAX];
 	char *limit[] = { profil_bin, "diff", "--format", "csv", "--limit", "2",
 	    x1, x2, NULL };

@@ -54,7 +54,7 @@ copy(const char *from, const char *to)
 static int
 setup(void **state)
 {
-	char *prog[] = { app, "split", "40", NULL };
+	char *prog[] = { app, "split", "0.44", NULL };
 	char root[PATH_MAX], probe[PATH_MAX + 64];
 
 	if (e2e_setup(state) < 0)

@@ -72,7 +72,7 @@ static const char *
 profile(void)
 {
 	static char prf[PATH_MAX];
-	char *prog[] = { workload, "split", "5", NULL };
+	char *prog[] = { workload, "split", "0.055", NULL };
 
 	if (prf[0] == '\0') {
 		snprintf(prf, sizeof prf, "%s", tmp("base.prf"));
@@ -91,7 +91,7 @@ test_record_refuses_foreign_files_and_links(void **state)
 	(void)state;
 	write_file(src, "int main(void) { return 0; }\n");
 	char *over_source[] = { profil_bin, "record", "-q", "-o", (char *)src,
-	    workload, "split", "1", NULL };
+	    workload, "split", "0.011", NULL };
 	run(&r, over_source);
 	assert_int_equal(r.status, 2);
 	one_line_naming(&r, "was not written by profil");
@@ -100,7 +100,7 @@ test_record_refuses_foreign_files_and_links(void **state)
 	/* a symlink is neither followed nor replaced */
 	assert_int_equal(symlink(src, link), 0);
 	char *through_link[] = { profil_bin, "record", "-q", "-o", (char *)link,
-	    workload, "split", "1", NULL };
+	    workload, "split", "0.011", NULL };
 	run(&r, through_link);
 	assert_int_equal(r.status, 2);
 	one_line_naming(&r, "symbolic link");
@@ -111,7 +111,7 @@ test_record_refuses_foreign_files_and_links(void **state)
 
 	assert_int_equal(mkdir(dir, 0755), 0);
 	char *over_dir[] = { profil_bin, "record", "-q", "-o", (char *)dir,
-	    workload, "split", "1", NULL };
+	    workload, "split", "0.011", NULL };
 	run(&r, over_dir);
 	assert_int_equal(r.status, 2);
 	one_line_naming(&r, "not a regular file");
@@ -119,7 +119,7 @@ test_record_refuses_foreign_files_and_links(void **state)
 	/* an empty file (mktemp's) and our own profile are fine */
 	write_file(empty, "");
 	char *into_empty[] = { profil_bin, "record", "-q", "-o", (char *)empty,
-	    workload, "split", "1", NULL };
+	    workload, "split", "0.011", NULL };
 	run(&r, into_empty);
 	assert_int_equal(r.status, 0);
 	run(&r, into_empty);

@@ -21,7 +21,29 @@
 #include "harness.h"
 #include <profil.h>
 
-/* six:three:one must come out 6:3:1 of their sum, within the margin. */
+/* The samples in six, three and one. */
+static double
+in_split(const struct shares *s)
+{
+	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
+	    samples_of(s, "one", NULL);
+}
+
+/*
+ * What assert_split of max_points needs of them: the share of 0.6 has
+ * the widest error, and the margin's fixed half point is not sampling's.
+ */
+static double
+split_need(double max_points)
+{
+	return e2e_samples_for_share(0.6, 4, max_points / 100 - 0.005);
+}
+
+/*
+ * six:three:one must come out 6:3:1 of their sum, within the margin; the
+ * test has sized its run for it (split_need), so too few samples is a
+ * failure, not a reason to skip.
+ */
 static void
 assert_split(const struct shares *s, double max_points)
 {
@@ -107,12 +129,13 @@ assert_threads_as_measured(const char *prf, int n, double total,
 static void
 test_single_thread_split(void **state)
 {
+	static struct run r;
 	struct shares s;
-	char *prog[] = { workload, "split", "110", NULL };
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
 
 	(void)state;
-	record_ok(tmp("single.prf"), prog);
-	report(&s, tmp("single.prf"));
+	record_for(&s, &r, "auto", tmp("single.prf"), prog, 1, split_need(3),
+	    in_split);
 	assert_split(&s, 3);
 }
 
@@ -122,12 +145,12 @@ test_four_threads_split(void **state)
 	static struct run out;
 	struct shares s;
 	struct run r;
-	char *prog[] = { workload, "threads", "4", "28", NULL };
+	char *prog[] = { workload, "threads", "4", E2E_CPU, NULL };
 	char *check[] = { profil_bin, "check", (char *)tmp("threads.prf"), NULL };
 
 	(void)state;
-	record_run(&out, "auto", tmp("threads.prf"), prog);
-	report(&s, tmp("threads.prf"));
+	record_for(&s, &out, "auto", tmp("threads.prf"), prog, 4, split_need(3),
+	    in_split);
 	assert_split(&s, 3);
 	assert_threads_as_measured(tmp("threads.prf"), 4, s.total, out.out);
 	run(&r, check);
@@ -165,21 +188,21 @@ test_timer_engine_splits(void **state)
 	static struct run out;
 	struct shares s;
 	struct run r;
-	char *single[] = { workload, "split", "110", NULL };
-	char *threads[] = { workload, "threads", "4", "28", NULL };
-	char *fe[] = { workload, "forkexec", "55", NULL };
+	char *single[] = { workload, "split", E2E_CPU, NULL };
+	char *threads[] = { workload, "threads", "4", E2E_CPU, NULL };
+	char *fe[] = { workload, "forkexec", E2E_CPU, NULL };
 	char *check[] = { profil_bin, "check", (char *)tmp("tfe.prf"), NULL };
 
 	(void)state;
-	record_with("timer", tmp("tsingle.prf"), single);
-	report(&s, tmp("tsingle.prf"));
+	record_for(&s, &r, "timer", tmp("tsingle.prf"), single, 1,
+	    split_need(3), in_split);
 	assert_split(&s, 3);
-	record_run(&out, "timer", tmp("tthreads.prf"), threads);
-	report(&s, tmp("tthreads.prf"));
+	record_for(&s, &out, "timer", tmp("tthreads.prf"), threads, 4,
+	    split_need(3), in_split);
 	assert_split(&s, 3);
 	assert_threads_as_measured(tmp("tthreads.prf"), 4, s.total, out.out);
-	record_with("timer", tmp("tfe.prf"), fe);
-	report(&s, tmp("tfe.prf"));
+	record_for(&s, &r, "timer", tmp("tfe.prf"), fe, 2, split_need(3),
+	    in_split);
 	assert_split(&s, 3);
 	run(&r, check);
 	if (strstr(r.out, " 2 processes") == NULL)
@@ -195,7 +218,7 @@ static void
 test_timer_engine_above_the_library_most(void **state)
 {
 	char *argv[] = { profil_bin, "record", "-q", "-F", "20000", "-e",
-	    "timer", "-o", (char *)tmp("t20k.prf"), workload, "split", "30",
+	    "timer", "-o", (char *)tmp("t20k.prf"), workload, "split", "0.33",
 	    NULL };
 	struct shares s;
 	struct run r;
@@ -218,7 +241,7 @@ test_timer_engine_faults_and_limits(void **state)
 	char *forever[] = { profil_bin, "record", "-q", "-e", "timer", "-o",
 	    (char *)tmp("tf.prf"), workload, "forever", NULL };
 	char *stat[] = { profil_bin, "record", "-e", "timer", "-o",
-	    (char *)tmp("tstatic.prf"), workload_static, "split", "1", NULL };
+	    (char *)tmp("tstatic.prf"), workload_static, "split", "0.011", NULL };
 	struct run r;
 
 	(void)state;
@@ -236,7 +259,7 @@ test_timer_engine_faults_and_limits(void **state)
 	snprintf(cmd, sizeof cmd, "cp %s %s && chmod u+s %s", workload, suid, suid);
 	assert_int_equal(system(cmd), 0);
 	char *setuid[] = { profil_bin, "record", "-e", "timer", "-o",
-	    (char *)tmp("tsuid.prf"), (char *)suid, "split", "1", NULL };
+	    (char *)tmp("tsuid.prf"), (char *)suid, "split", "0.011", NULL };
 	run(&r, setuid);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "set-user-ID"));
@@ -258,7 +281,7 @@ test_auto_falls_back_when_perf_is_refused(void **state)
 	char *check[] = { profil_bin, "check", (char *)tmp("fb.prf"), NULL };
 
 	(void)state;
-	snprintf(cmd, sizeof cmd, "exec %s/helper-noperf %s record -o %s %s split 20",
+	snprintf(cmd, sizeof cmd, "exec %s/helper-noperf %s record -o %s %s split 0.22",
 	    bindir, profil_bin, tmp("fb.prf"), workload);
 	argv[2] = cmd;
 	run(&r, argv);
@@ -513,6 +536,9 @@ test_kernel_time_under_its_caller(void **state)
 	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
 	for (int k = getuid() == 0 ? 0 : 1; k < 2; k++) {
 		const char *prf = runs[k][k ? 7 : 6];
+		/* every function, writer() too when no sample was its own */
+		char *incl[] = { profil_bin, "report", "--sort", "inclusive",
+		    "--format", "csv", (char *)prf, NULL };
 		double in_writer, in_burner, truth, got, n, weight, margin;
 		struct shares s;
 		struct run r;
@@ -523,7 +549,7 @@ test_kernel_time_under_its_caller(void **state)
 		    &in_burner) != 2)
 			fail_msg("the program said: %s", r.out);
 		truth = in_writer / (in_writer + in_burner);
-		report(&s, prf);
+		report_run(&s, incl);
 		n = s.total;
 		got = csv_column(s.csv, "writer", "inclusive_samples") / n;
 		/*
@@ -546,28 +572,29 @@ static void
 test_fork_exec_children(void **state)
 {
 	struct shares s;
-	struct run r;
-	char *prog[] = { workload, "forkexec", "55", NULL };
+	static struct run r;
+	char *prog[] = { workload, "forkexec", E2E_CPU, NULL };
 	char *check[] = { profil_bin, "check", (char *)tmp("fe.prf"), NULL };
 
 	(void)state;
-	record_ok(tmp("fe.prf"), prog);
+	record_for(&s, &r, "auto", tmp("fe.prf"), prog, 2, split_need(3),
+	    in_split);
 	run(&r, check);
 	if (strstr(r.out, " 2 processes") == NULL)
 		fail_msg("the child process is missing: %s", r.out);
-	report(&s, tmp("fe.prf"));
 	assert_split(&s, 3);
 }
 
 static void
 test_static_binary(void **state)
 {
+	static struct run r;
 	struct shares s;
-	char *prog[] = { workload_static, "split", "110", NULL };
+	char *prog[] = { workload_static, "split", E2E_CPU, NULL };
 
 	(void)state;
-	record_ok(tmp("static.prf"), prog);
-	report(&s, tmp("static.prf"));
+	record_for(&s, &r, "auto", tmp("static.prf"), prog, 1, split_need(3),
+	    in_split);
 	assert_split(&s, 3);
 }
 
@@ -652,7 +679,7 @@ test_attach(void **state)
 	 */
 	w = fork();
 	if (w == 0) {
-		execl(workload, "workload", "split", "80", (char *)NULL);
+		execl(workload, "workload", "split", "0.88", (char *)NULL);
 		_exit(99);
 	}
 	snprintf(pidstr, sizeof pidstr, "%d", (int)w);
@@ -680,9 +707,9 @@ static void
 test_report_views(void **state)
 {
 	struct run r;
-	char *prog[] = { workload, "split", "20", NULL };
-	char *fe[] = { workload, "forkexec", "10", NULL };
-	char *th[] = { workload, "threads", "4", "4", NULL };
+	char *prog[] = { workload, "split", "0.22", NULL };
+	char *fe[] = { workload, "forkexec", "0.11", NULL };
+	char *th[] = { workload, "threads", "4", "0.044", NULL };
 	const char *prf = tmp("views.prf");
 	double six_pct = 0, six_err = 0, n = 0, last_cum = 0;
 	char fn[64], obj[64];
@@ -813,7 +840,7 @@ test_export_gmon_for_gprof(void **state)
 {
 	struct shares s;
 	struct run r;
-	char *prog[] = { workload, "split", "60", NULL };
+	char *prog[] = { workload, "split", "0.66", NULL };
 	char *exp[] = { profil_bin, "export", "--format", "gmon", "-o", tmpdir,
 	    (char *)tmp("gm.prf"), NULL };
 	char *exp_big[] = { profil_bin, "export", "--format", "gmon", "-o", tmpdir,
@@ -885,7 +912,7 @@ test_rate_above_the_highest(void **state)
 			char *argv[] = { profil_bin, "record", "-e",
 			    (char *)engines[e], (char *)asks[a][0],
 			    (char *)asks[a][1], "-o", (char *)prf, workload,
-			    "split", "20", NULL };
+			    "split", "0.22", NULL };
 			struct shares s;
 			struct run r;
 
@@ -929,7 +956,7 @@ test_no_children(void **state)
 	char cmd[PATH_MAX + 64];
 
 	(void)state;
-	snprintf(cmd, sizeof cmd, "%s split 40; true", workload);
+	snprintf(cmd, sizeof cmd, "%s split 0.44; true", workload);
 	for (size_t e = 0; e < 2; e++) {
 		const char *prf = tmp("nochild.prf");
 		char *argv[] = { profil_bin, "record", "--no-children", "-e",
@@ -967,7 +994,6 @@ test_detached_children(void **state)
 	char cmd[PATH_MAX + 64];
 
 	(void)state;
-	snprintf(cmd, sizeof cmd, "%s split 110 & exit 0", workload);
 	for (size_t e = 0; e < 2; e++) {
 		const char *prf = tmp("detached.prf");
 		char *left[] = { profil_bin, "record", "-F", "5000", "-e",
@@ -978,9 +1004,12 @@ test_detached_children(void **state)
 		    cmd, NULL };
 		char *pids[] = { profil_bin, "report", "--pid", "--format", "csv",
 		    (char *)prf, NULL };
+		double cpu = atof(e2e_cpu_for(split_need(3), 1));
 		struct shares s;
 		struct run r;
+		int runs = 0;
 
+		snprintf(cmd, sizeof cmd, "%s split %.3f & exit 0", workload, cpu);
 		run(&r, left);
 		assert_int_equal(r.status, 0);
 		if (strstr(r.err, "1 process the program started still ran") == NULL)
@@ -990,10 +1019,17 @@ test_detached_children(void **state)
 		if (strstr(r.out, ",-2,") == NULL)
 			fail_msg("%s: no process marked running:\n%s", engines[e],
 			    r.out);
-		run(&r, wait);
-		assert_int_equal(r.status, 0);
-		assert_null(strstr(r.err, "still ran"));
-		report(&s, prf);
+		for (;;) {
+			run(&r, wait);
+			assert_int_equal(r.status, 0);
+			assert_null(strstr(r.err, "still ran"));
+			report(&s, prf);
+			if (in_split(&s) >= split_need(3))
+				break;
+			cpu = e2e_longer(cpu, in_split(&s), split_need(3), &runs);
+			snprintf(cmd, sizeof cmd, "%s split %.3f & exit 0",
+			    workload, cpu);
+		}
 		assert_split(&s, 3);
 		/* the child's 1.3 s or so are in the CPU time, not lost */
 		if (caption_cpu(prf) < 0.8 * s.total / 5000)
@@ -1018,7 +1054,7 @@ test_detached_child_unseen(void **state)
 	struct run r;
 
 	(void)state;
-	snprintf(cmd, sizeof cmd, "%s split 40 & exit 0", workload_static);
+	snprintf(cmd, sizeof cmd, "%s split 0.44 & exit 0", workload_static);
 	run(&r, left);
 	assert_int_equal(r.status, 0);
 	if (strstr(r.err, "1 process the program started still ran") == NULL)
@@ -1145,10 +1181,10 @@ test_size_does_not_grow_with_time(void **state)
 		one[k++] = (char *)tmp("1x.prf");
 		one[k++] = workload;
 		one[k++] = "split";
-		one[k] = "3";
+		one[k] = "0.033";
 		memcpy(four, one, sizeof four);
 		four[k - 3] = (char *)tmp("4x.prf");
-		four[k] = "12";
+		four[k] = "0.132";
 		run(&r, one);
 		assert_int_equal(r.status, 0);
 		run(&r, four);
@@ -1169,7 +1205,7 @@ test_check_and_report_refuse_bad_files(void **state)
 	struct run r;
 	char *check[] = { profil_bin, "check", (char *)tmp("bad.prf"), NULL };
 	char *rep[] = { profil_bin, "report", (char *)tmp("bad.prf"), NULL };
-	char *prog[] = { workload, "split", "1", NULL };
+	char *prog[] = { workload, "split", "0.011", NULL };
 	FILE *f;
 	long size;
 

@@ -69,7 +69,7 @@ static const char *
 shared_profile(void)
 {
 	static char prf[PATH_MAX];
-	char *prog[] = { workload, "split", "40", NULL };
+	char *prog[] = { workload, "split", "0.44", NULL };
 
 	if (prf[0] == '\0') {
 		snprintf(prf, sizeof prf, "%s", tmp("split.prf"));
@@ -164,7 +164,7 @@ static void
 test_annotate_source_lines(void **state)
 {
 	const char *prf = tmp("cxx.prf");
-	char *prog[] = { cxx, "burn", "60", NULL };
+	char *prog[] = { cxx, "burn", "1.5", NULL };
 	const char *name = "geo::Burner<double>::burn";
 	double burn, sum = 0, hot = 0, most = 0;
 	char *line, *next;
@@ -294,7 +294,7 @@ static void
 test_vdso_symbols(void **state)
 {
 	const char *prf = tmp("vdso.prf");
-	char *prog[] = { cxx, "clock", "100", NULL };
+	char *prog[] = { cxx, "clock", "0.2", NULL };
 	struct run r;
 
 	(void)state;
@@ -433,7 +433,7 @@ static void
 test_inline_view(void **state)
 {
 	const char *prf = tmp("inl.prf");
-	char *prog[] = { workload, "inlined", "200", NULL };
+	char *prog[] = { workload, "inlined", "0.22", NULL };
 	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 	char *inl[] = { profil_bin, "report", "--inline", "--format", "csv",
 	    (char *)prf, NULL };
@@ -563,7 +563,7 @@ test_wide_buckets_shared_by_bytes(void **state)
 	enum { WIDTH = 256, MAXF = 256 };
 	const char *fine = tmp("fine.prf"), *wide = tmp("wide.prf");
 	const char *exact = tmp("wide-stacks.prf");
-	char *prog[] = { workload, "split", "40", NULL };
+	char *prog[] = { workload, "split", "0.44", NULL };
 	static struct nm_func fn[MAXF];
 	static double want[MAXF];
 	char cause[256];
@@ -671,7 +671,7 @@ test_stripped_program(void **state)
 {
 	char cmd[3 * PATH_MAX], *save, *row;
 	const char *bin = tmp("wl"), *prf = tmp("wl.prf");
-	char *prog[] = { (char *)bin, "split", "60", NULL };
+	char *prog[] = { (char *)bin, "split", "0.66", NULL };
 	double top[3] = { 0, 0, 0 }, n;
 	char name[3][256] = { "", "", "" };
 	struct shares s;

@@ -158,7 +158,7 @@ test_paths_in_known_proportions(void **state)
 	(void)state;
 	for (size_t e = 0; e < 2; e++) {
 		const char *prf = tmp(e ? "paths-timer.prf" : "paths.prf");
-		char *prog[] = { workload, "paths", "25", NULL };
+		char *prog[] = { workload, "paths", "0.278", NULL };
 		char *callers[] = { profil_bin, "report", "--callers", "leaf",
 		    "--format", "csv", (char *)prf, NULL };
 		char *via_qsort[] = { profil_bin, "report", "--callers",
@@ -190,7 +190,7 @@ static void
 test_cxx_exceptions(void **state)
 {
 	const char *prf = tmp("throw.prf");
-	char *prog[] = { cxx, "throw", "30", NULL };
+	char *prog[] = { cxx, "throw", "0.39", NULL };
 	struct run r;
 	double all, through;
 
@@ -323,10 +323,10 @@ static void
 test_deep_recursion(void **state)
 {
 	const char *prf = tmp("deep.prf"), *small = tmp("deep-small.prf");
-	char *prog[] = { workload, "deep", "300", "200", NULL };
+	char *prog[] = { workload, "deep", "300", "0.3", NULL };
 	char *rec_small[] = { profil_bin, "record", "-q", "-F", "5000",
 	    "--stack-size", "1024", "-o", (char *)small, workload, "deep", "300",
-	    "100", NULL };
+	    "0.15", NULL };
 	struct run r;
 	double all, cut, deep_leaf;
 
@@ -443,7 +443,7 @@ static void
 test_signal_handler(void **state)
 {
 	const char *prf = tmp("signal.prf");
-	char *prog[] = { workload, "signal", "200", NULL };
+	char *prog[] = { workload, "signal", "0.22", NULL };
 	struct run r;
 	double all, in_handler, through;
 
@@ -481,7 +481,7 @@ static void
 test_coroutine(void **state)
 {
 	static const char *const engines[] = { "perf", "timer" };
-	char *prog[] = { workload, "coroutine", "100", NULL };
+	char *prog[] = { workload, "coroutine", "0.21", NULL };
 
 	(void)state;
 	for (int i = 0; i < 2; i++) {
@@ -546,12 +546,12 @@ memo_run(const char *engine, char **prog, double *answered, double *all)
 static void
 test_memo_answers_as_unwinding_would(void **state)
 {
-	char *split[] = { workload, "split", "20", NULL };
-	char *paths[] = { workload, "paths", "10", NULL };
-	char *threads[] = { workload, "threads", "3", "5", NULL };
-	char *sig[] = { workload, "signal", "100", NULL };
-	char *throws[] = { cxx, "throw", "30", NULL };
-	char *deep[] = { workload, "deep", "60", "100", NULL };
+	char *split[] = { workload, "split", "0.22", NULL };
+	char *paths[] = { workload, "paths", "0.111", NULL };
+	char *threads[] = { workload, "threads", "3", "0.055", NULL };
+	char *sig[] = { workload, "signal", "0.11", NULL };
+	char *throws[] = { cxx, "throw", "0.39", NULL };
+	char *deep[] = { workload, "deep", "60", "0.15", NULL };
 	char **progs[] = { paths, threads, sig, throws, deep, NULL };
 	double answered, all;
 
@@ -575,7 +575,7 @@ static void
 test_threads(void **state)
 {
 	const char *prf = tmp("threads.prf");
-	char *prog[] = { workload, "threads", "4", "20", NULL };
+	char *prog[] = { workload, "threads", "4", "0.22", NULL };
 	struct run r;
 	double all, threads;
 
@@ -595,9 +595,9 @@ test_children_static_and_stripped(void **state)
 {
 	const char *fe = tmp("fe.prf"), *st = tmp("static.prf");
 	const char *dl = tmp("debuglink.prf"), *bin = tmp("wl-stripped");
-	char *forkexec[] = { workload, "forkexec", "40", NULL };
-	char *stat[] = { workload_static, "split", "40", NULL };
-	char *stripped[] = { (char *)bin, "split", "40", NULL };
+	char *forkexec[] = { workload, "forkexec", "0.44", NULL };
+	char *stat[] = { workload_static, "split", "0.44", NULL };
+	char *stripped[] = { (char *)bin, "split", "0.44", NULL };
 	char cmd[4 * PATH_MAX];
 	struct run r;
 	double all, both;
@@ -642,7 +642,7 @@ static void
 test_stripped_functions_named_by_their_entry(void **state)
 {
 	const char *bin = tmp("wl-bare"), *prf = tmp("bare.prf");
-	char *prog[] = { (char *)bin, "paths", "15", NULL };
+	char *prog[] = { (char *)bin, "paths", "0.167", NULL };
 	char cmd[3 * PATH_MAX], line[512];
 	uint64_t starts[4096], ends[4096];
 	size_t nstarts = 0;
@@ -782,7 +782,7 @@ test_recorder_stopped_loses_nothing(void **state)
 	int sanitized = getenv("PROFIL_TEST_SANITIZED") != NULL;
 	char *rec[] = { profil_bin, "record", "-q", "-e", "perf", "-F", "1000",
 	    "-o", (char *)prf, "--stack-size", sanitized ? "8192" : "16384",
-	    workload, "split", "120", NULL };
+	    workload, "split", "1.32", NULL };
 	struct timespec t0, t1;
 	double stopped_ms;
 	char *caption[] = { profil_bin, "report", "--limit", "0", (char *)prf,

@@ -2,9 +2,9 @@
  * workload.c - programs with a known CPU split for the end-to-end tests of
  * `profil record`.  Built plain: nothing of profil's is linked in.
  *
- *   split ROUNDS          six(), three(), one(): 6:3:1
- *   split2 ROUNDS         the same functions 3:6:1, as much CPU as split
- *   threads N ROUNDS      N threads, each running split ROUNDS; prints
+ *   split SECONDS         six(), three(), one(): 6:3:1
+ *   split2 SECONDS        the same functions 3:6:1
+ *   threads N SECONDS     N threads, each running split SECONDS; prints
  *                         "thread TID cpu SECONDS" for each
  *   libm SECONDS          SECONDS of CPU in our code, then as long in libm
  *   syscalls SECONDS      cheap system calls for SECONDS of CPU
@@ -12,18 +12,31 @@
  *                         kernel time) and burner() (user code) in turns
  *                         of 7 and 3 ms of CPU for SECONDS; prints each
  *                         one's measured CPU seconds: the true split
- *   forkexec ROUNDS       a child execs `workload split ROUNDS`; we run it too
- *   many ROUNDS           32 small functions; f<i> does i+1 units: (i+1)/528
- *   inlined ROUNDS        split's work in inlined(), always inlined into
+ *   forkexec SECONDS      a child execs `workload split SECONDS`; we run it too
+ *   many SECONDS          32 small functions; f<i> does i+1 units: (i+1)/528
+ *   inlined SECONDS       split's work in inlined(), always inlined into
  *                         outer() at the line marked CALL: pprof's frames
- *   paths ROUNDS          leaf() reached three ways, 5:3:2: from via_a(),
+ *   paths SECONDS         leaf() reached three ways, 5:3:2: from via_a(),
  *                         via_b(), and cmp_leaf(), the comparator qsort calls
- *   deep DEPTH ROUNDS     leaf() at the bottom of DEPTH recursive calls
- *   signal ROUNDS         leaf() in a SIGPROF handler, and in main between
- *   coroutine ROUNDS      leaf() from via_a() on main's stack and from
+ *   deep DEPTH SECONDS    leaf() at the bottom of DEPTH recursive calls
+ *   signal SECONDS        leaf() in a SIGPROF handler, and in main between
+ *   coroutine SECONDS     leaf() from via_a() on main's stack and from
  *                         via_b() in a ucontext coroutine, 1:1, on a stack
  *                         of its own that ends at an unreadable page
  *   crash | exit N | _exit N | forever | echo
+ *
+ * SECONDS is CPU time of the thread doing the work, not an amount of
+ * work: a test asks for the samples it needs, and gets them on a machine
+ * of any speed.  The work is done in whole passes, each holding the
+ * split exactly, until the thread's CPU clock reaches SECONDS (read once
+ * a round of 10 passes, ~10 ms here: a thread reading its CPU clock
+ * often gets fewer CPU-timer signals on this kernel).  At least one round
+ * is done, so a tiny SECONDS still gives every function some time.
+ *
+ * PROFIL_TEST_WORK_SCALE=K (tests/README, "other speeds") multiplies
+ * every loop's work by K: 0.3 runs as if on a machine 3x as fast, 3 as
+ * on one 3x as slow.  A test whose verdict depends on a fixed amount of
+ * work shows it there.
  *
  * Built without frame pointers (gcc's default at -O2): call stacks come
  * from the unwind tables.  The callers of leaf() do work after the call,
@@ -45,6 +58,33 @@
 
 static volatile unsigned long sink;
 static volatile double fsink;
+static double work_scale = 1;	/* PROFIL_TEST_WORK_SCALE */
+
+/*
+ * n units of work at this run's scale, at least one: a macro, not a
+ * function, so that no inlined function of ours lies in six() and the
+ * others (pprof and folded exports count inlined frames as functions).
+ */
+#define SCALED(n) ({ unsigned long k_ = (unsigned long)((double)(n) * \
+	work_scale + 0.5); k_ > 0 ? k_ : 1; })
+
+static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The statement after it, in rounds of 10 passes, until the calling
+ * thread has had `seconds` more of CPU: one round at least.
+ */
+#define FOR_CPU(seconds) \
+	for (double until_ = thread_cpu() + (seconds), more_ = 1; more_; \
+	    more_ = thread_cpu() < until_) \
+		for (int pass_ = 0; pass_ < 10; pass_++)
 
 /*
  * Each loop works on a variable of its own thread: a shared one would
@@ -52,7 +92,8 @@ static volatile double fsink;
  * true split, depend on what the other threads are doing.
  */
 #define LOOP(n) do { volatile unsigned long local = 1; \
-	for (unsigned long i = 0; i < (n); i++) \
+	unsigned long units_ = SCALED(n); \
+	for (unsigned long i = 0; i < units_; i++) \
 		local = local * 6364136223846793005ul + i; \
 	sink += local; } while (0)
 
@@ -73,9 +114,9 @@ inlined(void)
 }
 
 __attribute__((noinline)) static void
-outer(long rounds)
+outer(double seconds)
 {
-	for (long r = 0; r < rounds; r++)
+	FOR_CPU(seconds)
 		inlined();	/* CALL */
 }
 
@@ -86,17 +127,17 @@ static void (*const smalls[32])(void) = {
 };
 
 static void
-many(long rounds)
+many(double seconds)
 {
-	for (long r = 0; r < rounds * 10; r++)
+	FOR_CPU(seconds)
 		for (int i = 0; i < 32; i++)
 			smalls[i]();
 }
 
 static void
-split(long rounds)
+split(double seconds)
 {
-	for (long r = 0; r < rounds * 10; r++) {
+	FOR_CPU(seconds) {
 		six();
 		three();
 		one();
@@ -105,9 +146,9 @@ split(long rounds)
 
 /* six() once, three() four times, one() twice: 6:12:2 = 3:6:1 */
 static void
-split2(long rounds)
+split2(double seconds)
 {
-	for (long r = 0; r < rounds * 5; r++) {
+	FOR_CPU(seconds) {
 		six();
 		for (int i = 0; i < 4; i++)
 			three();
@@ -134,9 +175,9 @@ cmp_leaf(const void *x, const void *y)
 
 /* leaf() 5 times from via_a, 3 from via_b, 2 from inside qsort */
 static void
-paths(long rounds)
+paths(double seconds)
 {
-	for (long r = 0; r < rounds * 10; r++) {
+	FOR_CPU(seconds) {
 		for (int i = 0; i < 5; i++)
 			via_a();
 		for (int i = 0; i < 3; i++)
@@ -153,7 +194,7 @@ paths(long rounds)
 __attribute__((noinline)) static void
 deep(int depth)
 {
-	for (volatile int i = 0; i < 200; i++)
+	for (volatile unsigned long i = 0; i < SCALED(200); i++)
 		;
 	if (depth <= 0)
 		leaf();
@@ -178,13 +219,13 @@ on_sigprof(int sig)
 
 /* SIGPROF every 2 ms of CPU; the handler runs leaf() twice each time */
 static void
-signals(long rounds)
+signals(double seconds)
 {
 	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
 
 	signal(SIGPROF, on_sigprof);
 	setitimer(ITIMER_PROF, &it, NULL);
-	for (long r = 0; r < rounds * 10; r++)
+	FOR_CPU(seconds)
 		via_a();
 	memset(&it, 0, sizeof it);
 	setitimer(ITIMER_PROF, &it, NULL);
@@ -207,7 +248,7 @@ co_main(void)
  * there, which must not cut later copies from main's stack.
  */
 static void
-coroutine(long rounds)
+coroutine(double seconds)
 {
 	size_t size = 256 * 1024;
 	char *stack = mmap(NULL, size + 4096, PROT_READ | PROT_WRITE,
@@ -222,19 +263,10 @@ coroutine(long rounds)
 	co_side.uc_stack.ss_size = size;
 	co_side.uc_link = NULL;
 	makecontext(&co_side, co_main, 0);
-	for (long r = 0; r < rounds * 10; r++) {
+	FOR_CPU(seconds) {
 		via_a();
 		swapcontext(&main_side, &co_side);
 	}
-}
-
-static double
-thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 __attribute__((noinline)) static void
@@ -252,7 +284,7 @@ libm_code(double seconds)
 	double until = thread_cpu() + seconds;
 
 	while (thread_cpu() < until)
-		for (int i = 0; i < 50; i++)
+		for (unsigned long i = 0; i < SCALED(50); i++)
 			fsink += jn(400, 1.0 + i * 1e-3);
 }
 
@@ -262,7 +294,7 @@ syscalls(double seconds)
 	double until = thread_cpu() + seconds;
 
 	while (thread_cpu() < until)
-		for (int i = 0; i < 1000; i++)
+		for (unsigned long i = 0; i < SCALED(1000); i++)
 			syscall(SYS_getppid);
 }
 
@@ -272,7 +304,7 @@ writer(int fd, double until)
 	static char page[4096];
 
 	while (thread_cpu() < until)
-		for (int i = 0; i < 20; i++)
+		for (unsigned long i = 0; i < SCALED(20); i++)
 			if (pwrite(fd, page, sizeof page, 0) < 0)
 				abort();
 }
@@ -306,7 +338,7 @@ writes(double seconds)
 	printf("writer %.6f burner %.6f\n", in_writer, in_burner);
 }
 
-static long thread_rounds;
+static double thread_seconds;
 
 /*
  * Equal work is not equal CPU time on a shared machine (a busy sibling,
@@ -326,7 +358,7 @@ thread_main(void *arg)
 	struct timespec ts;
 
 	me->tid = (long)syscall(SYS_gettid);
-	split(thread_rounds);
+	split(thread_seconds);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	me->seconds = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	return NULL;
@@ -336,16 +368,22 @@ int
 main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
+	const char *scale = getenv("PROFIL_TEST_WORK_SCALE");
+	double seconds = argc > 2 ? atof(argv[2]) : 0;
 	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
+	if (scale != NULL && (work_scale = atof(scale)) <= 0) {
+		fprintf(stderr, "workload: bad PROFIL_TEST_WORK_SCALE '%s'\n", scale);
+		return 2;
+	}
 	if (strcmp(mode, "split") == 0) {
-		split(n);
+		split(seconds);
 	} else if (strcmp(mode, "many") == 0) {
-		many(n);
+		many(seconds);
 	} else if (strcmp(mode, "threads") == 0) {
 		static struct thread_cpu t[64];
 
-		thread_rounds = argc > 3 ? strtol(argv[3], NULL, 10) : 10;
+		thread_seconds = argc > 3 ? atof(argv[3]) : 0.1;
 		for (long i = 0; i < n && i < 64; i++)
 			pthread_create(&t[i].thread, NULL, thread_main, &t[i]);
 		for (long i = 0; i < n && i < 64; i++) {
@@ -353,12 +391,12 @@ main(int argc, char **argv)
 			printf("thread %ld cpu %.6f\n", t[i].tid, t[i].seconds);
 		}
 	} else if (strcmp(mode, "libm") == 0) {
-		own_code(atof(argv[2]));
-		libm_code(atof(argv[2]));
+		own_code(seconds);
+		libm_code(seconds);
 	} else if (strcmp(mode, "syscalls") == 0) {
-		syscalls(atof(argv[2]));
+		syscalls(seconds);
 	} else if (strcmp(mode, "writes") == 0) {
-		writes(atof(argv[2]));
+		writes(seconds);
 	} else if (strcmp(mode, "forkexec") == 0) {
 		pid_t pid = fork();
 
@@ -366,20 +404,20 @@ main(int argc, char **argv)
 			execl("/proc/self/exe", "workload", "split", argv[2], (char *)NULL);
 			_exit(99);
 		}
-		split(n);
+		split(seconds);
 		waitpid(pid, NULL, 0);
 	} else if (strcmp(mode, "crash") == 0) {
-		split(2);
+		split(0.02);
 		raise(SIGSEGV);
 	} else if (strcmp(mode, "exit") == 0) {
-		split(1);
+		split(0.01);
 		exit((int)n);
 	} else if (strcmp(mode, "_exit") == 0) {
-		split(1);
+		split(0.01);
 		_exit((int)n);
 	} else if (strcmp(mode, "forever") == 0) {
 		for (;;)
-			split(1);
+			split(0.01);
 	} else if (strcmp(mode, "echo") == 0) {
 		char buf[4096];
 		size_t got;
@@ -389,20 +427,18 @@ main(int argc, char **argv)
 			fwrite(buf, 1, got, stdout);
 		printf("[%s]\n", v ? v : "(unset)");
 	} else if (strcmp(mode, "inlined") == 0) {
-		outer(n);
+		outer(seconds);
 	} else if (strcmp(mode, "split2") == 0) {
-		split2(n);
+		split2(seconds);
 	} else if (strcmp(mode, "paths") == 0) {
-		paths(n);
+		paths(seconds);
 	} else if (strcmp(mode, "deep") == 0) {
-		long rounds = argc > 3 ? strtol(argv[3], NULL, 10) : 10;
-
-		for (long r = 0; r < rounds * 10; r++)
+		FOR_CPU(argc > 3 ? atof(argv[3]) : 0.01)
 			deep((int)n);
 	} else if (strcmp(mode, "signal") == 0) {
-		signals(n);
+		signals(seconds);
 	} else if (strcmp(mode, "coroutine") == 0) {
-		coroutine(n);
+		coroutine(seconds);
 	} else {
 		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
 		return 2;
