@@ -373,6 +373,13 @@ test_kernel_share(void **state)
 	if (named < 0.9 * kernel)
 		fail_msg("%.0f of %.0f kernel samples named:\n%s", named, kernel,
 		    s.csv);
+	/*
+	 * A sample at a function's first byte is the function's, not the
+	 * padding's before it (__pfx_*, never run): some 2% of these
+	 * samples were named so when the leaf was read as a return address.
+	 */
+	if (strstr(s.csv, "\n__pfx_") != NULL)
+		fail_msg("samples in a function's padding:\n%s", s.csv);
 	/* another boot of the same kernel: the same names */
 	save_kernel_variant(prf, moved, REBOOTED);
 	report(&m, moved);

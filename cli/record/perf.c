@@ -492,9 +492,16 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 
 			if (a >= (uint64_t)PERF_CONTEXT_MAX)
 				continue;
-			/* callers' addresses are returns: the call is before */
-			frames[n++] = (struct bframe){ BFRAME_KERNEL,
+			/*
+			 * callers' addresses are returns: the call is before.
+			 * (n is read before the store, in a statement of its
+			 * own: "frames[n++] = ... n == 0 ..." read it after
+			 * the increment, and named every leaf at a function's
+			 * first byte after the padding before it, __pfx_*.)
+			 */
+			frames[n] = (struct bframe){ BFRAME_KERNEL,
 			    n == 0 ? a : a - 1 };
+			n++;
 		}
 		if (n == 0)
 			frames[n++] = (struct bframe){ BFRAME_KERNEL, ip };
