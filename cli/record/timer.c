@@ -473,6 +473,14 @@ resolve_threads(struct builder *b, struct agent_region *r, int fd,
  * stacks (their samples too: the leaf is the flat profile's sample); the
  * samples each (slot, pc) so got go into stacked, for resolve.  With
  * only_pid (--no-children) those of other processes are left out.
+ *
+ * The ring is drained every STACK_POLL_MS, the maps read every
+ * SNAPSHOT_MS: a capture from a process started (or a library loaded)
+ * since the last reading would be unwound without its maps, its pc in no
+ * object ([unknown], "no unwind information": 3-9 samples of gcc's `as`
+ * child, a 60 ms process).  Such a capture has the maps read first, once
+ * a drain (code in no mapping at all stays unknown, and costs one
+ * reading each STACK_POLL_MS at most).
  */
 static void
 drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
@@ -482,6 +490,7 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 	uint64_t t = atomic_load_explicit(&ring->tail, memory_order_relaxed);
 	struct bframe frames[UNWIND_MAX_DEPTH + 3];
 	uint64_t kernel;
+	int fresh = 0;		/* the maps were read in this drain */
 
 	for (;; t++) {
 		const struct stackring_slot *s = (const void *)((char *)ring +
@@ -496,6 +505,10 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		if (slot == 0 || slot >= AGENT_MAX_PROCS || s->weight == 0 ||
 		    s->size > ring->stack_size)
 			goto next;
+		if (!fresh && find_tmap(&slots[slot], s->regs[16]) == NULL) {
+			snapshot_all(b, r, slots);
+			fresh = 1;
+		}
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
 		if (only_pid != 0 && pid != only_pid)
 			goto next;
