@@ -3,9 +3,16 @@
  * temporary file in the same directory (rename is atomic only within a
  * file system), fsync before rename so a crash cannot leave an empty
  * file under the old name.
+ *
+ * The temporary file has no name while it is written (O_TMPFILE): record
+ * holds it open for the whole run, and a recorder killed with SIGKILL
+ * left a 0-byte NAME.prf.tmp.XXXXXX behind.  It gets a name only to be
+ * renamed over the output, microseconds later.  Where the file system
+ * has no unnamed files, a named one as before.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,21 +86,64 @@ outfile_may_replace(const char *path, const char *signature, char *cause,
 	return -1;
 }
 
+/* A name for path's temporary file (path.tmp.XXXXXX), malloc'd. */
+static char *
+tmp_name(const char *path)
+{
+	size_t size = strlen(path) + 16;
+	char *tmp = xmalloc(size);
+
+	snprintf(tmp, size, "%s.tmp.XXXXXX", path);
+	return tmp;
+}
+
+/* An unnamed file in path's directory, or -1. */
+static int
+open_unnamed(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = xstrdup(slash == NULL ? "." : path);
+	int fd;
+
+	if (slash != NULL)
+		dir[slash == path ? 1 : slash - path] = '\0';
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	free(dir);
+	return fd;
+}
+
 int
 outfile_open(struct outfile *of, const char *path, const char *signature,
     char *cause, size_t cause_size)
 {
-	size_t size = strlen(path) + 16;
-
 	of->path = path;
-	of->tmp = NULL;
+	of->tmp = tmp_name(path);
 	of->fd = -1;
-	if (outfile_may_replace(path, signature, cause, cause_size) < 0)
+	if (outfile_may_replace(path, signature, cause, cause_size) < 0) {
+		free(of->tmp);
+		of->tmp = NULL;
 		return -1;
-	of->tmp = xmalloc(size);
-	snprintf(of->tmp, size, "%s.tmp.XXXXXX", path);
-	/* close-on-exec: record keeps it open while the program runs */
+	}
+	/*
+	 * The temporary name made and removed at once: what only a name
+	 * tells (one the file system refuses, no inode left) is known
+	 * before record runs the program, not at its end.  Then the file
+	 * itself, unnamed; close-on-exec: record keeps it open while the
+	 * program runs.
+	 */
 	of->fd = mkostemp(of->tmp, O_CLOEXEC);
+	if (of->fd >= 0) {
+		int fd = open_unnamed(path);
+
+		if (fd >= 0) {
+			close(of->fd);
+			unlink(of->tmp);
+			free(of->tmp);
+			of->tmp = NULL;
+			of->fd = fd;
+		}
+	}
 	if (of->fd < 0) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		free(of->tmp);
@@ -101,6 +151,35 @@ outfile_open(struct outfile *of, const char *path, const char *signature,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The unnamed file fd linked in as a new temporary name beside path
+ * (*tmp, malloc'd): 0, or -1 with errno.  By the descriptor where the
+ * kernel allows it (CAP_DAC_READ_SEARCH), else through /proc/self/fd.
+ */
+static int
+link_unnamed(int fd, const char *path, char **tmp)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	for (int tries = 0; tries < 100; tries++) {
+		*tmp = tmp_name(path);
+		/* a fresh XXXXXX, as mkstemp makes it, but no file yet */
+		snprintf(*tmp + strlen(*tmp) - 6, 7, "%06x",
+		    (unsigned)((unsigned)getpid() * 2654435761u + (unsigned)tries *
+		    40503u) & 0xffffff);
+		if (linkat(fd, "", AT_FDCWD, *tmp, AT_EMPTY_PATH) == 0 ||
+		    ((errno == ENOENT || errno == EPERM) &&
+		    linkat(AT_FDCWD, proc, AT_FDCWD, *tmp, AT_SYMLINK_FOLLOW) == 0))
+			return 0;
+		free(*tmp);
+		*tmp = NULL;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
 }
 
 int
@@ -127,17 +206,22 @@ outfile_write(struct outfile *of, const void *data, size_t size, char *cause,
 int
 outfile_commit(struct outfile *of, FILE *fp, char *cause, size_t cause_size)
 {
-	int failed;
+	int failed, fd = of->fd;
 
 	errno = 0;
 	if (fp != NULL) {
-		failed = fflush(fp) != 0 || ferror(fp);
+		/* the stream's descriptor, kept open to be linked by */
+		fd = dup(of->fd);
+		failed = fd < 0 || fflush(fp) != 0 || ferror(fp);
 		failed |= fsync(of->fd) < 0 || fchmod(of->fd, 0644) < 0;
 		failed |= fclose(fp) != 0;
 	} else {
 		failed = fsync(of->fd) < 0 || fchmod(of->fd, 0644) < 0;
-		failed |= close(of->fd) < 0;
 	}
+	if (!failed && of->tmp == NULL && link_unnamed(fd, of->path, &of->tmp) < 0)
+		failed = 1;
+	if (fd >= 0)
+		failed |= close(fd) < 0;
 	of->fd = -1;
 	if (failed || rename(of->tmp, of->path) < 0) {
 		snprintf(cause, cause_size, "%s: %s", of->path,

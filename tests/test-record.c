@@ -676,6 +676,41 @@ test_faults_lose_nothing(void **state)
 	    500, tmp("f.prf"));
 }
 
+/*
+ * The recorder killed (SIGKILL: no chance to clean up) leaves nothing
+ * beside its output: the profile is written to a file with no name
+ * until it is complete (it left a 0-byte NAME.prf.tmp.XXXXXX).
+ */
+static void
+test_recorder_killed_leaves_nothing(void **state)
+{
+	static const char *engines[] = { "perf", "timer" };
+
+	(void)state;
+	for (size_t e = 0; e < 2; e++) {
+		char dir[PATH_MAX], prf[PATH_MAX + 8], cmd[PATH_MAX + 16];
+		char *argv[] = { profil_bin, "record", "-q", "-e",
+		    (char *)engines[e], "-o", prf, workload, "forever", NULL };
+		struct run r;
+		FILE *ls;
+
+		snprintf(dir, sizeof dir, "%s", tmp("killed"));
+		snprintf(prf, sizeof prf, "%s/k.prf", dir);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		/* both at once: the program outlives its recorder alone */
+		run_full(&r, argv, NULL, SIGKILL, TO_GROUP, 500);
+		assert_int_equal(r.status, 128 + SIGKILL);
+		snprintf(cmd, sizeof cmd, "ls -A %s", dir);
+		ls = popen(cmd, "r");
+		assert_non_null(ls);
+		if (fgets(cmd, sizeof cmd, ls) != NULL)
+			fail_msg("%s engine: left behind: %s", engines[e], cmd);
+		pclose(ls);
+		snprintf(cmd, sizeof cmd, "rmdir %s", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 /* -p: attach to a running program until Ctrl-C, or until it exits. */
 static void
 test_attach(void **state)
@@ -1279,6 +1314,7 @@ main(void)
 		cmocka_unit_test(test_fork_exec_children),
 		cmocka_unit_test(test_static_binary),
 		cmocka_unit_test(test_faults_lose_nothing),
+		cmocka_unit_test(test_recorder_killed_leaves_nothing),
 		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_export_gmon_for_gprof),
