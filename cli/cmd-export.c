@@ -11,6 +11,12 @@
  *
  * folded: the call stacks as folded lines (export/folded.c), -o names
  * the file, "-" standard output.
+ *
+ * Inlined functions are what report makes of them: by default the code
+ * is the symbol it was inlined into; --inline makes each a function (a
+ * frame, a pprof Line) of its own, as report --inline does.  The exports
+ * and the views agree either way: a flame graph drawn from the folded
+ * stacks and report --tree of the same profile show the same frames.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,11 +38,11 @@
 #include "symbols/stacks.h"
 
 /*
- * p as the pprof file path, its stacks named with inlined functions as
- * frames of their own (pprof's Lines); the exit status.
+ * p as the pprof file path, with inlines its inlined functions as frames
+ * of their own (pprof's Lines); the exit status.
  */
 static int
-export_pprof(const struct profil_profile *p, const char *path)
+export_pprof(const struct profil_profile *p, const char *path, int inlines)
 {
 	char cause[PATH_MAX + 256];
 	struct funcs f;
@@ -44,7 +50,10 @@ export_pprof(const struct profil_profile *p, const char *path)
 	int status = 0;
 
 	/* funcs.c's warnings say [OBJECT]; in pprof such code has addresses */
-	funcs_build(&f, p, 0);
+	if (inlines)
+		funcs_build_inline(&f, p, 0);
+	else
+		funcs_build(&f, p, 0);
 	for (size_t i = 0; i < p->nobjects; i++)
 		if (f.problems[i] != NULL)
 			cli_warn("%s: %s; its code has no function names (addresses "
@@ -53,7 +62,7 @@ export_pprof(const struct profil_profile *p, const char *path)
 		cli_warn("kernel functions are not named: %s; kernel samples "
 		    "show as [kernel]", f.kproblem);
 	if (p->nstacks > 0)
-		stacks_name(&s, p, &f, STACKS_INLINES);	/* lines: pprof's Lines */
+		stacks_name(&s, p, &f, inlines ? STACKS_INLINES : 0);
 	if (export_pprof_save(p, &f, p->nstacks > 0 ? &s : NULL, path, cause,
 	    sizeof cause) < 0) {
 		cli_error("%s", cause);
@@ -69,9 +78,13 @@ export_pprof(const struct profil_profile *p, const char *path)
 
 #define FOLDED_DEFAULT_PATH "profile.folded"
 
-/* p's stacks folded, to path ("-": standard output); the exit status. */
+/*
+ * p's stacks folded, to path ("-": standard output), with inlines its
+ * inlined functions frames of their own; the exit status.
+ */
 static int
-export_folded_to(const struct profil_profile *p, const char *path)
+export_folded_to(const struct profil_profile *p, const char *path,
+    int inlines)
 {
 	struct funcs f;
 	struct stacks s;
@@ -80,8 +93,11 @@ export_folded_to(const struct profil_profile *p, const char *path)
 	FILE *out = stdout;
 	int rc;
 
-	funcs_build(&f, p, 1);
-	stacks_name(&s, p, &f, STACKS_INLINES | STACKS_NO_LINES);
+	if (inlines)
+		funcs_build_inline(&f, p, 1);
+	else
+		funcs_build(&f, p, 1);
+	stacks_name(&s, p, &f, (inlines ? STACKS_INLINES : 0) | STACKS_NO_LINES);
 	if (p->nstacks == 0)
 		cli_warn("the profile has no call stacks (recorded with "
 		    "--no-call-graph, or by an older profil): each function is "
@@ -123,6 +139,7 @@ export_exec(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "inline", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,7 +147,7 @@ export_exec(int argc, char **argv)
 	struct profil_profile *p;
 	char cause[256];
 	struct stat st;
-	int c, pprof, folded, status, made = 0;
+	int c, pprof, folded, status, made = 0, inlines = 0;
 
 	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
@@ -145,6 +162,9 @@ export_exec(int argc, char **argv)
 			break;
 		case 'D':
 			debug_dirs = optarg;
+			break;
+		case 'I':
+			inlines = 1;
 			break;
 		case 'h':
 			return cli_help(&cmd_export, options);
@@ -161,6 +181,9 @@ export_exec(int argc, char **argv)
 		    format ? "'" : "");
 	pprof = strcmp(format, "pprof") == 0;
 	folded = strcmp(format, "folded") == 0;
+	if (inlines && !pprof && !folded)
+		cli_die(EXIT_USAGE, "--inline goes with pprof and folded (gprof "
+		    "knows symbols only)");
 	if (optind != argc - 1)
 		cli_die(EXIT_USAGE, "one profile to export (see 'profil export --help')");
 	if (out != NULL && *out == '\0')
@@ -172,7 +195,7 @@ export_exec(int argc, char **argv)
 		p = profil_profile_read(argv[optind], cause, sizeof cause);
 		if (p == NULL)
 			cli_die(1, "%s: %s", argv[optind], cause);
-		status = export_folded_to(p, out);
+		status = export_folded_to(p, out, inlines);
 		profil_profile_free(p);
 		return cli_finish_stdout(status);
 	}
@@ -191,7 +214,8 @@ export_exec(int argc, char **argv)
 		}
 		made = 1;
 	}
-	status = pprof ? export_pprof(p, out) : export_gmon(p, argv[optind], out);
+	status = pprof ? export_pprof(p, out, inlines) :
+	    export_gmon(p, argv[optind], out);
 	if (made && status != 0)
 		rmdir(out);	/* only if nothing was written there */
 	profil_profile_free(p);
@@ -199,7 +223,8 @@ export_exec(int argc, char **argv)
 }
 
 const struct cmd cmd_export = {
-	"export", "--format pprof|gmon|folded [-o FILE|DIR] PROFILE",
+	"export", "--format pprof|gmon|folded [-o FILE|DIR] [--inline] "
+	    "[--symfs DIR] [--debug-dir DIRS] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out, folded stacks)",
 	export_exec,
@@ -216,6 +241,10 @@ const struct cmd cmd_export = {
 	"                        - for standard output;\n"
 	"                        gmon: the directory, made if missing (its parent\n"
 	"                        must exist; default the current directory)\n"
+	"      --inline           pprof, folded: inlined functions as frames of\n"
+	"                         their own, as report --inline has them (default:\n"
+	"                         the code is the symbol it was inlined into, as\n"
+	"                         report has it)\n"
 FIND_HELP
 	"  -h, --help            this help\n"
 	"There is no default format: --format is needed.\n",

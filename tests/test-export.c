@@ -437,6 +437,23 @@ record_stacks_or_not(const char *prf, char **prog, int stacks)
 		fail_msg("record exited %d: %s", r.status, r.err);
 }
 
+/* Export prf to pb as pprof (with --inline if inlines), decode it into d. */
+static void
+export_and_decode(const char *prf, const char *pb, int inlines)
+{
+	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
+	    (char *)pb, (char *)prf, inlines ? "--inline" : NULL, NULL };
+	char want[PATH_MAX + 2];
+	struct run r;
+
+	run(&r, exp);
+	if (r.status != 0)
+		fail_msg("export exited %d: %s", r.status, r.err);
+	snprintf(want, sizeof want, "%s\n", pb);
+	assert_string_equal(r.out, want);	/* it says where it wrote */
+	decode(pb);
+}
+
 /*
  * Record prog into prf (with call stacks or not), export it to pb as
  * pprof, decode it into d.
@@ -444,19 +461,9 @@ record_stacks_or_not(const char *prf, char **prog, int stacks)
 static void
 record_and_export(char **prog, const char *prf, const char *pb, int stacks)
 {
-	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o",
-	    (char *)pb, (char *)prf, NULL };
-	char want[PATH_MAX + 2];
-	struct run r;
-
 	need_decoder();
 	record_stacks_or_not(prf, prog, stacks);
-	run(&r, exp);
-	if (r.status != 0)
-		fail_msg("export exited %d: %s", r.status, r.err);
-	snprintf(want, sizeof want, "%s\n", pb);
-	assert_string_equal(r.out, want);	/* it says where it wrote */
-	decode(pb);
+	export_and_decode(prf, pb, 0);
 }
 
 /*
@@ -759,7 +766,12 @@ test_pprof_inlined_frames(void **state)
 	if (outer < 0.8 * s.total)
 		fail_msg("outer has %.0f of %.0f samples", outer, s.total);
 	assert_int_equal(pprof_symbol_samples("outer"), (unsigned long long)outer);
+	/* by default, as the report: the code is outer()'s, no Line of its own */
+	if (pprof_function("inlined") != NULL || d.ninlined != 0)
+		fail_msg("inlined() is a function of the default export");
 
+	export_and_decode(prf, pb, 1);
+	assert_int_equal(pprof_symbol_samples("outer"), (unsigned long long)outer);
 	f = pprof_function("inlined");
 	if (f == NULL || f->samples < 0.8 * outer)
 		fail_msg("inlined() is not the leaf of outer()'s samples");
@@ -776,6 +788,27 @@ test_pprof_inlined_frames(void **state)
 			at_call += d.inlined[i].samples;
 		}
 	assert_int_equal(at_call, f->samples);
+
+	/*
+	 * The folded export and the call tree agree, by default and with
+	 * --inline (the folded stacks had inlined() where the tree had not).
+	 */
+	for (int inl = 0; inl < 2; inl++) {
+		char *fold[] = { profil_bin, "export", "--format", "folded",
+		    "-o", "-", (char *)prf, inl ? "--inline" : NULL, NULL };
+		char *tree[] = { profil_bin, "report", "--tree", (char *)prf,
+		    inl ? "--inline" : NULL, NULL };
+		static struct run r;
+
+		run(&r, fold);
+		assert_int_equal(r.status, 0);
+		if ((strstr(r.out, ";outer;inlined ") != NULL) != inl)
+			fail_msg("folded%s: %.1000s", inl ? " --inline" : "", r.out);
+		run(&r, tree);
+		assert_int_equal(r.status, 0);
+		if ((strstr(r.out, " inlined") != NULL) != inl)
+			fail_msg("tree%s: %.2000s", inl ? " --inline" : "", r.out);
+	}
 }
 
 /*

@@ -301,14 +301,14 @@ add_mapping(struct builder *b, size_t oi, uint64_t lo, uint64_t hi,
 }
 
 /*
- * The Locations of object oi's buckets and then its Mapping.  Where the
- * compiler inlined functions, the Location has a Line per inlined
- * function, innermost first (as pprof's own symbolizer does); elsewhere a
- * Line's number is kept only when the line table puts the address in the
- * function's own file.
+ * The Locations of object oi's buckets and then its Mapping.  With
+ * inlines, where the compiler inlined functions, the Location has a Line
+ * per inlined function, innermost first (as pprof's own symbolizer does);
+ * elsewhere a Line's number is kept only when the line table puts the
+ * address in the function's own file.
  */
 static int
-add_object(struct builder *b, size_t oi, struct symtab *tab)
+add_object(struct builder *b, size_t oi, struct symtab *tab, int inlines)
 {
 	const struct profil_object *o = &b->p->objects[oi];
 	int has_functions = 0, has_filenames = 0, has_lines = 0, rc = 0;
@@ -356,8 +356,8 @@ add_object(struct builder *b, size_t oi, struct symtab *tab)
 			has_filenames |= f->filename != 0;
 			has_lines |= line > 0;
 		}
-		if (id != 0 && (nframes = symtab_inlines(tab, addr, frames,
-		    MAX_FRAMES)) > 0) {
+		if (id != 0 && inlines && (nframes = symtab_inlines(tab, addr,
+		    frames, MAX_FRAMES)) > 0) {
 			for (size_t j = 0; j + 1 < nframes; j++)
 				ids[j] = inlined_function(b, &by_name, &frames[j]);
 			ids[nframes - 1] = id;
@@ -435,7 +435,7 @@ add_flat(struct builder *b, const struct funcs *f)
 	int no_line = 0, rc = 0;
 
 	for (size_t i = 0; i < p->nobjects && rc == 0; i++)
-		rc = add_object(b, i, f->tabs[i]);
+		rc = add_object(b, i, f->tabs[i], f->inlines);
 	if (rc == 0 && p->kernel > 0)
 		rc = add_kernel(b, f);
 	if (rc == 0 && p->unknown > 0) {

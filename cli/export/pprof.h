@@ -10,9 +10,9 @@
  * the object's stack frames), file offset 0, build_id in lowercase hex.
  *
  * With call stacks: one Location per frame of the profile (mapping and
- * address; a Line per function there, innermost inlined one first, each
- * with its file and line where known) and one Sample per stack, its
- * Locations leaf first.  Without: one Location (and one Sample) per
+ * address; a Line per function there, innermost inlined one first when s
+ * was named with inlines, each with its file and line where known) and
+ * one Sample per stack, its Locations leaf first.  Without: one Location (and one Sample) per
  * bucket with samples, at the bucket's link-time address.  Kernel and
  * unknown code are Locations without a Mapping, in Functions named as
  * the report names them ([kernel] and [unknown] where nothing better is
@@ -32,10 +32,11 @@
 
 /*
  * Append p, as an uncompressed Profile message, to out.  f is built on p
- * (funcs_build): its symbol tables (an object without one has Locations
- * with addresses only) and kernel names.  s, the names of p's stacks
- * (stacks_name with inlines, on p and f), or NULL: then, as when p has
- * no stacks, the Samples are the flat profile's.  Returns 0, or -1 with
+ * (funcs_build, or funcs_build_inline for a Line per inlined function):
+ * its symbol tables (an object without one has Locations with addresses
+ * only) and kernel names.  s, the names of p's stacks (stacks_name on p
+ * and f, with or without inlines as f), or NULL: then, as when p has no
+ * stacks, the Samples are the flat profile's.  Returns 0, or -1 with
  * errno EOVERFLOW if a value does not fit profile.proto's int64.
  */
 int export_pprof_encode(const struct profil_profile *p, const struct funcs *f,

@@ -289,6 +289,7 @@ build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 
 	memset(f, 0, sizeof *f);
 	f->p = p;
+	f->inlines = inlines;
 	f->tabs = xcalloc(p->nobjects, sizeof *f->tabs);
 	f->problems = xcalloc(p->nobjects, sizeof *f->problems);
 	/* objects with samples, and those in call stacks: their names */

@@ -40,6 +40,8 @@ struct funcs {
 	size_t nrows;
 	char **owned;		/* strings made here */
 	size_t nowned;
+	int inlines;		/* funcs_build_inline: inlined code is the
+				   function it came from */
 };
 
 /*
