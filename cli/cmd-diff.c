@@ -670,7 +670,7 @@ diff_exec(int argc, char **argv)
 
 const struct cmd cmd_diff = {
 	"diff", "[--format text|csv|json] [--limit N] [--min-change P] "
-	    "BEFORE AFTER",
+	    "[--symfs DIR] [--debug-dir DIRS] BEFORE AFTER",
 	"compare two profiles function by function, with error bars",
 	diff_exec,
 	"  -f, --format FORMAT  text (default), csv or json (stable columns)\n"

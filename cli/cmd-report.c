@@ -379,7 +379,8 @@ const struct cmd cmd_report = {
 	    "--tree | --html PAGE] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] "
 	    "[--sort samples|inclusive|function|object] "
-	    "[--inline] [--color auto|always|never] [--wide] [FILE]",
+	    "[--inline] [--color auto|always|never] [--wide] [--symfs DIR] "
+	    "[--debug-dir DIRS] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
 	report_exec,

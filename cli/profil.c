@@ -24,25 +24,32 @@ usage(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "\n'profil help COMMAND' (or 'profil COMMAND --help') describes "
-	    "each; see profil(1).\n");
+	    "each; see profil(1).\n'profil -V' (--version) prints the version.\n");
 }
 
-/* The command name is, or is an unambiguous prefix of; exits if none. */
+/*
+ * The command name is, or is an unambiguous prefix of; exits if none,
+ * naming the commands an ambiguous prefix could be.
+ */
 static const struct cmd *
 find_command(const char *name)
 {
 	const struct cmd *found = NULL;
-	size_t i, len = strlen(name);
+	char which[128] = "";
+	size_t i, len = strlen(name), n = 0;
 
 	for (i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(commands[i]->name, name) == 0)
 			return commands[i];
 		if (len > 0 && strncmp(commands[i]->name, name, len) == 0) {
-			if (found != NULL)
-				cli_die(EXIT_USAGE, "ambiguous command '%s'", name);
 			found = commands[i];
+			n++;
+			snprintf(which + strlen(which), sizeof which - strlen(which),
+			    "%s%s", n > 1 ? ", " : "", found->name);
 		}
 	}
+	if (n > 1)
+		cli_die(EXIT_USAGE, "ambiguous command '%s': %s", name, which);
 	if (found == NULL)
 		cli_die(EXIT_USAGE, "unknown command '%s' (try 'profil --help')",
 		    name);
@@ -61,7 +68,7 @@ main(int argc, char **argv)
 		usage(stdout);
 		return cli_finish_stdout(0);
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("profil %s\n", PROFIL_VERSION);
 		return cli_finish_stdout(0);
 	}

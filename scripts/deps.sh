@@ -6,7 +6,7 @@ set -eu
 
 case "${1:-build}" in
 build) pkgs="gcc make libc6-dev zlib1g-dev libelf-dev libdw-dev liblzma-dev libbz2-dev libdebuginfod-dev libcapstone-dev" ;;
-check) pkgs="gcc g++ make libc6-dev zlib1g-dev libelf-dev libdw-dev liblzma-dev libbz2-dev libdebuginfod-dev libcapstone-dev libcmocka-dev pkg-config debuginfod curl" ;;
+check) pkgs="gcc g++ make libc6-dev zlib1g-dev libelf-dev libdw-dev liblzma-dev libbz2-dev libdebuginfod-dev libcapstone-dev libcmocka-dev pkg-config debuginfod curl groff-base" ;;
 *) echo "deps.sh: unknown target '$1'" >&2; exit 2 ;;
 esac
 

@@ -404,6 +404,152 @@ test_help_describes_every_option(void **state)
 	assert_non_null(strstr(r.err, "nosuch"));
 }
 
+/* option ("-q", "--inline") in text as a word of its own */
+static int
+names_option(const char *text, size_t len, const char *option)
+{
+	size_t n = strlen(option);
+
+	for (const char *at = text; (at = memmem(at, len - (size_t)(at - text),
+	    option, n)) != NULL; at++)
+		if ((at == text || strchr(" [|.", at[-1]) != NULL) &&
+		    strchr(" ]|\n[=", at[n]) != NULL)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every option a command's --help describes is in its usage line and in
+ * the man page's SYNOPSIS for it (long or short form): report's usage and
+ * the SYNOPSIS of export and diff left out --symfs and --debug-dir.
+ */
+static void
+test_usage_and_synopsis_name_every_option(void **state)
+{
+	char *man = read_man_page(), *syn, *syn_end;
+	struct run r;
+
+	(void)state;
+	syn = strstr(man, ".Sh SYNOPSIS\n");
+	assert_non_null(syn);
+	syn_end = strstr(syn, "\n.Sh DESCRIPTION");
+	assert_non_null(syn_end);
+	*syn_end = '\0';
+	for (size_t c = 0; c < NCOMMANDS; c++) {
+		char *help[] = { profil_bin, (char *)commands[c], "--help", NULL };
+		char usage[2048] = "", head[64];
+		const char *line, *eol;
+
+		run(&r, help);
+		assert_int_equal(r.status, 0);
+		/* the usage line: "usage: ..." and its indented continuations */
+		for (line = r.out; *line && (line == r.out || *line == ' ');
+		    line = *eol ? eol + 1 : eol) {
+			eol = strchr(line, '\n');
+			assert_non_null(eol);
+			snprintf(usage + strlen(usage), sizeof usage - strlen(usage),
+			    "%.*s ", (int)(eol - line), line);
+		}
+		for (; *line; line = *eol ? eol + 1 : eol) {
+			char shrt[8] = "", lng[64] = "", want[80];
+			int named = 0;
+
+			eol = strchr(line, '\n');
+			assert_non_null(eol);
+			if (sscanf(line, " -%1[a-zA-Z], --%60[a-z-]", shrt, lng) != 2 &&
+			    sscanf(line, " --%60[a-z-]", lng) != 1)
+				continue;
+			if (strcmp(lng, "help") == 0 || strcmp(lng, "version") == 0)
+				continue;
+			snprintf(want, sizeof want, "--%s", lng);
+			named = names_option(usage, strlen(usage), want);
+			snprintf(want, sizeof want, "-%s", shrt);
+			named |= shrt[0] != '\0' &&
+			    names_option(usage, strlen(usage), want);
+			if (!named)
+				fail_msg("profil %s: --%s is not in the usage line: %s",
+				    commands[c], lng, usage);
+			/* in the SYNOPSIS: each ".Cm command" entry, up to .Nm */
+			named = 0;
+			snprintf(head, sizeof head, "\n.Cm %s\n", commands[c]);
+			for (const char *at = strstr(syn, head); at != NULL;
+			    at = strstr(at + 1, head)) {
+				const char *end = strstr(at + 1, "\n.Nm");
+				char fl[80];
+				size_t len = end ? (size_t)(end - at) : strlen(at);
+
+				snprintf(fl, sizeof fl, "Fl -%s", lng);
+				named |= names_option(at, len, fl);
+				snprintf(fl, sizeof fl, "Fl %s", shrt);
+				named |= shrt[0] != '\0' && names_option(at, len, fl);
+			}
+			if (!named)
+				fail_msg("profil.1 SYNOPSIS: %s without --%s",
+				    commands[c], lng);
+		}
+	}
+	free(man);
+}
+
+/*
+ * The man pages format without a warning (the tree view's column list
+ * could not be broken at 80 columns), at the widths terminals have.
+ */
+static void
+test_man_pages_format_cleanly(void **state)
+{
+	char *man = read_man_page(), cmd[3 * PATH_MAX], *dir;
+	static const char *const pages[] = { "profil.1", "profil.3", "profil.5" };
+	static const int widths[] = { 65, 80, 120 };
+	struct run r;
+
+	(void)state;
+	free(man);
+	/* read_man_page found man/ above us: the same search, for its path */
+	dir = realpath(bindir, NULL);
+	assert_non_null(dir);
+	while (strrchr(dir, '/') != NULL) {
+		snprintf(cmd, sizeof cmd, "%s/man/profil.1", dir);
+		if (access(cmd, R_OK) == 0)
+			break;
+		*strrchr(dir, '/') = '\0';
+	}
+	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
+		for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+			char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+			snprintf(cmd, sizeof cmd, "groff -mandoc -ww -z -Tutf8 "
+			    "-rLL=%dn %s/man/%s", widths[w], dir, pages[i]);
+			run(&r, argv);
+			if (r.status != 0 || r.err[0] != '\0')
+				fail_msg("%s at %d columns: %s", pages[i], widths[w],
+				    r.err);
+		}
+	free(dir);
+}
+
+/* -V is --version; an ambiguous prefix names what it could be. */
+static void
+test_version_and_ambiguous_prefix(void **state)
+{
+	char *v[] = { profil_bin, "-V", NULL };
+	char *version[] = { profil_bin, "--version", NULL };
+	char *re[] = { profil_bin, "re", NULL };
+	struct run r, again;
+
+	(void)state;
+	run(&r, v);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.out, "profil ", 7) == 0);
+	run(&again, version);
+	assert_string_equal(r.out, again.out);
+	run(&r, re);
+	assert_int_equal(r.status, 2);
+	if (strstr(r.err, "record") == NULL || strstr(r.err, "report") == NULL ||
+	    strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
+		fail_msg("profil re: %s", r.err);
+}
+
 /* ---- report --pid: how each process ended ------------------------------- */
 
 struct status_case {
@@ -867,6 +1013,9 @@ main(void)
 		cmocka_unit_test(test_options_after_operands),
 		cmocka_unit_test(test_conflicting_views_refused),
 		cmocka_unit_test(test_help_describes_every_option),
+		cmocka_unit_test(test_usage_and_synopsis_name_every_option),
+		cmocka_unit_test(test_man_pages_format_cleanly),
+		cmocka_unit_test(test_version_and_ambiguous_prefix),
 		cmocka_unit_test(test_pid_status_in_words),
 		cmocka_unit_test(test_pid_status_recorded),
 		cmocka_unit_test(test_merge_refuses_one_file_twice),
