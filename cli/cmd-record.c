@@ -391,6 +391,32 @@ warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 }
 
 /*
+ * Many stacks cut at the end of the copy of the stack: their callers are
+ * missing from the inclusive figures.  Say what keeps more.
+ */
+static void
+warn_cut(const struct profil_profile *p, unsigned stack_size)
+{
+	double cut = report_cut_share(p, PROFIL_CUT_STACK);
+	double unread = report_cut_share(p, PROFIL_CUT_UNREAD);
+
+	if (cut >= REPORT_CUT_NOTE && stack_size < MAX_STACK_SIZE)
+		cli_warn("%.0f%% of the call stacks were cut where the %u bytes of "
+		    "stack copied with each sample ended (big local arrays, deep "
+		    "calls): --stack-size %u keeps more", 100 * cut, stack_size,
+		    MAX_STACK_SIZE);
+	else if (cut >= REPORT_CUT_NOTE)
+		cli_warn("%.0f%% of the call stacks were cut where the %u bytes of "
+		    "stack copied with each sample ended, the most --stack-size "
+		    "takes", 100 * cut, stack_size);
+	if (unread >= REPORT_CUT_NOTE)
+		cli_warn("%.0f%% of the call stacks were cut at a stack page the "
+		    "kernel did not copy (one the program never touched: a big "
+		    "local array); the timer engine (-e timer, --stack-size "
+		    "past it) copies such pages", 100 * unread);
+}
+
+/*
  * Processes the program started and left running (a daemon, `prog &`):
  * they were profiled until the program ended, and their CPU time after
  * that is in no figure.  Say which.
@@ -596,6 +622,7 @@ record_exec(int argc, char **argv)
 			    o.samples ? "--samples" : "-F");
 		else
 			warn_unsampled(p, &r);
+		warn_cut(p, o.stack_size);
 		if (attach == 0)
 			warn_left_running(p);
 		if (attach == 0 && WIFSIGNALED(r.status))

@@ -114,6 +114,24 @@ note_unsampled(const struct profil_profile *p, char *caption, size_t size)
 	    100 * seen / (double)p->cpu_ns);
 }
 
+/* Stacks cut where the copy ended: the callers are missing; say why. */
+static void
+note_cut(const struct profil_profile *p, char *caption, size_t size)
+{
+	size_t len = strlen(caption);
+	double cut = report_cut_share(p, PROFIL_CUT_STACK);
+	double unread = report_cut_share(p, PROFIL_CUT_UNREAD);
+
+	/* a line each, in 80 columns: the callers are missing, what helps */
+	if (cut >= REPORT_CUT_NOTE)
+		len += (size_t)snprintf(caption + len, size - len, "\nnote: %.0f%% "
+		    "of the stacks cut past the stack copied: record "
+		    "--stack-size", 100 * cut);
+	if (unread >= REPORT_CUT_NOTE && len < size)
+		snprintf(caption + len, size - len, "\nnote: %.0f%% of the stacks "
+		    "cut at an untouched stack page: record -e timer", 100 * unread);
+}
+
 /*
  * The caption of a profile whose samples weigh their intervals: how many
  * were taken, at what rates, and what the counts are in; the errors are
@@ -321,6 +339,7 @@ report_exec(int argc, char **argv)
 	table_weights(report_error_scale(p));
 	note_unsampled(p, caption, sizeof caption);
 	note_buckets(p, caption, sizeof caption);
+	note_cut(p, caption, sizeof caption);
 	o.caption = caption;
 	o.columns = wide ? 0 : text_columns();
 	table_style(o.columns, want_colour(colour));

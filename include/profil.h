@@ -222,6 +222,10 @@ struct profil_frame {
 #define PROFIL_CUT_NOT_TAKEN	5	/* no registers or stack were taken */
 #define PROFIL_CUT_BEHIND	6	/* not unwound: the recorder was too
 					   far behind the samples */
+#define PROFIL_CUT_UNREAD	7	/* the kernel's copy of the stack
+					   stopped short of what was asked,
+					   at a page it could not read (one
+					   the program never touched) */
 	uint64_t addr;			/* link-time address: the sampled
 					   instruction in the leaf, the call
 					   (return address - 1) in callers */

@@ -711,6 +711,62 @@ test_recorder_killed_leaves_nothing(void **state)
 	}
 }
 
+/*
+ * Stacks cut where the copy of the stack ended: record and report say so
+ * in a line each and name what keeps more (a program with a 16 KiB
+ * buffer on its stack had every stack cut, and only check said it).  A
+ * frame of 32 KiB, written: --stack-size; the same with its middle
+ * never touched, which the kernel does not copy whatever the size: the
+ * timer engine; a copy that holds it: nothing said.
+ */
+static void
+test_cut_stacks_said(void **state)
+{
+	static const struct {
+		const char *mode, *engine, *size, *hint;
+	} cases[] = {
+		{ "bigframe", "perf", "16384", "--stack-size" },
+		{ "bigframe", "perf", "65000", NULL },
+		{ "holeframe", "perf", "65000", "-e timer" },
+		{ "holeframe", "timer", "65000", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *prf = tmp("cut.prf");
+		char *argv[] = { profil_bin, "record", "-F", "2000", "-e",
+		    (char *)cases[i].engine, "--stack-size", (char *)cases[i].size,
+		    "-o", (char *)prf, workload, (char *)cases[i].mode, "0.2",
+		    NULL };
+		char *rep[] = { profil_bin, "report", (char *)prf, NULL };
+		static struct run r, rr;
+		const char *warn, *note;
+
+		run(&r, argv);
+		assert_int_equal(r.status, 0);
+		run(&rr, rep);
+		assert_int_equal(rr.status, 0);
+		warn = strstr(r.err, "call stacks were cut");
+		note = strstr(rr.out, "note: ");
+		if (cases[i].hint == NULL) {
+			if (warn != NULL || note != NULL)
+				fail_msg("%s %s %s: %s%s", cases[i].mode,
+				    cases[i].engine, cases[i].size, r.err, rr.out);
+			continue;
+		}
+		/* one line each, naming what helps */
+		if (warn == NULL || strstr(warn, cases[i].hint) == NULL ||
+		    strstr(warn, cases[i].hint) > strchr(warn, '\n'))
+			fail_msg("%s %s %s: record said: %s", cases[i].mode,
+			    cases[i].engine, cases[i].size, r.err);
+		if (note == NULL || strstr(note, cases[i].hint) == NULL ||
+		    strstr(note, cases[i].hint) > strchr(note, '\n') ||
+		    strchr(note, '\n') - note > 80)
+			fail_msg("%s %s %s: report said: %s", cases[i].mode,
+			    cases[i].engine, cases[i].size, rr.out);
+	}
+}
+
 /* -p: attach to a running program until Ctrl-C, or until it exits. */
 static void
 test_attach(void **state)
@@ -1315,6 +1371,7 @@ main(void)
 		cmocka_unit_test(test_static_binary),
 		cmocka_unit_test(test_faults_lose_nothing),
 		cmocka_unit_test(test_recorder_killed_leaves_nothing),
+		cmocka_unit_test(test_cut_stacks_said),
 		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_export_gmon_for_gprof),

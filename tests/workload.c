@@ -23,6 +23,13 @@
  *   coroutine SECONDS     leaf() from via_a() on main's stack and from
  *                         via_b() in a ucontext coroutine, 1:1, on a stack
  *                         of its own that ends at an unreadable page
+ *   bigframe SECONDS      leaf() under big_frame(), which has 32 KiB of
+ *                         locals, all written: more than a 16 KiB stack
+ *                         copy holds
+ *   holeframe SECONDS     the same in a thread of its own whose 32 KiB
+ *                         are written at their ends only: pages in the
+ *                         middle never touched, which the kernel does
+ *                         not copy
  *   crash | exit N | _exit N | forever | echo
  *
  * SECONDS is CPU time of the thread doing the work, not an amount of
@@ -188,6 +195,29 @@ paths(double seconds)
 			qsort(pair, 2, sizeof *pair, cmp_leaf);
 		}
 	}
+}
+
+/* 32 KiB of locals between leaf() and its caller, written or not */
+__attribute__((noinline)) static void
+big_frame(int whole)
+{
+	volatile char buf[32768];
+
+	if (whole)
+		for (size_t i = 0; i < sizeof buf; i += 64)
+			buf[i] = 1;
+	buf[0] = 1;
+	buf[sizeof buf - 1] = 2;
+	leaf();
+	sink += (unsigned long)(buf[0] + buf[sizeof buf - 1]);
+}
+
+static void *
+hole_thread(void *arg)
+{
+	FOR_CPU(*(double *)arg)
+		big_frame(0);
+	return NULL;
 }
 
 /* some work of its own at every level: recursion's self time */
@@ -439,6 +469,16 @@ main(int argc, char **argv)
 		signals(seconds);
 	} else if (strcmp(mode, "coroutine") == 0) {
 		coroutine(seconds);
+	} else if (strcmp(mode, "bigframe") == 0) {
+		FOR_CPU(seconds)
+			big_frame(1);
+	} else if (strcmp(mode, "holeframe") == 0) {
+		pthread_t t;
+
+		/* a new thread's stack is fresh memory: no page touched yet */
+		if (pthread_create(&t, NULL, hole_thread, &seconds) != 0)
+			abort();
+		pthread_join(t, NULL);
 	} else {
 		fprintf(stderr, "workload: unknown mode '%s'\n", mode);
 		return 2;

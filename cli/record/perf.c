@@ -510,11 +510,21 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 		/* unwinding less, so as to lose no sample: say where */
 		unwind_locate(p->uw, x.regs[16], &frames[n++]);
 		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
-	} else if (x.has_regs && p->uw != NULL)
+	} else if (x.has_regs && p->uw != NULL) {
 		/* at most UNWIND_MAX_DEPTH user frames, then a cut */
 		n = unwind_stack(p->uw, tid, x.regs, x.regs[7], x.stack,
 		    x.stack_size, frames, n, n + UNWIND_MAX_DEPTH + 1);
-	else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
+		/*
+		 * Past the copy, where the kernel copied less than asked: it
+		 * stopped at a page it could not read at the sample (a page
+		 * of a big local array the program never touched); a larger
+		 * --stack-size would not help, and the views say which.
+		 */
+		if (n > 0 && frames[n - 1].obj == BFRAME_CUT &&
+		    frames[n - 1].value == PROFIL_CUT_STACK &&
+		    x.stack_size < e->opts->stack_size)
+			frames[n - 1].value = PROFIL_CUT_UNREAD;
+	} else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
 		/* a process of ours without its registers: say so */
 		if (n == 0)
 			frames[n++] = p->uw ? (unwind_locate(p->uw, ip, &frames[0]),

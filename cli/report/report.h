@@ -64,6 +64,19 @@ const char *report_rates(const struct profil_profile *p, char *buf,
 int report_unsampled(const struct profil_profile *p, double *seen_ns);
 
 /*
+ * The share of p's samples whose call stack was cut for reason
+ * (PROFIL_CUT_*); 0 without stacks.  From REPORT_CUT_NOTE on, record and
+ * report say so for the cuts past the stack copied (PROFIL_CUT_STACK,
+ * naming --stack-size) and at a page the kernel did not copy
+ * (PROFIL_CUT_UNREAD, naming the timer engine): the callers of so many
+ * samples are missing from every inclusive figure, and check alone said
+ * it (a program with a 16 KiB buffer on its stack had every stack cut,
+ * and the views said nothing).
+ */
+double report_cut_share(const struct profil_profile *p, uint64_t reason);
+#define REPORT_CUT_NOTE	0.10
+
+/*
  * Every object, then [kernel], [unknown] and [lost], most samples first
  * (zeros included); malloc'd, *count entries.  Paths are "" for the last
  * three.  Shares are of samples + lost.

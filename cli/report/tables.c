@@ -73,6 +73,25 @@ report_unsampled(const struct profil_profile *p, double *seen_ns)
 	    *seen_ns < 0.8 * (double)p->cpu_ns;
 }
 
+double
+report_cut_share(const struct profil_profile *p, uint64_t reason)
+{
+	uint64_t cut = 0, all = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		const struct profil_frame *last;
+
+		all += st->count;
+		if (st->depth == 0)
+			continue;
+		last = &p->frames[st->frames[st->depth - 1]];
+		if (last->object == PROFIL_FRAME_CUT && last->addr == reason)
+			cut += st->count;
+	}
+	return all > 0 ? (double)cut / (double)all : 0;
+}
+
 /*
  * Flat: columns in machine order; text shows them gprof-like.  With call
  * stacks, three more: the function's inclusive samples (the stacks it is
