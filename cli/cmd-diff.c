@@ -544,6 +544,29 @@ print_diff(const struct diff_row *const *rows, size_t n, int incl,
 	table_free(&t);
 }
 
+/*
+ * Two profiles of different programs (their first objects, the programs
+ * record started, have other names), or by different engines (which
+ * count system-call time differently): compared all the same, functions
+ * matched by name, but not without a word (merge refuses them).
+ */
+static void
+warn_unlike(struct profil_profile *const p[2], char *const names[2])
+{
+	const char *a = p[0]->nobjects ? funcs_base_name(p[0]->objects[0].path) :
+	    NULL;
+	const char *b = p[1]->nobjects ? funcs_base_name(p[1]->objects[0].path) :
+	    NULL;
+
+	if (a != NULL && b != NULL && strcmp(a, b) != 0)
+		cli_warn("%s profiles %s, %s profiles %s: different programs, "
+		    "their functions matched by name", names[0], a, names[1], b);
+	if (strcmp(p[0]->engine, p[1]->engine) != 0)
+		cli_warn("%s was recorded by the %s engine, %s by the %s engine: "
+		    "they count time in system calls differently", names[0],
+		    p[0]->engine, names[1], p[1]->engine);
+}
+
 static int
 diff_exec(int argc, char **argv)
 {
@@ -611,6 +634,7 @@ diff_exec(int argc, char **argv)
 			return 1;
 		}
 	}
+	warn_unlike(p, argv + optind);
 	incl = p[0]->nstacks > 0 && p[1]->nstacks > 0;
 	for (int k = 0; k < 2; k++) {
 		funcs_build(&f[k], p[k], 1);

@@ -1760,6 +1760,46 @@ test_diff_functions_on_one_side(void **state)
 	assert_true(x->significant);
 }
 
+/*
+ * Profiles of two programs, or of two engines, are compared with a
+ * warning (merge refuses them): two runs of one program are not.
+ */
+static void
+test_diff_warns_of_unlike_profiles(void **state)
+{
+	char *prog[] = { workload, "split", "0.05", NULL };
+	char *other[] = { workload_static, "split", "0.05", NULL };
+	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], t[PATH_MAX];
+	char *same[] = { profil_bin, "diff", a, b, NULL };
+	char *programs[] = { profil_bin, "diff", a, c, NULL };
+	char *engines[] = { profil_bin, "diff", a, t, NULL };
+	struct run r;
+
+	(void)state;
+	scratch(a, "wa.prf");
+	scratch(b, "wb.prf");
+	scratch(c, "wc.prf");
+	scratch(t, "wt.prf");
+	record_with("perf", a, prog);
+	record_with("perf", b, prog);
+	record_with("perf", c, other);
+	record_with("timer", t, prog);
+	run(&r, same);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	run(&r, programs);
+	assert_int_equal(r.status, 0);
+	if (strstr(r.err, "different programs") == NULL ||
+	    strstr(r.err, "workload-static") == NULL ||
+	    strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
+		fail_msg("diff of two programs said: %s", r.err);
+	run(&r, engines);
+	assert_int_equal(r.status, 0);
+	if (strstr(r.err, "timer engine") == NULL ||
+	    strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
+		fail_msg("diff of two engines said: %s", r.err);
+}
+
 static void
 test_diff_options_and_usage(void **state)
 {
@@ -1855,6 +1895,7 @@ main(void)
 		cmocka_unit_test(test_diff_finds_the_changed_split),
 		cmocka_unit_test(test_diff_inclusive_shares),
 		cmocka_unit_test(test_diff_functions_on_one_side),
+		cmocka_unit_test(test_diff_warns_of_unlike_profiles),
 		cmocka_unit_test(test_diff_options_and_usage),
 	};
 	/* sanitized, stacks at 1 kHz: TSan's recorder leaves most of 5 kHz
