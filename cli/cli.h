@@ -97,10 +97,13 @@ int cli_help(const struct cmd *cmd, const struct option *options);
 /*
  * first, then text, on stdout in lines of at most width columns (0: any)
  * broken at spaces, a [bracketed group] kept whole where it fits; a
- * longer word overflows.  Lines after the first are indented.
+ * longer word overflows.  Lines after the first are indented.  CLI_GLUE
+ * in text is a space never broken at, printed as one: a figure and its
+ * error bar ("91.61%" CLI_GLUE "±" CLI_GLUE "0.88") stay on one line.
  */
 void cli_print_wrapped(const char *first, const char *text, int indent,
     int width);
+#define CLI_GLUE	"\x1f"
 
 /* Flush and close stdout, exiting with an error if that failed. */
 int cli_finish_stdout(int status);

@@ -653,7 +653,8 @@ diff_exec(int argc, char **argv)
 			    report_error_scale(p[k]));
 	snprintf(caption, sizeof caption, "before: %s (%llu samples%s)\n"
 	    "after: %s (%llu samples%s)\nchange = after%% - before%% in points, "
-	    "+- 95%% error (each function alone)\n*: significant, q <= 0.05: "
+	    "+-" CLI_GLUE "95%%" CLI_GLUE "error (each function alone)\n*: "
+	    "significant, q <= 0.05: "
 	    "a false discovery rate of 5%% over the %zu functions\ncompared "
 	    "(Benjamini-Hochberg)%s%s%s",
 	    argv[optind], (unsigned long long)p[0]->samples, worth_of[0],
@@ -674,7 +675,8 @@ diff_exec(int argc, char **argv)
 		qsort(order, nincl, sizeof *order, by_incl_significance);
 		snprintf(caption, sizeof caption, "\ninclusive: the share of "
 		    "samples whose call stack holds the function (once a\nstack; "
-		    "of the stacks unwound), +- 95%% error; *: q <= 0.05 over the "
+		    "of the stacks unwound), +-" CLI_GLUE "95%%" CLI_GLUE "error; "
+		    "*: q <= 0.05 over the "
 		    "%zu\nfunctions in the stacks, a family of their own "
 		    "(Benjamini-Hochberg)", nincl);
 		print_diff((const struct diff_row *const *)order, nincl, incl, 1,

@@ -146,7 +146,8 @@ weighted_caption(const struct profil_profile *p, const char *name,
 
 	/* three short lines: each fits 80 columns whatever the figures */
 	snprintf(caption, size, "%.20s: %llu samples, %.2f s CPU (%s), %llu "
-	    "lost\nsampled at %s; counts in %.0f us intervals\n± = 95%% "
+	    "lost\nsampled at %s; counts in %.0f us intervals\n±" CLI_GLUE "="
+	    CLI_GLUE "95%%" CLI_GLUE
 	    "error, as of %.0f samples of equal weight", name,
 	    (unsigned long long)p->taken, (double)p->cpu_ns / 1e9, p->engine,
 	    (unsigned long long)p->lost, report_rates(p, rates, sizeof rates),
@@ -331,7 +332,8 @@ report_exec(int argc, char **argv)
 		weighted_caption(p, funcs_base_name(file), caption, sizeof caption);
 	else
 		snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s "
-		    "CPU at %.0f Hz (%s), %llu lost; ± = 95%% error",
+		    "CPU at %.0f Hz (%s), %llu lost; ±" CLI_GLUE "=" CLI_GLUE
+		    "95%%" CLI_GLUE "error",
 		    funcs_base_name(file), (unsigned long long)p->samples,
 		    (double)p->cpu_ns / 1e9, p->interval_ns ?
 		    1e9 / (double)p->interval_ns : 0, p->engine,

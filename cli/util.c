@@ -250,7 +250,8 @@ cli_print_wrapped(const char *first, const char *text, int indent, int width)
 			putchar(' ');
 			column++;
 		}
-		printf("%.*s", word, text);
+		for (int i = 0; i < word; i++)
+			putchar(text[i] == CLI_GLUE[0] ? ' ' : text[i]);
 		column += word;
 		fresh = 0;
 		text += word;

@@ -767,6 +767,75 @@ test_cut_stacks_said(void **state)
 	}
 }
 
+/*
+ * Captions fold at spaces to the width, but never between a figure and
+ * its error bar ("91.61% ±" above "0.88 of all"; "± = 95%" above
+ * "error"): at every width from 30 to 100 columns, no line of a caption
+ * ends or starts inside "X% ± Y of all" or "± = 95% error".
+ */
+static void
+test_captions_keep_figures_whole(void **state)
+{
+	static const char *const views[][3] = {
+		{ "--callers", "six", NULL }, { "--threads", NULL, NULL },
+		{ "--objects", NULL, NULL }, { NULL, NULL, NULL },
+	};
+	static const char *const no_end[] = { " ±", " =", " 95%", "+-" };
+	static const char *const no_start[] = { "=", "error", "of all", "95%" };
+	char *prog[] = { workload, "split", "0.1", NULL };
+	const char *prf = tmp("wrap.prf");
+	static struct run r;
+
+	(void)state;
+	record_ok(prf, prog);
+	for (int cols = 30; cols <= 100; cols += 2) {
+		char width[16];
+
+		snprintf(width, sizeof width, "%d", cols);
+		setenv("COLUMNS", width, 1);
+		for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+			char *argv[8] = { profil_bin, "report" };
+			int k = 2;
+
+			for (int j = 0; j < 3 && views[v][j] != NULL; j++)
+				argv[k++] = (char *)views[v][j];
+			argv[k++] = (char *)prf;
+			argv[k] = NULL;
+			run(&r, argv);
+			assert_int_equal(r.status, 0);
+			/* the caption: up to the first blank line */
+			for (const char *line = r.out; *line && *line != '\n';) {
+				const char *eol = strchr(line, '\n');
+				size_t len = (size_t)(eol - line);
+
+				for (size_t i = 0; i < sizeof no_end / sizeof *no_end;
+				    i++) {
+					size_t n = strlen(no_end[i]);
+
+					if (len >= n && memcmp(eol - n, no_end[i], n) == 0)
+						fail_msg("%d columns, %s: a line ends "
+						    "\"%s\":\n%s", cols, argv[2],
+						    no_end[i], r.out);
+				}
+				/* "±" after a figure on the line before */
+				if (line != r.out && strncmp(line, "±", 2) == 0 &&
+				    strchr("0123456789%", line[-2]) != NULL)
+					fail_msg("%d columns, %s: a figure and its "
+					    "error apart:\n%s", cols, argv[2], r.out);
+				for (size_t i = 0; line != r.out && i <
+				    sizeof no_start / sizeof *no_start; i++)
+					if (strncmp(line, no_start[i],
+					    strlen(no_start[i])) == 0)
+						fail_msg("%d columns, %s: a line starts "
+						    "\"%s\":\n%s", cols, argv[2],
+						    no_start[i], r.out);
+				line = eol + 1;
+			}
+		}
+	}
+	unsetenv("COLUMNS");
+}
+
 /* -p: attach to a running program until Ctrl-C, or until it exits. */
 static void
 test_attach(void **state)
@@ -1372,6 +1441,7 @@ main(void)
 		cmocka_unit_test(test_faults_lose_nothing),
 		cmocka_unit_test(test_recorder_killed_leaves_nothing),
 		cmocka_unit_test(test_cut_stacks_said),
+		cmocka_unit_test(test_captions_keep_figures_whole),
 		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_export_gmon_for_gprof),

@@ -111,7 +111,8 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 	if (nrows > 1)
 		qsort(rows, nrows, sizeof *rows, by_samples);
 	snprintf(caption, sizeof caption, "%s%s%s (%s): %llu samples with it on "
-	    "the stack, %.2f%% ± %.2f of all; %llu in itself\n%s of %s, as "
+	    "the stack, %.2f%%" CLI_GLUE "±" CLI_GLUE "%.2f" CLI_GLUE "of"
+	    CLI_GLUE "all; %llu in itself\n%s of %s, as "
 	    "shares of its time:", o->caption ? o->caption : "",
 	    o->caption ? "\n\n" : "", s->funcs[target].function,
 	    s->funcs[target].object, (unsigned long long)inclusive,
