@@ -12,6 +12,7 @@
 #include <profil.h>
 
 #include "cli.h"
+#include "report/report.h"
 
 #define MOST_REASON	PROFIL_CUT_UNREAD	/* the last reason named */
 
@@ -114,7 +115,21 @@ check_exec(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		if (!quiet && p->taken > 0)
+		if (!quiet && report_weighted(p))
+			/* counts of intervals, from fewer samples taken */
+			printf("%s: ok: %llu counts in %zu objects (+%llu kernel, "
+			    "%llu unknown, %llu lost), %zu threads, %zu processes; "
+			    "the counts are of %.0f us intervals, from %llu samples "
+			    "taken (squared weights %llu%s)\n",
+			    argv[optind], (unsigned long long)p->samples,
+			    p->nobjects, (unsigned long long)p->kernel,
+			    (unsigned long long)p->unknown,
+			    (unsigned long long)p->lost, p->nthreads, p->nprocesses,
+			    (double)p->interval_ns / 1e3,
+			    (unsigned long long)p->taken,
+			    (unsigned long long)p->weight_sq,
+			    p->budget ? "; a budget" : "");
+		else if (!quiet && p->taken > 0)
 			printf("%s: ok: %llu samples in %zu objects (+%llu kernel, "
 			    "%llu unknown, %llu lost), %zu threads, %zu processes; "
 			    "%llu taken, squared weights %llu%s\n",

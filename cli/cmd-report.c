@@ -339,6 +339,8 @@ report_exec(int argc, char **argv)
 		    1e9 / (double)p->interval_ns : 0, p->engine,
 		    (unsigned long long)p->lost);
 	table_weights(report_error_scale(p));
+	if (report_weighted(p))
+		table_count_title("counts");
 	note_unsampled(p, caption, sizeof caption);
 	note_buckets(p, caption, sizeof caption);
 	note_cut(p, caption, sizeof caption);

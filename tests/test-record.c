@@ -836,6 +836,65 @@ test_captions_keep_figures_whole(void **state)
 	unsetenv("COLUMNS");
 }
 
+/*
+ * Under a sample budget the counts are of intervals, not samples taken
+ * (1,831 taken showed as 18,100 "samples"): report's text titles them
+ * "counts" and check says how many samples were taken; a profile at a
+ * fixed rate keeps "samples".
+ */
+static void
+test_budget_counts_named(void **state)
+{
+	char *prog[] = { workload, "split", "1", NULL };
+	const char *fixed = tmp("fixed.prf"), *budget = tmp("budget.prf");
+	char *rec[] = { profil_bin, "record", "-q", "--samples", "500", "-o",
+	    (char *)budget, workload, "split", "1", NULL };
+	char *views[][5] = {
+		{ "report", NULL }, { "report", "--threads", NULL },
+		{ "report", "--objects", NULL },
+	};
+	struct profil_profile *p;
+	char cause[256], want[128], *check[] = { profil_bin, "check",
+	    (char *)budget, NULL };
+	static struct run r;
+
+	(void)state;
+	record_ok(fixed, prog);
+	run(&r, rec);
+	assert_int_equal(r.status, 0);
+	for (int k = 0; k < 2; k++)
+		for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+			char *argv[6] = { profil_bin };
+			int n = 1;
+
+			for (int j = 0; views[v][j] != NULL; j++)
+				argv[n++] = views[v][j];
+			argv[n++] = (char *)(k ? budget : fixed);
+			argv[n] = NULL;
+			run(&r, argv);
+			assert_int_equal(r.status, 0);
+			/* the header: the line after the caption's blank line */
+			const char *head = strstr(r.out, "\n\n");
+			assert_non_null(head);
+			if ((strstr(head + 2, " counts ") != NULL &&
+			    strstr(head + 2, " counts ") < strchr(head + 2, '\n')) != k)
+				fail_msg("%s %s: %s", k ? "budget" : "fixed rate",
+				    argv[2], r.out);
+		}
+	p = profil_profile_read(budget, cause, sizeof cause);
+	assert_non_null(p);
+	assert_true(p->taken < p->samples);
+	run(&r, check);
+	assert_int_equal(r.status, 0);
+	snprintf(want, sizeof want, "ok: %llu counts ",
+	    (unsigned long long)p->samples);
+	assert_non_null(strstr(r.out, want));
+	snprintf(want, sizeof want, "from %llu samples taken",
+	    (unsigned long long)p->taken);
+	assert_non_null(strstr(r.out, want));
+	profil_profile_free(p);
+}
+
 /* -p: attach to a running program until Ctrl-C, or until it exits. */
 static void
 test_attach(void **state)
@@ -1442,6 +1501,7 @@ main(void)
 		cmocka_unit_test(test_recorder_killed_leaves_nothing),
 		cmocka_unit_test(test_cut_stacks_said),
 		cmocka_unit_test(test_captions_keep_figures_whole),
+		cmocka_unit_test(test_budget_counts_named),
 		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_report_views),
 		cmocka_unit_test(test_export_gmon_for_gprof),

@@ -35,6 +35,13 @@ table_row(struct table *t)
 }
 
 static double error_scale = 1;
+static const char *count_title;	/* table_count_title, or NULL */
+
+void
+table_count_title(const char *title)
+{
+	count_title = title;
+}
 
 void
 table_weights(double scale)
@@ -262,6 +269,14 @@ print_caption(const char *caption)
 	putchar('\n');
 }
 
+/* Column c's text title. */
+static const char *
+title_of(const struct col *c)
+{
+	return count_title != NULL && strcmp(c->name, "samples") == 0 ?
+	    count_title : c->title;
+}
+
 /*
  * Text: each shown column as wide as its widest cell.  When the line
  * would pass the width to fit, the widest text columns (a long C++ name,
@@ -275,7 +290,7 @@ print_text(const struct table *t, const int *order, const char *caption)
 	size_t r;
 
 	for (n = 0; order[n] >= 0 && n < 32; n++)
-		width[n] = (int)strlen(t->cols[order[n]].title);
+		width[n] = (int)strlen(title_of(&t->cols[order[n]]));
 	for (r = 0; r < t->nrows; r++)
 		for (k = 0; k < n; k++) {
 			const union cell *row = &t->cells[r * (size_t)t->ncols];
@@ -324,7 +339,7 @@ print_text(const struct table *t, const int *order, const char *caption)
 		int left = c->type == COL_STR || c->type == COL_WORDS;
 
 		printf("%s%*s", k ? "  " : "", left && k == n - 1 ? 0 :
-		    (left ? -width[k] : width[k]), c->title);
+		    (left ? -width[k] : width[k]), title_of(c));
 	}
 	printf("%s\n", table_colour_end());
 	for (r = 0; r < t->nrows; r++) {

@@ -89,4 +89,13 @@ double table_error95(uint64_t k, uint64_t n);
  */
 void table_weights(double scale);
 
+/*
+ * The text title of the columns named "samples": "counts" for a profile
+ * whose samples weigh their intervals (report_weighted), where a count
+ * is an interval of CPU time and not a sample taken (1,831 samples taken
+ * showed as 18,100 "samples").  Set once by the command; CSV and JSON
+ * keep their stable names.
+ */
+void table_count_title(const char *title);
+
 #endif
