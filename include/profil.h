@@ -300,8 +300,8 @@ struct profil_profile {
 /*
  * Read and check a profile file (or a buffer).  Returns a profile to free
  * with profil_profile_free(), or NULL with a one-line cause in cause[]
- * ("truncated object record at byte 4096") and errno set (EINVAL for a
- * malformed file, or the error of open/read).
+ * ("truncated object record at byte 4096"; none when cause is NULL) and
+ * errno set (EINVAL for a malformed file, or the error of open/read).
  */
 struct profil_profile *profil_profile_read(const char *path, char *cause,
     size_t cause_size);

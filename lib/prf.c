@@ -1120,7 +1120,8 @@ profil_profile_read(const char *path, char *cause, size_t cause_size)
 		goto fail;
 	if (!S_ISREG(st.st_mode)) {
 		errno = EINVAL;
-		snprintf(cause, cause_size, "not a regular file");
+		if (cause != NULL && cause_size > 0)
+			snprintf(cause, cause_size, "not a regular file");
 		close(fd);
 		return NULL;
 	}

@@ -386,6 +386,14 @@ test_read_errors(void **state)
 	assert_int_equal(errno, ENOENT);
 	assert_null(profil_profile_read("/tmp", cause, sizeof cause));
 	assert_string_equal(cause, "not a regular file");
+	/* no buffer for the cause: none written, whatever the error (a
+	 * directory wrote one through NULL) */
+	assert_null(profil_profile_read("/tmp", NULL, sizeof cause));
+	assert_int_equal(errno, EINVAL);
+	assert_null(profil_profile_read("/nonexistent/x.prf", NULL, sizeof cause));
+	assert_int_equal(errno, ENOENT);
+	assert_null(profil_profile_parse("not a profile", 13, NULL, sizeof cause));
+	assert_int_equal(errno, EINVAL);
 }
 
 /* The CPU seconds op(arg) takes, the fastest of 3 calls. */
