@@ -416,10 +416,12 @@ assert_one_error_line(const struct run *r)
 
 /*
  * `profil record -q -F 5000 [--no-call-graph] -o prf PROGRAM...`, which
- * must succeed: with call stacks (perf engine) or without.
+ * must succeed: with call stacks (perf engine) or without.  The
+ * program's argument E2E_CPU, if any, is replaced by cpu.
  */
 static void
-record_stacks_or_not(const char *prf, char **prog, int stacks)
+record_stacks_or_not_at(const char *prf, char **prog, int stacks,
+    const char *cpu)
 {
 	char *argv[32] = { profil_bin, "record", "-q", "-F", "5000", "-o",
 	    (char *)prf };
@@ -430,11 +432,17 @@ record_stacks_or_not(const char *prf, char **prog, int stacks)
 		skip();		/* only the perf engine takes stacks */
 	argv[i++] = stacks ? "--engine=perf" : "--no-call-graph";
 	for (; *prog && i < 31; prog++)
-		argv[i++] = *prog;
+		argv[i++] = strcmp(*prog, E2E_CPU) == 0 ? (char *)cpu : *prog;
 	argv[i] = NULL;
 	run(&r, argv);
 	if (r.status != 0)
 		fail_msg("record exited %d: %s", r.status, r.err);
+}
+
+static void
+record_stacks_or_not(const char *prf, char **prog, int stacks)
+{
+	record_stacks_or_not_at(prf, prog, stacks, NULL);
 }
 
 /* Export prf to pb as pprof (with --inline if inlines), decode it into d. */
@@ -455,37 +463,90 @@ export_and_decode(const char *prf, const char *pb, int inlines)
 }
 
 /*
- * Record prog into prf (with call stacks or not), export it to pb as
- * pprof, decode it into d.
+ * The runs are sized by the samples their checks need (e2e.h): the same
+ * record, its E2E_CPU argument the CPU seconds for need samples as count
+ * counts them (NULL: all), run again longer while short (e2e_longer,
+ * three runs at most); the flat profile in s, the seconds given in
+ * cpu_arg (32 bytes).
  */
 static void
-record_and_export(char **prog, const char *prf, const char *pb, int stacks)
+record_for_samples(struct shares *s, char *cpu_arg, const char *prf,
+    char **prog, int stacks, double need,
+    double (*count)(const struct shares *))
+{
+	double cpu = atof(e2e_cpu_for(need, 1)), got;
+	int runs = 0;
+
+	for (;;) {
+		snprintf(cpu_arg, 32, "%.3f", cpu);
+		record_stacks_or_not_at(prf, prog, stacks, cpu_arg);
+		report(s, prf);
+		got = count != NULL ? count(s) : s->total;
+		if (got >= need)
+			return;
+		cpu = e2e_longer(cpu, got, need, &runs);
+	}
+}
+
+/* The samples in six, three and one. */
+static double
+in_split(const struct shares *s)
+{
+	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
+	    samples_of(s, "one", NULL);
+}
+
+/*
+ * Start-up and exit (exec, the loader, page faults) take samples outside
+ * the program's code: 4 to 9 at 5 kHz here, 20 allowed.  For a share p of
+ * the program's own time to come out at least `least` of all samples:
+ * half the room between them for 4 standard errors, half for start-up.
+ */
+#define STARTUP 20
+static double
+samples_for_share_above(double p, double least)
+{
+	return fmax(e2e_samples_for_share(p, 4, (p - least) / 2),
+	    STARTUP / ((p - least) / 2));
+}
+
+/*
+ * Record prog into prf (with call stacks or not), sized as
+ * record_for_samples has it, export it to pb as pprof, decode it into d.
+ */
+static void
+record_and_export(struct shares *s, char *cpu_arg, char **prog,
+    const char *prf, const char *pb, int stacks, double need,
+    double (*count)(const struct shares *))
 {
 	need_decoder();
-	record_stacks_or_not(prf, prog, stacks);
+	record_for_samples(s, cpu_arg, prf, prog, stacks, need, count);
 	export_and_decode(prf, pb, 0);
 }
 
 /*
  * Export workload split: totals, functions, mapping, lines, comments;
  * the leaf Locations of the samples make the flat profile with call
- * stacks as without.
+ * stacks as without.  Over 1000 samples, where one() (10%) comes after
+ * three() and before any other function (a few % at most) by far more
+ * than 4 standard errors.
  */
 static void
 pprof_matches_profile_and_report(int stacks)
 {
 	SCRATCH(prf, "split.prf");
 	SCRATCH(pb, "split.pb.gz");
-	char *prog[] = { workload, "split", "0.66", NULL };
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
 	static const char *const top[] = { "six", "three", "one" };
 	struct profil_profile *p;
 	char cause[256], id[160], want[PATH_MAX + 64], *save, *row, *csv;
+	char cpu[32];
 	const struct pprof_mapping *m = NULL;
 	const struct pprof_function *six;
 	unsigned long long unnamed = 0;
 	struct shares s;
 
-	record_and_export(prog, prf, pb, stacks);
+	record_and_export(&s, cpu, prog, prf, pb, stacks, 1001, NULL);
 	p = profil_profile_read(prf, cause, sizeof cause);
 	if (p == NULL)
 		fail_msg("%s", cause);
@@ -501,7 +562,9 @@ pprof_matches_profile_and_report(int stacks)
 	assert_string_equal(d.units[0], "count");
 	assert_string_equal(d.types[1], "cpu");
 	assert_string_equal(d.units[1], "nanoseconds");
-	assert_true(p->samples > 1000);
+	if (p->samples <= 1000)
+		fail_msg("%llu samples, over 1000 wanted",
+		    (unsigned long long)p->samples);
 	assert_int_equal(d.totals[0], p->samples);
 	assert_int_equal(d.totals[1], p->samples * p->interval_ns);
 	assert_string_equal(d.period_type, "cpu");
@@ -512,7 +575,6 @@ pprof_matches_profile_and_report(int stacks)
 	assert_int_equal(d.duration_ns, p->duration_ns);
 
 	/* the flat profile: top three in order, each as our report has it */
-	report(&s, prf);
 	assert_int_equal((unsigned long long)s.total, p->samples);
 	assert_true(d.nfuncs >= 3);
 	for (int i = 0; i < 3; i++) {
@@ -567,7 +629,7 @@ pprof_matches_profile_and_report(int stacks)
 
 	/* lost samples (a recorder slowed down, by sanitizers say) are said */
 	assert_int_equal(d.ncomments, 2 + (p->lost > 0));
-	snprintf(want, sizeof want, "command: %s split 0.66", workload);
+	snprintf(want, sizeof want, "command: %s split %s", workload, cpu);
 	assert_string_equal(d.comments[0], want);
 	snprintf(want, sizeof want, "engine: %s", p->engine);
 	assert_string_equal(d.comments[1], want);
@@ -643,24 +705,28 @@ has_frame(const char *text, const char *name)
  * --format folded` prints for the same profile (its "_[k]" kernel suffix
  * taken off), each Sample has as many Locations as its stack has frames,
  * and pprof's cumulative samples of main are those of the stacks that
- * hold main.
+ * hold main: at least 90% of those of six, three and one, where all but
+ * a stack now and then are (2% allowed: none of 1035 here), which takes
+ * 49 samples for 4 standard errors.
  */
 static void
 test_pprof_stacks_match_folded(void **state)
 {
 	SCRATCH(prf, "stacks.prf");
 	SCRATCH(pb, "stacks.pb.gz");
-	char *prog[] = { workload, "split", "0.66", NULL };
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
 	char *folded_argv[] = { profil_bin, "export", "--format", "folded",
 	    "-o", "-", prf, NULL };
 	struct folded_stack *folded = NULL, *ours = NULL, *theirs = NULL;
 	size_t nfolded = 0, nours = 0, ntheirs = 0, deep = 0;
 	unsigned long long with_main = 0, cum_main = 0, leaves = 0;
-	char *out, *save, *line, err[8192], cause[256];
+	char *out, *save, *line, err[8192], cause[256], cpu[32];
+	double need = e2e_samples_for_share(0.02, 4, 0.1 - 0.02);
 	struct profil_profile *p;
+	struct shares s;
 
 	(void)state;
-	record_and_export(prog, prf, pb, 1);
+	record_and_export(&s, cpu, prog, prf, pb, 1, need, in_split);
 	p = profil_profile_read(prf, cause, sizeof cause);
 	if (p == NULL)
 		fail_msg("%s", cause);
@@ -737,7 +803,7 @@ test_pprof_stacks_match_folded(void **state)
 	assert_int_equal(cum_main, with_main);
 	if (with_main < 0.9 * leaves)
 		fail_msg("main is on %llu stacks of the %llu with six, three "
-		    "or one", with_main, leaves);
+		    "or one (sized for %.0f)", with_main, leaves, need);
 	profil_profile_free(p);
 }
 
@@ -752,19 +818,24 @@ test_pprof_inlined_frames(void **state)
 {
 	SCRATCH(prf, "inl.prf");
 	SCRATCH(pb, "inl.pb.gz");
-	char *prog[] = { workload, "inlined", "0.33", NULL };
-	char want[PATH_MAX + 32];
+	char *prog[] = { workload, "inlined", E2E_CPU, NULL };
+	char want[PATH_MAX + 32], cpu[32];
 	const struct pprof_function *f;
 	unsigned long long at_call = 0;
 	struct shares s;
 	double outer;
+	/*
+	 * outer() at least 80% of the samples, at 95% of the program's time
+	 * (the kernel the rest); inlined() 80% of outer's, all of it really
+	 */
+	double need = samples_for_share_above(0.95, 0.8);
 
 	(void)state;
-	record_and_export(prog, prf, pb, 1);
-	report(&s, prf);
+	record_and_export(&s, cpu, prog, prf, pb, 1, need, NULL);
 	outer = samples_of(&s, "outer", NULL);
 	if (outer < 0.8 * s.total)
-		fail_msg("outer has %.0f of %.0f samples", outer, s.total);
+		fail_msg("outer has %.0f of %.0f samples (%.0f wanted)", outer,
+		    s.total, need);
 	assert_int_equal(pprof_symbol_samples("outer"), (unsigned long long)outer);
 	/* by default, as the report: the code is outer()'s, no Line of its own */
 	if (pprof_function("inlined") != NULL || d.ninlined != 0)
@@ -774,7 +845,8 @@ test_pprof_inlined_frames(void **state)
 	assert_int_equal(pprof_symbol_samples("outer"), (unsigned long long)outer);
 	f = pprof_function("inlined");
 	if (f == NULL || f->samples < 0.8 * outer)
-		fail_msg("inlined() is not the leaf of outer()'s samples");
+		fail_msg("inlined() is not the leaf of outer()'s %.0f samples",
+		    outer);
 	snprintf(want, sizeof want, "%s/tests/workload.c", srcdir);
 	assert_string_equal(f->file, want);
 	assert_int_equal(f->start_line, source_line_with("inlined(void)", 1));
@@ -1149,7 +1221,7 @@ test_gmon_call_arcs(void **state)
 	SCRATCH(big_prf, "arcs-big.prf");
 	SCRATCH(dir, "arcs");
 	SCRATCH(gmon, "arcs/gmon.workload.out");
-	char *prog[] = { workload, "split", "0.66", NULL };
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
 	char *exp[] = { profil_bin, "export", "--format", "gmon", "-o", dir, prf,
 	    NULL };
 	char *exp_big[] = { profil_bin, "export", "--format", "gmon", "-o", dir,
@@ -1158,55 +1230,70 @@ test_gmon_call_arcs(void **state)
 	    "-o", "-", prf, NULL };
 	static const char *const fns[] = { "six", "three", "one" };
 	const double want[3] = { 0.6, 0.3, 0.1 };
-	unsigned long long counts[3], on_stacks[3] = { 0 }, sum = 0, main_split;
+	unsigned long long counts[3], on_stacks[3], sum, main_split;
 	unsigned long long big = 3 * (1ull << 32) + 12345;
 	struct gprof_arc arcs[128], arcs_big[128];
-	char *out, *save, *line, err[4096], cause[256];
+	char *out, *save, *line, err[4096], cause[256], arg[32];
+	/* 6:3:1 within 5 points, half a point of it not sampling's */
+	double need = e2e_samples_for_share(0.6, 4, 0.05 - 0.005);
 	size_t narcs, narcs_big;
 	struct profil_profile *p;
 	struct shares s;
 	struct run r;
-	int n;
+	int n, runs = 0;
 
 	(void)state;
 	if (system("gprof --version >/dev/null 2>&1") != 0)
 		skip();
-	record_stacks_or_not(prf, prog, 1);
-	run(&r, exp);
-	if (r.status != 0)
-		fail_msg("export: %s", r.err);
-	narcs = gprof_arcs(gmon, arcs, 128);
+	/* until the calls of split hold the samples the split needs */
+	for (double cpu = atof(e2e_cpu_for(need, 1));;) {
+		snprintf(arg, sizeof arg, "%.3f", cpu);
+		record_stacks_or_not_at(prf, prog, 1, arg);
+		run(&r, exp);
+		if (r.status != 0)
+			fail_msg("export: %s", r.err);
+		narcs = gprof_arcs(gmon, arcs, 128);
 
-	/* the samples whose stacks hold split -> six, ... */
-	if (capture(folded_argv, &out, err, sizeof err) != 0)
-		fail_msg("export --format folded: %s", err);
-	for (line = strtok_r(out, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
-		char *count = strrchr(line, ' ');
+		/* the samples whose stacks hold split -> six, ... */
+		if (capture(folded_argv, &out, err, sizeof err) != 0)
+			fail_msg("export --format folded: %s", err);
+		memset(on_stacks, 0, sizeof on_stacks);
+		for (line = strtok_r(out, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save)) {
+			char *count = strrchr(line, ' ');
 
-		assert_non_null(count);
-		*count++ = '\0';
-		for (int i = 0; i < 3; i++)
-			if (has_call(line, "split", fns[i]))
-				on_stacks[i] += strtoull(count, NULL, 10);
+			assert_non_null(count);
+			*count++ = '\0';
+			for (int i = 0; i < 3; i++)
+				if (has_call(line, "split", fns[i]))
+					on_stacks[i] += strtoull(count, NULL,
+					    10);
+		}
+		free(out);
+
+		/* ... are gprof's counts, split the only caller, ... */
+		sum = 0;
+		for (int i = 0; i < 3; i++) {
+			counts[i] = arc_count(arcs, narcs, NULL, fns[i], &n);
+			if (n != 1 || arc_count(arcs, narcs, "split", fns[i],
+			    &n) != counts[i])
+				fail_msg("%s: %d callers in gprof, not split "
+				    "alone", fns[i], n);
+			assert_int_equal(counts[i], on_stacks[i]);
+			sum += counts[i];
+		}
+		if ((double)sum >= need)
+			break;
+		cpu = e2e_longer(cpu, (double)sum, need, &runs);
 	}
-	free(out);
-
-	/* ... are gprof's counts, split the only caller, 6:3:1 */
-	for (int i = 0; i < 3; i++) {
-		counts[i] = arc_count(arcs, narcs, NULL, fns[i], &n);
-		if (n != 1 || arc_count(arcs, narcs, "split", fns[i], &n) !=
-		    counts[i])
-			fail_msg("%s: %d callers in gprof, not split alone", fns[i], n);
-		assert_int_equal(counts[i], on_stacks[i]);
-		sum += counts[i];
-	}
+	/* ... 6:3:1 */
 	for (int i = 0; i < 3; i++) {
 		double margin = harness_margin(want[i], (double)sum, 4, 0.005) + 0.005;
 		double got = (double)counts[i] / (double)sum;
 
 		if (margin > 0.05)
-			fail_msg("too few samples (%llu) for the split", sum);
+			fail_msg("too few samples (%llu, %.0f wanted) for the "
+			    "split", sum, need);
 		if (fabs(got - want[i]) > margin)
 			fail_msg("%s: %.2f%% of the calls (want %.0f%% +- %.2f) of %llu",
 			    fns[i], 100 * got, 100 * want[i], 100 * margin, sum);
