@@ -8,6 +8,7 @@
  * csv` and the folded export.
  */
 #include <limits.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,17 +268,59 @@ need_stacks(void)
 }
 
 /*
+ * Runs are sized by the samples their checks need (e2e.h, record_for).
+ * Start-up and exit (exec, the loader, page faults) take samples outside
+ * the program's code: 4 to 9 at 5 kHz here, 20 allowed.
+ */
+#define STARTUP 20
+
+/*
+ * Samples for at least `least` of them to fall in a share p, 4 standard
+ * errors to spare: the n with p n - 4 sqrt(p (1 - p) n) = least.
+ */
+static double
+samples_for_count(double least, double p)
+{
+	double sd = 4 * sqrt(p * (1 - p));
+	double x = (sd + sqrt(sd * sd + 4 * p * least)) / (2 * p);
+
+	return x * x;
+}
+
+/*
+ * Samples for a share p of the program's own time to come out at least
+ * `least` of all samples: half the room between them for 4 standard
+ * errors, half for start-up's.
+ */
+static double
+samples_for_share_above(double p, double least)
+{
+	return fmax(e2e_samples_for_share(p, 4, (p - least) / 2),
+	    STARTUP / ((p - least) / 2));
+}
+
+/* The samples in six, three and one. */
+static double
+in_split(const struct shares *s)
+{
+	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
+	    samples_of(s, "one", NULL);
+}
+
+/*
  * C++ names reach the data JSON-escaped with < > & as \u escapes (so
  * nothing in a name can end the script element or read as markup), and
- * decode to the names the flat view shows.
+ * decode to the names the flat view shows.  burn_with's box needs a
+ * sample, where it is on half of the program's stacks.
  */
 static void
 test_flame_data_escaped(void **state)
 {
+	static struct run r;
 	const char *prf = tmp("flame-cxx.prf");
 	const char *want = "double geo::burn_with<double>(geo::Burner<double> "
 	    "const&, long)";
-	char *prog[] = { cxx, "burn", "1", NULL };
+	char *prog[] = { cxx, "burn", E2E_CPU, NULL };
 	struct flame fl;
 	struct shares s;
 	char *page;
@@ -285,8 +328,8 @@ test_flame_data_escaped(void **state)
 
 	(void)state;
 	need_stacks();
-	record_ok(prf, prog);
-	report(&s, prf);
+	record_for(&s, &r, "auto", prf, prog, 1,
+	    STARTUP + samples_for_count(1, 0.5), NULL);
 	page = html_of(prf, tmp("flame-cxx.html"));
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);
@@ -295,7 +338,7 @@ test_flame_data_escaped(void **state)
 		if (strcmp(fl.name[i], want) == 0)
 			burn_with = (long)i;
 	if (burn_with < 0)
-		fail_msg("no box for %s", want);
+		fail_msg("no box for %s, of %.0f samples", want, s.total);
 	assert_string_equal(fl.object[burn_with], "cxx-workload");
 	assert_non_null(strstr(page, "\"double geo::burn_with\\u003cdouble\\u003e("
 	    "geo::Burner\\u003cdouble\\u003e const\\u0026, long)\""));
@@ -419,14 +462,18 @@ flame_matching(const struct flame *fl, const char *re)
  * click on six zooms it to the full width, the root and Reset zoom out,
  * "six|three" highlights both and sums their share as the report does,
  * "split|six" counts the samples of six (above split) once, hovering six
- * gives its samples and 95% error.
+ * gives its samples and 95% error.  Over 100 samples of six and 50 of
+ * three: 270 of the three functions, with 4 standard errors to spare.
  */
 static void
 test_flame_graph_in_browser(void **state)
 {
+	static struct run out;
 	const char *prf = tmp("flame-split.prf"), *page_path = tmp("flame.html");
 	const char *const both[] = { "six", "three" }, *nested[] = { "split", "six" };
-	char *prog[] = { workload, "split", "0.44", NULL };
+	double need = fmax(samples_for_count(100, 0.6),
+	    samples_for_count(50, 0.3));
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
 	char *folded[] = { profil_bin, "export", "--format", "folded", "-o", "-",
 	    (char *)prf, NULL };
 	unsigned long long matched, kernel_above, split;
@@ -438,11 +485,12 @@ test_flame_graph_in_browser(void **state)
 
 	(void)state;
 	need_stacks();
-	record_ok(prf, prog);
-	report(&s, prf);
+	record_for(&s, &out, "auto", prf, prog, 1, need, in_split);
 	six = samples_of(&s, "six", NULL);
 	three = samples_of(&s, "three", NULL);
-	assert_true(six > 100 && three > 50);
+	if (!(six > 100 && three > 50))
+		fail_msg("six %.0f, three %.0f samples of %.0f (%.0f wanted)",
+		    six, three, in_split(&s), need);
 	page = html_of(prf, page_path);
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);
@@ -578,15 +626,19 @@ test_flame_graph_without_stacks(void **state)
  * With --inline, functions inlined into functions inlined: each is a box,
  * on the one its code was inlined into (nest_outer > nest_middle >
  * nest_inner), not only the innermost.  Without it, their time is
- * nest_outer's, the symbol it is in.
+ * nest_outer's, the symbol it is in.  The program runs for the CPU
+ * seconds asked, in rounds of 10 calls (tests/workload.c says why), for
+ * nest_inner (95% of its time) to have over half the samples.
  */
 static void
 test_flame_graph_nested_inlines(void **state)
 {
+	static struct run r;
 	const char *dir = tmp("nest"), *prf = tmp("nest.prf");
 	char src[PATH_MAX + 8], bin[PATH_MAX + 8], cmd[3 * PATH_MAX];
-	char *prog[] = { bin, NULL };
+	char *prog[] = { bin, E2E_CPU, NULL };
 	struct flame fl;
+	struct shares s;
 	char *page;
 	FILE *f;
 	int found = 0;
@@ -598,18 +650,30 @@ test_flame_graph_nested_inlines(void **state)
 	snprintf(bin, sizeof bin, "%s/nest", dir);
 	f = fopen(src, "w");
 	assert_non_null(f);
-	fputs("static volatile unsigned long s;\n"
+	fputs("#include <stdlib.h>\n"
+	    "#include <time.h>\n"
+	    "static volatile unsigned long s;\n"
+	    "static unsigned long n = 1000000;\n"
 	    "static inline __attribute__((always_inline)) void nest_inner(void)\n"
-	    "{ for (unsigned long i = 0; i < 1000000; i++) s = s * 7 + i; }\n"
+	    "{ for (unsigned long i = 0; i < n; i++) s = s * 7 + i; }\n"
 	    "static inline __attribute__((always_inline)) void nest_middle(void)\n"
 	    "{ nest_inner(); s++; }\n"
-	    "__attribute__((noinline)) static void nest_outer(long n)\n"
-	    "{ for (long i = 0; i < n; i++) nest_middle(); }\n"
-	    "int main(void) { nest_outer(200); return 0; }\n", f);
+	    "__attribute__((noinline)) static void nest_outer(long k)\n"
+	    "{ for (long i = 0; i < k; i++) nest_middle(); }\n"
+	    "static double cpu(void)\n"
+	    "{ struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);\n"
+	    "  return (double)t.tv_sec + (double)t.tv_nsec / 1e9; }\n"
+	    "int main(int c, char **v)\n"
+	    "{ const char *k = getenv(\"PROFIL_TEST_WORK_SCALE\");\n"
+	    "  double until = cpu() + (c > 1 ? atof(v[1]) : 0);\n"
+	    "  if (k != NULL) n = (unsigned long)((double)n * atof(k)) + 1;\n"
+	    "  do nest_outer(10); while (cpu() < until);\n"
+	    "  return 0; }\n", f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "cd %s && cc -O2 -g -o nest nest.c", dir);
 	assert_int_equal(system(cmd), 0);
-	record_ok(prf, prog);
+	record_for(&s, &r, "auto", prf, prog, 1,
+	    samples_for_share_above(0.95, 0.5), NULL);
 	page = html_of(prf, tmp("nest.html"));
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);
@@ -632,7 +696,8 @@ test_flame_graph_nested_inlines(void **state)
 			found = 1;
 	}
 	if (!found)
-		fail_msg("no nest_outer > nest_middle > nest_inner with most samples");
+		fail_msg("no nest_outer > nest_middle > nest_inner with most "
+		    "of the %.0f samples", s.total);
 	flame_free(&fl);
 	free(page);
 }
