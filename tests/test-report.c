@@ -3,8 +3,10 @@
  * real recordings: --histogram, --annotate (source lines, missing source,
  * no debug information), C++ names, [vdso] symbols, fitting 80 columns,
  * colour, and the HTML page (checked in headless Chromium when present).
- * Exact checks compare two views of one profile; nothing here depends on
- * how the samples happened to fall.
+ * Exact checks compare two views of one profile; the few that depend on
+ * how many samples fell where (at least so many in a function, a share
+ * above a bound, a 6:3:1 split) have their runs sized for it (e2e.h,
+ * record_for).
  */
 #include <limits.h>
 #include <math.h>
@@ -65,15 +67,64 @@ display_width(const char *s, const char *end)
 	return w;
 }
 
+/*
+ * Start-up and exit (exec, the loader, page faults) take samples outside
+ * the program's code: 4 to 9 at 5 kHz here, 20 allowed.
+ */
+#define STARTUP 20
+
+/*
+ * Samples for at least `least` of them to fall in a share p, 4 standard
+ * errors to spare: the n with p n - 4 sqrt(p (1 - p) n) = least.
+ */
+static double
+samples_for_count(double least, double p)
+{
+	double sd = 4 * sqrt(p * (1 - p));
+	double x = (sd + sqrt(sd * sd + 4 * p * least)) / (2 * p);
+
+	return x * x;
+}
+
+/*
+ * Samples for a share p of the program's own time to come out at least
+ * `least` of all samples: half the room between them for 4 standard
+ * errors, half for start-up's.
+ */
+static double
+samples_for_share_above(double p, double least)
+{
+	return fmax(e2e_samples_for_share(p, 4, (p - least) / 2),
+	    STARTUP / ((p - least) / 2));
+}
+
+/* The samples in six, three and one. */
+static double
+in_split(const struct shares *s)
+{
+	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
+	    samples_of(s, "one", NULL);
+}
+
+/* What test_histogram needs of it: over 100 samples in six. */
+static double
+shared_need(void)
+{
+	return samples_for_count(100, 0.6);
+}
+
 static const char *
 shared_profile(void)
 {
 	static char prf[PATH_MAX];
-	char *prog[] = { workload, "split", "0.44", NULL };
+	static struct run r;
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
+	struct shares s;
 
 	if (prf[0] == '\0') {
 		snprintf(prf, sizeof prf, "%s", tmp("split.prf"));
-		record_ok(prf, prog);
+		record_for(&s, &r, "auto", prf, prog, 1, shared_need(),
+		    in_split);
 	}
 	return prf;
 }
@@ -89,7 +140,9 @@ test_histogram(void **state)
 	int bins = 0;
 
 	(void)state;
-	assert_true(six > 100);
+	if (six <= 100)
+		fail_msg("%.0f samples in six, over 100 wanted (sized for %.0f "
+		    "in the split)", six, shared_need());
 	/* one function: every bin labelled with it, samples add up exactly */
 	char *fn[] = { profil_bin, "report", "--histogram=six", "--format", "csv",
 	    (char *)prf, NULL };
@@ -160,18 +213,30 @@ test_histogram(void **state)
 	assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));	/* one line */
 }
 
+/*
+ * burn and area take the program's time 1:1 (45% each allowed): over 200
+ * samples of burn, with 4 standard errors to spare, and start-up's
+ */
+static double
+annotate_need(void)
+{
+	return STARTUP + samples_for_count(200, 0.45);
+}
+
 static void
 test_annotate_source_lines(void **state)
 {
+	static struct run out;
 	const char *prf = tmp("cxx.prf");
-	char *prog[] = { cxx, "burn", "1.5", NULL };
+	char *prog[] = { cxx, "burn", E2E_CPU, NULL };
 	const char *name = "geo::Burner<double>::burn";
 	double burn, sum = 0, hot = 0, most = 0;
 	char *line, *next;
+	struct shares s;
 	struct run r;
 
 	(void)state;
-	record_ok(prf, prog);
+	record_for(&s, &out, "auto", prf, prog, 1, annotate_need(), NULL);
 	/* C++ names are demangled in every view */
 	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 	run(&r, flat);
@@ -180,7 +245,9 @@ test_annotate_source_lines(void **state)
 	assert_null(strstr(r.out, "_ZN3geo"));
 	burn = flat_samples(prf, strstr(r.out, "geo::Burner<double>::burn(long) const") ?
 	    strtok(strstr(r.out, "geo::Burner"), ",") : name);
-	assert_true(burn > 200);
+	if (burn <= 200)
+		fail_msg("%.0f samples in burn of %.0f, over 200 wanted (sized "
+		    "for %.0f)", burn, s.total, annotate_need());
 
 	/* the lines add up to the function; the marked line is the hot one */
 	char *ann[] = { profil_bin, "report", "--annotate", (char *)name,
@@ -214,7 +281,12 @@ test_annotate_source_lines(void **state)
 	assert_non_null(strstr(r.out, "source /"));
 }
 
-/* A program built here, then its source removed, or built without -g. */
+/*
+ * A program built here, then its source removed, or built without -g:
+ * spin() for the CPU seconds asked, in rounds of 10 calls (about 10 ms:
+ * tests/workload.c says why), each call's work scaled by
+ * PROFIL_TEST_WORK_SCALE.
+ */
 static void
 build_tiny(const char *dir, const char *cflags)
 {
@@ -225,26 +297,52 @@ build_tiny(const char *dir, const char *cflags)
 	f = fopen(cmd, "w");
 	assert_non_null(f);
 	fputs("#include <stdlib.h>\n"
+	    "#include <time.h>\n"
 	    "static volatile unsigned long s;\n"
 	    "__attribute__((noinline)) static void spin(long n)\n"
 	    "{\n"
 	    "\tfor (long i = 0; i < n; i++)\n"
 	    "\t\ts = s * 7 + (unsigned long)i;\n"
 	    "}\n"
-	    "int main(int c, char **v) { spin(c > 1 ? atol(v[1]) : 1); return 0; }\n",
+	    "static double cpu(void)\n"
+	    "{\n"
+	    "\tstruct timespec t;\n"
+	    "\tclock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);\n"
+	    "\treturn (double)t.tv_sec + (double)t.tv_nsec / 1e9;\n"
+	    "}\n"
+	    "int main(int c, char **v)\n"
+	    "{\n"
+	    "\tconst char *k = getenv(\"PROFIL_TEST_WORK_SCALE\");\n"
+	    "\tdouble until = cpu() + (c > 1 ? atof(v[1]) : 0);\n"
+	    "\tlong n = (long)(1000000 * (k != NULL ? atof(k) : 1)) + 1;\n"
+	    "\tdo\n"
+	    "\t\tfor (int i = 0; i < 10; i++)\n"
+	    "\t\t\tspin(n);\n"
+	    "\twhile (cpu() < until);\n"
+	    "\treturn 0;\n"
+	    "}\n",
 	    f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "cd %s && cc -O1 %s -o tiny tiny.c", dir, cflags);
 	assert_int_equal(system(cmd), 0);
 }
 
+static double
+in_spin(const struct shares *s)
+{
+	return samples_of(s, "spin", NULL);
+}
+
+/* What it needs of the samples: one in spin(), to annotate it. */
 static void
 test_annotate_without_source_or_debug_info(void **state)
 {
+	static struct run out;
 	char dir[PATH_MAX], bin[PATH_MAX + 8], src[PATH_MAX + 8];
 	const char *prf = tmp("tiny.prf"), *prf2 = tmp("tiny-nodebug.prf");
-	char *prog[] = { bin, "300000000", NULL };
+	char *prog[] = { bin, E2E_CPU, NULL };
 	char *line, *next;
+	struct shares s;
 	struct run r;
 	double sum = 0;
 
@@ -254,7 +352,7 @@ test_annotate_without_source_or_debug_info(void **state)
 	snprintf(bin, sizeof bin, "%s/tiny", dir);
 	snprintf(src, sizeof src, "%s/tiny.c", dir);
 	build_tiny(dir, "-g");
-	record_ok(prf, prog);
+	record_for(&s, &out, "auto", prf, prog, 1, 1, in_spin);
 	assert_int_equal(unlink(src), 0);
 	char *gone[] = { profil_bin, "report", "--annotate", "spin", (char *)prf, NULL };
 	run(&r, gone);
@@ -263,7 +361,7 @@ test_annotate_without_source_or_debug_info(void **state)
 	assert_non_null(strstr(r.out, "tiny.c"));
 
 	build_tiny(dir, "-g0");
-	record_ok(prf2, prog);
+	record_for(&s, &out, "auto", prf2, prog, 1, 1, in_spin);
 	char *addr[] = { profil_bin, "report", "--annotate", "spin", "--format",
 	    "csv", (char *)prf2, NULL };
 	run(&r, addr);
@@ -290,15 +388,23 @@ test_annotate_without_source_or_debug_info(void **state)
 	assert_non_null(strstr(r.err, "no function named 'nosuch'"));
 }
 
+/*
+ * Where clock_gettime uses the vDSO, it has 85% of the program's time:
+ * none of it in 11 samples happens once in 1e9 runs, so no sample there
+ * says the vDSO was not used.
+ */
 static void
 test_vdso_symbols(void **state)
 {
+	static struct run out;
 	const char *prf = tmp("vdso.prf");
-	char *prog[] = { cxx, "clock", "0.2", NULL };
+	char *prog[] = { cxx, "clock", E2E_CPU, NULL };
+	struct shares s;
 	struct run r;
 
 	(void)state;
-	record_ok(prf, prog);
+	record_for(&s, &out, "auto", prf, prog, 1,
+	    STARTUP + ceil(log(1e-9) / log(1 - 0.85)), NULL);
 	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 	run(&r, flat);
 	assert_int_equal(r.status, 0);
@@ -432,8 +538,14 @@ test_default_profile_is_the_newest(void **state)
 static void
 test_inline_view(void **state)
 {
+	static struct run out;
 	const char *prf = tmp("inl.prf");
-	char *prog[] = { workload, "inlined", "0.22", NULL };
+	char *prog[] = { workload, "inlined", E2E_CPU, NULL };
+	/*
+	 * outer() at least 80% of the samples, at 95% of the program's time
+	 * (the kernel the rest); inlined() 80% of outer's, all of it really
+	 */
+	double need = samples_for_share_above(0.95, 0.8);
 	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 	char *inl[] = { profil_bin, "report", "--inline", "--format", "csv",
 	    (char *)prf, NULL };
@@ -448,12 +560,13 @@ test_inline_view(void **state)
 	struct run r;
 
 	(void)state;
-	record_ok(prf, prog);
+	record_for(&by_symbol, &out, "auto", prf, prog, 1, need, NULL);
 	report_run(&by_symbol, flat);
 	report_run(&by_inline, inl);
 	outer = samples_of(&by_symbol, "outer", NULL);
 	if (outer < 0.8 * by_symbol.total)
-		fail_msg("outer has %.0f of %.0f samples", outer, by_symbol.total);
+		fail_msg("outer has %.0f of %.0f samples (%.0f wanted)", outer,
+		    by_symbol.total, need);
 	assert_true(samples_of(&by_symbol, "inlined", NULL) == 0);
 	if (samples_of(&by_inline, "inlined", NULL) < 0.8 * outer)
 		fail_msg("--inline: inlined has %.0f, outer had %.0f\n%s",
@@ -555,15 +668,20 @@ nm_functions(struct nm_func *v, size_t max)
  * the function at its start; where the profile has stacks, their leaves
  * keep every sample's address, and the functions are exact.  The same samples at 1 and 256 bytes: each
  * function's samples must be what the rule gives, to the rounding of one
- * sample per bucket (b() took c()'s 45% whole before).
+ * sample per bucket (b() took c()'s 45% whole before).  Six, three and
+ * one are small functions side by side: the wide buckets of their loops
+ * hold other code too, and one (10%) needs 312 samples of the three for
+ * 10 there, with 4 standard errors to spare.
  */
 static void
 test_wide_buckets_shared_by_bytes(void **state)
 {
 	enum { WIDTH = 256, MAXF = 256 };
+	static struct run out;
 	const char *fine = tmp("fine.prf"), *wide = tmp("wide.prf");
 	const char *exact = tmp("wide-stacks.prf");
-	char *prog[] = { workload, "split", "0.44", NULL };
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
+	double need = samples_for_count(10, 0.1);
 	static struct nm_func fn[MAXF];
 	static double want[MAXF];
 	char cause[256];
@@ -575,7 +693,7 @@ test_wide_buckets_shared_by_bytes(void **state)
 	char *rep[] = { profil_bin, "report", (char *)wide, NULL };
 
 	(void)state;
-	record_ok(fine, prog);
+	record_for(&s, &out, "auto", fine, prog, 1, need, in_split);
 	p = profil_profile_read(fine, cause, sizeof cause);
 	assert_non_null(p);
 	for (size_t i = 0; i < p->nobjects; i++)
@@ -608,7 +726,9 @@ test_wide_buckets_shared_by_bytes(void **state)
 		straddled += in > 1;	/* each may round a function by one */
 		busy += in > 1 && count >= 10;
 	}
-	assert_true(busy > 0);	/* else this test shows nothing */
+	if (busy == 0)	/* else this test shows nothing */
+		fail_msg("no bucket of %d bytes shared by functions has 10 "
+		    "samples, of %.0f in the split", WIDTH, in_split(&s));
 	/* the same samples in wide buckets */
 	size_t n = 0;
 	for (size_t b = 0; b < exe->nbuckets; b++) {
@@ -662,31 +782,19 @@ test_wide_buckets_shared_by_bytes(void **state)
 }
 
 /*
- * A stripped program: its functions are found from .eh_frame and named
- * OBJECT+0xSTART (one row each, with the known split), annotate shows
- * their instructions, and gmon export says gprof cannot name them.
+ * The three busiest rows of object wl in s, in name and top (their
+ * samples; 0 for any missing); how many there were.
  */
-static void
-test_stripped_program(void **state)
+static int
+top_of_wl(const struct shares *s, char name[3][256], double top[3])
 {
-	char cmd[3 * PATH_MAX], *save, *row;
-	const char *bin = tmp("wl"), *prf = tmp("wl.prf");
-	char *prog[] = { (char *)bin, "split", "0.66", NULL };
-	double top[3] = { 0, 0, 0 }, n;
-	char name[3][256] = { "", "", "" };
-	struct shares s;
-	struct run r;
+	char *csv = strdup(strchr(s->csv, '\n') + 1), *save, *row;
 	int k = 0;
 
-	(void)state;
-	snprintf(cmd, sizeof cmd, "cp %s %s && strip %s", workload, bin, bin);
-	assert_int_equal(system(cmd), 0);
-	record_ok(prf, prog);
-	report(&s, prf);
-	assert_true(samples_of(&s, "[wl]", NULL) == 0);
-	/* the three busiest rows of wl are its six, three and one */
-	for (row = strtok_r(strchr(s.csv, '\n') + 1, "\n", &save);
-	    row != NULL && k < 3; row = strtok_r(NULL, "\n", &save)) {
+	assert_non_null(csv);
+	top[0] = top[1] = top[2] = 0;
+	for (row = strtok_r(csv, "\n", &save); row != NULL && k < 3;
+	    row = strtok_r(NULL, "\n", &save)) {
 		char fn[256], obj[256];
 		double c;
 
@@ -698,13 +806,57 @@ test_stripped_program(void **state)
 			top[k++] = c;
 		}
 	}
-	assert_int_equal(k, 3);
+	free(csv);
+	return k;
+}
+
+static double
+in_wl_top(const struct shares *s)
+{
+	char name[3][256];
+	double top[3];
+
+	top_of_wl(s, name, top);
+	return top[0] + top[1] + top[2];
+}
+
+/*
+ * A stripped program: its functions are found from .eh_frame and named
+ * OBJECT+0xSTART (one row each, with the known split: 6:3:1 within 4
+ * standard errors, at most 4 points), annotate shows their
+ * instructions, and gmon export says gprof cannot name them.
+ */
+static void
+test_stripped_program(void **state)
+{
+	static struct run out;
+	char cmd[3 * PATH_MAX], *save, *row;
+	const char *bin = tmp("wl"), *prf = tmp("wl.prf");
+	char *prog[] = { (char *)bin, "split", E2E_CPU, NULL };
+	double top[3] = { 0, 0, 0 }, n;
+	double need = e2e_samples_for_share(0.6, 4, 0.04);
+	char name[3][256] = { "", "", "" };
+	struct shares s;
+	struct run r;
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "cp %s %s && strip %s", workload, bin, bin);
+	assert_int_equal(system(cmd), 0);
+	record_for(&s, &out, "auto", prf, prog, 1, need, in_wl_top);
+	assert_true(samples_of(&s, "[wl]", NULL) == 0);
+	/* the three busiest rows of wl are its six, three and one */
+	assert_int_equal(top_of_wl(&s, name, top), 3);
 	n = top[0] + top[1] + top[2];
 	for (int i = 0; i < 3; i++) {
 		const double want[3] = { 0.6, 0.3, 0.1 };
+		double margin = harness_margin(want[i], n, 4, 0.01);
 
-		if (fabs(top[i] / n - want[i]) > harness_margin(want[i], n, 4, 0.01))
-			fail_msg("%s: %.0f of %.0f", name[i], top[i], n);
+		if (margin > 0.04)
+			fail_msg("too few samples (%.0f, %.0f wanted) for a "
+			    "4-point check", n, need);
+		if (fabs(top[i] / n - want[i]) > margin)
+			fail_msg("%s: %.0f of %.0f (want %.0f%% +- %.2f)",
+			    name[i], top[i], n, 100 * want[i], 100 * margin);
 	}
 	/* annotate: per instruction, adding up to the function */
 	char *ann[] = { profil_bin, "report", "--annotate", name[0], "--format",
