@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,8 +268,9 @@ e2e_cpu_for(double samples, double per)
 	static int next;
 	char *b = bufs[next++ % 8];
 
-	/* 15% more: kernel samples, start-up, a recorder behind */
-	snprintf(b, sizeof bufs[0], "%.3f", 1.15 * samples / (e2e_rate() * per));
+	/* 15% more: kernel samples, start-up, a recorder behind; 10 ms at least */
+	snprintf(b, sizeof bufs[0], "%.3f", fmax(0.01, 1.15 * samples /
+	    (e2e_rate() * per)));
 	return b;
 }
 
@@ -278,7 +280,7 @@ e2e_longer(double cpu, double got, double need, int *runs)
 	if (++*runs >= 3)
 		fail_msg("%.0f samples in the third run, %.0f wanted", got, need);
 	/* what was missing, and a tenth more; 4x at most a time */
-	return cpu * (got > need / 4 ? 1.1 * need / got : 4);
+	return fmax(cpu, 0.01) * (got > need / 4 ? 1.1 * need / got : 4);
 }
 
 void
