@@ -1632,10 +1632,12 @@ test_diff_holds_the_false_discovery_rate(void **state)
 }
 
 /*
- * The same on real recordings: three pairs of runs of one program (32
- * functions, and the kernel, the loader and libc).  At most one pair may
- * show a discovery in the program's own functions (two of three, at a 5%
- * rate per pair: 0.7%); the old marking flagged one or two in most pairs.
+ * The same on real recordings: five pairs of runs of one program (32
+ * functions, and the kernel, the loader and libc).  At most two pairs may
+ * show a discovery in the program's own functions (three of five, at the
+ * 5% a pair the procedure allows: 0.12%; three pairs, one of them allowed,
+ * failed 0.7% of the time, as often as CI runs the suite three times);
+ * the old marking flagged one or two in most pairs.
  * The kernel's share is left out: it truly moves between runs with the
  * machine's load (4 to 7 points apart under a parallel build, q < 0.001),
  * which the procedure rightly reports.  What is false is a discovery
@@ -1653,7 +1655,7 @@ test_diff_real_runs_show_nothing(void **state)
 	(void)state;
 	scratch(a, "real-a.prf");
 	scratch(b, "real-b.prf");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		record_ok(a, prog);
 		record_ok(b, prog);
 		report(&sa, a);
@@ -1666,8 +1668,8 @@ test_diff_real_runs_show_nothing(void **state)
 				    d.rows[k].function, d.rows[k].change, d.rows[k].q);
 		with_any += discoveries(&d, "workload") > 0;
 	}
-	if (with_any > 1)
-		fail_msg("%d of 3 pairs of runs of one program show a significant "
+	if (with_any > 2)
+		fail_msg("%d of 5 pairs of runs of one program show a significant "
 		    "change", with_any);
 }
 
