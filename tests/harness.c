@@ -214,6 +214,8 @@ harness_margin(double p, double n, double k, double floor)
 }
 
 static double loops_per_second;
+static double work_scale = 1;		/* PROFIL_TEST_WORK_SCALE */
+static const char *bad_scale;
 
 void
 harness_poll(void)
@@ -223,10 +225,19 @@ harness_poll(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 }
 
-/* The spin body of harness.h, timed: the best of three 40 ms runs. */
+/*
+ * The spin body of harness.h, timed: the best of three 40 ms runs.  The
+ * work scale is read here too (the spins' iterations are its product).
+ */
 __attribute__((constructor)) static void
 calibrate(void)
 {
+	const char *scale = getenv("PROFIL_TEST_WORK_SCALE");
+
+	if (scale != NULL && (work_scale = atof(scale)) <= 0) {
+		bad_scale = scale;
+		work_scale = 1;
+	}
 	for (int round = 0; round < 3; round++) {
 		volatile unsigned long x = 1;
 		const unsigned long n = 4000000;
@@ -247,4 +258,138 @@ double
 harness_loops_per_second(void)
 {
 	return loops_per_second;
+}
+
+double
+harness_work_scale(void)
+{
+	if (bad_scale != NULL)
+		harness_fail(__FILE__, __LINE__, "work scale",
+		    "bad PROFIL_TEST_WORK_SCALE '%s'", bad_scale);
+	return work_scale;
+}
+
+unsigned long
+harness_spin_iterations(double seconds)
+{
+	double n = seconds * loops_per_second * harness_work_scale();
+
+	return n > 0 ? (unsigned long)n : 0;
+}
+
+double
+harness_rate(void)
+{
+	struct profil_status st;
+
+	profil_get_status(&st);
+	if (!st.active || st.rate_hz == 0)
+		harness_fail(__FILE__, __LINE__, "st.active",
+		    "no session to size a run by");
+	return st.rate_hz;
+}
+
+double
+harness_seconds_for(double samples, double rate)
+{
+	return 1.15 * samples / rate;
+}
+
+double
+harness_count_error(double rate, int threads)
+{
+	struct profil_status st;
+	double tick, end;
+
+	profil_get_status(&st);
+	tick = st.tick_hz > 0 ? 1.0 / st.tick_hz : 0.01;
+	end = 1 / rate > tick ? 1 / rate : tick;
+	return rate * threads * (2 * end + 0.005);
+}
+
+double
+harness_samples_for_rate(double rate, int threads, double within)
+{
+	return 2 * harness_count_error(rate, threads) / within;
+}
+
+double
+harness_samples_for_share(double p, double k, double within)
+{
+	return p * (1 - p) * (k / within) * (k / within);
+}
+
+static double
+session_samples(void *unused)
+{
+	struct profil_status st;
+
+	(void)unused;
+	profil_get_status(&st);
+	return (double)st.samples;
+}
+
+double
+harness_spin_for(void (*spin)(double), double need,
+    double (*count)(void *), void *arg, double rate, const char *what)
+{
+	double first, got, asked = 0, ask = 0;
+
+	if (count == NULL)
+		count = session_samples;
+	if (rate <= 0)
+		rate = harness_rate();
+	first = got = count(arg);
+	for (int spins = 0; got < need; spins++) {
+		if (spins == 3)
+			harness_fail(__FILE__, __LINE__, "got >= need",
+			    "%s: %.0f after 3 spins of %.3f CPU-s in all "
+			    "(planned at %.0f a second), %.0f needed", what,
+			    got - first, asked, rate, need - first);
+		if (spins == 0)
+			ask = harness_seconds_for(need - got, rate);
+		else {
+			/* what the spins so far gave a second asked */
+			double yield = (got - first) / asked;
+
+			ask = yield > 0 ? 1.2 * (need - got) / yield : 3 * asked;
+			if (ask > 3 * asked)
+				ask = 3 * asked;
+			fprintf(stderr, "%s: %.0f of %.0f in %.3f s asked, "
+			    "%.3f s more\n", what, got - first, need - first,
+			    asked, ask);
+		}
+		spin(ask);
+		asked += ask;
+		got = count(arg);
+	}
+	return got;
+}
+
+double
+harness_spin_cpu(void (*spin)(double), double seconds)
+{
+	double start = harness_thread_cpu(), done = 0, asked = 0, ask = seconds;
+
+	for (int spins = 0; spins < 8; spins++) {
+		spin(ask);
+		asked += ask;
+		done = harness_thread_cpu() - start;
+		if (done >= seconds)
+			break;
+		/* the rest, at what a second asked gave so far */
+		ask = 1.05 * (seconds - done) * (done > 0 ? asked / done : 1);
+	}
+	return done;
+}
+
+double
+harness_longer(double seconds, double got, double need, int *runs,
+    const char *what)
+{
+	if (++*runs >= 3)
+		harness_fail(__FILE__, __LINE__, "got >= need",
+		    "%s: %.0f in the third run, %.0f needed", what, got, need);
+	/* what was missing, and a tenth more; 4x at most a time */
+	return seconds * (got > need / 4 ? 1.1 * need / got : 4);
 }

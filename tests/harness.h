@@ -65,6 +65,23 @@ double harness_margin(double p, double n, double k, double floor);
 double harness_loops_per_second(void);
 
 /*
+ * PROFIL_TEST_WORK_SCALE=K (as for tests/workload.c): every spin does K
+ * times its calibrated iterations, so burns K times the seconds it was
+ * asked for, as if the machine had become 1/K as fast since calibrating
+ * (0.3: 3x as fast).  That is what a fixed amount of work meets on
+ * another machine, so a test that sizes its run by the samples it gets
+ * passes at any K (it runs longer when short: harness_spin_for), and one
+ * that counted on the seconds it asked for fails there.  Loops of no
+ * calibration whose length might matter (the threads of test-threads'
+ * churn, test-extended's libm calls) do K times their work too.  K is 1
+ * when unset; a bad value fails every test that spins.
+ */
+double harness_work_scale(void);
+
+/* Spin iterations for `seconds` of CPU: calibrated, times the scale. */
+unsigned long harness_spin_iterations(double seconds);
+
+/*
  * Called by spins every HARNESS_CHUNK iterations: reads CLOCK_MONOTONIC
  * (which, unlike the thread's CPU clock, does not disturb CPU timers).
  * ThreadSanitizer delivers signals only when the thread enters a call it
@@ -76,7 +93,7 @@ void harness_poll(void);
 /*
  * Spin functions, each in its own section so tests know their exact
  * address range (__start_SECTION .. __stop_SECTION).  Each burns about
- * `seconds` of the calling thread's CPU.
+ * `seconds` of the calling thread's CPU (times the work scale).
  */
 #define HARNESS_SPIN_DECLARE(name)					\
 	extern char __start_##name[], __stop_##name[];			\
@@ -86,13 +103,78 @@ void harness_poll(void);
 	name##_fn(double seconds)					\
 	{								\
 		volatile unsigned long x = 1;				\
-		unsigned long n = (unsigned long)(seconds *		\
-		    harness_loops_per_second());			\
+		unsigned long n = harness_spin_iterations(seconds);	\
 		for (unsigned long i = 0; i < n; i++) {			\
 			x = x * 6364136223846793005ul + i;		\
 			if (i % HARNESS_CHUNK == 0)			\
 				harness_poll();				\
 		}							\
 	}
+
+/*
+ * Runs sized by the samples a check needs, not by an amount of work.
+ *
+ * The rate of the running session (profil(), sprofil(), the extended
+ * form and profil_start() alike): samples per CPU-second of a thread, a
+ * count being 1/rate s of CPU.  Fails if nothing runs.
+ */
+double harness_rate(void);
+
+/* The CPU seconds in which `samples` come at `rate`, 15% more for the ends. */
+double harness_seconds_for(double samples, double rate);
+
+/*
+ * How far a count of samples taken on CPU clocks (timers, perf task
+ * clock) may be from its CPU time x rate, over `threads` threads' runs.
+ * Not the square root of a Poisson count: every sample is a period of
+ * CPU, so the count is off only by what the ends of each thread's run
+ * cut (a period at each end; a timer above the tick rate gets its
+ * overruns at ticks, so a tick's worth) and by the time a thread's clock
+ * takes to arm (measured here: 3.6 ms a thread at most, at 1 to 10 kHz,
+ * 4 threads; counted as 5 ms).
+ */
+double harness_count_error(double rate, int threads);
+
+/*
+ * The samples a rate check on one run needs: its count's error (above)
+ * at most half the check's tolerance `within` (0.15 for 15%), the other
+ * half for what this machine adds that was not measured idle.
+ */
+double harness_samples_for_rate(double rate, int threads, double within);
+
+/* The samples a share p needs for k standard errors to come to within. */
+double harness_samples_for_share(double p, double k, double within);
+
+/*
+ * Spin (a HARNESS_SPIN function) in the running session until
+ * count(arg) reaches need (count NULL: the session's samples).  rate is
+ * how fast count grows per CPU-second of the spin as the test expects
+ * (0: the session's rate; every sample counts).  The first spin takes
+ * what need asks at that rate; a spin short of need is followed by one
+ * sized by what the spins so far gave per second asked (3 spins at
+ * most, then the test fails saying what was needed): a check never goes
+ * without the samples it asked for, and a machine of any speed gets
+ * them.  Returns the count.
+ */
+double harness_spin_for(void (*spin)(double), double need,
+    double (*count)(void *), void *arg, double rate, const char *what);
+
+/*
+ * Spin until the thread has had `seconds` more of CPU, whatever the
+ * calibration and the scale, for a test whose check needs CPU time
+ * rather than samples (that nothing is counted in a run that would
+ * otherwise count so many); reads the thread's CPU clock only between
+ * spins.  Returns the CPU seconds spun.
+ */
+double harness_spin_cpu(void (*spin)(double), double seconds);
+
+/*
+ * For a test that must run again from the start when short (a ratio
+ * between two runs): the seconds for the next run, given that one of
+ * `seconds` gave `got` where `need` was wanted; fails at the third run
+ * short, saying what.
+ */
+double harness_longer(double seconds, double got, double need, int *runs,
+    const char *what);
 
 #endif
