@@ -59,21 +59,73 @@ stop(void)
 	CHECK(profil_any(&dummy, 0, 0, 0) == 0, "stop");
 }
 
+/* What harness_spin_for counts: a buffer's counts, all or in [lo, hi). */
+struct counts {
+	const unsigned short *buf;
+	size_t bufsiz;
+	uintptr_t lo, hi;
+};
+
+static double
+count_all(void *arg)
+{
+	const struct counts *c = arg;
+
+	return (double)total(c->buf, c->bufsiz);
+}
+
+static double
+count_bins(void *arg)
+{
+	const struct counts *c = arg;
+
+	return (double)bins_sum(c->buf, c->lo, c->hi);
+}
+
+static double
+count_faulted(void *unused)
+{
+	struct profil_status st;
+
+	(void)unused;
+	profil_get_status(&st);
+	return (double)st.faulted;
+}
+
+/*
+ * A check that nothing is counted (after turning off, in a buffer
+ * replaced) spins as long as a running session would take for this
+ * many samples: a count off by at most harness_count_error (3 at
+ * 250 Hz) cannot hide them.
+ */
+#define NONE_OF 20
+
+/* Spin for the CPU time that many samples take at rate. */
+static void
+spin_none_of(void (*spin)(double), double rate)
+{
+	harness_spin_cpu(spin, harness_seconds_for(NONE_OF, rate));
+}
+
 static void
 spin_share(void)
 {
 	size_t bufsiz;
 	unsigned short *buf = text_buffer(&bufsiz);
+	struct counts c = { buf, bufsiz, 0, 0 };
 	unsigned long all, in;
+	double need;
 
 	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "profil: %s",
 	    strerror(errno));
-	spin_a_fn(1.2);
+	/* counts outside spin_a are the session's ends': 5% is room for 2x */
+	need = harness_samples_for_rate(harness_rate(), 1, 0.05);
+	harness_spin_for(spin_a_fn, need, count_all, &c, 0, "counts");
 	stop();
 	all = total(buf, bufsiz);
 	in = bins_sum(buf, (uintptr_t)__start_spin_a, (uintptr_t)__stop_spin_a);
-	fprintf(stderr, "%lu of %lu counts in spin_a\n", in, all);
-	CHECK(all >= 200, "too few samples: %lu", all);
+	fprintf(stderr, "%lu of %lu counts in spin_a (%.0f needed)\n", in, all,
+	    need);
 	CHECK(in >= 0.95 * all, "only %lu of %lu in the spinning function", in, all);
 }
 
@@ -118,10 +170,15 @@ turning_off(void)
 	int way;
 
 	for (way = 0; way < 4; way++) {
+		struct counts c = { buf, bufsiz, 0, 0 };
 		unsigned long before;
+		double rate;
 
 		CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "start");
-		spin_a_fn(0.15);
+		rate = harness_rate();
+		/* counting while on, so that none after off means off */
+		harness_spin_for(spin_a_fn, total(buf, bufsiz) + 1, count_all,
+		    &c, 0, "counts while on");
 		switch (way) {
 		case 0: CHECK(profil(buf, bufsiz, text_lo, 0) == 0, "scale 0"); break;
 		case 1: CHECK(profil(buf, bufsiz, text_lo, 1) == 0, "scale 1"); break;
@@ -131,8 +188,7 @@ turning_off(void)
 		profil_get_status(&st);
 		CHECK(!st.active, "way %d: still active", way);
 		before = total(buf, bufsiz);
-		CHECK(before > 0, "way %d: nothing counted while on", way);
-		spin_a_fn(0.3);
+		spin_none_of(spin_a_fn, rate);
 		CHECK(total(buf, bufsiz) == before, "way %d: counted after off", way);
 	}
 }
@@ -150,18 +206,23 @@ replacing(void)
 	size_t bufsiz;
 	unsigned short *a = text_buffer(&bufsiz);
 	unsigned short *b = calloc(1, bufsiz);
+	struct counts in_a = { a, bufsiz, 0, 0 };
+	struct counts in_b = { b, bufsiz, (uintptr_t)__start_spin_b,
+	    (uintptr_t)__stop_spin_b };
 	unsigned long a_before;
+	double rate;
 
 	CHECK(profil(a, bufsiz, text_lo, 0x10000) == 0, "first");
-	spin_a_fn(0.3);
+	rate = harness_rate();
+	harness_spin_for(spin_a_fn, 1, count_all, &in_a, 0,
+	    "counts in the first buffer");
 	CHECK(profil(b, bufsiz, text_lo, 0x10000) == 0, "second");
 	a_before = total(a, bufsiz);
-	spin_b_fn(0.4);
+	spin_none_of(spin_b_fn, rate);
+	harness_spin_for(spin_b_fn, 1, count_bins, &in_b, 0,
+	    "spin_b's counts in the second buffer");
 	stop();
-	CHECK(a_before > 0, "first buffer got nothing");
 	CHECK(total(a, bufsiz) == a_before, "first buffer still counted");
-	CHECK(bins_sum(b, (uintptr_t)__start_spin_b, (uintptr_t)__stop_spin_b) > 0,
-	    "second buffer got nothing");
 	CHECK(bins_sum(b, (uintptr_t)__start_spin_a, (uintptr_t)__stop_spin_a) == 0,
 	    "second buffer counted spin_a, which ran before it");
 }
@@ -229,7 +290,9 @@ buffer_goes_away(void)
 	unsigned short *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct profil_status st;
+	struct counts c;
 	unsigned long frozen;
+	double rate;
 #ifdef __SANITIZE_THREAD__
 	/*
 	 * ThreadSanitizer defers asynchronous signals and runs the handler
@@ -241,26 +304,31 @@ buffer_goes_away(void)
 
 	free(probe);
 	CHECK(buf != MAP_FAILED, "mmap");
+	c.buf = buf;
+	c.bufsiz = bufsiz;
 	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "start");
-	spin_a_fn(0.3);
+	rate = harness_rate();
+	harness_spin_for(spin_a_fn, 1, count_all, &c, 0, "counts");
 	CHECK(mprotect(buf, len, PROT_READ) == 0, "mprotect");
-	spin_a_fn(0.3);		/* the program goes on */
+	/* the program goes on: until a sample meets the read-only buffer */
+	harness_spin_for(spin_a_fn, 1, count_faulted, NULL, 0, "faults");
 	profil_get_status(&st);
-	CHECK(st.faulted > 0 && st.ranges_off == 1,
-	    "faulted %llu, ranges off %u", (unsigned long long)st.faulted,
-	    st.ranges_off);
+	CHECK(st.ranges_off == 1, "faulted %llu, ranges off %u",
+	    (unsigned long long)st.faulted, st.ranges_off);
 	CHECK(mprotect(buf, len, PROT_READ | PROT_WRITE) == 0, "mprotect back");
 	frozen = total(buf, bufsiz);
-	spin_a_fn(0.3);
+	spin_none_of(spin_a_fn, rate);
 	CHECK(total(buf, bufsiz) == frozen, "range counted again after its fault");
 	stop();
 
 	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "restart");
-	spin_a_fn(0.2);
+	harness_spin_for(spin_a_fn, total(buf, bufsiz) + 1, count_all, &c, 0,
+	    "counts after the restart");
 	CHECK(munmap(buf, len) == 0, "munmap");
-	spin_a_fn(0.3);
+	harness_spin_for(spin_a_fn, 1, count_faulted, NULL, 0,
+	    "faults after munmap");
 	profil_get_status(&st);
-	CHECK(st.faulted > 0 && st.ranges_off == 1, "munmap not noticed");
+	CHECK(st.ranges_off == 1, "munmap not noticed");
 	stop();
 }
 
@@ -298,6 +366,8 @@ sparse_buffer(void)
 	size_t len = (size_t)256 << 20;
 	unsigned short *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	struct counts c = { buf, len, (uintptr_t)__start_spin_a,
+	    (uintptr_t)__stop_spin_a };
 	long before, after;
 
 	CHECK(buf != MAP_FAILED, "mmap: %s", strerror(errno));
@@ -310,10 +380,8 @@ sparse_buffer(void)
 	fprintf(stderr, "VmRSS %ld -> %ld KiB across profil()\n", before, after);
 	CHECK(before > 0 && after - before < 4096,
 	    "profil() made %ld KiB resident", after - before);
-	spin_a_fn(0.3);
+	harness_spin_for(spin_a_fn, 1, count_bins, &c, 0, "spin_a's counts");
 	stop();
-	CHECK(bins_sum(buf, (uintptr_t)__start_spin_a,
-	    (uintptr_t)__stop_spin_a) > 0, "nothing counted");
 	munmap(buf, len);
 }
 
@@ -391,6 +459,25 @@ test_efault_is_exact_at_holes(void **state)
 	FORKED(holes, 30);
 }
 
+/*
+ * The counts of spin_a's busiest counter from 65530, and its increments
+ * lost once it is full (with any other's): 6 make one lost increment.
+ */
+static double
+busiest(void *arg)
+{
+	const unsigned short *buf = arg;
+	struct profil_status st;
+	unsigned most = 0;
+
+	for (uintptr_t pc = (uintptr_t)__start_spin_a & ~(uintptr_t)1;
+	    pc < (uintptr_t)__stop_spin_a; pc += 2)
+		if (buf[(pc - text_lo) / 2] - 65530u > most)
+			most = buf[(pc - text_lo) / 2] - 65530u;
+	profil_get_status(&st);
+	return most + (double)st.saturated;
+}
+
 /* 16-bit counters stop at 65535; every lost increment is counted. */
 static void
 saturation(void)
@@ -404,7 +491,10 @@ saturation(void)
 	for (size_t i = 0; i < n; i++)
 		buf[i] = 65530;
 	CHECK(profil(buf, bufsiz, text_lo, 0x10000) == 0, "start");
-	spin_a_fn(0.8);
+	/* the busiest 2-byte counter of the loop has over half its counts
+	   here: a quarter is planned for */
+	harness_spin_for(spin_a_fn, 6, busiest, buf, harness_rate() / 4,
+	    "counts of the busiest counter");
 	stop();
 	profil_get_status(&st);
 	for (size_t i = 0; i < n; i++) {
@@ -439,11 +529,11 @@ bounds(void)
 
 	/* offset just past spin_a: all its pcs are below the offset */
 	CHECK(profil(buf, n * 2, hi, 0x10000) == 0, "start above");
-	spin_a_fn(0.4);
+	/* samples not outside are the session's ends': 5% is room for 2x */
+	harness_spin_for(spin_a_fn, harness_samples_for_rate(harness_rate(), 1,
+	    0.05), NULL, NULL, 0, "samples");
 	stop();
 	profil_get_status(&st);
-	CHECK(st.samples >= 50, "too few samples: %llu",
-	    (unsigned long long)st.samples);
 	CHECK(st.outside >= 0.95 * st.samples,
 	    "pcs below the offset were counted: %llu of %llu outside",
 	    (unsigned long long)st.outside, (unsigned long long)st.samples);
@@ -454,7 +544,8 @@ bounds(void)
 	unsigned short *big = calloc(counters + 64, sizeof *big);
 	CHECK(big != NULL, "calloc");
 	CHECK(profil(big, counters * 2 + 1, text_lo, 0x10000) == 0, "start below");
-	spin_a_fn(0.4);
+	/* spin_a's pcs, all past the buffer, for the bound to keep out */
+	harness_spin_cpu(spin_a_fn, harness_seconds_for(NONE_OF, harness_rate()));
 	stop();
 	for (i = counters; i < counters + 64; i++)
 		CHECK(big[i] == 0, "counter %zu past bufsiz/2 was bumped", i);
