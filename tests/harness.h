@@ -125,12 +125,13 @@ double harness_seconds_for(double samples, double rate);
 
 /*
  * How far a count of samples taken on CPU clocks (timers, perf task
- * clock) may be from its CPU time x rate, over `threads` threads' runs.
- * Not the square root of a Poisson count: every sample is a period of
- * CPU, so the count is off only by what the ends of each thread's run
- * cut (a period at each end; a timer above the tick rate gets its
- * overruns at ticks, so a tick's worth) and by the time a thread's clock
- * takes to arm (measured here: 3.6 ms a thread at most, at 1 to 10 kHz,
+ * clock) may be from its CPU time x rate, over `threads` threads' runs,
+ * with the mechanism of the session running or last run.  Not the
+ * square root of a Poisson count: every sample is a period of CPU, so
+ * the count is off only by what the ends of each thread's run cut (a
+ * period at each end; a timer above the tick rate gets its overruns at
+ * ticks, so a tick's worth) and by the time a thread's clock takes to
+ * arm (measured here, idle: 3.6 ms a thread at most, at 1 to 10 kHz and
  * 4 threads; counted as 5 ms).
  */
 double harness_count_error(double rate, int threads);
