@@ -18,32 +18,48 @@
 
 HARNESS_SPIN_DECLARE(spin_a)
 
+/* The seconds each thread burns in the run under way. */
+static double burn_seconds;
+
 static void *
-burn_one_second(void *unused)
+burn(void *unused)
 {
 	(void)unused;
-	spin_a_fn(1.0);
+	spin_a_fn(burn_seconds);
 	return NULL;
 }
 
+/* The rate a session started as the environment says samples at. */
+static double
+session_rate(void)
+{
+	double rate;
+
+	CHECK(profil_start(NULL) == 0, "start");
+	rate = harness_rate();
+	profil_stop();
+	return rate;
+}
+
 /*
- * Samples of nthreads threads burning a second each; *cpu the process's
+ * Samples of nthreads threads burning `seconds` each; *cpu the process's
  * CPU time meanwhile.  Spins count iterations, and an iteration's CPU
  * time moves between runs (4 threads on 2 CPUs, the host's load), so
  * runs are compared by samples per CPU-second.
  */
 static uint64_t
-samples_with_threads(int nthreads, double *cpu)
+samples_with_threads(int nthreads, double seconds, double *cpu)
 {
 	struct profil_config cfg = { 0 };
 	struct profil_status st;
 	pthread_t t[8];
 	int i;
 
+	burn_seconds = seconds;
 	CHECK(profil_start(&cfg) == 0, "start");
 	*cpu = harness_process_cpu();
 	for (i = 0; i < nthreads; i++)
-		CHECK(pthread_create(&t[i], NULL, burn_one_second, NULL) == 0,
+		CHECK(pthread_create(&t[i], NULL, burn, NULL) == 0,
 		    "pthread_create");
 	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
@@ -53,20 +69,48 @@ samples_with_threads(int nthreads, double *cpu)
 	return st.samples;
 }
 
+/*
+ * The samples a thread's run needs for a ratio of samples per CPU-second
+ * between two runs, of t1 and t2 threads (main's too) each burning the
+ * same, to be within `within`: the runs' count errors (harness.h), at
+ * most half of it.  *short_by the fraction of that the CPU times cpu1
+ * and cpu2 gave (1 or more: enough).
+ */
+static double
+ratio_need(double rate, int t1, int t2, double within, double cpu1,
+    double cpu2, double *enough)
+{
+	double e1 = harness_count_error(rate, t1 + 1);
+	double e2 = harness_count_error(rate, t2 + 1);
+
+	*enough = within / (2 * (e1 / (cpu1 * rate) + e2 / (cpu2 * rate)));
+	return 2 * (e1 / t1 + e2 / t2) / within;
+}
+
 static void
 four_threads(void)
 {
-	double cpu1, cpu4;
-	uint64_t one = samples_with_threads(1, &cpu1);
-	uint64_t four = samples_with_threads(4, &cpu4);
+	double rate = session_rate(), cpu1, cpu4, enough, seconds, need;
+	uint64_t one, four;
+	int runs = 0;
+
+	need = ratio_need(rate, 1, 4, 0.1, 1, 1, &enough);
+	for (seconds = harness_seconds_for(need, rate);;
+	    seconds = harness_longer(seconds, enough * need, need, &runs,
+	    "samples a thread")) {
+		one = samples_with_threads(1, seconds, &cpu1);
+		four = samples_with_threads(4, seconds, &cpu4);
+		ratio_need(rate, 1, 4, 0.1, cpu1, cpu4, &enough);
+		if (enough >= 1)
+			break;
+	}
 	double ratio = (double)four / (double)one;
 	double per_cpu = ratio * cpu1 / cpu4;
 
 	fprintf(stderr, "1 thread: %llu samples in %.2f CPU-s, 4 threads: "
-	    "%llu in %.2f (x%.2f; x%.2f per CPU-second)\n",
-	    (unsigned long long)one, cpu1, (unsigned long long)four, cpu4,
-	    ratio, per_cpu);
-	CHECK(one >= 80, "too few samples: %llu", (unsigned long long)one);
+	    "%llu in %.2f (x%.2f; x%.2f per CPU-second; %.0f a thread "
+	    "needed)\n", (unsigned long long)one, cpu1,
+	    (unsigned long long)four, cpu4, ratio, per_cpu, need);
 	CHECK(cpu4 > 3 * cpu1, "4 threads ran x%.2f the CPU time", cpu4 / cpu1);
 	CHECK(per_cpu > 0.9 && per_cpu < 1.1, "4 threads got x%.2f the samples "
 	    "per CPU-second of one", per_cpu);
@@ -90,7 +134,7 @@ four_threads_perf(void)
 }
 
 /*
- * Block every signal, burn a second, and check the thread is shown
+ * Block every signal, burn, and check the thread is shown
  * every signal it blocked as blocked; returns a non-NULL pointer if not.
  */
 static void *
@@ -102,7 +146,7 @@ burn_blocking_everything(void *unused)
 	sigfillset(&all);
 	if (pthread_sigmask(SIG_BLOCK, &all, NULL) != 0)
 		return (void *)1;
-	spin_a_fn(1.0);
+	spin_a_fn(burn_seconds);
 	if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
 		return (void *)1;
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
@@ -113,16 +157,17 @@ burn_blocking_everything(void *unused)
 
 /* The same for one thread running burn (*cpu, as above). */
 static uint64_t
-samples_of_thread(void *(*burn)(void *), double *cpu)
+samples_of_thread(void *(*fn)(void *), double seconds, double *cpu)
 {
 	struct profil_config cfg = { 0 };
 	struct profil_status st;
 	pthread_t t;
 	void *shown_wrong;
 
+	burn_seconds = seconds;
 	CHECK(profil_start(&cfg) == 0, "start");
 	*cpu = harness_process_cpu();
-	CHECK(pthread_create(&t, NULL, burn, NULL) == 0, "pthread_create");
+	CHECK(pthread_create(&t, NULL, fn, NULL) == 0, "pthread_create");
 	pthread_join(t, &shown_wrong);
 	profil_get_status(&st);
 	*cpu = harness_process_cpu() - *cpu;
@@ -134,19 +179,31 @@ samples_of_thread(void *(*burn)(void *), double *cpu)
 static void
 blocked_thread(void)
 {
-	double cpu_plain, cpu_blocking;
-	uint64_t plain = samples_of_thread(burn_one_second, &cpu_plain);
-	uint64_t blocking = samples_of_thread(burn_blocking_everything,
-	    &cpu_blocking);
+	double rate = session_rate(), cpu_plain, cpu_blocking, enough, seconds;
+	double need;
+	uint64_t plain, blocking;
+	int runs = 0;
+
+	/* the lower bound's 0.2 (0.8) is the nearer */
+	need = ratio_need(rate, 1, 1, 0.2, 1, 1, &enough);
+	for (seconds = harness_seconds_for(need, rate);;
+	    seconds = harness_longer(seconds, enough * need, need, &runs,
+	    "samples a thread")) {
+		plain = samples_of_thread(burn, seconds, &cpu_plain);
+		blocking = samples_of_thread(burn_blocking_everything, seconds,
+		    &cpu_blocking);
+		ratio_need(rate, 1, 1, 0.2, cpu_plain, cpu_blocking, &enough);
+		if (enough >= 1)
+			break;
+	}
 	/* per CPU-second: an iteration's cost moves between runs */
 	double ratio = (double)blocking / (double)plain * cpu_plain /
 	    cpu_blocking;
 
 	fprintf(stderr, "plain thread: %llu samples in %.2f CPU-s, blocking "
-	    "every signal: %llu in %.2f (x%.2f per CPU-second)\n",
-	    (unsigned long long)plain, cpu_plain, (unsigned long long)blocking,
-	    cpu_blocking, ratio);
-	CHECK(plain >= 80, "too few samples: %llu", (unsigned long long)plain);
+	    "every signal: %llu in %.2f (x%.2f per CPU-second; %.0f "
+	    "needed)\n", (unsigned long long)plain, cpu_plain,
+	    (unsigned long long)blocking, cpu_blocking, ratio, need);
 #ifdef __SANITIZE_THREAD__
 	/*
 	 * TSan holds a signal that arrives while the thread is in its own
@@ -159,7 +216,6 @@ blocked_thread(void)
 	CHECK(ratio > 0.5 && ratio < 1.25, "the blocking thread got x%.2f the "
 	    "samples", ratio);
 #else
-	/* 1,000 samples: the ratio's standard error is some 0.05 */
 	CHECK(ratio > 0.8 && ratio < 1.25, "the blocking thread got x%.2f the "
 	    "samples", ratio);
 #endif
@@ -218,7 +274,7 @@ wait_then_burn(void *unused)
 {
 	(void)unused;
 	pthread_barrier_wait(&go);
-	spin_a_fn(0.5);
+	spin_a_fn(burn_seconds);
 	return NULL;
 }
 
@@ -227,22 +283,37 @@ existing_threads(void)
 {
 	struct profil_status st;
 	pthread_t t[2];
-	double cpu_before;
+	double rate = session_rate(), cpu, expected, need;
+	int runs = 0;
 
-	pthread_barrier_init(&go, NULL, 3);
-	for (int i = 0; i < 2; i++)
-		CHECK(pthread_create(&t[i], NULL, wait_then_burn, NULL) == 0, "create");
-	CHECK(profil_start(NULL) == 0, "start");
-	cpu_before = harness_process_cpu();
-	pthread_barrier_wait(&go);
-	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
-	profil_get_status(&st);
-	profil_stop();
-	double cpu = harness_process_cpu() - cpu_before;
-	double expected = cpu * st.rate_hz;
-	fprintf(stderr, "%llu samples for %.2f CPU-s (expected ~%.0f)\n",
-	    (unsigned long long)st.samples, cpu, expected);
+	/* 2 threads and main: their count's error at most 10% of it */
+	need = harness_samples_for_rate(rate, 3, 0.2);
+	for (burn_seconds = harness_seconds_for(need / 2, rate);;
+	    burn_seconds = harness_longer(burn_seconds, expected, need, &runs,
+	    "samples' worth of CPU")) {
+		double cpu_before;
+
+		pthread_barrier_init(&go, NULL, 3);
+		for (int i = 0; i < 2; i++)
+			CHECK(pthread_create(&t[i], NULL, wait_then_burn,
+			    NULL) == 0, "create");
+		CHECK(profil_start(NULL) == 0, "start");
+		cpu_before = harness_process_cpu();
+		pthread_barrier_wait(&go);
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		profil_get_status(&st);
+		profil_stop();
+		pthread_barrier_destroy(&go);
+		cpu = harness_process_cpu() - cpu_before;
+		/* sized by what the CPU time was worth, not by the count
+		   under test */
+		expected = cpu * st.rate_hz;
+		if (expected >= need)
+			break;
+	}
+	fprintf(stderr, "%llu samples for %.2f CPU-s (expected ~%.0f, %.0f "
+	    "needed)\n", (unsigned long long)st.samples, cpu, expected, need);
 	CHECK(st.samples >= 0.8 * expected, "threads that existed before "
 	    "the start were not all sampled");
 }
@@ -254,15 +325,20 @@ test_threads_from_before_the_start_are_sampled(void **state)
 	FORKED(existing_threads, 30);
 }
 
-/* Threads by the thousand: nothing leaks. */
+/*
+ * Threads by the thousand: nothing leaks.  Each does a little work (the
+ * work scale's times: their lives' length should not matter).
+ */
+static unsigned long tiny_work;
+
 static void *
 tiny(void *unused)
 {
 	volatile unsigned long x = 0;
 
 	(void)unused;
-	for (int i = 0; i < 20000; i++)
-		x += (unsigned long)i;
+	for (unsigned long i = 0; i < tiny_work; i++)
+		x += i;
 	return NULL;
 }
 
@@ -283,6 +359,7 @@ thread_churn(void)
 	int fds0 = harness_open_fds(), fds, timers;
 	size_t heap0;
 
+	tiny_work = (unsigned long)(20000 * harness_work_scale()) + 1;
 	churn(200);		/* warm up malloc arenas and the loader */
 	heap0 = mallinfo2().uordblks;
 	CHECK(profil_start(NULL) == 0, "start");
