@@ -306,13 +306,19 @@ harness_count_error(double rate, int threads)
 	tick = st.mechanism != PROFIL_MECH_TIMER ? 0 :
 	    st.tick_hz > 0 ? 1.0 / st.tick_hz : 0.01;
 	end = 1 / rate > tick ? 1 / rate : tick;
-	return rate * threads * (2 * end + 0.005);
+	return rate * threads * (end + 0.005);
 }
 
 double
 harness_samples_for_rate(double rate, int threads, double within)
 {
 	return 2 * harness_count_error(rate, threads) / within;
+}
+
+double
+harness_samples_for_poisson(double k, double within)
+{
+	return (k / within) * (k / within);
 }
 
 double

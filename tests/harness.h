@@ -128,11 +128,12 @@ double harness_seconds_for(double samples, double rate);
  * clock) may be from its CPU time x rate, over `threads` threads' runs,
  * with the mechanism of the session running or last run.  Not the
  * square root of a Poisson count: every sample is a period of CPU, so
- * the count is off only by what the ends of each thread's run cut (a
- * period at each end; a timer above the tick rate gets its overruns at
- * ticks, so a tick's worth) and by the time a thread's clock takes to
- * arm (measured here, idle: 3.6 ms a thread at most, at 1 to 10 kHz and
- * 4 threads; counted as 5 ms).
+ * the count is off only by what the end of each thread's run cuts (a
+ * period; a timer above the tick rate gets its overruns at ticks, so a
+ * tick's worth) and by the time a thread's clock takes to arm (measured
+ * here, idle: 3.6 ms a thread at most, at 1 to 10 kHz and 4 threads;
+ * counted as 5 ms).  Signals of timers above the tick rate are not such
+ * a count: see harness_samples_for_poisson.
  */
 double harness_count_error(double rate, int threads);
 
@@ -142,6 +143,16 @@ double harness_count_error(double rate, int threads);
  * half for what this machine adds that was not measured idle.
  */
 double harness_samples_for_rate(double rate, int threads, double within);
+
+/*
+ * The count n a Poisson count needs for k standard errors (k sqrt(n)) to
+ * come to `within` of it.  For counts of events that fall at random,
+ * such as the signals of a CPU timer above the tick rate: one at each
+ * tick that finds the thread running, and under load, other processes'
+ * wakeups cut its runs short anywhere between ticks (measured: 284
+ * signals for 252 ticks' worth of CPU, 60 for 50).
+ */
+double harness_samples_for_poisson(double k, double within);
 
 /* The samples a share p needs for k standard errors to come to within. */
 double harness_samples_for_share(double p, double k, double within);
