@@ -73,7 +73,7 @@ samples_with_threads(int nthreads, double seconds, double *cpu)
  * The samples a thread's run needs for a ratio of samples per CPU-second
  * between two runs, of t1 and t2 threads (main's too) each burning the
  * same, to be within `within`: the runs' count errors (harness.h), at
- * most half of it.  *short_by the fraction of that the CPU times cpu1
+ * most half of it.  *enough the fraction of that the CPU times cpu1
  * and cpu2 gave (1 or more: enough).
  */
 static double
