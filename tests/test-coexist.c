@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,14 +30,25 @@ on_sigprof(int sig)
 	prof_ticks++;
 }
 
+/*
+ * The program's ITIMER_PROF of 10 ms and profil() both run, in either
+ * order.  Each must keep its rate: the itimer's ticks at least 60% of
+ * one per 10 ms rounded up to ticks (12 ms with 4 ms ticks: the kernel
+ * rearms it from the tick that fired it), profil's counts 40% of its
+ * rate, per CPU-second, as they were (50 of 83 and 100 of 250 in a
+ * second).  The spin takes the CPU time in which the counts' errors
+ * (harness.h) come to half those margins.
+ */
 static void
 own_itimer(int profil_first)
 {
 	struct itimerval itv = { { 0, 10000 }, { 0, 10000 } };
+	struct profil_status st;
 	uintptr_t lo, hi;
 	size_t bufsiz;
 	unsigned short *buf;
 	unsigned long counted = 0;
+	double period, rate, cpu, seconds;
 
 	CHECK(harness_text_of(NULL, &lo, &hi) == 0, "text");
 	bufsiz = ((hi - lo) / 2 + 1) * 2;
@@ -47,18 +59,30 @@ own_itimer(int profil_first)
 	CHECK(setitimer(ITIMER_PROF, &itv, NULL) == 0, "setitimer");
 	if (!profil_first)
 		CHECK(profil(buf, bufsiz, lo, 0x10000) == 0, "profil");
-	spin_a_fn(1.0);
+	profil_get_status(&st);
+	period = ceil(0.010 * st.tick_hz - 1e-9) / st.tick_hz;
+	rate = harness_rate();
+	seconds = harness_seconds_for(harness_samples_for_rate(1 / period, 1,
+	    0.4), 1 / period);
+	if (seconds < harness_seconds_for(harness_samples_for_rate(rate, 1,
+	    0.6), rate))
+		seconds = harness_seconds_for(harness_samples_for_rate(rate, 1,
+		    0.6), rate);
+	cpu = harness_process_cpu();
+	harness_spin_cpu(spin_a_fn, seconds);
+	cpu = harness_process_cpu() - cpu;
 	profil(buf, 0, 0, 0);
 	memset(&itv, 0, sizeof itv);
 	setitimer(ITIMER_PROF, &itv, NULL);
 	for (size_t i = 0; i < bufsiz / 2; i++)
 		counted += buf[i];
-	fprintf(stderr, "program's own SIGPROF ticks: %d, profil counts: %lu\n",
-	    (int)prof_ticks, counted);
-	/* 10 ms asked; ticks of 4 ms make it 12 ms: ~83 per CPU-second */
-	CHECK(prof_ticks >= 50, "the program's ITIMER_PROF lost its ticks: %d",
-	    (int)prof_ticks);
-	CHECK(counted >= 100, "profiling stopped: %lu counts", counted);
+	fprintf(stderr, "program's own SIGPROF ticks: %d, profil counts: %lu "
+	    "in %.3f CPU-s (%.0f and %.0f expected)\n", (int)prof_ticks,
+	    counted, cpu, cpu / period, cpu * rate);
+	CHECK(prof_ticks >= 0.6 * cpu / period, "the program's ITIMER_PROF "
+	    "lost its ticks: %d", (int)prof_ticks);
+	CHECK(counted >= 0.4 * cpu * rate, "profiling stopped: %lu counts",
+	    counted);
 }
 
 static void
@@ -84,13 +108,19 @@ test_program_keeps_its_itimer_prof(void **state)
 /*
  * A thread alternates bursts of CPU with blocking reads of a pipe fed
  * slowly by another process, and with nanosleep(); none may see EINTR.
+ * Each burst is a sample's CPU time, and the rounds go on until there
+ * have been 300 and as many samples (a sample a round, on average).
  */
+#define ROUNDS 300
+
 static void
 blocking_calls(void)
 {
+	struct profil_status st;
 	int fds[2];
 	pid_t writer;
 	int eintr_reads = 0, eintr_sleeps = 0, i;
+	double burst;
 
 	CHECK(pipe(fds) == 0, "pipe");
 	writer = fork();
@@ -98,28 +128,41 @@ blocking_calls(void)
 	if (writer == 0) {
 		struct timespec gap = { 0, 2000000 };
 
+		/* until the reader is done */
+		signal(SIGPIPE, SIG_IGN);
 		close(fds[0]);
-		for (i = 0; i < 300; i++) {
+		do
 			nanosleep(&gap, NULL);
-			if (write(fds[1], "x", 1) != 1)
-				_exit(1);
-		}
+		while (write(fds[1], "x", 1) == 1);
 		_exit(0);
 	}
 	close(fds[1]);
 	CHECK(profil_start(NULL) == 0, "start: %s", strerror(errno));
-	for (i = 0; i < 300; i++) {
+	burst = harness_seconds_for(1, harness_rate());
+	for (i = 0;; i++) {
 		struct timespec nap = { 0, 200000 };
 		char c;
 
-		spin_a_fn(0.003);
+		/* the samples, once a while: CPU clocks read often
+		   disturb CPU timers (harness.h) */
+		if (i >= ROUNDS && i % 50 == 0) {
+			profil_get_status(&st);
+			if (st.samples >= ROUNDS)
+				break;
+			CHECK(i < 4 * ROUNDS, "%llu samples in %d rounds",
+			    (unsigned long long)st.samples, i);
+		}
+		spin_a_fn(burst);
 		if (read(fds[0], &c, 1) < 0 && errno == EINTR)
 			eintr_reads++;
 		if (nanosleep(&nap, NULL) < 0 && errno == EINTR)
 			eintr_sleeps++;
 	}
 	profil_stop();
+	close(fds[0]);
 	waitpid(writer, NULL, 0);
+	fprintf(stderr, "%d rounds, %llu samples, %llu signals\n", i,
+	    (unsigned long long)st.samples, (unsigned long long)st.signals);
 	CHECK(eintr_reads == 0, "%d reads failed with EINTR", eintr_reads);
 	CHECK(eintr_sleeps == 0, "%d sleeps failed with EINTR", eintr_sleeps);
 }
