@@ -360,7 +360,8 @@ harness_spin_for(void (*spin)(double), double need,
 			/* what the spins so far gave a second asked */
 			double yield = (got - first) / asked;
 
-			ask = yield > 0 ? 1.2 * (need - got) / yield : 3 * asked;
+			ask = yield > 0 ? 1.2 * (need - got) / yield :
+			    3 * asked;
 			if (ask > 3 * asked)
 				ask = 3 * asked;
 			fprintf(stderr, "%s: %.0f of %.0f in %.3f s asked, "

@@ -545,7 +545,7 @@ bounds(void)
 	CHECK(big != NULL, "calloc");
 	CHECK(profil(big, counters * 2 + 1, text_lo, 0x10000) == 0, "start below");
 	/* spin_a's pcs, all past the buffer, for the bound to keep out */
-	harness_spin_cpu(spin_a_fn, harness_seconds_for(NONE_OF, harness_rate()));
+	spin_none_of(spin_a_fn, harness_rate());
 	stop();
 	for (i = counters; i < counters + 64; i++)
 		CHECK(big[i] == 0, "counter %zu past bufsiz/2 was bumped", i);

@@ -212,7 +212,8 @@ below_lowest(sprofil_fn *fn, int with_overflow)
 
 	CHECK(fn(p, with_overflow ? 2 : 1, NULL, PROF_USHORT) == 0, "sprofil");
 	if (fn != sprofil)	/* for samples to meet glibc's search */
-		harness_spin_cpu(spin_a_fn, harness_seconds_for(20, glibc_hz()));
+		harness_spin_cpu(spin_a_fn, harness_seconds_for(20,
+		    glibc_hz()));
 	else if (with_overflow) {
 		struct counts c = { &over, 1 };
 
