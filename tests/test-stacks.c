@@ -4,6 +4,8 @@
  * engine, read back through `profil report --callers/--tree/--sort
  * inclusive` and `profil export --format folded`.  Shares are checked
  * with margins from the sample counts (4 standard errors); totals exactly.
+ * The programs take CPU seconds, and each run is as long as the samples
+ * its checks need (record_for, e2e_longer): too few fail, never pass.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -78,17 +80,71 @@ stacks_with(const char *text, const char *const *needles, double *all)
 	return with;
 }
 
+/*
+ * The share checks here ask whether whole stacks carry the shares that a
+ * program's calls have, not how finely sampling splits time (test-record
+ * holds 6:3:1 to 3 points): 5 points, half the 10 between the closest
+ * shares of 5:3:2, so that no caller is taken for another.  A run is
+ * sized for it (share_need) and fails, never passes, short of it.
+ */
+#define SHARE_POINTS 5.0
+
+/* The samples a share of p needs for 4 standard errors of SHARE_POINTS. */
+static double
+share_need(double p)
+{
+	return e2e_samples_for_share(p, 4, SHARE_POINTS / 100);
+}
+
 /* share of n in total is want, within 4 standard errors (and 1 point) */
 static void
 assert_share(const char *what, double n, double total, double want)
 {
 	double margin = harness_margin(want, total, 4, 0.01);
 
-	if (total < 100)
-		fail_msg("%s: only %.0f samples", what, total);
+	if (margin > SHARE_POINTS / 100)
+		fail_msg("%s: %.0f samples, %.0f needed for a %.0f-point check",
+		    what, total, share_need(want), SHARE_POINTS);
 	if (fabs(n / total - want) > margin)
 		fail_msg("%s: %.0f of %.0f (%.1f%%), want %.0f%% +- %.1f", what, n,
 		    total, 100 * n / total, 100 * want, 100 * margin);
+}
+
+/*
+ * What a check that at least 90% of some samples' stacks are whole needs
+ * of them: 90% is then 4 standard errors below the 98% seen at the least
+ * (55 of 56 signal handler samples went on past the signal frame), so a
+ * run does not fail by chance, and a stack wrong one time in ten shows.
+ */
+static double
+most_need(void)
+{
+	return e2e_samples_for_share(0.98, 4, 0.08);
+}
+
+/*
+ * The profile that the counts below read: record_for hands its count
+ * function the flat profile only, and these count stacks.
+ */
+static const char *counting;
+
+/* Samples of counting's stacks holding every one of needles (see above). */
+static double
+counted_with(const char *const *needles)
+{
+	static struct run r;
+	double all;
+
+	folded(counting, &r);
+	return stacks_with(r.out, needles, &all);
+}
+
+/* Every sample of counting whose stack was unwound. */
+static double
+unwound(const struct shares *s)
+{
+	(void)s;
+	return counted_with((const char *[]){ NULL });
 }
 
 /*
@@ -145,28 +201,49 @@ assert_totals_agree(const char *prf)
 }
 
 /*
+ * The samples of leaf() whose caller counting's stacks tell: those the
+ * recorder left unwound to catch up have none.
+ */
+static double
+leaf_callers(const struct shares *s)
+{
+	char *callers[] = { profil_bin, "report", "--callers", "leaf",
+	    "--format", "csv", (char *)counting, NULL };
+	struct shares c;
+
+	(void)s;
+	report_run(&c, callers);
+	return c.total - samples_of(&c, "[stack cut: recorder behind]", NULL);
+}
+
+/*
  * leaf() is reached three ways, 5:3:2: from via_a(), from via_b(), and
  * from cmp_leaf(), which the C library's qsort() calls; built without
  * frame pointers.  The callers' shares come out 5:3:2, the qsort path
- * goes through libc, and the samples unwind to main.
+ * goes through libc, and the samples unwind to main.  The run is sized
+ * for the share of 0.5, the widest error (leaf() has nearly every
+ * sample).
  */
 static void
 test_paths_in_known_proportions(void **state)
 {
 	static const char *const engines[] = { "perf", "timer" };
+	static struct run r;
 
 	(void)state;
 	for (size_t e = 0; e < 2; e++) {
 		const char *prf = tmp(e ? "paths-timer.prf" : "paths.prf");
-		char *prog[] = { workload, "paths", "0.278", NULL };
+		char *prog[] = { workload, "paths", E2E_CPU, NULL };
 		char *callers[] = { profil_bin, "report", "--callers", "leaf",
 		    "--format", "csv", (char *)prf, NULL };
 		char *via_qsort[] = { profil_bin, "report", "--callers",
 		    "cmp_leaf", "--format", "csv", (char *)prf, NULL };
-		struct shares c;
+		struct shares s, c;
 		double total;
 
-		record_with(engines[e], prf, prog);
+		counting = prf;
+		record_for(&s, &r, engines[e], prf, prog, 1, share_need(0.5),
+		    leaf_callers);
 		report_run(&c, callers);
 		/* of the stacks unwound: those left to catch up have no caller */
 		total = c.total - samples_of(&c, "[stack cut: recorder behind]",
@@ -185,24 +262,33 @@ test_paths_in_known_proportions(void **state)
 	}
 }
 
-/* The stack of a C++ exception in flight unwinds through the runtime. */
+/*
+ * The stack of a C++ exception in flight unwinds through the runtime:
+ * most of the time is the runtime's, under __cxa_throw, most meaning over
+ * half by 4 standard errors; the run is sized for those to come to 10
+ * points (95% is seen).
+ */
 static void
 test_cxx_exceptions(void **state)
 {
 	const char *prf = tmp("throw.prf");
-	char *prog[] = { cxx, "throw", "0.39", NULL };
-	struct run r;
-	double all, through;
+	char *prog[] = { cxx, "throw", E2E_CPU, NULL };
+	static struct run r;
+	struct shares s;
+	double all, through, most;
 
 	(void)state;
-	record_ok(prf, prog);
+	counting = prf;
+	record_for(&s, &r, "auto", prf, prog, 1,
+	    e2e_samples_for_share(0.5, 4, 0.1), unwound);
 	folded(prf, &r);
 	through = stacks_with(r.out, (const char *[]){ "main",
-	    "geo::catcher(long)", "geo::dive(int)", "__cxa_throw", NULL }, &all);
-	/* most of the time is the runtime's, under __cxa_throw */
-	if (through < 0.5 * all)
-		fail_msg("%.0f of %.0f samples under main;catcher;dive;__cxa_throw\n"
-		    "%.2000s", through, all, r.out);
+	    "geo::catcher(long)", "geo::dive(int)", "__cxa_throw", NULL },
+	    &all);
+	most = 0.5 + harness_margin(0.5, all, 4, 0);
+	if (through < most * all)
+		fail_msg("%.0f of %.0f samples under main;catcher;dive;__cxa_throw "
+		    "(want over %.0f%%)\n%.2000s", through, all, 100 * most, r.out);
 	assert_reaches(prf, (const char *[]){ "main", NULL });
 }
 
@@ -319,26 +405,48 @@ assert_cut_at_depth(const char *prf, const char *engine)
 		fail_msg("%s: no stack cut as too deep", engine);
 }
 
+/*
+ * The run is sized for what its checks need: most_need() samples in
+ * leaf() under deep() (all but a tenth of them cut), and 20 in deep()
+ * itself for the caption of --callers to be told from 0 (it has 15% of
+ * the samples, leaf() under it 84%).
+ */
 static void
 test_deep_recursion(void **state)
 {
 	const char *prf = tmp("deep.prf"), *small = tmp("deep-small.prf");
-	char *prog[] = { workload, "deep", "300", "0.3", NULL };
+	char secs[32];
+	char *prog[] = { workload, "deep", "300", secs, NULL };
 	char *rec_small[] = { profil_bin, "record", "-q", "-F", "5000",
 	    "--stack-size", "1024", "-o", (char *)small, workload, "deep", "300",
-	    "0.15", NULL };
-	struct run r;
-	double all, cut, deep_leaf;
+	    secs, NULL };
+	static struct run r;
+	struct shares s;
+	double all, cut, deep_leaf, itself, cpu;
+	int runs = 0;
 
 	(void)state;
-	record_ok(prf, prog);
-	folded(prf, &r);
+	cpu = atof(e2e_cpu_for(20 / 0.15, 1));
+	for (;;) {
+		snprintf(secs, sizeof secs, "%.3f", cpu);
+		record_ok(prf, prog);
+		folded(prf, &r);
+		deep_leaf = stacks_with(r.out, (const char *[]){ "deep", "leaf",
+		    NULL }, &all);
+		report(&s, prf);
+		itself = samples_of(&s, "deep", NULL);
+		if (deep_leaf >= most_need() && itself >= 20)
+			break;
+		if (runs == 2)
+			fail_msg("%.0f samples in leaf under deep (%.0f needed), "
+			    "%.0f in deep (20 needed), in the third run", deep_leaf,
+			    most_need(), itself);
+		cpu = e2e_longer(cpu, fmin(deep_leaf / most_need(), itself / 20),
+		    1, &runs);
+	}
 	cut = stacks_with(r.out, (const char *[]){ "[stack cut: too deep]",
 	    NULL }, &all);
-	deep_leaf = stacks_with(r.out, (const char *[]){ "deep", "leaf", NULL },
-	    &all);
-	/* 50 at least (a sanitized recorder unwinds a tenth of them) */
-	if (cut < 0.9 * deep_leaf || deep_leaf < 50)
+	if (cut < 0.9 * deep_leaf)
 		fail_msg("%.0f of %.0f samples in leaf under deep are cut as too "
 		    "deep", cut, deep_leaf);
 	assert_totals_agree(prf);
@@ -361,8 +469,10 @@ test_deep_recursion(void **state)
  * call-frame information and no caller: stacks of the loader's start-up
  * (_dl_start and under) end there whole, not as cut short for want of
  * unwind information (every dynamically linked program's first
- * milliseconds; 4% of a python3 script's samples).  Three hundred runs
- * of true give the loader some hundreds of samples.  That frame is named
+ * milliseconds; 4% of a python3 script's samples).  Runs of true give
+ * the loader its samples, a fixed amount of work each (about 0.4 ms of
+ * CPU here: 666 samples at 5 kHz in 300 runs): as many runs as 20 samples
+ * under _dl_start need, more where fewer came.  That frame is named
  * by the loader's symbol _start (a label: no type, no size, in its debug
  * file) or by the entry point's address, not by the end of the code
  * before it.
@@ -373,18 +483,18 @@ static void
 test_loader_entry_is_outermost(void **state)
 {
 	const char *prf = tmp("loader.prf"), *path = tmp("loader.folded");
-	char *prog[] = { "/bin/sh", "-c", "i=0; while [ $i -lt 300 ]; do "
-	    "/bin/true; i=$((i+1)); done", NULL };
-	/* hundreds of processes' stacks: more than a run's 64 KiB */
+	char loop[128];
+	char *prog[] = { "/bin/sh", "-c", loop, NULL };
+	/* many processes' stacks: more than a run's 64 KiB */
 	char *export[] = { profil_bin, "export", "--format", "folded", "-o",
 	    (char *)path, (char *)prf, NULL };
-	double all, start, cut;
+	double all, start, cut, trues;
 	struct run r;
 	char *text, line[256], entry[80] = "";
 	FILE *f;
 	long size;
 	unsigned long long e = 0;
-	int named = 0;
+	int named = 0, runs = 0;
 
 	(void)state;
 	f = popen("readelf -h " LOADER, "r");
@@ -395,17 +505,26 @@ test_loader_entry_is_outermost(void **state)
 			    strrchr(LOADER, '/') + 1, e);
 	assert_int_equal(pclose(f), 0);
 	assert_true(e != 0);
-	record_ok(prf, prog);
-	run(&r, export);
-	assert_int_equal(r.status, 0);
-	assert_non_null(f = fopen(path, "r"));
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	assert_true((size = ftell(f)) > 0);
-	rewind(f);
-	text = calloc(1, (size_t)size + 1);
-	assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
-	start = stacks_with(text, (const char *[]){ "_dl_start", NULL }, &all);
+	for (trues = ceil(1.15 * 20 / (0.0004 * e2e_rate()));;) {
+		snprintf(loop, sizeof loop, "i=0; while [ $i -lt %.0f ]; do "
+		    "/bin/true; i=$((i+1)); done", trues);
+		record_ok(prf, prog);
+		run(&r, export);
+		assert_int_equal(r.status, 0);
+		assert_non_null(f = fopen(path, "r"));
+		assert_int_equal(fseek(f, 0, SEEK_END), 0);
+		assert_true((size = ftell(f)) > 0);
+		rewind(f);
+		text = calloc(1, (size_t)size + 1);
+		assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+		fclose(f);
+		start = stacks_with(text, (const char *[]){ "_dl_start", NULL },
+		    &all);
+		if (start >= 20)
+			break;
+		free(text);
+		trues = ceil(e2e_longer(trues, start, 20, &runs));
+	}
 	cut = 0;
 	for (const char *at = text; (at = strstr(at,
 	    "[stack cut: no unwind information];ld-linux")) != NULL; at++)
@@ -431,20 +550,32 @@ test_loader_entry_is_outermost(void **state)
 	free(text);
 	if (named == 0)
 		fail_msg("no stack of _dl_start under the loader's entry");
-	if (start < 20)
-		fail_msg("%.0f samples under _dl_start: not enough to tell", start);
 	if (cut > 0)
 		fail_msg("%.0f samples cut at the loader's entry (%.0f under "
 		    "_dl_start)", cut, start);
 }
 
-/* A signal handler's stack goes on past the signal frame to main. */
+/* Samples of counting in the signal handler. */
+static double
+in_handler_of(const struct shares *s)
+{
+	(void)s;
+	return counted_with((const char *[]){ "on_sigprof", NULL });
+}
+
+/*
+ * A signal handler's stack goes on past the signal frame to main.  The
+ * handler has about 5% of the samples here (fixed work every 2 ms of
+ * CPU): the run is sized for most_need() in it as if the program ran a
+ * twentieth of a second for each asked, and longer where fewer came.
+ */
 static void
 test_signal_handler(void **state)
 {
 	const char *prf = tmp("signal.prf");
-	char *prog[] = { workload, "signal", "0.22", NULL };
-	struct run r;
+	char *prog[] = { workload, "signal", E2E_CPU, NULL };
+	static struct run r;
+	struct shares s;
 	double all, in_handler, through;
 
 	(void)state;
@@ -454,16 +585,31 @@ test_signal_handler(void **state)
 #endif
 	/* its handler's share comes at 5 kHz (0 samples at 1 kHz, ASan) */
 	e2e_rate_when_sanitized = "5000";
-	record_ok(prf, prog);
+	counting = prf;
+	record_for(&s, &r, "auto", prf, prog, 0.05, most_need(), in_handler_of);
 	e2e_rate_when_sanitized = "1000";
 	folded(prf, &r);
 	in_handler = stacks_with(r.out, (const char *[]){ "on_sigprof", NULL },
 	    &all);
 	through = stacks_with(r.out, (const char *[]){ "main", "via_a",
 	    "__restore_rt", "on_sigprof", NULL }, &all);
-	if (in_handler < 20 || through < 0.9 * in_handler)
+	if (through < 0.9 * in_handler)
 		fail_msg("%.0f samples in the handler, %.0f of them under "
 		    "main;...;__restore_rt", in_handler, through);
+}
+
+/*
+ * The fewer of counting's samples of leaf() on either side, main's or the
+ * coroutine's (each has about half).
+ */
+static double
+fewer_side(const struct shares *s)
+{
+	double co = counted_with((const char *[]){ "via_b", "leaf", NULL });
+	double main_side = counted_with((const char *[]){ "leaf", NULL }) - co;
+
+	(void)s;
+	return fmin(main_side, co);
 }
 
 /*
@@ -475,21 +621,25 @@ test_signal_handler(void **state)
  * other's frames.  The timer engine's
  * handler remembered where the last copy stopped and cut every later copy
  * there: once a coroutine's sample had stopped below main's stack, each
- * of main's samples was cut at its leaf ("past the stack copied").
+ * of main's samples was cut at its leaf ("past the stack copied").  The
+ * run is sized for most_need() on either side.
  */
 static void
 test_coroutine(void **state)
 {
 	static const char *const engines[] = { "perf", "timer" };
-	char *prog[] = { workload, "coroutine", "0.21", NULL };
+	char *prog[] = { workload, "coroutine", E2E_CPU, NULL };
 
 	(void)state;
 	for (int i = 0; i < 2; i++) {
 		const char *prf = tmp("coroutine.prf");
 		double all, on_main, main_whole, on_co, co_whole, joined, cut;
-		struct run r;
+		static struct run r;
+		struct shares s;
 
-		record_with(engines[i], prf, prog);
+		counting = prf;
+		record_for(&s, &r, engines[i], prf, prog, 0.5, most_need(),
+		    fewer_side);
 		folded(prf, &r);
 		/* leaf() on main's side: every leaf not under via_b */
 		on_main = stacks_with(r.out, (const char *[]){ "leaf", NULL },
@@ -505,8 +655,8 @@ test_coroutine(void **state)
 		    NULL }, &all);
 		cut = stacks_with(r.out, (const char *[]){ "co_main",
 		    "[stack cut: no unwind information]", NULL }, &all);
-		if (on_main < 20 || on_co < 20 || main_whole < 0.9 * on_main ||
-		    co_whole < 0.9 * on_co || joined > 0 || cut > 0)
+		if (main_whole < 0.9 * on_main || co_whole < 0.9 * on_co ||
+		    joined > 0 || cut > 0)
 			fail_msg("%s: %.0f of %.0f main-side stacks reach main, "
 			    "%.0f of %.0f coroutine ones co_main, %.0f both, %.0f "
 			    "cut above co_main:\n%s", engines[i], main_whole,
@@ -543,10 +693,35 @@ memo_run(const char *engine, char **prog, double *answered, double *all)
 	*all = (double)(hits + misses);
 }
 
+/*
+ * A loop under the same callers: answered but for the first few stacks
+ * (5 to 42 here, the loader's and start-up's among them), so most of
+ * 200 samples at the least; the run is sized for them.
+ */
+static void
+assert_memo_answers_split(const char *engine)
+{
+	const double need = 200;
+	double cpu = atof(e2e_cpu_for(need, 1)), answered, all;
+	char secs[32];
+	char *split[] = { workload, "split", secs, NULL };
+	int runs = 0;
+
+	for (;;) {
+		snprintf(secs, sizeof secs, "%.3f", cpu);
+		memo_run(engine, split, &answered, &all);
+		if (all >= need)
+			break;
+		cpu = e2e_longer(cpu, all, need, &runs);
+	}
+	if (answered < 0.5 * all)
+		fail_msg("split, %s engine: %.0f of %.0f samples answered by the "
+		    "memo", engine, answered, all);
+}
+
 static void
 test_memo_answers_as_unwinding_would(void **state)
 {
-	char *split[] = { workload, "split", "0.22", NULL };
 	char *paths[] = { workload, "paths", "0.111", NULL };
 	char *threads[] = { workload, "threads", "3", "0.055", NULL };
 	char *sig[] = { workload, "signal", "0.11", NULL };
@@ -556,15 +731,8 @@ test_memo_answers_as_unwinding_would(void **state)
 	double answered, all;
 
 	(void)state;
-	/* a loop under the same callers: answered but for the first few */
-	memo_run("perf", split, &answered, &all);
-	if (all < 100 || answered < 0.5 * all)
-		fail_msg("split: %.0f of %.0f samples answered by the memo",
-		    answered, all);
-	memo_run("timer", split, &answered, &all);
-	if (all < 100 || answered < 0.5 * all)
-		fail_msg("split, timer engine: %.0f of %.0f answered",
-		    answered, all);
+	assert_memo_answers_split("perf");
+	assert_memo_answers_split("timer");
 	for (int i = 0; progs[i] != NULL; i++)
 		memo_run("perf", progs[i], &answered, &all);
 	memo_run("timer", throws, &answered, &all);
@@ -575,12 +743,14 @@ static void
 test_threads(void **state)
 {
 	const char *prf = tmp("threads.prf");
-	char *prog[] = { workload, "threads", "4", "0.22", NULL };
-	struct run r;
+	char *prog[] = { workload, "threads", "4", E2E_CPU, NULL };
+	static struct run r;
+	struct shares s;
 	double all, threads;
 
 	(void)state;
-	record_ok(prf, prog);
+	counting = prf;
+	record_for(&s, &r, "auto", prf, prog, 4, share_need(0.6), unwound);
 	folded(prf, &r);
 	threads = stacks_with(r.out, (const char *[]){ "thread_main", "split",
 	    "six", NULL }, &all);
@@ -595,15 +765,17 @@ test_children_static_and_stripped(void **state)
 {
 	const char *fe = tmp("fe.prf"), *st = tmp("static.prf");
 	const char *dl = tmp("debuglink.prf"), *bin = tmp("wl-stripped");
-	char *forkexec[] = { workload, "forkexec", "0.44", NULL };
+	char *forkexec[] = { workload, "forkexec", E2E_CPU, NULL };
 	char *stat[] = { workload_static, "split", "0.44", NULL };
-	char *stripped[] = { (char *)bin, "split", "0.44", NULL };
+	char *stripped[] = { (char *)bin, "split", E2E_CPU, NULL };
 	char cmd[4 * PATH_MAX];
-	struct run r;
+	static struct run r;
+	struct shares s;
 	double all, both;
 
 	(void)state;
-	record_ok(fe, forkexec);
+	counting = fe;
+	record_for(&s, &r, "auto", fe, forkexec, 2, share_need(0.6), unwound);
 	folded(fe, &r);
 	both = stacks_with(r.out, (const char *[]){ "main", "split", "six",
 	    NULL }, &all);
@@ -620,7 +792,8 @@ test_children_static_and_stripped(void **state)
 	    "--add-gnu-debuglink=%s.debug %s", workload, bin, bin, bin, bin, bin,
 	    bin);
 	assert_int_equal(system(cmd), 0);
-	record_ok(dl, stripped);
+	counting = dl;
+	record_for(&s, &r, "auto", dl, stripped, 1, share_need(0.6), unwound);
 	assert_reaches(dl, (const char *[]){ "main", NULL });
 	folded(dl, &r);
 	both = stacks_with(r.out, (const char *[]){ "main", "split", "six",
@@ -700,7 +873,9 @@ test_stripped_functions_named_by_their_entry(void **state)
  * share in "labs@plt", named from the stub's GOT slot and .rela.plt, and
  * called from main.  The stub's share depends on where the machine's
  * interrupts land in a six-instruction loop: 0.4% to 11% of the samples
- * in runs here (13 of 3023 at the least), so the run is long and 5 will do.
+ * in runs here (13 of 3023 at the least), once 0.06%.  The program loops
+ * for the CPU seconds it is given, reading its clock through a pointer
+ * (no other stub in it), and is run until 5 stub samples are seen.
  */
 static void
 test_plt_stubs_named(void **state)
@@ -708,36 +883,51 @@ test_plt_stubs_named(void **state)
 	const char *src = tmp("plt.c"), *bin = tmp("plt"), *prf = tmp("plt.prf");
 	char *callers[] = { profil_bin, "report", "--callers", "labs@plt",
 	    "--format", "csv", (char *)prf, NULL };
+	char ms[32];
 	char *rec[] = { profil_bin, "record", "-q", "-F", "5000", "-o",
-	    (char *)prf, (char *)bin, NULL };
+	    (char *)prf, (char *)bin, ms, NULL };
 	char cmd[3 * PATH_MAX];
 	struct shares s, c;
-	double stub = 0, here;
+	double stub = 0, all = 0, here, cpu;
 	struct run r;
 	FILE *f;
 
 	(void)state;
 	f = fopen(src, "w");
 	assert_non_null(f);
-	fputs("#include <stdio.h>\n#include <stdlib.h>\nint main(void)\n{\n"
-	    "\tlong s = 0;\n\tfor (long i = 0; i < 600000000; i++)\n"
-	    "\t\ts += labs(i - 5);\n\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n", f);
+	fputs("#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+	    "static int (*volatile cpu_clock)(clockid_t, struct timespec *) =\n"
+	    "    clock_gettime;\nint main(int argc, char **argv)\n{\n"
+	    "\tstruct timespec ts;\n\tlong s = 0, i = 0, ms = 0;\n"
+	    "\tfor (const char *d = argv[1]; *d; d++)\n"
+	    "\t\tms = ms * 10 + *d - '0';\n\tdo {\n"
+	    "\t\tfor (long n = i + 10000000; i < n; i++)\n"
+	    "\t\t\ts += labs(i - 5);\n"
+	    "\t\tcpu_clock(CLOCK_PROCESS_CPUTIME_ID, &ts);\n"
+	    "\t} while (ts.tv_sec * 1000 + ts.tv_nsec / 1000000 < ms);\n"
+	    "\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n", f);
 	assert_int_equal(fclose(f), 0);
-	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -o %s %s", bin, src);
+	snprintf(cmd, sizeof cmd, "cc -O2 -fno-builtin -fPIE -pie -o %s %s", bin,
+	    src);
 	assert_int_equal(system(cmd), 0);
 	/*
-	 * 5 kHz even when sanitized.  Where a sample lands in this loop is
-	 * the machine's: most runs here put 7% of them in the stub, some
-	 * (a CPU that takes its interrupts at the call's return) 0.06%, so
-	 * 4 in a run.  Stubs must be named whenever they are sampled, not
-	 * sampled often: record again (at most 5 runs) until 5 are seen.
+	 * 5 kHz even when sanitized.  Stubs must be named whenever they are
+	 * sampled, not sampled often: the first run is sized for 5 at 0.4%,
+	 * the next for what is missing at the share seen so far (4 times as
+	 * long when none was), 5 runs at most.  The program takes whole
+	 * milliseconds, read without a call (no stub of strtod's either).
 	 */
+	cpu = 1.15 * (5 / 0.004) / 5000;
 	for (int tries = 0; tries < 5 && stub < 5; tries++) {
+		snprintf(ms, sizeof ms, "%.0f", 1000 * cpu);
 		run(&r, rec);
 		assert_int_equal(r.status, 0);
 		report(&s, prf);
 		here = samples_of(&s, "labs@plt", "plt");
 		stub += here;
+		all += s.total;
+		cpu *= stub > 0 ? fmin(4, fmax(1, 1.15 * (5 - stub) * all /
+		    stub / 5000 / cpu)) : 4;
 		/* nothing else in the program but main and the stub */
 		assert_true(samples_of(&s, NULL, "plt") ==
 		    samples_of(&s, "main", "plt") + here +
@@ -750,8 +940,8 @@ test_plt_stubs_named(void **state)
 		    samples_of(&c, "[stack cut: recorder behind]", NULL));
 	}
 	if (stub < 5)
-		fail_msg("%.0f labs@plt samples in 5 runs; the last:\n%s", stub,
-		    s.csv);
+		fail_msg("%.0f labs@plt samples of %.0f in 5 runs, 5 needed; the "
+		    "last:\n%s", stub, all, s.csv);
 }
 
 /* Sleep ms milliseconds, signals or not. */
