@@ -8,7 +8,9 @@
  * halves run at very different rates (libm: our code first, then as
  * long in libm), where counting every sample once would put libm near
  * 20% instead of 50%.  Margins come from the profile's own effective
- * sample count (4 standard errors), never from constants.
+ * sample count (4 standard errors), never from constants; each check
+ * says how wide it may be, and its run is as long as that needs (see
+ * budget_cpu_for).
  */
 #include <limits.h>
 #include <math.h>
@@ -115,6 +117,55 @@ worth(const struct profil_profile *p)
 	    (double)p->weight_sq : (double)p->samples;
 }
 
+static uint64_t tick_ns;	/* the scheduler's tick, set by main() */
+
+/*
+ * The CPU seconds from which a run under a budget of n samples, starting
+ * every base_ns, is worth `need` samples of equal weight, has doubled its
+ * period `stage` times and taken at most taken_share of the samples the
+ * starting rate would have (1: any), as the policy (budget.h) makes it;
+ * with ticks (perf refused: CPU timers fire on the scheduler's tick, and
+ * a sample weighs the periods since the last), on ticks.  A budget's
+ * worth levels off at about 3n/8, each doubling of a run's length adding
+ * n/8 samples of twice the weight, and dips a little as each doubling
+ * starts: the run must be worth need from then on, not once (looked at
+ * up to 4 times as long).  On ticks the weights vary with the ticks a
+ * timer catches or misses (worth 258 of 309 samples taken here): 80% of
+ * the model's worth is counted on.  Fails if the budget never gets
+ * there: a test asking more than its budget gives.
+ */
+static double
+budget_cpu_for(uint64_t n, uint64_t base_ns, int ticks, double need,
+    unsigned stage, double taken_share)
+{
+	double t = 0, taken = 0, counts = 0, squares = 0, since = 0;
+
+	while (t < 120) {
+		unsigned k = budget_shift(n, base_ns, (uint64_t)taken);
+		uint64_t period = base_ns << k;
+		double w, seen;
+
+		if (ticks)
+			period = (period + tick_ns - 1) / tick_ns * tick_ns;
+		w = (double)period / (double)base_ns;
+		t += (double)period / 1e9;
+		taken++;
+		counts += w;
+		squares += w * w;
+		seen = (ticks ? 0.8 : 1) * counts * counts / squares;
+		if (seen < need || budget_shift(n, base_ns, (uint64_t)taken) <
+		    stage || taken > taken_share * counts)
+			since = 0;
+		else if (since == 0)
+			since = t;
+		if (since > 0 && t > 4 * since)
+			return since;
+	}
+	fail_msg("a budget of %llu samples is never worth %.0f%s",
+	    (unsigned long long)n, need, ticks ? " on ticks" : "");
+	return 0;
+}
+
 /*
  * What every budgeted profile must say: the weights record, the budget
  * asked, counts that stand for the CPU time (each sample weighs its
@@ -138,10 +189,84 @@ assert_budgeted(const struct profil_profile *p, uint64_t budget,
 		    what, counted, periods);
 }
 
-/* six, three, one hold 6:3:1 of their counts within 4 errors of worth. */
+/* The worth of every sample of p (count of record_budget_for). */
+static double
+whole_worth(const struct profil_profile *p, const char *prf)
+{
+	(void)prf;
+	return worth(p);
+}
+
+/*
+ * record_budget_run of program, whose argument E2E_CPU stands for its CPU
+ * seconds, sized for need as count tells (of the profile and its file):
+ * for cpu seconds of the whole program's CPU (budget_cpu_for's), a
+ * program using per CPU-seconds for each second asked, with 15% room for
+ * start-up and the recorder's losses; short of need, again, longer by
+ * what was missing (3 runs at most, as record_for).
+ */
+static struct profil_profile *
+record_budget_for(struct run *r, int how, const char *prf,
+    const char *samples, const char *hz, char **program, double cpu,
+    double per, double need,
+    double (*count)(const struct profil_profile *, const char *))
+{
+	double asked = 1.15 * cpu / per;
+	int runs = 0;
+
+	for (;;) {
+		char *argv[32], arg[32];
+		struct profil_profile *p;
+		double got;
+		int i;
+
+		snprintf(arg, sizeof arg, "%.3f", asked);
+		for (i = 0; program[i] != NULL && i < 31; i++)
+			argv[i] = strcmp(program[i], E2E_CPU) == 0 ? arg :
+			    program[i];
+		argv[i] = NULL;
+		p = record_budget_run(r, how, prf, samples, hz, argv);
+		got = count(p, prf);
+		if (got >= need)
+			return p;
+		profil_profile_free(p);
+		asked = e2e_longer(asked, got, need, &runs);
+	}
+}
+
+/*
+ * What the counts of six, three and one in prf are worth: their share of
+ * the samples' worth (a steady split: each function's samples weigh as
+ * the others').
+ */
+static double
+split_worth(const struct profil_profile *p, const char *prf)
+{
+	struct shares s;
+
+	report(&s, prf);
+	return (samples_of(&s, "six", NULL) + samples_of(&s, "three", NULL) +
+	    samples_of(&s, "one", NULL)) * worth(p) / (double)p->samples;
+}
+
+/*
+ * The worth assert_split_worth of max_points needs of them: the share of
+ * 0.6 has the widest error, and the margin's fixed half point is not
+ * sampling's.
+ */
+static double
+split_need(double max_points)
+{
+	return e2e_samples_for_share(0.6, 4, max_points / 100 - 0.005);
+}
+
+/*
+ * six, three, one hold 6:3:1 of their counts within 4 errors of worth,
+ * a margin of max_points at most (the run was sized for it: split_need).
+ */
 static void
 assert_split_worth(const struct profil_profile *p, const char *prf,
-    const char *what)
+    const char *what, double max_points)
 {
 	const char *fns[3] = { "six", "three", "one" };
 	const double want[3] = { 0.6, 0.3, 0.1 };
@@ -157,6 +282,10 @@ assert_split_worth(const struct profil_profile *p, const char *prf,
 	for (int i = 0; i < 3; i++) {
 		double margin = harness_margin(want[i], n / scale, 4, 0.005) + 0.005;
 
+		if (margin > max_points / 100)
+			fail_msg("%s: %.0f counts worth %.0f samples, %.0f needed "
+			    "for a %.1f-point check", what, n, n / scale,
+			    split_need(max_points), max_points);
 		if (fabs(k[i] / n - want[i]) > margin)
 			fail_msg("%s: %s has %.2f%% (want %.0f%% +- %.2f) of %.0f "
 			    "counts, worth %.0f samples", what, fns[i],
@@ -171,17 +300,32 @@ assert_split_worth(const struct profil_profile *p, const char *prf,
  * samples than the start rate would take.  With perf events refused
  * CPU timers fire on ticks (250 a second here), so the budget can only
  * slow them down, later: a smaller budget there.
+ *
+ * How fine a check a budget allows is the budget's: a budget of 10,000
+ * levels off at a worth near 3,000 (a 4.3-point check of the 6:3:1 by
+ * 1.2 s here), so the check is of 4.5 points; on ticks, 250 samples a
+ * second of about equal weight, 13 points (258 worth in 1.2 s here).  The
+ * run is as long as that needs, as its doubling to 4 times the period
+ * (stage 2) needs and, on perf events and timers above the tick, as
+ * taking less than half the samples of 10 kHz needs: the three
+ * functions hold 95% of the samples or more.
  */
 static void
 test_split(void **state)
 {
-	char *prog[] = { workload, "split", "1.21", NULL };
+	char *prog[] = { workload, "split", E2E_CPU, NULL };
+	static struct run out;
 
 	(void)state;
 	for (int how = PERF; how <= NOPERF; how++) {
 		const char *prf = tmp("split.prf");
 		const char *n = how == NOPERF ? "800" : "10000";
-		struct profil_profile *p = record_budget(how, prf, n, NULL, prog);
+		double points = how == NOPERF ? 13 : 4.5;
+		double cpu = budget_cpu_for((uint64_t)atoi(n), 100000,
+		    how == NOPERF, split_need(points) / 0.95, 2,
+		    how == NOPERF ? 1 : 0.5);
+		struct profil_profile *p = record_budget_for(&out, how, prf, n,
+		    NULL, prog, cpu, 1, split_need(points), split_worth);
 		double periods = (double)p->cpu_ns / (double)p->interval_ns;
 
 		fprintf(stderr, "%s: %llu taken, %.0f Hz at the end, worth %.0f, "
@@ -198,7 +342,7 @@ test_split(void **state)
 		if (how != NOPERF && (double)p->taken > 0.5 * periods)
 			fail_msg("%s: %llu samples taken, 10 kHz would be %.0f",
 			    cases[how], (unsigned long long)p->taken, periods);
-		assert_split_worth(p, prf, cases[how]);
+		assert_split_worth(p, prf, cases[how], points);
 		profil_profile_free(p);
 	}
 }
@@ -209,17 +353,24 @@ test_split(void **state)
  * 10 kHz, the second at a few hundred Hz: counted once each, libm would
  * have a fifth of the samples; weighed by their periods, half (the loop
  * that calls jn() is the program's: 2 points for it, as test-record).
+ * The margin must keep half apart from that fifth: 15 points at most,
+ * half the 30 between them, so the run is worth as much as that needs,
+ * and its halves 0.6 s at the least, for the rates to come apart.
  */
 static void
 test_halves_at_different_rates(void **state)
 {
-	char *prog[] = { workload, "libm", "0.6", NULL };
+	char *prog[] = { workload, "libm", E2E_CPU, NULL };
+	const double need = e2e_samples_for_share(0.5, 4, 0.15 - 0.02);
+	static struct run out;
 
 	(void)state;
 	for (int how = PERF; how <= NOPERF; how++) {
 		const char *prf = tmp("halves.prf");
-		struct profil_profile *p = record_budget(how, prf, "2000", NULL,
-		    prog);
+		double cpu = fmax(1.2 / 1.15, budget_cpu_for(2000, 100000,
+		    how == NOPERF, need, 0, 1));
+		struct profil_profile *p = record_budget_for(&out, how, prf,
+		    "2000", NULL, prog, cpu, 2, need, whole_worth);
 		double libm, share, margin;
 		struct shares s;
 
@@ -231,6 +382,9 @@ test_halves_at_different_rates(void **state)
 		fprintf(stderr, "%s: libm %.3f of %.0f counts (%llu taken, worth "
 		    "%.0f), margin %.3f\n", cases[how], share, s.total,
 		    (unsigned long long)p->taken, worth(p), margin);
+		if (margin > 0.15)
+			fail_msg("%s: worth %.0f samples, %.0f needed for a margin "
+			    "of 0.15", cases[how], worth(p), need);
 		if (fabs(share - 0.5) > margin)
 			fail_msg("%s: libm share %.3f (want 0.50 +- %.3f)",
 			    cases[how], share, margin);
@@ -243,26 +397,38 @@ test_halves_at_different_rates(void **state)
  * down, and each thread's share is what it ran: its share of the
  * threads' CPU time as the program measured it (equal work is not equal
  * CPU time on a loaded machine: 27:27:23:23 in CI), less what the main
- * thread and start-up took outside that measure (a point allowed).
+ * thread and start-up took outside that measure (a point allowed).  Both
+ * checks are of 6 points, and the run is as long as their larger need,
+ * that of the split (a thread's share is near 0.25: each runs the same
+ * CPU seconds), asks of the smaller worth, the split's.  A budget of
+ * 4,000 levelled off near a worth of 1,300, where a 6-point split needs
+ * 1,336: 5,000, near 1,600.
  */
 static void
 test_threads(void **state)
 {
-	char *prog[] = { workload, "threads", "4", "0.308", NULL };
+	char *prog[] = { workload, "threads", "4", E2E_CPU, NULL };
+	const double points = 6;
+	const double need = fmax(split_need(points),
+	    e2e_samples_for_share(0.25, 4, points / 100 - 0.01));
 	static struct run out;
 
 	(void)state;
 	for (int how = PERF; how <= TIMER; how++) {
 		const char *prf = tmp("threads.prf");
-		struct profil_profile *p = record_budget_run(&out, how, prf,
-		    "4000", NULL, prog);
+		struct profil_profile *p = record_budget_for(&out, how, prf,
+		    "5000", NULL, prog, budget_cpu_for(5000, 100000, 0,
+		    need / 0.95, 0, 1), 4, need, split_worth);
 		double scale = (double)p->samples / worth(p);
 		double cpu[4], cpu_sum = 0;
 		long tids[4];
 		int measured = 0, busy = 0;
 
-		assert_budgeted(p, 4000, cases[how]);
-		assert_split_worth(p, prf, cases[how]);
+		fprintf(stderr, "%s: %llu taken, worth %.0f, for %.2f s of CPU\n",
+		    cases[how], (unsigned long long)p->taken, worth(p),
+		    (double)p->cpu_ns / 1e9);
+		assert_budgeted(p, 5000, cases[how]);
+		assert_split_worth(p, prf, cases[how], points);
 		for (const char *s = strstr(out.out, "thread "); s != NULL &&
 		    measured < 4; s = strstr(s + 1, "thread "))
 			if (sscanf(s, "thread %ld cpu %lf", &tids[measured],
@@ -273,7 +439,7 @@ test_threads(void **state)
 			    out.out);
 		for (size_t i = 0; i < p->nthreads; i++) {
 			double share = (double)p->threads[i].samples /
-			    (double)p->samples, want;
+			    (double)p->samples, want, margin;
 			int k;
 
 			for (k = 0; k < 4 && tids[k] != (long)p->threads[i].tid; k++)
@@ -281,8 +447,14 @@ test_threads(void **state)
 			if (k == 4)
 				continue;
 			want = cpu[k] / cpu_sum;
-			if (fabs(share - want) > harness_margin(want,
-			    (double)p->samples / scale, 4, 0.02) + 0.01)
+			margin = harness_margin(want, (double)p->samples / scale,
+			    4, 0.02) + 0.01;
+			if (margin > points / 100)
+				fail_msg("%s: worth %.0f samples, %.0f needed for "
+				    "a %.1f-point check of a share of %.2f",
+				    cases[how], worth(p), e2e_samples_for_share(want,
+				    4, points / 100 - 0.01), points, want);
+			if (fabs(share - want) > margin)
 				fail_msg("%s: thread %ld has %.1f%% of %llu counts, "
 				    "%.1f%% of the threads' CPU time", cases[how],
 				    tids[k], 100 * share,
@@ -327,24 +499,29 @@ test_short_program(void **state)
 
 /*
  * -F with --samples is where the budget starts; the flat profile without
- * call stacks weighs its samples as the stacks do.
+ * call stacks weighs its samples as the stacks do.  A budget of 1,000
+ * from 2 kHz is worth some 280 by 0.66 s (12.5 points of the 6:3:1): a
+ * 13-point check, the run as long as that needs.
  */
 static void
 test_start_rate_and_no_stacks(void **state)
 {
-	char *prog[] = { "--no-call-graph", workload, "split", "0.66", NULL };
+	char *prog[] = { "--no-call-graph", workload, "split", E2E_CPU, NULL };
 	const char *prf = tmp("start.prf");
 	struct profil_profile *p;
+	static struct run out;
 
 	(void)state;
-	p = record_budget(PERF, prf, "1000", "2000", prog);
+	p = record_budget_for(&out, PERF, prf, "1000", "2000", prog,
+	    budget_cpu_for(1000, 500000, 0, split_need(13) / 0.95, 1, 1), 1,
+	    split_need(13), split_worth);
 	assert_int_equal(p->interval_ns, 500000);
 	assert_int_equal(p->nstacks, 0);
 	assert_budgeted(p, 1000, "perf engine, -F 2000, no stacks");
 	if (p->slowest_ns <= p->interval_ns)
 		fail_msg("the period stayed %llu ns",
 		    (unsigned long long)p->slowest_ns);
-	assert_split_worth(p, prf, "perf engine, -F 2000, no stacks");
+	assert_split_worth(p, prf, "perf engine, -F 2000, no stacks", 13);
 	profil_profile_free(p);
 }
 
@@ -471,6 +648,11 @@ test_bad_input(void **state)
 int
 main(void)
 {
+	struct profil_status st;
+
+	profil_get_status(&st);
+	tick_ns = 1000000000ull / (st.tick_hz > 0 ? st.tick_hz : 250);
+
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_bad_input),
