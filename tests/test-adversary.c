@@ -175,21 +175,25 @@ profile_mode(struct mode *m, const struct engine *e, const char *prf,
 
 /*
  * A burner's samples, and the samples they are a share of: of every
- * sample, or of those taken in user mode with user_only (what the kernel
+ * sample; or, with OF_USER, of those taken in user mode (what the kernel
  * spends on a fork or an exec depends on the machine: 0.76 s for 200
- * fork+execs here, as root, not on the profiler).  Added up over the
- * runs of a mode.
+ * fork+execs here, as root, not on the profiler); with OF_KNOWN, of
+ * those the profile puts in some code, not in [unknown].  Added up over
+ * the runs of a mode.
  */
+enum { OF_ALL = 0, OF_USER = 1, OF_KNOWN = 2 };
+
 struct tally {
 	double got, total;
 };
 
 static void
 tally_add(struct tally *t, const struct shares *s, const char *function,
-    int user_only)
+    int of)
 {
 	t->got += samples_of(s, function, NULL);
-	t->total += s->total - (user_only ? samples_of(s, NULL, "[kernel]") : 0);
+	t->total += s->total - (of & OF_USER ? samples_of(s, NULL, "[kernel]") :
+	    0) - (of & OF_KNOWN ? samples_of(s, "[unknown]", NULL) : 0);
 }
 
 /*
@@ -208,15 +212,17 @@ share_need(double want)
 /* The tally's share is at least want, less 4 standard errors. */
 static void
 assert_tally(const struct tally *t, const char *function, double want,
-    const char *what, int user_only, const char *csv)
+    const char *what, int of, const char *csv)
 {
+	const char *which = of == OF_USER ? "user-mode " : of == OF_KNOWN ?
+	    "attributed " : of != OF_ALL ? "attributed user-mode " : "";
+
 	if (t->total < share_need(want))
-		fail_msg("%s: %.0f samples, %.0f needed", what, t->total,
+		fail_msg("%s: %.0f %ssamples, %.0f needed", what, t->total, which,
 		    share_need(want));
 	if (t->got / t->total < want - harness_margin(want, t->total, 4, 0.02))
 		fail_msg("%s: %s has %.0f of %.0f %ssamples, want %.0f%%\n%s",
-		    what, function, t->got, t->total, user_only ? "user-mode " :
-		    "", 100 * want, csv);
+		    what, function, t->got, t->total, which, 100 * want, csv);
 }
 
 /*
@@ -226,8 +232,8 @@ assert_tally(const struct tally *t, const char *function, double want,
  */
 static void
 expect_share(struct mode *m, const struct engine *e, const char *prf,
-    const char *timer_limit, const char *function, double want,
-    int user_only, struct outcome *o)
+    const char *timer_limit, const char *function, double want, int of,
+    struct outcome *o)
 {
 	struct tally t = { 0, 0 };
 	char what[128];
@@ -235,11 +241,11 @@ expect_share(struct mode *m, const struct engine *e, const char *prf,
 	snprintf(what, sizeof what, "%s (%s)", m->args[0], e->name);
 	for (int runs = 1;; runs++) {
 		profile_mode(m, e, prf, timer_limit, o);
-		tally_add(&t, &o->s, function, user_only);
+		tally_add(&t, &o->s, function, of);
 		if (t.total >= share_need(want) || runs == 3)
 			break;
 	}
-	assert_tally(&t, function, want, what, user_only, o->s.csv);
+	assert_tally(&t, function, want, what, of, o->s.csv);
 }
 
 /* Every way the tests record: the engine-specific limits come last. */
@@ -248,25 +254,25 @@ static const struct engine *const engines[] = { &default_engine,
 #define NENGINES (sizeof engines / sizeof engines[0])
 
 /*
- * Run m under each engine; burner must have want of the samples (of the
- * user-mode ones with user_only).
+ * Run m under each engine; burner must have want of the samples (of
+ * those `of` says).
  */
 static void
 expect_unnoticed_of(struct mode *m, const char *burner, double want,
-    const char *timer_limit, int user_only)
+    const char *timer_limit, int of)
 {
 	struct outcome o;
 
 	for (size_t i = 0; i < NENGINES; i++)
 		expect_share(m, engines[i], tmp("adv.prf"), timer_limit, burner,
-		    want, user_only, &o);
+		    want, of, &o);
 }
 
 static void
 expect_unnoticed(struct mode *m, const char *burner, double want,
     const char *timer_limit)
 {
-	expect_unnoticed_of(m, burner, want, timer_limit, 0);
+	expect_unnoticed_of(m, burner, want, timer_limit, OF_ALL);
 }
 
 /*
@@ -388,8 +394,8 @@ test_ten_thousand_threads(void **state)
 		int unseen;
 
 		snprintf(what, sizeof what, "threads (%s)", engines[i]->name);
-		expect_share(&m, engines[i], tmp("thr.prf"), NULL, "burn", 0.5, 1,
-		    &o);
+		expect_share(&m, engines[i], tmp("thr.prf"), NULL, "burn", 0.5,
+		    OF_USER, &o);
 		unseen = o.s.total + o.lost < 0.8 * o.cpu_periods;
 		if (strcmp(o.engine, "perf") == 0 && !unseen)
 			fail_msg("%s: %.0f samples for %.0f periods of CPU: the "
@@ -432,8 +438,8 @@ test_busy_threads(void **state)
 		 * what the machine makes it cost (7% of the samples alone, 31%
 		 * while a test suite ran beside it)
 		 */
-		expect_share(&m, engines[i], tmp("busy.prf"), NULL, "burn", 0.8, 1,
-		    &o);
+		expect_share(&m, engines[i], tmp("busy.prf"), NULL, "burn", 0.8,
+		    OF_USER, &o);
 		if (o.s.total < 0.7 * o.cpu_periods)
 			fail_msg("%s: %.0f samples for %.0f periods of CPU", what,
 			    o.s.total, o.cpu_periods);
@@ -453,17 +459,28 @@ test_fork_exec_200(void **state)
 	static struct mode m = { { "forkexec" }, 0, 0, { 0 } };
 
 	(void)state;
-	expect_unnoticed_of(&m, "burn", 0.6, NULL, 1);
+	expect_unnoticed_of(&m, "burn", 0.6, NULL, OF_USER);
 }
 
-/* Every exec is a new image at new addresses under the same pid. */
+/*
+ * Every exec is a new image at new addresses under the same pid: burn()
+ * has its share of the samples the profile puts in some code.  The
+ * timer engine knows an image by its maps, read every 20 ms: an image
+ * that exec'd again before they were read (40 ms of CPU each here, but
+ * a recorder late by a loaded machine or sanitizers) has its samples in
+ * [unknown], honestly, not in another image's code: 13 to 92 of 520
+ * samples sanitized, 140 once, so many more than sampling's errors allow
+ * that burn()'s share of all of them failed the test now and then.
+ * Were the engine to lose every image, the attributed samples would come
+ * short of what the check needs, and fail it.
+ */
 static void
 test_exec_itself(void **state)
 {
 	static struct mode m = { { "execself", "12" }, 0, 0, { 0 } };
 
 	(void)state;
-	expect_unnoticed(&m, "burn", 0.8, NULL);
+	expect_unnoticed_of(&m, "burn", 0.8, NULL, OF_KNOWN);
 }
 
 /*
