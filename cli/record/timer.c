@@ -58,7 +58,8 @@ struct slot_maps {
 };
 
 #define STACK_SLOTS	256		/* captures the ring holds */
-#define STACK_POLL_MS	5		/* how often the ring is drained */
+#define STACK_POLL_MS	5		/* how often we wake: the ring drained,
+					   new processes' maps read */
 
 /* The program file execvp would run. */
 static int
@@ -371,10 +372,16 @@ open_slot(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 	read_comm(b, pid);	/* a short process may end before a snapshot */
 }
 
-static void
-snapshot_all(struct builder *b, struct agent_region *r, struct slot_maps *slots)
+/*
+ * Open the slots filled since the last look; with fresh, read their maps
+ * at once too.  1 if any was new.
+ */
+static int
+open_new_slots(struct builder *b, struct agent_region *r,
+    struct slot_maps *slots, int fresh)
 {
 	uint32_t n = atomic_load(&r->next_slot);
+	int any = 0;
 
 	if (n > AGENT_MAX_PROCS)
 		n = AGENT_MAX_PROCS;
@@ -382,9 +389,25 @@ snapshot_all(struct builder *b, struct agent_region *r, struct slot_maps *slots)
 	for (uint32_t i = 1; i < n; i++) {
 		pid_t pid = (pid_t)atomic_load(&r->procs[i].pid);
 
-		if (pid != 0 && slots[i].pid != pid)
+		if (pid != 0 && slots[i].pid != pid) {
 			open_slot(b, r, slots, i, pid);
+			any = 1;
+		}
 	}
+	for (uint32_t i = 1; i < n && any && fresh; i++)
+		if (slots[i].pid != 0 && !slots[i].gone && slots[i].n == 0)
+			snapshot(b, r, &slots[i]);
+	return any;
+}
+
+static void
+snapshot_all(struct builder *b, struct agent_region *r, struct slot_maps *slots)
+{
+	uint32_t n = atomic_load(&r->next_slot);
+
+	if (n > AGENT_MAX_PROCS)
+		n = AGENT_MAX_PROCS;
+	open_new_slots(b, r, slots, 0);
 	for (uint32_t i = 1; i < n; i++)
 		if (slots[i].pid != 0 && !slots[i].gone)
 			snapshot(b, r, &slots[i]);
@@ -714,13 +737,20 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	l.on_reap = on_reap;
 	l.reap_arg = r->builder;
 	hmap_init(&stacked);
-	/* until the program ends; with --wait-all, until all it left ends */
+	/*
+	 * Until the program ends; with --wait-all, until all it left ends.
+	 * A process that just started (an exec, a fork's first sample) has
+	 * its maps read at the next wake-up, every STACK_POLL_MS: a short
+	 * one (a compiler's `as`, an image that execs again at once) may be
+	 * gone by the next full reading, and its pcs in no object with it.
+	 */
 	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
-		poll(&pfd, 1, region->stacks_offset ? STACK_POLL_MS : SNAPSHOT_MS);
-		if (!region->stacks_offset || now_ns() - last_snapshot >
-		    SNAPSHOT_MS * 1000000ull) {
+		poll(&pfd, 1, STACK_POLL_MS);
+		if (now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
 			snapshot_all(r->builder, region, slots);
 			last_snapshot = now_ns();
+		} else {
+			open_new_slots(r->builder, region, slots, 1);
 		}
 		if (region->stacks_offset)
 			drain_stacks(r->builder, region, slots, only, &stacked);
