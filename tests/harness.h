@@ -34,6 +34,14 @@ extern int (*const profil_any)(unsigned short *, size_t, size_t, unsigned int);
 /* Skip (exit 77 in the child, reported as skipped) with a reason. */
 __attribute__((noreturn)) void harness_skip(const char *why);
 
+/*
+ * Skip a test that runs in the test program itself (not FORKED), saying
+ * why: make check's summary (tests/run-tests.sh) lists every skipped
+ * test with the line printed before it.
+ */
+#define SKIP(why) do { print_message("[ REASON   ] %s\n", (why)); \
+	skip(); } while (0)
+
 /* CPU seconds used by the calling thread / the whole process. */
 double harness_thread_cpu(void);
 double harness_process_cpu(void);

@@ -164,7 +164,7 @@ test_check_recorded_stacks(void **state)
 
 	(void)state;
 	if (!harness_perf_allowed())
-		skip();	/* the timer engine takes no stacks */
+		SKIP("perf events refused here, and the timer engine takes no stacks");
 	snprintf(path, sizeof path, "%s/rec.prf", tmpdir);
 	record_ok(path, prog);
 	check(&r, path, 0);

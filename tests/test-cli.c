@@ -901,7 +901,7 @@ test_record_checks_its_output_first(void **state)
 	assert_int_equal(mkdir(ro, 0755), 0);
 	assert_int_equal(mkdir(full, 0755), 0);
 	if (mount("profil-test", ro, "tmpfs", MS_RDONLY, "size=64k") < 0)
-		skip();	/* not allowed to mount here (not root, or a container) */
+		SKIP("not allowed to mount here (not root, or a container)");
 	snprintf(path, sizeof path, "%s/x.prf", ro);
 	refused_before_running(path, ro);
 	assert_int_equal(umount(ro), 0);
@@ -986,7 +986,7 @@ test_record_leaves_no_temporary_file(void **state)
 	/* the disk fills while the program runs: an error, nothing left */
 	assert_int_equal(unlink(prf), 0);
 	if (mount("profil-test", dir, "tmpfs", 0, "size=64k") < 0)
-		skip();
+		SKIP("not allowed to mount here (not root, or a container)");
 	snprintf(script, sizeof script, "dd if=/dev/zero of=%s/fill bs=4k "
 	    "2>/dev/null; exit 0", dir);
 	run(&r, look);

@@ -113,7 +113,7 @@ need_decoder(void)
 	if (node[0] != '/' && getenv("CI") != NULL)
 		fail_msg("node not found: the pprof decoder needs Node.js and npm");
 	if (node[0] != '/')
-		skip();
+		SKIP("node not found: the pprof decoder needs Node.js");
 	snprintf(cmd, sizeof cmd,
 	    "d=%s/js; mkdir -p $d && { cmp -s %s/tests/js/package-lock.json "
 	    "$d/package-lock.json && [ -f $d/node_modules/pprof-format/package.json ]"
@@ -429,7 +429,7 @@ record_stacks_or_not_at(const char *prf, char **prog, int stacks,
 	int i = 7;
 
 	if (stacks && !harness_perf_allowed())
-		skip();		/* only the perf engine takes stacks */
+		SKIP("perf events refused here: only the perf engine takes stacks");
 	argv[i++] = stacks ? "--engine=perf" : "--no-call-graph";
 	for (; *prog && i < 31; prog++)
 		argv[i++] = strcmp(*prog, E2E_CPU) == 0 ? (char *)cpu : *prog;
@@ -1244,7 +1244,7 @@ test_gmon_call_arcs(void **state)
 
 	(void)state;
 	if (system("gprof --version >/dev/null 2>&1") != 0)
-		skip();
+		SKIP("GNU gprof not installed (binutils)");
 	/* until the calls of split hold the samples the split needs */
 	for (double cpu = atof(e2e_cpu_for(need, 1));;) {
 		snprintf(arg, sizeof arg, "%.3f", cpu);

@@ -240,7 +240,8 @@ browser_ready(void)
 	if (getenv("PROFIL_REQUIRE_BROWSER") != NULL)
 		fail_msg("PROFIL_REQUIRE_BROWSER is set but chromium, node or "
 		    "tests/browser/check-html.sh is missing");
-	skip();
+	SKIP("chromium or node not installed (PROFIL_REQUIRE_BROWSER=1 "
+	    "makes it a failure)");
 	return 0;
 }
 
@@ -264,7 +265,7 @@ static void
 need_stacks(void)
 {
 	if (!harness_perf_allowed())
-		skip();	/* the timer engine takes no stacks */
+		SKIP("perf events refused here, and the timer engine takes no stacks");
 }
 
 /*

@@ -1000,7 +1000,7 @@ test_merge_sums_stacks(void **state)
 
 	(void)state;
 	if (!harness_perf_allowed())
-		skip();	/* the timer engine takes no stacks */
+		SKIP("perf events refused here, and the timer engine takes no stacks");
 	scratch(a, "st-a.prf");
 	scratch(b, "st-b.prf");
 	scratch(ab, "st-ab.prf");
@@ -1778,7 +1778,7 @@ test_diff_inclusive_shares(void **state)
 
 	(void)state;
 	if (!harness_perf_allowed())
-		skip();	/* the timer engine takes no stacks */
+		SKIP("perf events refused here, and the timer engine takes no stacks");
 	scratch(s1, "i1.prf");
 	scratch(s2, "i2.prf");
 	scratch(flat, "i3.prf");

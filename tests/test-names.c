@@ -194,7 +194,7 @@ test_debuginfod(void **state)
 		if (getenv("CI") != NULL)
 			fail_msg("debuginfod is not installed (apt-get install "
 			    "debuginfod)");
-		skip();
+		SKIP("debuginfod not installed");
 	}
 	snprintf(dir, sizeof dir, "%s/served", tmpdir);
 	snprintf(db, sizeof db, "%s/debuginfod.db", tmpdir);

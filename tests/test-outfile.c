@@ -218,7 +218,7 @@ test_disk_full_keeps_the_old_file(void **state)
 	(void)state;
 	assert_int_equal(mkdir(mnt, 0755), 0);
 	if (mount("profil-test", mnt, "tmpfs", 0, "size=64k") < 0)
-		skip();	/* not allowed to mount here (not root, or a container) */
+		SKIP("not allowed to mount here (not root, or a container)");
 	snprintf(old, sizeof old, "%s/old.prf", mnt);
 	snprintf(cmd, sizeof cmd, "cp %s %s", prf, old);
 	assert_int_equal(system(cmd), 0);

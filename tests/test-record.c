@@ -478,7 +478,7 @@ test_timer_engine_kernel_time(void **state)
 	(void)state;
 	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
 	if (getuid() != 0)
-		skip();		/* the reference needs kernel samples */
+		SKIP("not root: the perf reference needs kernel samples");
 	record_with("perf", perf, prog);
 	record_with("timer", timer, prog);
 	snprintf(cmd, sizeof cmd, "%s/helper-noperf %s record -q -e "
@@ -1107,7 +1107,7 @@ test_export_gmon_for_gprof(void **state)
 
 	(void)state;
 	if (system("gprof --version >/dev/null 2>&1") != 0)
-		skip();
+		SKIP("GNU gprof not installed (binutils)");
 	record_ok(tmp("gm.prf"), prog);
 	run(&r, exp);
 	if (r.status != 0)

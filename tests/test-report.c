@@ -418,7 +418,7 @@ test_vdso_symbols(void **state)
 	assert_int_equal(r.status, 0);
 	/* time in the vDSO is named, not lumped into [[vdso]] */
 	if (strstr(r.out, ",[vdso],") == NULL)
-		skip();	/* this kernel's clock_gettime did not use the vDSO */
+		SKIP("this kernel's clock_gettime did not use the vDSO");
 	assert_non_null(strstr(r.out, "clock_gettime,[vdso],"));
 	assert_null(strstr(r.out, "[[vdso]]"));
 }
@@ -504,7 +504,8 @@ test_html_page(void **state)
 		if (getenv("PROFIL_REQUIRE_BROWSER") != NULL)
 			fail_msg("PROFIL_REQUIRE_BROWSER is set but chromium, node "
 			    "or %s is missing", cmd);
-		skip();
+		SKIP("chromium or node not installed (PROFIL_REQUIRE_BROWSER=1 "
+		    "makes it a failure)");
 	}
 	char *check[] = { cmd, (char *)html, (char *)png, NULL };
 	run(&r, check);

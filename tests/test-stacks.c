@@ -592,8 +592,8 @@ test_signal_handler(void **state)
 
 	(void)state;
 #ifdef __SANITIZE_THREAD__
-	/* TSan runs a handler later, from its own code, not where it came */
-	skip();
+	SKIP("TSan runs a signal handler later, from its own code, not "
+	    "where the signal came");
 #endif
 	/* its handler's share comes at 5 kHz (0 samples at 1 kHz, ASan) */
 	e2e_rate_when_sanitized = "5000";
