@@ -115,38 +115,32 @@ check_exec(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		if (!quiet && report_weighted(p))
-			/* counts of intervals, from fewer samples taken */
-			printf("%s: ok: %llu counts in %zu objects (+%llu kernel, "
-			    "%llu unknown, %llu lost), %zu threads, %zu processes; "
-			    "the counts are of %.0f us intervals, from %llu samples "
-			    "taken (squared weights %llu%s)\n",
-			    argv[optind], (unsigned long long)p->samples,
-			    p->nobjects, (unsigned long long)p->kernel,
+		if (!quiet) {
+			/* a weighted profile's counts are intervals, not samples */
+			int weighted = report_weighted(p);
+			char tail[160] = "";
+
+			if (weighted)
+				snprintf(tail, sizeof tail, "; the counts are of %.0f "
+				    "us intervals, from %llu samples taken (squared "
+				    "weights %llu%s)", (double)p->interval_ns / 1e3,
+				    (unsigned long long)p->taken,
+				    (unsigned long long)p->weight_sq,
+				    p->budget ? "; a budget" : "");
+			else if (p->taken > 0)
+				snprintf(tail, sizeof tail, "; %llu taken, squared "
+				    "weights %llu%s", (unsigned long long)p->taken,
+				    (unsigned long long)p->weight_sq,
+				    p->budget ? " (a budget)" : "");
+			printf("%s: ok: %llu %s in %zu objects (+%llu kernel, "
+			    "%llu unknown, %llu lost), %zu threads, %zu processes"
+			    "%s\n", argv[optind], (unsigned long long)p->samples,
+			    weighted ? "counts" : "samples", p->nobjects,
+			    (unsigned long long)p->kernel,
 			    (unsigned long long)p->unknown,
 			    (unsigned long long)p->lost, p->nthreads, p->nprocesses,
-			    (double)p->interval_ns / 1e3,
-			    (unsigned long long)p->taken,
-			    (unsigned long long)p->weight_sq,
-			    p->budget ? "; a budget" : "");
-		else if (!quiet && p->taken > 0)
-			printf("%s: ok: %llu samples in %zu objects (+%llu kernel, "
-			    "%llu unknown, %llu lost), %zu threads, %zu processes; "
-			    "%llu taken, squared weights %llu%s\n",
-			    argv[optind], (unsigned long long)p->samples,
-			    p->nobjects, (unsigned long long)p->kernel,
-			    (unsigned long long)p->unknown,
-			    (unsigned long long)p->lost, p->nthreads, p->nprocesses,
-			    (unsigned long long)p->taken,
-			    (unsigned long long)p->weight_sq,
-			    p->budget ? " (a budget)" : "");
-		else if (!quiet)
-			printf("%s: ok: %llu samples in %zu objects (+%llu kernel, "
-			    "%llu unknown, %llu lost), %zu threads, %zu processes\n",
-			    argv[optind], (unsigned long long)p->samples,
-			    p->nobjects, (unsigned long long)p->kernel,
-			    (unsigned long long)p->unknown,
-			    (unsigned long long)p->lost, p->nthreads, p->nprocesses);
+			    tail);
+		}
 		if (!quiet && p->nstacks > 0)
 			print_stacks(argv[optind], p);
 		profil_profile_free(p);

@@ -275,6 +275,39 @@ e2e_cpu_for(double samples, double per)
 }
 
 double
+e2e_samples_for_count(double least, double p, double k)
+{
+	double sd = k * sqrt(p * (1 - p));
+	double x = (sd + sqrt(sd * sd + 4 * p * least)) / (2 * p);
+
+	return x * x;
+}
+
+double
+e2e_samples_for_share_above(double p, double least)
+{
+	return fmax(e2e_samples_for_share(p, 4, (p - least) / 2),
+	    E2E_STARTUP / ((p - least) / 2));
+}
+
+double
+e2e_split_samples(const struct shares *s)
+{
+	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
+	    samples_of(s, "one", NULL);
+}
+
+void
+e2e_program_for(char **argv, size_t max, char **program, char *cpu)
+{
+	size_t i;
+
+	for (i = 0; program[i] != NULL && i + 1 < max; i++)
+		argv[i] = strcmp(program[i], E2E_CPU) == 0 ? cpu : program[i];
+	argv[i] = NULL;
+}
+
+double
 e2e_longer(double cpu, double got, double need, int *runs)
 {
 	if (++*runs >= 3)
@@ -293,13 +326,9 @@ record_for(struct shares *s, struct run *r, const char *engine,
 	for (double cpu = atof(e2e_cpu_for(need, per));;) {
 		char *argv[32], arg[32];
 		double got;
-		int i;
 
 		snprintf(arg, sizeof arg, "%.3f", cpu);
-		for (i = 0; program[i] != NULL && i < 31; i++)
-			argv[i] = strcmp(program[i], E2E_CPU) == 0 ? arg :
-			    program[i];
-		argv[i] = NULL;
+		e2e_program_for(argv, 32, program, arg);
 		record_run(r, engine, prf, argv);
 		report(s, prf);
 		got = count != NULL ? count(s) : s->total;

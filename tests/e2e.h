@@ -70,6 +70,31 @@ double e2e_rate(void);
 double e2e_samples_for_share(double p, double k, double within);
 
 /*
+ * Samples for at least `least` of them to fall in a share p, k standard
+ * errors to spare: the n with p n - k sqrt(p (1 - p) n) = least.
+ */
+double e2e_samples_for_count(double least, double p, double k);
+
+/*
+ * Start-up and exit (exec, the loader, page faults) take samples outside
+ * the program's code: 4 to 9 at 5 kHz here, E2E_STARTUP allowed.  The
+ * samples for a share p of the program's own time to come out at least
+ * `least` of all samples: half the room between them for 4 standard
+ * errors, half for start-up's.
+ */
+#define E2E_STARTUP	20
+double e2e_samples_for_share_above(double p, double least);
+
+/* The samples of a flat profile in workload's six, three and one. */
+double e2e_split_samples(const struct shares *s);
+
+/*
+ * argv (at most max - 1 entries and a NULL) from program, its E2E_CPU
+ * arguments replaced by cpu.
+ */
+void e2e_program_for(char **argv, size_t max, char **program, char *cpu);
+
+/*
  * The CPU seconds, as a workload's argument, for a program that uses
  * `per` CPU-seconds for each second asked (4 for 4 threads) to give
  * `samples` samples at record_run's rate, with room for start-up and the

@@ -218,13 +218,9 @@ record_budget_for(struct run *r, int how, const char *prf,
 		char *argv[32], arg[32];
 		struct profil_profile *p;
 		double got;
-		int i;
 
 		snprintf(arg, sizeof arg, "%.3f", asked);
-		for (i = 0; program[i] != NULL && i < 31; i++)
-			argv[i] = strcmp(program[i], E2E_CPU) == 0 ? arg :
-			    program[i];
-		argv[i] = NULL;
+		e2e_program_for(argv, 32, program, arg);
 		p = record_budget_run(r, how, prf, samples, hz, argv);
 		got = count(p, prf);
 		if (got >= need)

@@ -488,28 +488,6 @@ record_for_samples(struct shares *s, char *cpu_arg, const char *prf,
 	}
 }
 
-/* The samples in six, three and one. */
-static double
-in_split(const struct shares *s)
-{
-	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
-	    samples_of(s, "one", NULL);
-}
-
-/*
- * Start-up and exit (exec, the loader, page faults) take samples outside
- * the program's code: 4 to 9 at 5 kHz here, 20 allowed.  For a share p of
- * the program's own time to come out at least `least` of all samples:
- * half the room between them for 4 standard errors, half for start-up.
- */
-#define STARTUP 20
-static double
-samples_for_share_above(double p, double least)
-{
-	return fmax(e2e_samples_for_share(p, 4, (p - least) / 2),
-	    STARTUP / ((p - least) / 2));
-}
-
 /*
  * Record prog into prf (with call stacks or not), sized as
  * record_for_samples has it, export it to pb as pprof, decode it into d.
@@ -726,7 +704,7 @@ test_pprof_stacks_match_folded(void **state)
 	struct shares s;
 
 	(void)state;
-	record_and_export(&s, cpu, prog, prf, pb, 1, need, in_split);
+	record_and_export(&s, cpu, prog, prf, pb, 1, need, e2e_split_samples);
 	p = profil_profile_read(prf, cause, sizeof cause);
 	if (p == NULL)
 		fail_msg("%s", cause);
@@ -828,7 +806,7 @@ test_pprof_inlined_frames(void **state)
 	 * outer() at least 80% of the samples, at 95% of the program's time
 	 * (the kernel the rest); inlined() 80% of outer's, all of it really
 	 */
-	double need = samples_for_share_above(0.95, 0.8);
+	double need = e2e_samples_for_share_above(0.95, 0.8);
 
 	(void)state;
 	record_and_export(&s, cpu, prog, prf, pb, 1, need, NULL);

@@ -269,46 +269,6 @@ need_stacks(void)
 }
 
 /*
- * Runs are sized by the samples their checks need (e2e.h, record_for).
- * Start-up and exit (exec, the loader, page faults) take samples outside
- * the program's code: 4 to 9 at 5 kHz here, 20 allowed.
- */
-#define STARTUP 20
-
-/*
- * Samples for at least `least` of them to fall in a share p, 4 standard
- * errors to spare: the n with p n - 4 sqrt(p (1 - p) n) = least.
- */
-static double
-samples_for_count(double least, double p)
-{
-	double sd = 4 * sqrt(p * (1 - p));
-	double x = (sd + sqrt(sd * sd + 4 * p * least)) / (2 * p);
-
-	return x * x;
-}
-
-/*
- * Samples for a share p of the program's own time to come out at least
- * `least` of all samples: half the room between them for 4 standard
- * errors, half for start-up's.
- */
-static double
-samples_for_share_above(double p, double least)
-{
-	return fmax(e2e_samples_for_share(p, 4, (p - least) / 2),
-	    STARTUP / ((p - least) / 2));
-}
-
-/* The samples in six, three and one. */
-static double
-in_split(const struct shares *s)
-{
-	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
-	    samples_of(s, "one", NULL);
-}
-
-/*
  * C++ names reach the data JSON-escaped with < > & as \u escapes (so
  * nothing in a name can end the script element or read as markup), and
  * decode to the names the flat view shows.  burn_with's box needs a
@@ -330,7 +290,7 @@ test_flame_data_escaped(void **state)
 	(void)state;
 	need_stacks();
 	record_for(&s, &r, "auto", prf, prog, 1,
-	    STARTUP + samples_for_count(1, 0.5), NULL);
+	    E2E_STARTUP + e2e_samples_for_count(1, 0.5, 4), NULL);
 	page = html_of(prf, tmp("flame-cxx.html"));
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);
@@ -485,8 +445,8 @@ test_flame_graph_in_browser(void **state)
 	static struct run out;
 	const char *prf = tmp("flame-split.prf"), *page_path = tmp("flame.html");
 	const char *const both[] = { "six", "three" }, *nested[] = { "split", "six" };
-	double need = fmax(samples_for_count(100, 0.6),
-	    samples_for_count(50, 0.3));
+	double need = fmax(e2e_samples_for_count(100, 0.6, 4),
+	    e2e_samples_for_count(50, 0.3, 4));
 	char *prog[] = { workload, "split", E2E_CPU, NULL };
 	char *folded[] = { profil_bin, "export", "--format", "folded", "-o", "-",
 	    (char *)prf, NULL };
@@ -499,12 +459,12 @@ test_flame_graph_in_browser(void **state)
 
 	(void)state;
 	need_stacks();
-	record_for(&s, &out, "auto", prf, prog, 1, need, in_split);
+	record_for(&s, &out, "auto", prf, prog, 1, need, e2e_split_samples);
 	six = samples_of(&s, "six", NULL);
 	three = samples_of(&s, "three", NULL);
 	if (!(six > 100 && three > 50))
 		fail_msg("six %.0f, three %.0f samples of %.0f (%.0f wanted)",
-		    six, three, in_split(&s), need);
+		    six, three, e2e_split_samples(&s), need);
 	page = html_of(prf, page_path);
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);
@@ -697,7 +657,7 @@ test_flame_graph_nested_inlines(void **state)
 	snprintf(cmd, sizeof cmd, "cd %s && cc -O2 -g -o nest nest.c", dir);
 	assert_int_equal(system(cmd), 0);
 	record_for(&s, &r, "auto", prf, prog, 1,
-	    samples_for_share_above(0.95, 0.5), NULL);
+	    e2e_samples_for_share_above(0.95, 0.5), NULL);
 	page = html_of(prf, tmp("nest.html"));
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);

@@ -646,31 +646,11 @@ test_unit_stacks_dropped(void **state)
  * what each check needs is worked out beside it.
  */
 
-/* The samples in six, three and one; in the workload's own code. */
-static double
-in_split(const struct shares *s)
-{
-	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
-	    samples_of(s, "one", NULL);
-}
-
+/* The samples in the workload's own code. */
 static double
 in_workload(const struct shares *s)
 {
 	return samples_of(s, NULL, "workload");
-}
-
-/*
- * Samples for at least `least` of them to fall in a share p, k standard
- * errors to spare: the n with p n - k sqrt(p (1 - p) n) = least.
- */
-static double
-samples_for_count(double least, double p, double k)
-{
-	double sd = k * sqrt(p * (1 - p));
-	double x = (sd + sqrt(sd * sd + 4 * p * least)) / (2 * p);
-
-	return x * x;
 }
 
 /*
@@ -1876,7 +1856,7 @@ static void
 test_diff_functions_on_one_side(void **state)
 {
 	static struct run r;
-	double need = samples_for_count(12, 32.0 / 528, 4);
+	double need = e2e_samples_for_count(12, 32.0 / 528, 4);
 	char *split[] = { workload, "split", E2E_CPU, NULL };
 	char *many[] = { workload, "many", E2E_CPU, NULL };
 	struct shares a, b;
@@ -1884,7 +1864,7 @@ test_diff_functions_on_one_side(void **state)
 	const struct diff_row *x;
 
 	(void)state;
-	record_for(&a, &r, "auto", tmp("o1.prf"), split, 1, need, in_split);
+	record_for(&a, &r, "auto", tmp("o1.prf"), split, 1, need, e2e_split_samples);
 	record_for(&b, &r, "auto", tmp("o2.prf"), many, 1, need, in_workload);
 	diff_csv(&d, tmp("o1.prf"), tmp("o2.prf"));
 	assert_diff_arithmetic(&d, a.total, b.total);

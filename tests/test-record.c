@@ -21,14 +21,6 @@
 #include "harness.h"
 #include <profil.h>
 
-/* The samples in six, three and one. */
-static double
-in_split(const struct shares *s)
-{
-	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
-	    samples_of(s, "one", NULL);
-}
-
 /*
  * What assert_split of max_points needs of them: the share of 0.6 has
  * the widest error, and the margin's fixed half point is not sampling's.
@@ -135,7 +127,7 @@ test_single_thread_split(void **state)
 
 	(void)state;
 	record_for(&s, &r, "auto", tmp("single.prf"), prog, 1, split_need(3),
-	    in_split);
+	    e2e_split_samples);
 	assert_split(&s, 3);
 }
 
@@ -150,7 +142,7 @@ test_four_threads_split(void **state)
 
 	(void)state;
 	record_for(&s, &out, "auto", tmp("threads.prf"), prog, 4, split_need(3),
-	    in_split);
+	    e2e_split_samples);
 	assert_split(&s, 3);
 	assert_threads_as_measured(tmp("threads.prf"), 4, s.total, out.out);
 	run(&r, check);
@@ -195,14 +187,14 @@ test_timer_engine_splits(void **state)
 
 	(void)state;
 	record_for(&s, &r, "timer", tmp("tsingle.prf"), single, 1,
-	    split_need(3), in_split);
+	    split_need(3), e2e_split_samples);
 	assert_split(&s, 3);
 	record_for(&s, &out, "timer", tmp("tthreads.prf"), threads, 4,
-	    split_need(3), in_split);
+	    split_need(3), e2e_split_samples);
 	assert_split(&s, 3);
 	assert_threads_as_measured(tmp("tthreads.prf"), 4, s.total, out.out);
 	record_for(&s, &r, "timer", tmp("tfe.prf"), fe, 2, split_need(3),
-	    in_split);
+	    e2e_split_samples);
 	assert_split(&s, 3);
 	run(&r, check);
 	if (strstr(r.out, " 2 processes") == NULL)
@@ -614,7 +606,7 @@ test_fork_exec_children(void **state)
 
 	(void)state;
 	record_for(&s, &r, "auto", tmp("fe.prf"), prog, 2, split_need(3),
-	    in_split);
+	    e2e_split_samples);
 	run(&r, check);
 	if (strstr(r.out, " 2 processes") == NULL)
 		fail_msg("the child process is missing: %s", r.out);
@@ -630,7 +622,7 @@ test_static_binary(void **state)
 
 	(void)state;
 	record_for(&s, &r, "auto", tmp("static.prf"), prog, 1, split_need(3),
-	    in_split);
+	    e2e_split_samples);
 	assert_split(&s, 3);
 }
 
@@ -1279,9 +1271,9 @@ test_detached_children(void **state)
 			assert_int_equal(r.status, 0);
 			assert_null(strstr(r.err, "still ran"));
 			report(&s, prf);
-			if (in_split(&s) >= split_need(3))
+			if (e2e_split_samples(&s) >= split_need(3))
 				break;
-			cpu = e2e_longer(cpu, in_split(&s), split_need(3), &runs);
+			cpu = e2e_longer(cpu, e2e_split_samples(&s), split_need(3), &runs);
 			snprintf(cmd, sizeof cmd, "%s split %.3f & exit 0",
 			    workload, cpu);
 		}

@@ -67,50 +67,11 @@ display_width(const char *s, const char *end)
 	return w;
 }
 
-/*
- * Start-up and exit (exec, the loader, page faults) take samples outside
- * the program's code: 4 to 9 at 5 kHz here, 20 allowed.
- */
-#define STARTUP 20
-
-/*
- * Samples for at least `least` of them to fall in a share p, 4 standard
- * errors to spare: the n with p n - 4 sqrt(p (1 - p) n) = least.
- */
-static double
-samples_for_count(double least, double p)
-{
-	double sd = 4 * sqrt(p * (1 - p));
-	double x = (sd + sqrt(sd * sd + 4 * p * least)) / (2 * p);
-
-	return x * x;
-}
-
-/*
- * Samples for a share p of the program's own time to come out at least
- * `least` of all samples: half the room between them for 4 standard
- * errors, half for start-up's.
- */
-static double
-samples_for_share_above(double p, double least)
-{
-	return fmax(e2e_samples_for_share(p, 4, (p - least) / 2),
-	    STARTUP / ((p - least) / 2));
-}
-
-/* The samples in six, three and one. */
-static double
-in_split(const struct shares *s)
-{
-	return samples_of(s, "six", NULL) + samples_of(s, "three", NULL) +
-	    samples_of(s, "one", NULL);
-}
-
 /* What test_histogram needs of it: over 100 samples in six. */
 static double
 shared_need(void)
 {
-	return samples_for_count(100, 0.6);
+	return e2e_samples_for_count(100, 0.6, 4);
 }
 
 static const char *
@@ -124,7 +85,7 @@ shared_profile(void)
 	if (prf[0] == '\0') {
 		snprintf(prf, sizeof prf, "%s", tmp("split.prf"));
 		record_for(&s, &r, "auto", prf, prog, 1, shared_need(),
-		    in_split);
+		    e2e_split_samples);
 	}
 	return prf;
 }
@@ -220,7 +181,7 @@ test_histogram(void **state)
 static double
 annotate_need(void)
 {
-	return STARTUP + samples_for_count(200, 0.45);
+	return E2E_STARTUP + e2e_samples_for_count(200, 0.45, 4);
 }
 
 static void
@@ -344,7 +305,7 @@ test_annotate_without_source_or_debug_info(void **state)
 	char dir[PATH_MAX], bin[PATH_MAX + 8], src[PATH_MAX + 8];
 	const char *prf = tmp("tiny.prf"), *prf2 = tmp("tiny-nodebug.prf");
 	char *prog[] = { bin, E2E_CPU, NULL };
-	double need = STARTUP + samples_for_count(1, 0.95);
+	double need = E2E_STARTUP + e2e_samples_for_count(1, 0.95, 4);
 	char *line, *next;
 	struct shares s;
 	struct run r;
@@ -412,7 +373,7 @@ test_vdso_symbols(void **state)
 
 	(void)state;
 	record_for(&s, &out, "auto", prf, prog, 1,
-	    STARTUP + ceil(log(1e-9) / log(1 - 0.85)), NULL);
+	    E2E_STARTUP + ceil(log(1e-9) / log(1 - 0.85)), NULL);
 	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 	run(&r, flat);
 	assert_int_equal(r.status, 0);
@@ -554,7 +515,7 @@ test_inline_view(void **state)
 	 * outer() at least 80% of the samples, at 95% of the program's time
 	 * (the kernel the rest); inlined() 80% of outer's, all of it really
 	 */
-	double need = samples_for_share_above(0.95, 0.8);
+	double need = e2e_samples_for_share_above(0.95, 0.8);
 	char *flat[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 	char *inl[] = { profil_bin, "report", "--inline", "--format", "csv",
 	    (char *)prf, NULL };
@@ -690,7 +651,7 @@ test_wide_buckets_shared_by_bytes(void **state)
 	const char *fine = tmp("fine.prf"), *wide = tmp("wide.prf");
 	const char *exact = tmp("wide-stacks.prf");
 	char *prog[] = { workload, "split", E2E_CPU, NULL };
-	double need = samples_for_count(10, 0.1);
+	double need = e2e_samples_for_count(10, 0.1, 4);
 	static struct nm_func fn[MAXF];
 	static double want[MAXF];
 	char cause[256];
@@ -702,7 +663,7 @@ test_wide_buckets_shared_by_bytes(void **state)
 	char *rep[] = { profil_bin, "report", (char *)wide, NULL };
 
 	(void)state;
-	record_for(&s, &out, "auto", fine, prog, 1, need, in_split);
+	record_for(&s, &out, "auto", fine, prog, 1, need, e2e_split_samples);
 	p = profil_profile_read(fine, cause, sizeof cause);
 	assert_non_null(p);
 	for (size_t i = 0; i < p->nobjects; i++)
@@ -737,7 +698,7 @@ test_wide_buckets_shared_by_bytes(void **state)
 	}
 	if (busy == 0)	/* else this test shows nothing */
 		fail_msg("no bucket of %d bytes shared by functions has 10 "
-		    "samples, of %.0f in the split", WIDTH, in_split(&s));
+		    "samples, of %.0f in the split", WIDTH, e2e_split_samples(&s));
 	/* the same samples in wide buckets */
 	size_t n = 0;
 	for (size_t b = 0; b < exe->nbuckets; b++) {
