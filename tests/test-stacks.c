@@ -82,29 +82,33 @@ stacks_with(const char *text, const char *const *needles, double *all)
 
 /*
  * The share checks here ask whether whole stacks carry the shares that a
- * program's calls have, not how finely sampling splits time (test-record
- * holds 6:3:1 to 3 points): 5 points, half the 10 between the closest
- * shares of 5:3:2, so that no caller is taken for another.  A run is
- * sized for it (share_need) and fails, never passes, short of it.
+ * program's calls have: 5 points for leaf()'s 5:3:2 callers (half the 10
+ * between the closest shares, so that no caller is taken for another),
+ * 3 for six's 6:3:1 share under whole stacks (as test-record holds the
+ * flat split, and as these checks were before they were sized).  A run
+ * is sized for its check (share_need) and fails, never passes, short of
+ * it.
  */
-#define SHARE_POINTS 5.0
+#define CALLER_POINTS	5.0
+#define SPLIT_POINTS	3.0
 
-/* The samples a share of p needs for 4 standard errors of SHARE_POINTS. */
+/* The samples a share of p needs for 4 standard errors of points. */
 static double
-share_need(double p)
+share_need(double p, double points)
 {
-	return e2e_samples_for_share(p, 4, SHARE_POINTS / 100);
+	return e2e_samples_for_share(p, 4, points / 100);
 }
 
-/* share of n in total is want, within 4 standard errors (and 1 point) */
+/* share of n in total is want, within 4 standard errors (1 point at least) */
 static void
-assert_share(const char *what, double n, double total, double want)
+assert_share(const char *what, double n, double total, double want,
+    double points)
 {
 	double margin = harness_margin(want, total, 4, 0.01);
 
-	if (margin > SHARE_POINTS / 100)
+	if (margin > points / 100)
 		fail_msg("%s: %.0f samples, %.0f needed for a %.0f-point check",
-		    what, total, share_need(want), SHARE_POINTS);
+		    what, total, share_need(want, points), points);
 	if (fabs(n / total - want) > margin)
 		fail_msg("%s: %.0f of %.0f (%.1f%%), want %.0f%% +- %.1f", what, n,
 		    total, 100 * n / total, 100 * want, 100 * margin);
@@ -242,16 +246,18 @@ test_paths_in_known_proportions(void **state)
 		double total;
 
 		counting = prf;
-		record_for(&s, &r, engines[e], prf, prog, 1, share_need(0.5),
+		record_for(&s, &r, engines[e], prf, prog, 1, share_need(0.5, CALLER_POINTS),
 		    leaf_callers);
 		report_run(&c, callers);
 		/* of the stacks unwound: those left to catch up have no caller */
 		total = c.total - samples_of(&c, "[stack cut: recorder behind]",
 		    NULL);
-		assert_share(engines[e], samples_of(&c, "via_a", NULL), total, 0.5);
-		assert_share(engines[e], samples_of(&c, "via_b", NULL), total, 0.3);
+		assert_share(engines[e], samples_of(&c, "via_a", NULL), total, 0.5,
+		    CALLER_POINTS);
+		assert_share(engines[e], samples_of(&c, "via_b", NULL), total, 0.3,
+		    CALLER_POINTS);
 		assert_share(engines[e], samples_of(&c, "cmp_leaf", NULL), total,
-		    0.2);
+		    0.2, CALLER_POINTS);
 		/* the comparator's caller is qsort's code, in the C library */
 		report_run(&c, via_qsort);
 		if (samples_of(&c, NULL, "libc.so.6") < 0.9 * c.total)
@@ -762,11 +768,11 @@ test_threads(void **state)
 
 	(void)state;
 	counting = prf;
-	record_for(&s, &r, "auto", prf, prog, 4, share_need(0.6), unwound);
+	record_for(&s, &r, "auto", prf, prog, 4, share_need(0.6, SPLIT_POINTS), unwound);
 	folded(prf, &r);
 	threads = stacks_with(r.out, (const char *[]){ "thread_main", "split",
 	    "six", NULL }, &all);
-	assert_share("thread_main;split;six", threads, all, 0.6);
+	assert_share("thread_main;split;six", threads, all, 0.6, SPLIT_POINTS);
 	assert_reaches(prf, (const char *[]){ "thread_main", "main", NULL });
 	assert_totals_agree(prf);
 }
@@ -787,11 +793,12 @@ test_children_static_and_stripped(void **state)
 
 	(void)state;
 	counting = fe;
-	record_for(&s, &r, "auto", fe, forkexec, 2, share_need(0.6), unwound);
+	record_for(&s, &r, "auto", fe, forkexec, 2, share_need(0.6, SPLIT_POINTS), unwound);
 	folded(fe, &r);
 	both = stacks_with(r.out, (const char *[]){ "main", "split", "six",
 	    NULL }, &all);
-	assert_share("main;split;six in both processes", both, all, 0.6);
+	assert_share("main;split;six in both processes", both, all, 0.6,
+	    SPLIT_POINTS);
 	assert_reaches(fe, (const char *[]){ "main", NULL });
 
 	record_ok(st, stat);
@@ -805,12 +812,13 @@ test_children_static_and_stripped(void **state)
 	    bin);
 	assert_int_equal(system(cmd), 0);
 	counting = dl;
-	record_for(&s, &r, "auto", dl, stripped, 1, share_need(0.6), unwound);
+	record_for(&s, &r, "auto", dl, stripped, 1, share_need(0.6, SPLIT_POINTS), unwound);
 	assert_reaches(dl, (const char *[]){ "main", NULL });
 	folded(dl, &r);
 	both = stacks_with(r.out, (const char *[]){ "main", "split", "six",
 	    NULL }, &all);
-	assert_share("main;split;six, named from the debug file", both, all, 0.6);
+	assert_share("main;split;six, named from the debug file", both, all, 0.6,
+	    SPLIT_POINTS);
 }
 
 /*
