@@ -254,7 +254,7 @@ FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icl
                 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
 # the .prf codec, and the command's code that reads profiles and ELF files
 FUZZ_SRC     := lib/prf.c lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
-                cli/record/perf.c cli/record/timer.c cli/record/launch.c,$(CLI_SRC))
+                cli/record/perf%.c cli/record/timer.c cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
 # the options target runs the subcommands themselves: all of the command

@@ -1,0 +1,57 @@
+/*
+ * perf-engine.h - the perf engine's state, which its pieces share: the
+ * events and their rings (perf-events.c) and the rest of the engine
+ * (perf.c).  Private to cli/record/perf*.c.
+ */
+#ifndef PROFIL_RECORD_PERF_ENGINE_H
+#define PROFIL_RECORD_PERF_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hmap.h"
+#include "record.h"
+
+struct ring;				/* perf-events.h */
+struct proc;
+struct pending;
+
+struct engine {
+	const struct record_opts *opts;
+	struct record_result *result;
+	struct builder *b;
+	struct ring *rings;
+	int nrings;
+	int *extra_fds;			/* more events writing into the rings */
+	size_t nextra;
+	struct proc *procs;
+	size_t nprocs;
+	struct hmap proc_index;		/* pid -> index + 1 */
+	uint8_t *batch;
+	size_t batch_len, batch_cap;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	uint64_t seq;
+	uint64_t latest;		/* the latest record time drained */
+	uint64_t throttled;		/* PERF_RECORD_THROTTLE seen */
+	int behind;			/* a ring was over half full: catch up */
+	/*
+	 * Sampling events: nsets sets of one per CPU (set_fds[k * nrings +
+	 * c]), set k sampling every period_ns << k.  A fixed rate has one,
+	 * which owns its CPU's ring.  A budget (--samples) has a set per
+	 * period it may come to, all inherited by every task from the
+	 * start, and one enabled at a time: enabling and disabling reach
+	 * every inherited copy, in every thread and child, which changing
+	 * a period does not (PERF_EVENT_IOC_PERIOD changes the event the
+	 * recorder holds, not its copies; and hrtimer events go on
+	 * reporting the period they were opened with).  Its rings are
+	 * owned by a dummy event that carries the side-band records, so
+	 * that none is lost between two sets.
+	 */
+	int nsets, set;
+	int *set_fds;
+	size_t nset_fds;
+	uint64_t taken, weight_sq;	/* samples, and their weights squared */
+};
+
+#endif
