@@ -1,7 +1,8 @@
 /*
  * perf-engine.h - the perf engine's state, which its pieces share: the
- * events and their rings (perf-events.c) and the rest of the engine
- * (perf.c).  Private to cli/record/perf*.c.
+ * events and their rings (perf-events.c), the processes seen
+ * (perf-procs.c) and the rest of the engine (perf.c).  Private to
+ * cli/record/perf*.c.
  */
 #ifndef PROFIL_RECORD_PERF_ENGINE_H
 #define PROFIL_RECORD_PERF_ENGINE_H
@@ -13,7 +14,7 @@
 #include "record.h"
 
 struct ring;				/* perf-events.h */
-struct proc;
+struct proc;				/* perf-procs.h */
 struct pending;
 
 struct engine {

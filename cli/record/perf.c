@@ -30,6 +30,7 @@
 #include "symbols/kernel.h"
 #include "perf-engine.h"
 #include "perf-events.h"
+#include "perf-procs.h"
 #include "procmaps.h"
 #include "record.h"
 #include "unwind.h"
@@ -44,19 +45,6 @@ static const int from_sample[UNWIND_NREGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10,
 #define MAX_FRAMES	(2 * UNWIND_MAX_DEPTH + 2)	/* kernel + user + cut */
 #define MISC_MMAP_BUILD_ID (1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 
-struct map {
-	uint64_t start, end, pgoff;
-	int obj;			/* builder object, -1: unknown code */
-};
-
-struct proc {
-	pid_t pid;
-	struct map *maps;
-	size_t n, cap;
-	struct unwind_space *uw;	/* with call stacks; its own memory */
-	uint64_t exited;		/* the time of its exit record, or 0 */
-};
-
 struct pending {			/* one record of a drain */
 	uint64_t time, seq;
 	const uint8_t *rec;		/* in its ring, or NULL: in the batch */
@@ -64,88 +52,6 @@ struct pending {			/* one record of a drain */
 	uint64_t end;			/* its ring's tail once it is applied */
 	int ring;
 };
-
-/* ---- processes and their mappings ---------------------------------------- */
-
-static struct proc *
-proc_of(struct engine *e, pid_t pid)
-{
-	uint64_t i = hmap_get(&e->proc_index, (uint64_t)pid);
-
-	if (i == 0) {
-		e->procs = xrealloc(e->procs, (e->nprocs + 1) * sizeof *e->procs);
-		e->procs[e->nprocs] = (struct proc){ pid, NULL, 0, 0,
-		    e->opts->stack_size ? unwind_space_new(pid) : NULL, 0 };
-		hmap_add(&e->proc_index, (uint64_t)pid, ++e->nprocs);
-		i = e->nprocs;
-	}
-	return &e->procs[i - 1];
-}
-
-static void
-insert_map(struct proc *p, struct map m)
-{
-	size_t i, k = 0;
-	struct map *out;
-
-	/* a new mapping replaces whatever it overlaps (munmap is not reported) */
-	out = xmalloc((p->n + 3) * sizeof *out);
-	for (i = 0; i < p->n; i++) {
-		struct map old = p->maps[i];
-
-		if (old.end <= m.start || old.start >= m.end) {
-			out[k++] = old;
-			continue;
-		}
-		if (old.start < m.start) {
-			struct map left = old;
-			left.end = m.start;
-			out[k++] = left;
-		}
-		if (old.end > m.end) {
-			struct map right = old;
-			right.pgoff += m.end - old.start;
-			right.start = m.end;
-			out[k++] = right;
-		}
-	}
-	/* keep it sorted: insert m in place */
-	for (i = 0; i < k && out[i].start < m.start; i++)
-		;
-	memmove(&out[i + 1], &out[i], (k - i) * sizeof *out);
-	out[i] = m;
-	free(p->maps);
-	p->maps = out;
-	p->n = k + 1;
-	p->cap = k + 3;
-}
-
-/* A new executable mapping of p, for the flat profile and the unwinder. */
-static void
-add_map(struct proc *p, struct map m, const char *name)
-{
-	insert_map(p, m);
-	if (p->uw != NULL)
-		unwind_space_map(p->uw, m.start, m.end, m.pgoff, name, m.obj);
-}
-
-static const struct map *
-find_map(const struct proc *p, uint64_t ip)
-{
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ip < p->maps[mid].start)
-			hi = mid;
-		else if (ip >= p->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &p->maps[mid];
-	}
-	return NULL;
-}
 
 /* ---- records ------------------------------------------------------------- */
 
@@ -346,7 +252,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	if (!e->opts->follow_children && (pid_t)pid != e->result->pid)
 		return;
 	w = weigh(e, period);
-	p = proc_of(e, (pid_t)pid);
+	p = perf_procs_get(e, (pid_t)pid);
 	if (e->opts->stack_size) {
 		sample_with_stack(e, p, rec, size, ip,
 		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid, w);
@@ -356,7 +262,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 		builder_kernel(e->b, ip, w, (pid_t)pid, (pid_t)tid);
 		return;
 	}
-	m = mode == PERF_RECORD_MISC_USER ? find_map(p, ip) : NULL;
+	m = mode == PERF_RECORD_MISC_USER ? perf_procs_find_map(p, ip) : NULL;
 	if (m == NULL || m->obj < 0)
 		builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
 	else
@@ -405,8 +311,8 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 		if (procmaps_is_object(name))
 			m.obj = builder_object(e->b, name, bid, bid_len);
 	}
-	p = proc_of(e, (pid_t)pid);
-	add_map(p, m, name);
+	p = perf_procs_get(e, (pid_t)pid);
+	perf_procs_add_map(p, m, name);
 }
 
 static void
@@ -423,7 +329,7 @@ on_comm(struct engine *e, const uint8_t *rec, size_t size)
 	memcpy(comm, rec + sizeof *h + 8, 16);
 	comm[16] = '\0';
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
-		struct proc *p = proc_of(e, (pid_t)pid);
+		struct proc *p = perf_procs_get(e, (pid_t)pid);
 
 		p->n = 0;	/* a new image: a new address space */
 		if (p->uw != NULL)
@@ -445,9 +351,10 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	if (ids[0] == ids[1])
 		return;		/* a new thread: same address space */
 	builder_fork(e->b, (pid_t)ids[0], (pid_t)ids[1]);
-	child = proc_of(e, (pid_t)ids[0]);
-	parent = proc_of(e, (pid_t)ids[1]);	/* may move child: look again */
-	child = proc_of(e, (pid_t)ids[0]);
+	child = perf_procs_get(e, (pid_t)ids[0]);
+	/* may move child: look again */
+	parent = perf_procs_get(e, (pid_t)ids[1]);
+	child = perf_procs_get(e, (pid_t)ids[0]);
 	free(child->maps);
 	child->maps = xmalloc((parent->n ? parent->n : 1) * sizeof *child->maps);
 	memcpy(child->maps, parent->maps, parent->n * sizeof *child->maps);
@@ -473,29 +380,8 @@ on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
 	if (ids[0] != ids[2] ||
 	    (at = hmap_get(&e->proc_index, (uint64_t)ids[0])) == 0)
 		return;		/* a thread, or a process we never saw */
-	/* freed a second of samples later (free_exited): see there */
+	/* freed a second of samples later: see perf_procs_free_exited */
 	e->procs[at - 1].exited = record_time(rec, size) | 1;
-}
-
-/*
- * The unwinders of processes that exited over a second (of sample time)
- * ago (the rest go at the end).  Not at the exit record itself: a
- * loaded machine's rings hand over samples out of order by hundreds of
- * milliseconds (a sanitized recorder saw 268 samples of 300 ms before a
- * process's exit drained after it), and those still want unwinding.
- */
-static void
-free_exited(struct engine *e)
-{
-	for (size_t i = 0; i < e->nprocs; i++) {
-		struct proc *p = &e->procs[i];
-
-		if (p->uw != NULL && p->exited &&
-		    p->exited + 1000000000u < e->latest) {
-			unwind_space_free(p->uw);
-			p->uw = NULL;
-		}
-	}
 }
 
 static void
@@ -650,7 +536,7 @@ drain(struct engine *e)
 		__atomic_store_n(&e->rings[p->ring].meta->data_tail, p->end,
 		    __ATOMIC_RELEASE);
 	}
-	free_exited(e);
+	perf_procs_free_exited(e);
 }
 
 
@@ -826,7 +712,7 @@ synth_map(const struct procmap *pm, void *arg)
 
 	if (procmaps_is_object(pm->name))
 		m.obj = builder_object(sy->e->b, pm->name, NULL, 0);
-	add_map(sy->p, m, pm->name);
+	perf_procs_add_map(sy->p, m, pm->name);
 }
 
 /* What perf would have told us had we been there from the start. */
@@ -834,7 +720,7 @@ static void
 synthesize(struct engine *e, pid_t pid, const pid_t *tids, size_t ntids)
 {
 	char path[64], line[256];
-	struct synth sy = { e, proc_of(e, pid) };
+	struct synth sy = { e, perf_procs_get(e, pid) };
 
 	for (size_t i = 0; i < ntids; i++) {
 		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
