@@ -28,8 +28,8 @@
 #define STACK_RING_TOTAL 8192		/* pages, all CPUs' rings together */
 /*
  * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
- * (16-23), in that order in a sample; perf.c's from_sample says where
- * each DWARF register is among them.
+ * (16-23), in that order in a sample; perf-records.c's from_sample says
+ * where each DWARF register is among them.
  */
 #define REGS_MASK	(0x1ffull | 0xffull << 16)
 

@@ -1,0 +1,397 @@
+/*
+ * perf-records.c - the perf engine's records read and applied: a sample
+ * is folded into its object's histogram, or its stack into the
+ * builder's, as it arrives; the side-band records keep every process's
+ * mappings.  Nothing per sample is kept.
+ *
+ * Invariant: no field is read before the record's size is checked to
+ * hold it; a short or malformed record is skipped, never trusted.
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hmap.h"
+#include "perf-procs.h"
+#include "perf-records.h"
+#include "procmaps.h"
+#include "unwind.h"
+
+/*
+ * The user registers a sample carries (REGS_MASK, perf-events.c):
+ * from_sample[i] is where DWARF register i (rax rdx rcx rbx rsi rdi rbp
+ * rsp r8..r15 rip) is among them.
+ */
+static const int from_sample[UNWIND_NREGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10,
+	11, 12, 13, 14, 15, 16, 8 };
+#define MAX_FRAMES	(2 * UNWIND_MAX_DEPTH + 2)	/* kernel + user + cut */
+#define MISC_MMAP_BUILD_ID (1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
+
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+/* The sample_id_all trailer: TID and TIME, the last 16 bytes. */
+static struct sample_id
+trailer(const uint8_t *rec, size_t size)
+{
+	struct sample_id id = { 0, 0, 0 };
+
+	if (size >= sizeof(struct perf_event_header) + 16)
+		memcpy(&id, rec + size - 16, 16);
+	return id;
+}
+
+uint64_t
+perf_records_time(const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		uint64_t t = 0;
+
+		if (size >= sizeof *h + 24)
+			memcpy(&t, rec + sizeof *h + 16, 8);
+		return t;
+	}
+	return trailer(rec, size).time;
+}
+
+/* A sample's fields past IP, TID and TIME, as set_attr asks for them
+   (perf-events.c). */
+struct sample_extra {
+	const uint64_t *chain;		/* kernel call chain, markers in it */
+	uint64_t nchain;
+	int has_regs;			/* user registers (not a kernel thread) */
+	uint64_t regs[UNWIND_NREGS];	/* DWARF order */
+	const uint8_t *stack;		/* the copy of the user stack */
+	uint64_t stack_size;
+};
+
+/* Read the optional fields of a sample record; -1 if it is malformed. */
+static int
+sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
+    struct sample_extra *x)
+{
+	size_t at = sizeof(struct perf_event_header) + 32;
+	uint64_t v;
+
+	memset(x, 0, sizeof *x);
+	if (!e->opts->stack_size)
+		return 0;
+	if (e->result->kernel_sampled) {
+		if (size - at < 8)
+			return -1;
+		memcpy(&x->nchain, rec + at, 8);
+		at += 8;
+		if (x->nchain > (size - at) / 8)
+			return -1;
+		x->chain = (const uint64_t *)(rec + at);
+		at += x->nchain * 8;
+	}
+	if (size - at < 8)
+		return -1;
+	memcpy(&v, rec + at, 8);	/* abi: 0 when there are no registers */
+	at += 8;
+	if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+		uint64_t raw[UNWIND_NREGS];
+
+		if (size - at < sizeof raw)
+			return -1;
+		memcpy(raw, rec + at, sizeof raw);
+		at += sizeof raw;
+		for (int i = 0; i < UNWIND_NREGS; i++)
+			x->regs[i] = raw[from_sample[i]];
+		x->has_regs = 1;
+	}
+	if (size - at < 8)
+		return -1;
+	memcpy(&v, rec + at, 8);	/* the size asked; 0: none copied */
+	at += 8;
+	if (v > 0) {
+		uint64_t dyn;
+
+		if (v > size - at || size - at - v < 8)
+			return -1;
+		x->stack = rec + at;
+		memcpy(&dyn, rec + at + v, 8);	/* what was copied */
+		x->stack_size = dyn < v ? dyn : v;
+	}
+	return 0;
+}
+
+/*
+ * A sample with its stack: kernel frames from the kernel's call chain,
+ * then the user stack unwound from the registers and stack copy.
+ */
+static void
+sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
+    size_t size, uint64_t ip, int kernel_mode, pid_t pid, pid_t tid,
+    uint64_t weight)
+{
+	struct bframe frames[MAX_FRAMES];
+	struct sample_extra x;
+	size_t n = 0;
+
+	if (sample_extra(e, rec, size, &x) < 0) {
+		x.has_regs = 0;
+		x.nchain = 0;
+	}
+	if (kernel_mode) {
+		/* the chain: markers (PERF_CONTEXT_*) and addresses, leaf first */
+		for (uint64_t i = 0; i < x.nchain && n < UNWIND_MAX_DEPTH; i++) {
+			uint64_t a = x.chain[i];
+
+			if (a >= (uint64_t)PERF_CONTEXT_MAX)
+				continue;
+			/*
+			 * callers' addresses are returns: the call is before.
+			 * (n is read before the store, in a statement of its
+			 * own: "frames[n++] = ... n == 0 ..." read it after
+			 * the increment, and named every leaf at a function's
+			 * first byte after the padding before it, __pfx_*.)
+			 */
+			frames[n] = (struct bframe){ BFRAME_KERNEL,
+			    n == 0 ? a : a - 1 };
+			n++;
+		}
+		if (n == 0)
+			frames[n++] = (struct bframe){ BFRAME_KERNEL, ip };
+	}
+	if (x.has_regs && p->uw != NULL && e->behind) {
+		/* unwinding less, so as to lose no sample: say where */
+		unwind_locate(p->uw, x.regs[16], &frames[n++]);
+		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
+	} else if (x.has_regs && p->uw != NULL) {
+		/* at most UNWIND_MAX_DEPTH user frames, then a cut */
+		n = unwind_stack(p->uw, tid, x.regs, x.regs[7], x.stack,
+		    x.stack_size, frames, n, n + UNWIND_MAX_DEPTH + 1);
+		/*
+		 * Past the copy, where the kernel copied less than asked: it
+		 * stopped at a page it could not read at the sample (a page
+		 * of a big local array the program never touched); a larger
+		 * --stack-size would not help, and the views say which.
+		 */
+		if (n > 0 && frames[n - 1].obj == BFRAME_CUT &&
+		    frames[n - 1].value == PROFIL_CUT_STACK &&
+		    x.stack_size < e->opts->stack_size)
+			frames[n - 1].value = PROFIL_CUT_UNREAD;
+	} else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
+		/* a process of ours without its registers: say so */
+		if (n == 0)
+			frames[n++] = p->uw ? (unwind_locate(p->uw, ip, &frames[0]),
+			    frames[0]) : (struct bframe){ BFRAME_UNKNOWN, ip };
+		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
+	}
+	builder_sample_stack(e->b, frames, n, weight, pid, tid);
+}
+
+/*
+ * A sample's weight: the period it carries in the base period's units
+ * (a power of two under a budget, else 1), and its part in the weights
+ * record.  Each set's events never change their period, so the period
+ * a sample reports is the one it was taken at.
+ */
+static uint64_t
+weigh(struct engine *e, uint64_t period)
+{
+	uint64_t base = e->opts->period_ns;
+	uint64_t w = base > 0 && period > base ? period / base : 1;
+
+	e->taken++;
+	e->weight_sq = w > UINT32_MAX || e->weight_sq > UINT64_MAX - w * w ?
+	    UINT64_MAX : e->weight_sq + w * w;
+	return w;
+}
+
+static void
+on_sample(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint64_t ip;
+	uint32_t pid, tid;
+	unsigned mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	const struct map *m;
+	struct proc *p;
+	uint64_t period, w;
+
+	if (size < sizeof *h + 32)
+		return;
+	memcpy(&ip, rec + sizeof *h, 8);
+	memcpy(&pid, rec + sizeof *h + 8, 4);
+	memcpy(&tid, rec + sizeof *h + 12, 4);
+	memcpy(&period, rec + sizeof *h + 24, 8);
+	if (!e->opts->follow_children && (pid_t)pid != e->result->pid)
+		return;
+	w = weigh(e, period);
+	p = perf_procs_get(e, (pid_t)pid);
+	if (e->opts->stack_size) {
+		sample_with_stack(e, p, rec, size, ip,
+		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid, w);
+		return;
+	}
+	if (mode == PERF_RECORD_MISC_KERNEL) {
+		builder_kernel(e->b, ip, w, (pid_t)pid, (pid_t)tid);
+		return;
+	}
+	m = mode == PERF_RECORD_MISC_USER ? perf_procs_find_map(p, ip) : NULL;
+	if (m == NULL || m->obj < 0)
+		builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
+	else
+		builder_sample(e->b, m->obj, ip - m->start + m->pgoff, w,
+		    (pid_t)pid, (pid_t)tid);
+}
+
+static void
+on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const size_t fixed = sizeof *h + 8 + 24 + 24 + 8;
+	uint32_t pid, prot;
+	uint64_t addr, len, pgoff;
+	const char *name;
+	size_t name_max;
+	struct map m;
+	struct proc *p;
+
+	if (size < fixed + 1 + 16)
+		return;
+	memcpy(&pid, rec + sizeof *h, 4);
+	memcpy(&addr, rec + sizeof *h + 8, 8);
+	memcpy(&len, rec + sizeof *h + 16, 8);
+	memcpy(&pgoff, rec + sizeof *h + 24, 8);
+	memcpy(&prot, rec + sizeof *h + 56, 4);
+	name = (const char *)rec + fixed;
+	name_max = size - fixed - 16;
+	if (memchr(name, '\0', name_max) == NULL || len == 0 ||
+	    addr + len < addr || !(prot & 4 /* PROT_EXEC */))
+		return;
+	m.start = addr;
+	m.end = addr + len;
+	m.pgoff = pgoff;
+	m.obj = -1;
+	if (name[0] == '/' || strcmp(name, "[vdso]") == 0) {
+		const uint8_t *bid = NULL;
+		unsigned bid_len = 0;
+
+		if (h->misc & MISC_MMAP_BUILD_ID) {
+			bid_len = rec[sizeof *h + 32];
+			bid = rec + sizeof *h + 36;
+			if (bid_len > 20)
+				bid_len = 0;
+		}
+		if (procmaps_is_object(name))
+			m.obj = builder_object(e->b, name, bid, bid_len);
+	}
+	p = perf_procs_get(e, (pid_t)pid);
+	perf_procs_add_map(p, m, name);
+}
+
+static void
+on_comm(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint32_t pid, tid;
+	char comm[17];
+
+	if (size < sizeof *h + 8 + 16)
+		return;
+	memcpy(&pid, rec + sizeof *h, 4);
+	memcpy(&tid, rec + sizeof *h + 4, 4);
+	memcpy(comm, rec + sizeof *h + 8, 16);
+	comm[16] = '\0';
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		struct proc *p = perf_procs_get(e, (pid_t)pid);
+
+		p->n = 0;	/* a new image: a new address space */
+		if (p->uw != NULL)
+			unwind_space_reset(p->uw);
+	}
+	builder_comm(e->b, (pid_t)pid, (pid_t)tid, comm);
+}
+
+static void
+on_fork(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint32_t ids[4];	/* pid, ppid, tid, ptid */
+	struct proc *parent, *child;
+
+	if (size < sizeof *h + 16)
+		return;
+	memcpy(ids, rec + sizeof *h, 16);
+	if (ids[0] == ids[1])
+		return;		/* a new thread: same address space */
+	builder_fork(e->b, (pid_t)ids[0], (pid_t)ids[1]);
+	child = perf_procs_get(e, (pid_t)ids[0]);
+	/* may move child: look again */
+	parent = perf_procs_get(e, (pid_t)ids[1]);
+	child = perf_procs_get(e, (pid_t)ids[0]);
+	free(child->maps);
+	child->maps = xmalloc((parent->n ? parent->n : 1) * sizeof *child->maps);
+	memcpy(child->maps, parent->maps, parent->n * sizeof *child->maps);
+	child->n = child->cap = parent->n;
+	child->exited = 0;	/* a pid used again */
+	if (parent->uw != NULL) {
+		unwind_space_free(child->uw);
+		child->uw = unwind_space_fork(parent->uw, (pid_t)ids[0]);
+	}
+}
+
+/* A process ended: its unwinder's files and memory can go. */
+static void
+on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint32_t ids[4];	/* pid, ppid, tid, ptid */
+	uint64_t at;
+
+	if (size < sizeof *h + 16)
+		return;
+	memcpy(ids, rec + sizeof *h, 16);
+	if (ids[0] != ids[2] ||
+	    (at = hmap_get(&e->proc_index, (uint64_t)ids[0])) == 0)
+		return;		/* a thread, or a process we never saw */
+	/* freed a second of samples later: see perf_procs_free_exited */
+	e->procs[at - 1].exited = perf_records_time(rec, size) | 1;
+}
+
+void
+perf_records_apply(struct engine *e, const uint8_t *rec, size_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(e, rec, size);
+		break;
+	case PERF_RECORD_MMAP2:
+		on_mmap2(e, rec, size);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(e, rec, size);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(e, rec, size);
+		break;
+	case PERF_RECORD_EXIT:
+		on_exit_record(e, rec, size);
+		break;
+	case PERF_RECORD_LOST: {
+		uint64_t lost;
+
+		if (size >= sizeof *h + 16) {
+			memcpy(&lost, rec + sizeof *h + 8, 8);
+			builder_lost(e->b, lost);
+		}
+		break;
+	}
+	case PERF_RECORD_THROTTLE:
+		e->throttled++;	/* periods went unsampled: say so at the end */
+		break;
+	default:
+		break;		/* UNTHROTTLE, ...: nothing to count */
+	}
+}
