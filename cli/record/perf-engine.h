@@ -1,8 +1,9 @@
 /*
  * perf-engine.h - the perf engine's state, which its pieces share: the
  * events and their rings (perf-events.c), the processes seen
- * (perf-procs.c), the records applied (perf-records.c) and the rest of
- * the engine (perf.c).  Private to cli/record/perf*.c.
+ * (perf-procs.c), the records applied (perf-records.c), the drain
+ * (perf-drain.c) and the rest of the engine (perf.c).  Private to
+ * cli/record/perf*.c.
  */
 #ifndef PROFIL_RECORD_PERF_ENGINE_H
 #define PROFIL_RECORD_PERF_ENGINE_H
@@ -15,7 +16,7 @@
 
 struct ring;				/* perf-events.h */
 struct proc;				/* perf-procs.h */
-struct pending;
+struct pending;				/* perf-drain.c */
 
 struct engine {
 	const struct record_opts *opts;
