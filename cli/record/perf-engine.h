@@ -1,9 +1,17 @@
 /*
- * perf-engine.h - the perf engine's state, which its pieces share: the
- * events and their rings (perf-events.c), the processes seen
- * (perf-procs.c), the records applied (perf-records.c), the drain
- * (perf-drain.c) and the rest of the engine (perf.c).  Private to
- * cli/record/perf*.c.
+ * perf-engine.h - the perf engine's state, which its pieces share.  The
+ * engine: per-CPU task-clock sampling events on the program with
+ * inherit (threads and children follow), enabled at exec, each with a
+ * ring buffer the recorder drains as it fills.  Side-band records
+ * (MMAP2, COMM, FORK, EXIT, LOST) keep a map of every process's
+ * executable mappings, so each sample is folded into its object's
+ * histogram as it arrives; nothing per sample is kept.
+ *
+ * Its pieces: the events and their rings (perf-events.c), the processes
+ * seen (perf-procs.c), the records applied (perf-records.c), the drain
+ * (perf-drain.c), the runs of a program (perf.c) and of a running
+ * process (perf-attach.c), and what those two share (perf-engine.c).
+ * Private to cli/record/perf*.c.
  */
 #ifndef PROFIL_RECORD_PERF_ENGINE_H
 #define PROFIL_RECORD_PERF_ENGINE_H
@@ -55,5 +63,12 @@ struct engine {
 	size_t nset_fds;
 	uint64_t taken, weight_sq;	/* samples, and their weights squared */
 };
+
+/* Name the kernel in e's builder, if the kernel is sampled (see there). */
+void perf_engine_identify_kernel(struct engine *e);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t perf_engine_now_ns(void);
+/* Free e's processes, drain buffers and index; its events are closed. */
+void perf_engine_free(struct engine *e);
 
 #endif

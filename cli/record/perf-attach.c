@@ -1,0 +1,207 @@
+/*
+ * perf-attach.c - the perf engine attached to a running process (-p):
+ * events on each of its threads, what perf would have told us had we
+ * been there from the start read from /proc, and the rings drained
+ * until it exits or we are told to stop.
+ *
+ * Invariant: the process is not ours: it is watched (a pidfd, or kill
+ * with signal 0), never signalled or waited for.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hmap.h"
+#include "perf-drain.h"
+#include "perf-engine.h"
+#include "perf-events.h"
+#include "perf-procs.h"
+#include "procmaps.h"
+#include "record.h"
+
+static pid_t *
+list_threads(pid_t pid, size_t *n)
+{
+	char path[64];
+	DIR *dir;
+	struct dirent *d;
+	pid_t *tids = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (dir == NULL)
+		return NULL;
+	/* the process's main thread first: it owns the ring buffers */
+	tids = xmalloc(16 * sizeof *tids);
+	cap = 16;
+	tids[(*n)++] = pid;
+	while ((d = readdir(dir)) != NULL) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		if (*n == cap)
+			tids = xrealloc(tids, (cap *= 2) * sizeof *tids);
+		tids[(*n)++] = (pid_t)tid;
+	}
+	closedir(dir);
+	return tids;
+}
+
+static void
+read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f != NULL) {
+		if (fgets(buf, (int)size, f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+struct synth {
+	struct engine *e;
+	struct proc *p;
+};
+
+static void
+synth_map(const struct procmap *pm, void *arg)
+{
+	struct synth *sy = arg;
+	struct map m = { pm->start, pm->end, pm->offset, -1 };
+
+	if (procmaps_is_object(pm->name))
+		m.obj = builder_object(sy->e->b, pm->name, NULL, 0);
+	perf_procs_add_map(sy->p, m, pm->name);
+}
+
+/* What perf would have told us had we been there from the start. */
+static void
+synthesize(struct engine *e, pid_t pid, const pid_t *tids, size_t ntids)
+{
+	char path[64], line[256];
+	struct synth sy = { e, perf_procs_get(e, pid) };
+
+	for (size_t i = 0; i < ntids; i++) {
+		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
+		    (int)tids[i]);
+		read_line(path, line, sizeof line);
+		builder_comm(e->b, pid, tids[i], line);
+	}
+	procmaps_each(pid, synth_map, &sy);
+}
+
+/* CPU time of a process so far, from /proc/PID/stat; 0 if gone. */
+static uint64_t
+process_cpu_ns(pid_t pid)
+{
+	char path[64], buf[1024], *close_paren;
+	unsigned long long utime, stime;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close_paren = strrchr(buf, ')');
+	if (close_paren == NULL || sscanf(close_paren + 2,
+	    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+	    &utime, &stime) != 2)
+		return 0;
+	return (utime + stime) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+int
+record_perf_attach(const struct record_opts *o, pid_t pid,
+    struct record_result *r)
+{
+	struct engine e;
+	struct pollfd *pfd;
+	sigset_t watched, old;
+	pid_t *tids;
+	size_t ntids;
+	uint64_t start, cpu0, cpu = 0;
+	int sfd, pidfd, i, done = 0;
+
+	memset(&e, 0, sizeof e);
+	e.opts = o;
+	e.result = r;
+	e.b = r->builder;
+	hmap_init(&e.proc_index);
+	r->pid = pid;
+	tids = list_threads(pid, &ntids);
+	if (tids == NULL) {
+		cli_error("no process %d", (int)pid);
+		return -1;
+	}
+	sigemptyset(&watched);
+	sigaddset(&watched, SIGINT);
+	sigaddset(&watched, SIGTERM);
+	sigaddset(&watched, SIGHUP);
+	sigaddset(&watched, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &watched, &old);
+	sfd = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (perf_events_open(&e, tids, ntids, 0) < 0) {
+		free(tids);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	perf_engine_identify_kernel(&e);
+	synthesize(&e, pid, tids, ntids);
+	free(tids);
+	start = perf_engine_now_ns();
+	cpu0 = process_cpu_ns(pid);
+	pfd = xcalloc((size_t)e.nrings + 2, sizeof *pfd);
+	for (i = 0; i < e.nrings; i++)
+		pfd[i] = (struct pollfd){ e.rings[i].fd, POLLIN, 0 };
+	pfd[e.nrings] = (struct pollfd){ sfd, POLLIN, 0 };
+	pfd[e.nrings + 1] = (struct pollfd){ pidfd, POLLIN, 0 };
+	while (!done) {
+		struct signalfd_siginfo si;
+		uint64_t now_cpu;
+
+		poll(pfd, (nfds_t)e.nrings + 2, 200);
+		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+			done = 1;	/* Ctrl-C or a request to stop: detach */
+		if (pidfd >= 0 && (pfd[e.nrings + 1].revents & POLLIN))
+			done = 1;	/* the process has exited */
+		if (pidfd < 0 && kill(pid, 0) < 0 && errno == ESRCH)
+			done = 1;
+		now_cpu = process_cpu_ns(pid);
+		if (now_cpu > cpu0)
+			cpu = now_cpu - cpu0;
+		perf_drain(&e);
+	}
+	r->wall_ns = perf_engine_now_ns() - start;
+	r->cpu_ns = cpu;
+	perf_drain(&e);
+	perf_events_close(&e);
+	r->taken = e.taken;
+	r->weight_sq = e.weight_sq;
+	r->slowest_ns = o->period_ns;
+	free(pfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	perf_engine_free(&e);
+	return 0;
+}
