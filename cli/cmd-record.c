@@ -536,9 +536,11 @@ record_exec(int argc, char **argv)
 	if (o.stack_size)
 		builder_stacks(r.builder);
 	clock_gettime(CLOCK_REALTIME, &wall_start);
-	if ((attach != 0 ? record_perf_attach(&o, attach, &r) :
-	    o.engine == ENGINE_PERF ? record_perf(&o, &r) :
-	    record_timer(&o, &r)) < 0) {
+	if ((attach != 0 ?
+	    record_perf_attach(&o, attach, &r, cause, sizeof cause) :
+	    o.engine == ENGINE_PERF ? record_perf(&o, &r, cause, sizeof cause) :
+	    record_timer(&o, &r, cause, sizeof cause)) < 0) {
+		cli_error("%s", cause);
 		builder_free(r.builder);
 		remove_pending();
 		free(path);

@@ -130,7 +130,7 @@ process_cpu_ns(pid_t pid)
 
 int
 record_perf_attach(const struct record_opts *o, pid_t pid,
-    struct record_result *r)
+    struct record_result *r, char *cause, size_t cause_size)
 {
 	struct engine e;
 	struct pollfd *pfd;
@@ -148,7 +148,7 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	r->pid = pid;
 	tids = list_threads(pid, &ntids);
 	if (tids == NULL) {
-		cli_error("no process %d", (int)pid);
+		snprintf(cause, cause_size, "no process %d", (int)pid);
 		return -1;
 	}
 	sigemptyset(&watched);
@@ -159,7 +159,7 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	sigprocmask(SIG_BLOCK, &watched, &old);
 	sfd = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (perf_events_open(&e, tids, ntids, 0) < 0) {
+	if (perf_events_open(&e, tids, ntids, 0, cause, cause_size) < 0) {
 		free(tids);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;

@@ -253,7 +253,7 @@ perf_events_close(struct engine *e)
  */
 int
 perf_events_open(struct engine *e, const pid_t *tids, size_t ntids,
-    int on_exec)
+    int on_exec, char *cause, size_t cause_size)
 {
 	static int cpus[4096];
 	int ncpus = online_cpus(cpus, 4096), c, k;
@@ -296,8 +296,8 @@ retry:
 			goto retry;
 		}
 		if (fd < 0) {
-			cli_error("perf_event_open on CPU %d: %s", cpus[c],
-			    strerror(errno));
+			snprintf(cause, cause_size, "perf_event_open on CPU "
+			    "%d: %s", cpus[c], strerror(errno));
 			perf_events_close(e);
 			return -1;
 		}
@@ -314,7 +314,8 @@ retry:
 				pages /= 2;
 				goto retry;
 			}
-			cli_error("mmap of the perf ring buffer: %s", strerror(errno));
+			snprintf(cause, cause_size, "mmap of the perf ring "
+			    "buffer: %s", strerror(errno));
 			perf_events_close(e);
 			return -1;
 		}
@@ -330,8 +331,9 @@ retry:
 			*sfd = perf_open(&set, tids[0], cpus[c]);
 			if (*sfd < 0 ||
 			    ioctl(*sfd, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
-				cli_error("perf_event_open on CPU %d (sampling "
-				    "every %llu ns): %s", cpus[c],
+				snprintf(cause, cause_size, "perf_event_open "
+				    "on CPU %d (sampling every %llu ns): %s",
+				    cpus[c],
 				    (unsigned long long)set.sample_period,
 				    strerror(errno));
 				perf_events_close(e);

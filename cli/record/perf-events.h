@@ -26,11 +26,11 @@ struct ring {
  * Open the events on tids, tids[0]'s first (they own the rings), and map
  * a ring per online CPU into e (e->rings, e->nrings; a budget's sets in
  * e->set_fds); sets e->result->kernel_sampled.  on_exec: enabled when
- * the task execs, else sampling from now on.  Returns 0, or -1 after one
- * line on stderr with e's events closed.
+ * the task execs, else sampling from now on.  Returns 0, or -1 with a
+ * one-line cause in cause[] and e's events closed.
  */
 int perf_events_open(struct engine *e, const pid_t *tids, size_t ntids,
-    int on_exec);
+    int on_exec, char *cause, size_t cause_size);
 /* Close every event of e, unmap its rings and free what held them. */
 void perf_events_close(struct engine *e);
 /* Under a budget, after a drain: move to the set the samples call for. */

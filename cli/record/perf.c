@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -29,7 +30,8 @@ on_reap(void *arg, pid_t pid, int status)
 }
 
 int
-record_perf(const struct record_opts *o, struct record_result *r)
+record_perf(const struct record_opts *o, struct record_result *r,
+    char *cause, size_t cause_size)
 {
 	struct engine e;
 	struct launch l;
@@ -43,13 +45,14 @@ record_perf(const struct record_opts *o, struct record_result *r)
 	e.b = r->builder;
 	hmap_init(&e.proc_index);
 	if (launch_prepare(&l, o->argv) < 0) {
-		cli_error("cannot start %s: %s", o->argv[0], strerror(errno));
+		snprintf(cause, cause_size, "cannot start %s: %s", o->argv[0],
+		    strerror(errno));
 		return -1;
 	}
 	l.on_reap = on_reap;
 	l.reap_arg = e.b;
 	r->pid = l.pid;
-	if (perf_events_open(&e, &l.pid, 1, 1) < 0) {
+	if (perf_events_open(&e, &l.pid, 1, 1, cause, cause_size) < 0) {
 		kill(l.pid, SIGKILL);
 		waitpid(l.pid, NULL, 0);
 		launch_close(&l);

@@ -112,15 +112,23 @@ void launch_close(struct launch *l);
 
 /* perf_event_paranoid, or 3 if unreadable. */
 int perf_paranoid(void);
+/*
+ * The engines run the program (record_perf, record_timer) or attach to
+ * running process pid until it exits or we are told to stop
+ * (record_perf_attach), filling in r.  Each returns 0, or -1 with a
+ * one-line cause in cause[] ("cannot start ls: ..."): they print
+ * nothing, cmd-record.c says it.
+ */
 /* 0 if the perf engine can run here; -1 with a reason in why[]. */
 int record_perf_check(char *why, size_t why_size);
-int record_perf(const struct record_opts *o, struct record_result *r);
-/* Attach to running process pid until it exits or we are told to stop. */
+int record_perf(const struct record_opts *o, struct record_result *r,
+    char *cause, size_t cause_size);
 int record_perf_attach(const struct record_opts *o, pid_t pid,
-    struct record_result *r);
+    struct record_result *r, char *cause, size_t cause_size);
 
 /* 0 if the timer engine can profile argv[0]; -1 with a reason in why[]. */
 int record_timer_check(char *const *argv, char *why, size_t why_size);
-int record_timer(const struct record_opts *o, struct record_result *r);
+int record_timer(const struct record_opts *o, struct record_result *r,
+    char *cause, size_t cause_size);
 
 #endif

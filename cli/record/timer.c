@@ -682,7 +682,8 @@ now_ns(void)
 }
 
 int
-record_timer(const struct record_opts *o, struct record_result *r)
+record_timer(const struct record_opts *o, struct record_result *r,
+    char *cause, size_t cause_size)
 {
 	char lib[PATH_MAX], preload[PATH_MAX * 2], fdstr[16];
 	const char *old_preload = getenv("LD_PRELOAD");
@@ -697,15 +698,15 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	int fd, rc;
 
 	if (find_library(lib, sizeof lib) < 0) {
-		cli_error("cannot find libprofil.so.0 next to the profil command "
-		    "(set PROFIL_LIBRARY to its path)");
+		snprintf(cause, cause_size, "cannot find libprofil.so.0 next "
+		    "to the profil command (set PROFIL_LIBRARY to its path)");
 		free(saved_preload);
 		return -1;
 	}
 	region = make_region(&fd, o->rate_hz, o->samples, o->stack_size);
 	if (region == NULL) {
-		cli_error("cannot create the shared profile memory: %s",
-		    strerror(errno));
+		snprintf(cause, cause_size, "cannot create the shared profile "
+		    "memory: %s", strerror(errno));
 		free(saved_preload);
 		return -1;
 	}
@@ -723,7 +724,8 @@ record_timer(const struct record_opts *o, struct record_result *r)
 	unsetenv(AGENT_ENV_FD);
 	free(saved_preload);
 	if (rc < 0) {
-		cli_error("cannot start %s: %s", o->argv[0], strerror(errno));
+		snprintf(cause, cause_size, "cannot start %s: %s", o->argv[0],
+		    strerror(errno));
 		return -1;
 	}
 	r->pid = l.pid;
