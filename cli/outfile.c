@@ -107,7 +107,8 @@ open_unnamed(const char *path)
 
 	if (slash != NULL)
 		dir[slash == path ? 1 : slash - path] = '\0';
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	/* readable too: copied out if it cannot be linked (copy_unnamed) */
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
 	free(dir);
 	return fd;
@@ -182,6 +183,54 @@ link_unnamed(int fd, const char *path, char **tmp)
 	return -1;
 }
 
+/*
+ * Where the unnamed file cannot be linked (no /proc, and no capability
+ * to link by descriptor), its contents copied to a named temporary file
+ * beside path (*tmp, malloc'd), synced: 0, or -1 with errno.  The data
+ * is never lost for want of a name.
+ */
+static int
+copy_unnamed(int fd, const char *path, char **tmp)
+{
+	char buf[65536];
+	off_t at = 0;
+	ssize_t got;
+	int out;
+
+	*tmp = tmp_name(path);
+	if ((out = mkostemp(*tmp, O_CLOEXEC)) < 0)
+		goto fail;
+	while ((got = pread(fd, buf, sizeof buf, at)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		for (ssize_t done = 0, n; got > 0 && done < got; done += n)
+			if ((n = write(out, buf + done, (size_t)(got - done))) <= 0) {
+				if (n < 0 && errno == EINTR) {
+					n = 0;
+					continue;
+				}
+				got = -1;
+				break;
+			}
+		if (got < 0)
+			break;
+		at += got;
+	}
+	if (got < 0 || fsync(out) < 0 || fchmod(out, 0644) < 0 || close(out) < 0) {
+		int saved = errno;
+
+		close(out);
+		unlink(*tmp);
+		errno = saved;
+		goto fail;
+	}
+	return 0;
+fail:
+	free(*tmp);
+	*tmp = NULL;
+	return -1;
+}
+
 int
 outfile_write(struct outfile *of, const void *data, size_t size, char *cause,
     size_t cause_size)
@@ -218,7 +267,8 @@ outfile_commit(struct outfile *of, FILE *fp, char *cause, size_t cause_size)
 	} else {
 		failed = fsync(of->fd) < 0 || fchmod(of->fd, 0644) < 0;
 	}
-	if (!failed && of->tmp == NULL && link_unnamed(fd, of->path, &of->tmp) < 0)
+	if (!failed && of->tmp == NULL && link_unnamed(fd, of->path,
+	    &of->tmp) < 0 && copy_unnamed(fd, of->path, &of->tmp) < 0)
 		failed = 1;
 	if (fd >= 0)
 		failed |= close(fd) < 0;
