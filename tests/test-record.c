@@ -799,12 +799,17 @@ test_captions_keep_figures_whole(void **state)
 	};
 	static const char *const no_end[] = { " ±", " =", " 95%", "+-" };
 	static const char *const no_start[] = { "=", "error", "of all", "95%" };
-	char *prog[] = { workload, "split", "0.1", NULL };
 	const char *prf = tmp("wrap.prf");
+	/* with stacks, sanitized too (this file records flat there) */
+	char *rec[] = { profil_bin, "record", "-q", "-F", "5000",
+	    "--stack-size", "8192", "-o", (char *)prf, workload, "split", "0.1",
+	    NULL };
 	static struct run r;
 
 	(void)state;
-	record_ok(prf, prog);
+	run(&r, rec);
+	if (r.status != 0)
+		fail_msg("record exited %d: %s", r.status, r.err);
 	for (int cols = 30; cols <= 100; cols += 2) {
 		char width[16];
 
@@ -819,7 +824,9 @@ test_captions_keep_figures_whole(void **state)
 			argv[k++] = (char *)prf;
 			argv[k] = NULL;
 			run(&r, argv);
-			assert_int_equal(r.status, 0);
+			if (r.status != 0)
+				fail_msg("%d columns, report %s: exit %d: %s", cols,
+				    argv[2], r.status, r.err);
 			/* the caption: up to the first blank line */
 			for (const char *line = r.out; *line && *line != '\n';) {
 				const char *eol = strchr(line, '\n');
