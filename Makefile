@@ -179,6 +179,11 @@ $(BUILD)/tests/test-stackmemo: cli/record/stackmemo.c cli/record/stackmemo.h \
     cli/record/cfirules.h cli/hmap.c cli/util.c
 $(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli -Icli/record
 
+# test-addrspace compiles the mappings module itself (#include)
+$(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
+    cli/util.c
+$(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
+
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
 $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli

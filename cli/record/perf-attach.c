@@ -81,11 +81,11 @@ static void
 synth_map(const struct procmap *pm, void *arg)
 {
 	struct synth *sy = arg;
-	struct map m = { pm->start, pm->end, pm->offset, -1 };
+	int obj = procmaps_is_object(pm->name) ?
+	    builder_object(sy->e->b, pm->name, NULL, 0) : -1;
 
-	if (procmaps_is_object(pm->name))
-		m.obj = builder_object(sy->e->b, pm->name, NULL, 0);
-	perf_procs_add_map(sy->p, m, pm->name);
+	addr_space_map(sy->p->space, pm->start, pm->end, pm->offset, obj,
+	    pm->name);
 }
 
 /* What perf would have told us had we been there from the start. */

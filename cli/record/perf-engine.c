@@ -47,11 +47,7 @@ perf_engine_now_ns(void)
 void
 perf_engine_free(struct engine *e)
 {
-	for (size_t k = 0; k < e->nprocs; k++) {
-		free(e->procs[k].maps);
-		unwind_space_free(e->procs[k].uw);
-	}
-	free(e->procs);
+	perf_procs_free(e);
 	free(e->batch);
 	free(e->pend);
 	hmap_free(&e->proc_index);

@@ -178,7 +178,7 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 		    frames[n - 1].value == PROFIL_CUT_STACK &&
 		    x.stack_size < e->opts->stack_size)
 			frames[n - 1].value = PROFIL_CUT_UNREAD;
-	} else if (!kernel_mode || e->result->pid == pid || p->n > 0) {
+	} else if (!kernel_mode || e->result->pid == pid || p->space->n > 0) {
 		/* a process of ours without its registers: say so */
 		if (n == 0)
 			frames[n++] = p->uw ? (unwind_locate(p->uw, ip, &frames[0]),
@@ -213,7 +213,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	uint64_t ip;
 	uint32_t pid, tid;
 	unsigned mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	const struct map *m;
+	const struct addr_map *m;
 	struct proc *p;
 	uint64_t period, w;
 
@@ -236,7 +236,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 		builder_kernel(e->b, ip, w, (pid_t)pid, (pid_t)tid);
 		return;
 	}
-	m = mode == PERF_RECORD_MISC_USER ? perf_procs_find_map(p, ip) : NULL;
+	m = mode == PERF_RECORD_MISC_USER ? addr_space_find(p->space, ip) : NULL;
 	if (m == NULL || m->obj < 0)
 		builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
 	else
@@ -253,7 +253,7 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 	uint64_t addr, len, pgoff;
 	const char *name;
 	size_t name_max;
-	struct map m;
+	int obj = -1;
 	struct proc *p;
 
 	if (size < fixed + 1 + 16)
@@ -268,10 +268,6 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 	if (memchr(name, '\0', name_max) == NULL || len == 0 ||
 	    addr + len < addr || !(prot & 4 /* PROT_EXEC */))
 		return;
-	m.start = addr;
-	m.end = addr + len;
-	m.pgoff = pgoff;
-	m.obj = -1;
 	if (name[0] == '/' || strcmp(name, "[vdso]") == 0) {
 		const uint8_t *bid = NULL;
 		unsigned bid_len = 0;
@@ -283,10 +279,10 @@ on_mmap2(struct engine *e, const uint8_t *rec, size_t size)
 				bid_len = 0;
 		}
 		if (procmaps_is_object(name))
-			m.obj = builder_object(e->b, name, bid, bid_len);
+			obj = builder_object(e->b, name, bid, bid_len);
 	}
 	p = perf_procs_get(e, (pid_t)pid);
-	perf_procs_add_map(p, m, name);
+	addr_space_map(p->space, addr, addr + len, pgoff, obj, name);
 }
 
 static void
@@ -303,11 +299,8 @@ on_comm(struct engine *e, const uint8_t *rec, size_t size)
 	memcpy(comm, rec + sizeof *h + 8, 16);
 	comm[16] = '\0';
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
-		struct proc *p = perf_procs_get(e, (pid_t)pid);
-
-		p->n = 0;	/* a new image: a new address space */
-		if (p->uw != NULL)
-			unwind_space_reset(p->uw);
+		/* a new image: a new address space */
+		perf_procs_exec(perf_procs_get(e, (pid_t)pid));
 	}
 	builder_comm(e->b, (pid_t)pid, (pid_t)tid, comm);
 }
@@ -317,7 +310,6 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 {
 	const struct perf_event_header *h = (const void *)rec;
 	uint32_t ids[4];	/* pid, ppid, tid, ptid */
-	struct proc *parent, *child;
 
 	if (size < sizeof *h + 16)
 		return;
@@ -325,19 +317,7 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	if (ids[0] == ids[1])
 		return;		/* a new thread: same address space */
 	builder_fork(e->b, (pid_t)ids[0], (pid_t)ids[1]);
-	child = perf_procs_get(e, (pid_t)ids[0]);
-	/* may move child: look again */
-	parent = perf_procs_get(e, (pid_t)ids[1]);
-	child = perf_procs_get(e, (pid_t)ids[0]);
-	free(child->maps);
-	child->maps = xmalloc((parent->n ? parent->n : 1) * sizeof *child->maps);
-	memcpy(child->maps, parent->maps, parent->n * sizeof *child->maps);
-	child->n = child->cap = parent->n;
-	child->exited = 0;	/* a pid used again */
-	if (parent->uw != NULL) {
-		unwind_space_free(child->uw);
-		child->uw = unwind_space_fork(parent->uw, (pid_t)ids[0]);
-	}
+	perf_procs_fork(e, (pid_t)ids[0], (pid_t)ids[1]);
 }
 
 /* A process ended: its unwinder's files and memory can go. */

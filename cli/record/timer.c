@@ -30,6 +30,7 @@
 
 #include <profil.h>
 
+#include "addrspace.h"
 #include "agent.h"
 #include "budget.h"
 #include "cli.h"
@@ -43,17 +44,16 @@
 #define THREADS_CAPACITY (1u << 16)	/* threads with samples: 1 MiB */
 #define SNAPSHOT_MS	20
 
-struct tmap {
-	uint64_t start, end, offset;
-	int obj;			/* builder object, -1: no file */
-};
-
+/*
+ * A process image the agent took a slot for.  Its space holds the
+ * mappings as last read, and every one they replaced: its pcs are
+ * placed at the end, without their times (addr_space_find_ever).
+ */
 struct slot_maps {
 	pid_t pid;
 	int gone;			/* maps no longer the slot's: stop reading */
 	uint64_t text;			/* agent_proc.text */
-	struct tmap *maps;		/* every mapping seen, sorted, no repeats */
-	size_t n, cap;
+	struct addr_space *space;	/* with its history; NULL until opened */
 	struct unwind_space *uw;	/* with call stacks: its unwinder */
 };
 
@@ -215,7 +215,7 @@ make_region(int *fd_out, unsigned rate_hz, uint64_t samples,
 
 struct collect {
 	struct builder *b;
-	struct tmap *maps;
+	struct addr_map *maps;		/* paths the builder's, not owned */
 	size_t n, cap;
 };
 
@@ -228,48 +228,11 @@ collect_map(const struct procmap *pm, void *arg)
 		c->cap = c->cap ? c->cap * 2 : 32;
 		c->maps = xrealloc(c->maps, c->cap * sizeof *c->maps);
 	}
-	c->maps[c->n++] = (struct tmap){ pm->start, pm->end, pm->offset,
+	c->maps[c->n] = (struct addr_map){ pm->start, pm->end, pm->offset,
 	    procmaps_is_object(pm->name) ? builder_object(c->b, pm->name, NULL, 0)
-	    : -1 };
-}
-
-static int
-tmap_cmp(const struct tmap *a, const struct tmap *b)
-{
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	if (a->offset != b->offset)
-		return a->offset < b->offset ? -1 : 1;
-	return (a->obj > b->obj) - (a->obj < b->obj);
-}
-
-/* Add m to what slot s has seen, unless it is there already: 1 if new. */
-static int
-remember_map(struct slot_maps *s, const struct tmap *m)
-{
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = tmap_cmp(&s->maps[mid], m);
-
-		if (c == 0)
-			return 0;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 32;
-		s->maps = xrealloc(s->maps, s->cap * sizeof *s->maps);
-	}
-	memmove(&s->maps[lo + 1], &s->maps[lo], (s->n - lo) * sizeof *s->maps);
-	s->maps[lo] = *m;
-	s->n++;
-	return 1;
+	    : -1, NULL };
+	c->maps[c->n].path = (char *)builder_object_path(c->b, c->maps[c->n].obj);
+	c->n++;
 }
 
 /* True if one of the mappings in c holds address pc. */
@@ -342,10 +305,8 @@ snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 		return;
 	}
 	for (size_t i = 0; i < c.n; i++)
-		if (remember_map(s, &c.maps[i]) && s->uw != NULL)
-			unwind_space_map(s->uw, c.maps[i].start, c.maps[i].end,
-			    c.maps[i].offset, builder_object_path(b, c.maps[i].obj),
-			    c.maps[i].obj);
+		addr_space_map(s->space, c.maps[i].start, c.maps[i].end,
+		    c.maps[i].pgoff, c.maps[i].obj, c.maps[i].path);
 	free(c.maps);
 	read_comm(b, s->pid);
 }
@@ -360,8 +321,10 @@ open_slot(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 	slots[i].pid = pid;
 	slots[i].gone = 0;
 	slots[i].text = r->procs[i].text;
+	if (slots[i].space == NULL)
+		slots[i].space = addr_space_new(1);
 	if (r->stacks_offset != 0 && slots[i].uw == NULL)
-		slots[i].uw = unwind_space_new(pid);
+		slots[i].uw = unwind_space_new(pid, slots[i].space);
 	for (uint32_t k = 1; k < i; k++)
 		if (slots[k].pid == pid) {
 			slots[k].gone = 1;	/* an exec or a dlclose */
@@ -395,7 +358,7 @@ open_new_slots(struct builder *b, struct agent_region *r,
 		}
 	}
 	for (uint32_t i = 1; i < n && any && fresh; i++)
-		if (slots[i].pid != 0 && !slots[i].gone && slots[i].n == 0)
+		if (slots[i].pid != 0 && !slots[i].gone && slots[i].space->n == 0)
 			snapshot(b, r, &slots[i]);
 	return any;
 }
@@ -414,25 +377,14 @@ snapshot_all(struct builder *b, struct agent_region *r, struct slot_maps *slots)
 }
 
 /*
- * The mapping that holds pc in slot s, or NULL if none does or if two
- * that do would put it in different code (the address was reused).
+ * The mapping that holds pc in slot s, at any time it was read, or NULL
+ * if none does or if two that do would put it in different code (the
+ * address was reused).
  */
-static const struct tmap *
-find_tmap(const struct slot_maps *s, uint64_t pc)
+static const struct addr_map *
+slot_map(const struct slot_maps *s, uint64_t pc)
 {
-	const struct tmap *found = NULL;
-
-	for (size_t i = 0; i < s->n; i++) {
-		const struct tmap *m = &s->maps[i];
-
-		if (pc < m->start || pc >= m->end)
-			continue;
-		if (found != NULL && (found->obj != m->obj ||
-		    found->start - found->offset != m->start - m->offset))
-			return NULL;
-		found = m;
-	}
-	return found;
+	return s->space != NULL ? addr_space_find_ever(s->space, pc) : NULL;
 }
 
 /*
@@ -528,15 +480,17 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		if (slot == 0 || slot >= AGENT_MAX_PROCS || s->weight == 0 ||
 		    s->size > ring->stack_size)
 			goto next;
-		if (!fresh && find_tmap(&slots[slot], s->regs[16]) == NULL) {
+		if (!fresh && slot_map(&slots[slot], s->regs[16]) == NULL) {
 			snapshot_all(b, r, slots);
 			fresh = 1;
 		}
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
 		if (only_pid != 0 && pid != only_pid)
 			goto next;
+		if (slots[slot].space == NULL)
+			slots[slot].space = addr_space_new(1);
 		if (slots[slot].uw == NULL)
-			slots[slot].uw = unwind_space_new(pid);
+			slots[slot].uw = unwind_space_new(pid, slots[slot].space);
 		/* room for a kernel frame on top, for the kernel's share */
 		n = unwind_stack(slots[slot].uw, (pid_t)s->tid, s->regs,
 		    s->stack_addr, s->data, s->size, frames + 1, 0,
@@ -579,7 +533,7 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 	for (uint64_t i = 0, end = 0; i < r->capacity; i++) {
 		uint64_t key, count, pc;
 		unsigned slot;
-		const struct tmap *m;
+		const struct addr_map *m;
 		struct bframe f[2];
 		pid_t pid;
 
@@ -598,7 +552,7 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
 		if (only_pid != 0 && pid != only_pid)
 			continue;
-		m = pc == AGENT_KERNEL_PC ? NULL : find_tmap(&slots[slot], pc);
+		m = pc == AGENT_KERNEL_PC ? NULL : slot_map(&slots[slot], pc);
 		if (stacked != NULL) {
 			uint64_t got = hmap_get(stacked, key);
 
@@ -609,7 +563,7 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 			    (struct bframe){ BFRAME_KERNEL, 0 } :
 			    m == NULL || m->obj < 0 ?
 			    (struct bframe){ BFRAME_UNKNOWN, pc } :
-			    (struct bframe){ m->obj, pc - m->start + m->offset };
+			    (struct bframe){ m->obj, pc - m->start + m->pgoff };
 			f[1] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 			builder_sample_stack(b, f, 2, count, pid, pid);
 		} else if (pc == AGENT_KERNEL_PC) {
@@ -617,7 +571,7 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 		} else if (m == NULL || m->obj < 0) {
 			builder_unknown(b, count, pid, pid);
 		} else {
-			builder_sample(b, m->obj, pc - m->start + m->offset, count,
+			builder_sample(b, m->obj, pc - m->start + m->pgoff, count,
 			    pid, pid);
 		}
 	}
@@ -769,8 +723,8 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	launch_finish(&l, o, r);
 	launch_close(&l);
 	for (int i = 0; i < AGENT_MAX_PROCS; i++) {
-		free(slots[i].maps);
 		unwind_space_free(slots[i].uw);
+		addr_space_free(slots[i].space);
 	}
 	free(slots);
 	munmap(region, region->size);

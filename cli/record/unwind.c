@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addrspace.h"
 #include "cli.h"
 #include "hmap.h"
 #include "symbols/vdso.h"
@@ -26,12 +27,6 @@
 #include "cfirules.h"
 #include "stackmemo.h"
 #include "unwind.h"
-
-struct umap {
-	uint64_t start, end, pgoff;
-	int obj;
-	char *path;
-};
 
 /* What libdwfl's callbacks read: the sample being unwound. */
 struct current {
@@ -57,10 +52,9 @@ struct current {
 
 struct unwind_space {
 	pid_t pid;
-	struct umap *maps;	/* sorted, disjoint */
-	size_t n, cap;
+	const struct addr_space *space;	/* the process image's, read here */
 	Dwfl *dwfl;
-	int dirty;		/* mappings changed since last reported */
+	unsigned reported;	/* space->generation when last reported */
 	struct current cur;
 	/*
 	 * The CFI rules found at each pc since the modules were last
@@ -272,11 +266,12 @@ arch_elf(void)
 /* ---- spaces and their mappings ------------------------------------------- */
 
 struct unwind_space *
-unwind_space_new(pid_t pid)
+unwind_space_new(pid_t pid, const struct addr_space *space)
 {
 	struct unwind_space *s = xcalloc(1, sizeof *s);
 
 	s->pid = pid;
+	s->space = space;
 	hmap_init(&s->rules_at);
 	stack_memo_init(&s->memo);
 	return s;
@@ -310,99 +305,13 @@ unwind_space_free(struct unwind_space *s)
 	hmap_free(&s->rules_at);
 	free(s->rules);
 	stack_memo_free(&s->memo);
-	for (size_t i = 0; i < s->n; i++)
-		free(s->maps[i].path);
-	free(s->maps);
 	free(s);
-}
-
-void
-unwind_space_reset(struct unwind_space *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->maps[i].path);
-	s->n = 0;
-	drop_dwfl(s);
-}
-
-struct unwind_space *
-unwind_space_fork(const struct unwind_space *parent, pid_t child)
-{
-	struct unwind_space *s = unwind_space_new(child);
-
-	s->maps = xcalloc(parent->n + 1, sizeof *s->maps);
-	s->cap = parent->n + 1;
-	for (size_t i = 0; i < parent->n; i++) {
-		s->maps[i] = parent->maps[i];
-		s->maps[i].path = parent->maps[i].path ?
-		    xstrdup(parent->maps[i].path) : NULL;
-	}
-	s->n = parent->n;
-	s->dirty = 1;
-	return s;
-}
-
-void
-unwind_space_map(struct unwind_space *s, uint64_t start, uint64_t end,
-    uint64_t pgoff, const char *path, int obj)
-{
-	struct umap *out = xcalloc(s->n + 3, sizeof *out), m;
-	size_t k = 0, i;
-
-	m = (struct umap){ start, end, pgoff, obj, path ? xstrdup(path) : NULL };
-	for (i = 0; i < s->n; i++) {
-		struct umap old = s->maps[i];
-
-		if (old.end <= start || old.start >= end) {
-			out[k++] = old;
-			continue;
-		}
-		if (old.start < start) {
-			out[k] = old;
-			out[k].end = start;
-			out[k++].path = old.path ? xstrdup(old.path) : NULL;
-		}
-		if (old.end > end) {
-			out[k] = old;
-			out[k].pgoff += end - old.start;
-			out[k].start = end;
-			out[k++].path = old.path ? xstrdup(old.path) : NULL;
-		}
-		free(old.path);
-	}
-	for (i = 0; i < k && out[i].start < start; i++)
-		;
-	memmove(&out[i + 1], &out[i], (k - i) * sizeof *out);
-	out[i] = m;
-	free(s->maps);
-	s->maps = out;
-	s->n = k + 1;
-	s->cap = k + 3;
-	s->dirty = 1;
-}
-
-static const struct umap *
-find_map(const struct unwind_space *s, uint64_t pc)
-{
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pc < s->maps[mid].start)
-			hi = mid;
-		else if (pc >= s->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &s->maps[mid];
-	}
-	return NULL;
 }
 
 void
 unwind_locate(const struct unwind_space *s, uint64_t pc, struct bframe *f)
 {
-	const struct umap *m = find_map(s, pc);
+	const struct addr_map *m = addr_space_find(s->space, pc);
 
 	if (m == NULL || m->obj < 0)
 		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
@@ -412,7 +321,7 @@ unwind_locate(const struct unwind_space *s, uint64_t pc, struct bframe *f)
 
 /* Report one mapped object to libdwfl at the addresses it is loaded at. */
 static void
-report(struct unwind_space *s, const struct umap *m)
+report(struct unwind_space *s, const struct addr_map *m)
 {
 	const struct layout *l;
 	uint64_t bias = 0;
@@ -451,15 +360,15 @@ sync_modules(struct unwind_space *s)
 			drop_dwfl(s);
 			return -1;
 		}
-		s->dirty = 1;
+		s->reported = s->space->generation - 1;
 	}
-	if (s->dirty) {
+	if (s->reported != s->space->generation) {
 		/* all again: a module reported the same comes back with its CFI */
 		dwfl_report_begin(s->dwfl);
-		for (size_t i = 0; i < s->n; i++)
-			report(s, &s->maps[i]);
+		for (size_t i = 0; i < s->space->n; i++)
+			report(s, &s->space->maps[i]);
 		dwfl_report_end(s->dwfl, NULL, NULL);
-		s->dirty = 0;
+		s->reported = s->space->generation;
 		forget(s);
 	}
 	return 0;

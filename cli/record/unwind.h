@@ -6,9 +6,10 @@
  * the kernel (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER), the timer
  * engine's from the injected library's signal handler.
  *
- * One space per address space (process image) holds its executable
- * mappings and a libdwfl session that keeps each object's file and CFI
- * open while the process lives.  Frames come back as the builder takes
+ * One space per address space (process image) reads its executable
+ * mappings from the process's addr_space (addrspace.h), and holds a
+ * libdwfl session that keeps each object's file and CFI open while the
+ * process lives.  Frames come back as the builder takes
  * them: object and file offset, or unknown code, and a cut (with its
  * reason) where the unwinding stopped short of the outermost frame.
  */
@@ -26,25 +27,16 @@
 #define UNWIND_MAX_DEPTH 128	/* frames of one stack; deeper is cut */
 
 struct unwind_space;
-
-/* A new, empty address space of process pid. */
-struct unwind_space *unwind_space_new(pid_t pid);
-void unwind_space_free(struct unwind_space *s);
+struct addr_space;
 
 /*
- * An executable mapping [start, end) of path at file offset pgoff, whose
- * samples the builder counts in object obj (-1: none, e.g. anonymous
- * code).  It replaces what it overlaps.
+ * The unwinder of process pid, whose mappings are space's (which must
+ * outlive it): the modules are reported to libdwfl again whenever space
+ * has changed (a mapping, an exec) since the last unwinding.
  */
-void unwind_space_map(struct unwind_space *s, uint64_t start, uint64_t end,
-    uint64_t pgoff, const char *path, int obj);
-
-/* The process exec'd: a new image, no mappings yet. */
-void unwind_space_reset(struct unwind_space *s);
-
-/* A child's space after fork: the parent's mappings, pid child. */
-struct unwind_space *unwind_space_fork(const struct unwind_space *parent,
-    pid_t child);
+struct unwind_space *unwind_space_new(pid_t pid,
+    const struct addr_space *space);
+void unwind_space_free(struct unwind_space *s);
 
 /*
  * Where pc is: its object and file offset into *f, or BFRAME_UNKNOWN
