@@ -2,9 +2,9 @@
 // (a template member, overloads, a namespace), a function whose hot line
 // is marked, and a mode that spends its time in the vDSO.
 //
-//   burn SECONDS   geo::Burner<double>::burn 3 parts (called by
-//                  geo::burn_with, a name with < > & in it), geo::area(int)
-//                  1 part
+//   burn SECONDS   geo::Burner<double>::burn (called by geo::burn_with,
+//                  a name with < > & in it) and geo::area(int), the same
+//                  loop as many times each: 1:1
 //   clock SECONDS  clock_gettime in a loop (the vDSO does the work)
 //   throw SECONDS  exceptions thrown through 8 frames and caught: the
 //                  time in the C++ runtime's unwinder has stacks too
