@@ -949,10 +949,22 @@ test_plt_stubs_named(void **state)
 		all += s.total;
 		cpu *= stub > 0 ? fmin(4, fmax(1, 1.15 * (5 - stub) * all /
 		    stub / 5000 / cpu)) : 4;
-		/* nothing else in the program but main and the stub */
-		assert_true(samples_of(&s, NULL, "plt") ==
-		    samples_of(&s, "main", "plt") + here +
-		    samples_of(&s, "_start", "plt"));
+		/*
+		 * every sample of the program named: the stub's are not left
+		 * as an address ("plt+0x1030") or unnamed code, whatever else
+		 * a sample happens on (start-up and exit code is rare, but
+		 * named: CI once saw a row beside main and the stub)
+		 */
+		for (const char *row = strchr(s.csv, '\n') + 1; *row;
+		    row = strchr(row, '\n') + 1) {
+			char fn[512], obj[512];
+
+			if (sscanf(row, "%511[^,],%511[^,],", fn, obj) == 2 &&
+			    strcmp(obj, "plt") == 0 && (fn[0] == '[' ||
+			    strstr(fn, "+0x") != NULL))
+				fail_msg("an unnamed sample of the program: %s\n%s",
+				    fn, s.csv);
+		}
 		if (here == 0)
 			continue;
 		report_run(&c, callers);
