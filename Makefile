@@ -341,18 +341,27 @@ $(BUILD)/bench/big/big: bench/gen-big.py
 	python3 bench/gen-big.py $(@D)
 
 bench: all $(BUILD)/bench/overhead $(BENCH_REPORT) $(BUILD)/tests/cxx-workload \
-       $(BUILD)/tests/helper-noperf $(BUILD)/bench/bare-sampler
+       $(BUILD)/tests/helper-noperf $(BUILD)/bench/bare-sampler \
+       $(BUILD)/bench/pingpong
 	$(BUILD)/bench/overhead
 	python3 bench/record.py $(BUILD)
 	python3 bench/report.py $(BUILD)
 	python3 bench/stacks.py $(BUILD)
 	python3 bench/engines.py $(BUILD)
+	python3 bench/pingpong.py $(BUILD)
 bench-stacks: all $(BENCH_REPORT) $(BUILD)/tests/cxx-workload $(BUILD)/bench/bare-sampler
 	python3 bench/stacks.py $(BUILD)
 bench-report: all $(BENCH_REPORT)
 	python3 bench/report.py $(BUILD)
 bench-engines: all $(BUILD)/tests/workload $(BUILD)/tests/helper-noperf $(BUILD)/bench/bare-sampler
 	python3 bench/engines.py $(BUILD)
+# a context switch every few microseconds: what each profiler leaves of
+# its speed (bench/pingpong.py); the program is plain, nothing of ours
+$(BUILD)/bench/pingpong: bench/pingpong.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lpthread
+bench-pingpong: all $(BUILD)/bench/pingpong $(BUILD)/tests/helper-noperf
+	python3 bench/pingpong.py $(BUILD)
 # --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
 bench-budget: all $(BUILD)/tests/workload
 	python3 bench/budget.py $(BUILD)
@@ -384,5 +393,5 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget install clean deps-demo deps-check fuzz fuzz-replay
+.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong install clean deps-demo deps-check fuzz fuzz-replay
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
