@@ -186,6 +186,20 @@ harness_posix_timers(void)
 }
 
 int
+harness_perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int level = 3;
+
+	if (f != NULL) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 3;
+		fclose(f);
+	}
+	return level;
+}
+
+int
 harness_perf_allowed(void)
 {
 	struct perf_event_attr attr;

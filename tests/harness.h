@@ -57,6 +57,9 @@ int harness_posix_timers(void);
 /* 1 if perf task-clock sampling is allowed here. */
 int harness_perf_allowed(void);
 
+/* /proc/sys/kernel/perf_event_paranoid; 3 if it cannot be read. */
+int harness_perf_paranoid(void);
+
 /*
  * Margin for a sampled share: k standard errors of a proportion p
  * estimated from n samples, never below floor.

@@ -359,21 +359,6 @@ report_as_nobody(struct shares *s, struct run *r, const char *prf)
 	snprintf(s->csv, sizeof s->csv, "%s", r->out);
 }
 
-/* /proc/sys/kernel/perf_event_paranoid; 3 if it cannot be read. */
-static int
-paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int level = 3;
-
-	if (f != NULL) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 3;
-		fclose(f);
-	}
-	return level;
-}
-
 /*
  * Kernel time: its share, and kernel functions named (do_syscall_64,
  * ...) with [kernel] as their object, where the kernel can be sampled
@@ -399,7 +384,7 @@ test_kernel_share(void **state)
 	record_ok(prf, prog);
 	report(&s, prf);
 	kernel = samples_of(&s, NULL, "[kernel]");
-	if (kernel == 0 && getuid() != 0 && paranoid() >= 2) {
+	if (kernel == 0 && getuid() != 0 && harness_perf_paranoid() >= 2) {
 		char *text[] = { profil_bin, "report", (char *)prf, NULL };
 
 		/* an ordinary user's perf samples user mode only: said */
