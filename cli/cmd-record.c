@@ -236,6 +236,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		{ "engine", required_argument, NULL, 'e' },
 		{ "no-children", no_argument, NULL, 'N' },
 		{ "wait-all", no_argument, NULL, 'W' },
+		{ "wall", no_argument, NULL, 'w' },
 		{ "no-call-graph", no_argument, NULL, 'G' },
 		{ "stack-size", required_argument, NULL, 'z' },
 		{ "samples", required_argument, NULL, 'B' },
@@ -313,6 +314,9 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		case 'W':
 			o->wait_all = 1;
 			break;
+		case 'w':
+			o->wall = 1;
+			break;
 		case 'G':
 			o->stack_size = 0;
 			break;
@@ -343,6 +347,15 @@ record_parse(int argc, char **argv, struct record_opts *o,
 	/* a budget starts fast, unless -F or -i says where */
 	if (o->samples && !rate_given)
 		o->period_ns = 1000000000ull / BUDGET_START_HZ;
+	if (o->wall && o->stack_size == 0)
+		cli_die(EXIT_USAGE, "--wall places time off the CPU at the "
+		    "stacks threads waited at: not with --no-call-graph");
+	if (o->wall && o->samples)
+		cli_die(EXIT_USAGE, "--wall: not with --samples (time off the "
+		    "CPU is measured, not sampled at a rate a budget slows)");
+	if (o->wall && o->engine == ENGINE_TIMER)
+		cli_die(EXIT_USAGE, "--wall needs the perf engine for now (its "
+		    "context switches); the timer engine has none");
 	if (o->wait_all && !o->follow_children)
 		cli_die(EXIT_USAGE, "--wait-all follows the processes that "
 		    "--no-children leaves out: give one of them");
@@ -519,6 +532,9 @@ record_exec(int argc, char **argv)
 	    record_perf_check(cause, sizeof cause) < 0) {
 		if (o.engine == ENGINE_PERF || attach != 0)
 			cli_die(1, "%s", cause);
+		if (o.wall)
+			cli_die(1, "%s: --wall needs the perf engine for now",
+			    cause);
 		if (!o.quiet)
 			cli_warn("%s: using the timer engine (time in the "
 			    "kernel estimated from system time, no kernel "
@@ -625,6 +641,12 @@ record_exec(int argc, char **argv)
 		else
 			warn_unsampled(p, &r);
 		warn_cut(p, o.stack_size);
+		if (r.wall_unreadable != 0)
+			cli_warn("--wall: the stacks of process %d's blocked "
+			    "threads cannot be read (%s: not dumpable, set-uid, "
+			    "or not ours to trace): its time off the CPU is shown "
+			    "without them", (int)r.wall_unreadable,
+			    strerror(r.wall_unreadable_errno));
 		if (attach == 0)
 			warn_left_running(p);
 		if (attach == 0 && WIFSIGNALED(r.status))
@@ -645,6 +667,7 @@ record_exec(int argc, char **argv)
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
+	    "[--wall] "
 	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
@@ -676,6 +699,11 @@ const struct cmd cmd_record = {
 	"      --wait-all       go on until every process the program started has\n"
 	"                       ended, those it left running too (default: stop\n"
 	"                       when the program ends, and name what still runs)\n"
+	"      --wall           wall-clock time: also where threads waited off the\n"
+	"                       CPU (blocked in a system call, a page fault, or\n"
+	"                       runnable), measured from context switches and\n"
+	"                       placed at the stack they waited at, under\n"
+	"                       [off-cpu: WHAT] (perf engine)\n"
 	"  -q, --quiet          no closing message\n"
 	"  -h, --help           this help\n"
 	"  -V, --version        the version\n"

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "symbols/funcs.h"
+#include "profile/wall-view.h"
 #include "report/report.h"
 #include "report/table.h"
 #include "symbols/find.h"
@@ -133,6 +134,36 @@ note_cut(const struct profil_profile *p, char *caption, size_t size)
 }
 
 /*
+ * A wall profile's caption: the threads' time, on and off the CPU, and
+ * how much of the time off it was placed by sampling rather than
+ * measured where it was.
+ */
+static void
+wall_caption(const struct profil_profile *p, const char *name, char *caption,
+    size_t size)
+{
+	double on = (double)p->samples * (double)p->interval_ns / 1e9;
+	double off = 0, sampled = 0, all;
+	size_t len;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		off += (double)p->stacks[i].off_ns / 1e9;
+		sampled += (double)p->stacks[i].sampled_ns / 1e9;
+	}
+	all = on + off;
+	len = (size_t)snprintf(caption, size, "%.20s: wall profile, %.2f s of "
+	    "threads' time: %.2f s on the CPU (%.0f%%), %.2f s off it; %.0f Hz "
+	    "(%s); ±" CLI_GLUE "=" CLI_GLUE "95%%" CLI_GLUE "error", name, all,
+	    on, all > 0 ? 100 * on / all : 0, off, p->interval_ns ?
+	    1e9 / (double)p->interval_ns : 0, p->engine);
+	if (len < size && off > 0)
+		snprintf(caption + len, size - len, "\nnote: time off the CPU is "
+		    "measured from context switches; %.0f%% of it is placed by "
+		    "sampling (blocks shorter than %.0f ms, and preemptions)",
+		    100 * sampled / off, 2 * (double)p->wall->poll_ns / 1e6);
+}
+
+/*
  * The caption of a profile whose samples weigh their intervals: how many
  * were taken, at what rates, and what the counts are in; the errors are
  * of as many unweighted samples as they are worth.
@@ -200,6 +231,7 @@ report_exec(int argc, char **argv)
 		{ "wide", no_argument, NULL, 'W' },
 		{ "inline", no_argument, NULL, 'I' },
 		{ "symfs", required_argument, NULL, 'S' },
+		{ "cpu", no_argument, NULL, 'C' },
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -210,8 +242,8 @@ report_exec(int argc, char **argv)
 	const char *symfs = NULL, *debug_dirs = NULL;
 	struct cli_choice chosen = { NULL, NULL };	/* the view's option */
 	char *newest = NULL;
-	int view = VIEW_FLAT, wide = 0, inlines = 0, c, at = 0;
-	struct profil_profile *p;
+	int view = VIEW_FLAT, wide = 0, inlines = 0, c, at = 0, cpu_only = 0;
+	struct profil_profile *p, *wp;
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
 	char cause[512], caption[512];
@@ -298,6 +330,9 @@ report_exec(int argc, char **argv)
 		case 'S':
 			symfs = optarg;
 			break;
+		case 'C':
+			cpu_only = 1;
+			break;
 		case 'D':
 			debug_dirs = optarg;
 			break;
@@ -328,7 +363,19 @@ report_exec(int argc, char **argv)
 	p = profil_profile_read(file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", file, cause);
-	if (report_weighted(p))
+	/* a wall profile: its views count time off the CPU too, or not */
+	if ((wp = wall_view(p, cpu_only)) != NULL) {
+		if (!cpu_only)
+			wall_caption(p, funcs_base_name(file), caption,
+			    sizeof caption);
+		profil_profile_free(p);
+		p = wp;
+	} else if (cpu_only)
+		cli_die(EXIT_USAGE, "--cpu: %s is a CPU profile already (record "
+		    "--wall makes wall profiles)", file);
+	if (wp != NULL && !cpu_only)
+		;
+	else if (report_weighted(p))
 		weighted_caption(p, funcs_base_name(file), caption, sizeof caption);
 	else
 		snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s "
@@ -402,7 +449,7 @@ const struct cmd cmd_report = {
 	    "--tree | --html PAGE] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] "
 	    "[--sort samples|inclusive|function|object] "
-	    "[--inline] [--color auto|always|never] [--wide] [--symfs DIR] "
+	    "[--inline] [--cpu] [--color auto|always|never] [--wide] [--symfs DIR] "
 	    "[--debug-dir DIRS] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
@@ -435,6 +482,8 @@ const struct cmd cmd_report = {
 	"                         call stacks), function or object\n"
 	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR),\n"
 	"                         always or never; also --colour\n"
+	"      --cpu              of a wall profile (record --wall), only the time\n"
+	"                         on the CPU (default: wall time, off-CPU time too)\n"
 	"      --wide             never cut names (default: fit the terminal, or\n"
 	"                         COLUMNS, else 80 columns)\n"
 FIND_HELP

@@ -226,6 +226,21 @@ struct profil_frame {
 					   stopped short of what was asked,
 					   at a page it could not read (one
 					   the program never touched) */
+#define PROFIL_FRAME_OFFCPU	(UINT32_MAX - 3)	/* a wall profile's
+						   leaf for time off the
+						   CPU; addr says where: */
+#define PROFIL_OFFCPU_SYSCALL_MAX 0xffffffffull	/* up to it: blocked in
+						   that system call (its
+						   x86-64 number) */
+#define PROFIL_OFFCPU_PAGE_FAULT  0x100000000ull	/* blocked outside any
+						   system call: a fault */
+#define PROFIL_OFFCPU_RUNNABLE	  0x100000001ull	/* preempted, waiting
+						   for a CPU */
+#define PROFIL_OFFCPU_STOPPED	  0x100000002ull	/* stopped (a signal,
+						   a debugger) */
+#define PROFIL_OFFCPU_BLOCKED	  0x100000003ull	/* blocked, in what not
+						   known (not looked at
+						   in time, or unreadable) */
 	uint64_t addr;			/* link-time address: the sampled
 					   instruction in the leaf, the call
 					   (return address - 1) in callers */
@@ -237,6 +252,29 @@ struct profil_stack {
 	size_t depth;
 	uint32_t *frames;		/* depth indices into frames, leaf
 					   first; a cut only last */
+	/*
+	 * A wall profile's time off the CPU (record --wall): a stack whose
+	 * leaf is a PROFIL_FRAME_OFFCPU frame has count 0 and off_ns the
+	 * time the thread spent there; every other stack has 0s here.
+	 */
+	uint64_t off_ns;
+	uint64_t sampled_ns;		/* the part of off_ns apportioned by
+					   sampling (blocks too short to be
+					   looked at), not measured there */
+	uint64_t observations;		/* the looks sampled_ns rests on */
+};
+
+/*
+ * A wall profile (record --wall): every thread's time off the CPU is in
+ * stacks with off_ns; this says how it was taken.
+ */
+struct profil_wall {
+	uint64_t poll_ns;		/* blocked threads looked at this
+					   often (their stacks read) */
+	uint64_t switches;		/* context switches seen */
+	uint64_t reads;			/* stacks of blocked threads read */
+	uint64_t unread_ns;		/* off-CPU time whose stack could not
+					   be read (in stacks without one) */
 };
 
 struct profil_thread {
@@ -295,6 +333,7 @@ struct profil_profile {
 	uint64_t weight_sq;		/* sum of their weights squared */
 	uint64_t budget;		/* record --samples N; 0: a fixed rate */
 	uint64_t slowest_ns;		/* the longest interval sampled at */
+	struct profil_wall *wall;	/* a wall profile's, or NULL */
 };
 
 /*

@@ -235,6 +235,11 @@ encode_stacks(struct rio_out *out, const struct profil_profile *p)
 		rio_put_varint(&leaves, st->pid);
 		rio_put_varint(&leaves, st->tid);
 		rio_put_varint(&leaves, st->count);
+		if (p->wall != NULL) {
+			rio_put_varint(&leaves, st->off_ns);
+			rio_put_varint(&leaves, st->sampled_ns);
+			rio_put_varint(&leaves, st->observations);
+		}
 	}
 	rio_put_varint(out, t.len);
 	rio_put_bytes(out, nodes.data, nodes.len);
@@ -272,7 +277,8 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 
 	rio_out_init(&out);
 	rio_put_bytes(&out, PRF_MAGIC, PRF_MAGIC_LEN);
-	rio_put_u32(&out, PRF_VERSION);
+	/* CPU profiles stay readable by readers of version 1 */
+	rio_put_u32(&out, p->wall != NULL ? PRF_VERSION : PRF_VERSION_CPU);
 
 	at = begin_record(&out, PRF_TAG_HEADER);
 	rio_put_u64(&out, p->interval_ns);
@@ -355,6 +361,14 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		rio_put_u64(&out, p->slowest_ns);
 		end_record(&out, at);
 	}
+	if (p->wall != NULL) {
+		at = begin_record(&out, PRF_TAG_WALL);
+		rio_put_u64(&out, p->wall->poll_ns);
+		rio_put_u64(&out, p->wall->switches);
+		rio_put_u64(&out, p->wall->reads);
+		rio_put_u64(&out, p->wall->unread_ns);
+		end_record(&out, at);
+	}
 	if (!out.failed) {
 		uint32_t crc = (uint32_t)crc32_z(0, out.data, out.len);
 
@@ -380,6 +394,7 @@ struct decoder {
 	size_t cause_size;
 	struct profil_profile *p;
 	size_t objects_cap, threads_cap, processes_cap;
+	uint32_t version;
 };
 
 __attribute__((format(printf, 2, 3))) static void
@@ -712,12 +727,19 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		uint64_t tid = rio_get_varint(in);
 
 		st->count = rio_get_varint(in);
+		if (d->version >= 2) {
+			st->off_ns = rio_get_varint(in);
+			st->sampled_ns = rio_get_varint(in);
+			st->observations = rio_get_varint(in);
+		}
 		if (in->failed) {
 			*why = "truncated";
 			goto out;
 		}
+		/* a sample count, or (wall) time off the CPU: one of them */
 		if (leaf >= nnodes || pid > UINT32_MAX || tid > UINT32_MAX ||
-		    st->count == 0) {
+		    (st->count == 0) == (st->off_ns == 0) ||
+		    st->sampled_ns > st->off_ns) {
 			*why = "bad stack";
 			goto out;
 		}
@@ -780,7 +802,7 @@ static int
 check_stacks(struct decoder *d)
 {
 	const struct profil_profile *p = d->p;
-	uint64_t *leaves, kernel = 0, unknown = 0, total = 0;
+	uint64_t *leaves, kernel = 0, unknown = 0, total = 0, off = 0;
 	int rc = -1;
 
 	if (p->nstacks == 0)
@@ -789,7 +811,8 @@ check_stacks(struct decoder *d)
 		uint32_t o = p->frames[i].object;
 
 		if (o >= p->nobjects && o != PROFIL_FRAME_KERNEL &&
-		    o != PROFIL_FRAME_UNKNOWN && o != PROFIL_FRAME_CUT) {
+		    o != PROFIL_FRAME_UNKNOWN && o != PROFIL_FRAME_CUT &&
+		    (o != PROFIL_FRAME_OFFCPU || p->wall == NULL)) {
 			say(d, "a stack frame belongs to no object of the profile");
 			return -1;
 		}
@@ -807,6 +830,23 @@ check_stacks(struct decoder *d)
 				say(d, "a stack goes on past its cut");
 				goto out;
 			}
+		for (size_t k = 1; k < st->depth; k++)
+			if (p->frames[st->frames[k]].object == PROFIL_FRAME_OFFCPU) {
+				say(d, "an off-CPU frame that is not a stack's leaf");
+				goto out;
+			}
+		/* off the CPU: time, not samples, and nowhere in the histograms */
+		if ((leaf->object == PROFIL_FRAME_OFFCPU) != (st->off_ns > 0)) {
+			say(d, "a stack's off-CPU time is not at an off-CPU leaf");
+			goto out;
+		}
+		if (st->off_ns > 0) {
+			if (__builtin_add_overflow(off, st->off_ns, &off)) {
+				say(d, "off-CPU times overflow");
+				goto out;
+			}
+			continue;
+		}
 		if (__builtin_add_overflow(total, st->count, &total)) {
 			say(d, "stack counts overflow");
 			goto out;
@@ -873,6 +913,30 @@ decode_weights(struct decoder *d, struct rio_in *in, int *seen,
 	return 0;
 }
 
+/*
+ * How a wall profile was taken (version 2, whose stacks carry time off
+ * the CPU: check_stacks takes off-CPU frames only with this record).
+ */
+static int
+decode_wall(struct decoder *d, struct rio_in *in, const char **why)
+{
+	struct profil_profile *p = d->p;
+
+	if (d->version < 2)
+		return *why = "a wall record in a version 1 file", -1;
+	if (p->wall != NULL)
+		return *why = "a second wall record", -1;
+	if ((p->wall = calloc(1, sizeof *p->wall)) == NULL)
+		return *why = "out of memory", -1;
+	p->wall->poll_ns = rio_get_u64(in);
+	p->wall->switches = rio_get_u64(in);
+	p->wall->reads = rio_get_u64(in);
+	p->wall->unread_ns = rio_get_u64(in);
+	if (in->failed)
+		return *why = "truncated", -1;
+	return 0;
+}
+
 static const char *
 tag_name(unsigned tag)
 {
@@ -885,6 +949,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_SYMBOLS: return "symbols";
 	case PRF_TAG_STACKS: return "stacks";
 	case PRF_TAG_WEIGHTS: return "weights";
+	case PRF_TAG_WALL: return "wall";
 	case PRF_TAG_END: return "end";
 	}
 	return "unknown";
@@ -973,11 +1038,12 @@ decode(struct decoder *d)
 		say(d, "truncated file header at byte %zu", in->len);
 		return -1;
 	}
-	if (version != PRF_VERSION) {
-		say(d, "unsupported version %u (this reader knows %u)", version,
-		    PRF_VERSION);
+	if (version != PRF_VERSION && version != PRF_VERSION_CPU) {
+		say(d, "unsupported version %u (this reader knows %u and %u)",
+		    version, PRF_VERSION_CPU, PRF_VERSION);
 		return -1;
 	}
+	d->version = version;
 	for (;;) {
 		size_t at = in->pos;
 		uint16_t tag = rio_get_u16(in), flags = rio_get_u16(in);
@@ -1040,6 +1106,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_WEIGHTS:
 			rc = decode_weights(d, &payload, &have_weights, &why);
+			break;
+		case PRF_TAG_WALL:
+			rc = decode_wall(d, &payload, &why);
 			break;
 		case PRF_TAG_END: {
 			uint32_t crc = rio_get_u32(&payload);
@@ -1241,6 +1310,7 @@ profil_profile_free(struct profil_profile *p)
 	for (i = 0; i < p->nstacks; i++)
 		free(p->stacks[i].frames);
 	free(p->stacks);
+	free(p->wall);
 	free(p->frames);
 	if (p->kernel_code != NULL) {
 		free(p->kernel_code->code.path);

@@ -10,7 +10,8 @@
 
 #define PRF_MAGIC		"\x89PRF\r\n\x1a\n"
 #define PRF_MAGIC_LEN		8
-#define PRF_VERSION		1
+#define PRF_VERSION		2	/* with wall data; else 1 */
+#define PRF_VERSION_CPU		1	/* a profile of CPU time only */
 
 #define PRF_TAG_HEADER		1
 #define PRF_TAG_OBJECT		2
@@ -20,6 +21,7 @@
 #define PRF_TAG_SYMBOLS		6	/* optional */
 #define PRF_TAG_STACKS		7	/* optional */
 #define PRF_TAG_WEIGHTS		8	/* optional */
+#define PRF_TAG_WALL		9	/* version 2: a wall profile's */
 #define PRF_TAG_END		0xffff
 
 #define PRF_FLAG_OPTIONAL	0x0001	/* readers may skip it if unknown */

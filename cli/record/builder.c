@@ -71,11 +71,17 @@ struct builder {
 	int stacks;
 	struct bfr { int obj; uint64_t addr; } *frames;	/* link addresses */
 	size_t nframes, frames_cap;
-	struct hmap special_frames[3];	/* UNKNOWN, KERNEL, CUT: value -> + 1 */
+	struct hmap special_frames[4];	/* UNKNOWN, KERNEL, CUT, OFFCPU:
+					   value -> + 1 */
 	uint32_t *node_parent, *node_frame;	/* parent + 1 (0: a root) */
 	size_t nnodes, nodes_cap;
 	struct hmap node_index;		/* (parent + 1) << 32 | frame -> + 1 */
 	struct hmap stack_counts;	/* node << 32 | thread -> count */
+	/* wall profiles: node << 32 | thread -> 1 + index in off */
+	struct hmap stack_off;
+	struct boff { uint64_t off_ns, sampled_ns, observations; } *off;
+	size_t noff, off_cap;
+	struct profil_wall *wall;
 };
 
 void
@@ -98,10 +104,11 @@ builder_new(unsigned bucket_bytes)
 	b->bucket_bytes = bucket_bytes;
 	b->kernel_ips = 1;
 	hmap_init(&b->kernel_hist);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		hmap_init(&b->special_frames[i]);
 	hmap_init(&b->node_index);
 	hmap_init(&b->stack_counts);
+	hmap_init(&b->stack_off);
 	hmap_init(&b->thread_index);
 	hmap_init(&b->process_index);
 	elf_version(EV_CURRENT);
@@ -118,10 +125,13 @@ builder_free(struct builder *b)
 		hmap_free(&b->objects[i].hist);
 		hmap_free(&b->objects[i].frames);
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		hmap_free(&b->special_frames[i]);
 	hmap_free(&b->node_index);
 	hmap_free(&b->stack_counts);
+	hmap_free(&b->stack_off);
+	free(b->off);
+	free(b->wall);
 	free(b->frames);
 	free(b->node_parent);
 	free(b->node_frame);
@@ -482,14 +492,14 @@ node_of(struct builder *b, uint32_t parent, uint32_t frame)
 	return (uint32_t)b->nnodes++;
 }
 
-void
-builder_sample_stack(struct builder *b, const struct bframe *frames,
-    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+/* The tree node of frames (leaf first), counted in the flat profile
+   with weight at its leaf if count. */
+static uint32_t
+stack_node(struct builder *b, const struct bframe *frames, size_t n,
+    int count, uint64_t weight, pid_t pid, pid_t tid)
 {
-	uint32_t node = UINT32_MAX, thread;
+	uint32_t node = UINT32_MAX;
 
-	if (n == 0)
-		return;
 	/* outermost in: the tree shares the callers stacks have in common */
 	for (size_t i = n; i-- > 0;) {
 		int obj = frames[i].obj;
@@ -502,7 +512,7 @@ builder_sample_stack(struct builder *b, const struct bframe *frames,
 				addr = frames[i].value;
 			}
 		}
-		if (i == 0) {	/* the leaf: the flat profile's sample */
+		if (i == 0 && count) {	/* the leaf: the flat profile's sample */
 			if (obj >= 0)
 				count_at(b, obj, addr, weight, pid, tid);
 			else if (obj == BFRAME_KERNEL)
@@ -512,9 +522,63 @@ builder_sample_stack(struct builder *b, const struct bframe *frames,
 		}
 		node = node_of(b, node, frame_of(b, obj, addr));
 	}
+	return node;
+}
+
+/* The builder's number for thread tid of pid. */
+static uint32_t
+thread_number(struct builder *b, pid_t pid, pid_t tid)
+{
 	thread_of(b, pid, tid);
-	thread = (uint32_t)(hmap_get(&b->thread_index, (uint64_t)tid) - 1);
+	return (uint32_t)(hmap_get(&b->thread_index, (uint64_t)tid) - 1);
+}
+
+void
+builder_sample_stack(struct builder *b, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+{
+	uint32_t node, thread;
+
+	if (n == 0)
+		return;
+	node = stack_node(b, frames, n, 1, weight, pid, tid);
+	thread = thread_number(b, pid, tid);
 	hmap_add(&b->stack_counts, (uint64_t)node << 32 | thread, weight);
+}
+
+void
+builder_offcpu(struct builder *b, const struct bframe *frames, size_t n,
+    uint64_t off_ns, uint64_t sampled_ns, uint64_t observations, pid_t pid,
+    pid_t tid)
+{
+	uint64_t key, at;
+	struct boff *o;
+
+	if (n == 0 || off_ns == 0 || frames[0].obj != BFRAME_OFFCPU)
+		return;
+	key = (uint64_t)stack_node(b, frames, n, 0, 0, pid, tid) << 32 |
+	    thread_number(b, pid, tid);
+	if ((at = hmap_get(&b->stack_off, key)) == 0) {
+		if (b->noff == b->off_cap) {
+			b->off_cap = b->off_cap ? 2 * b->off_cap : 256;
+			b->off = xrealloc(b->off, b->off_cap * sizeof *b->off);
+		}
+		b->off[b->noff] = (struct boff){ 0, 0, 0 };
+		hmap_add(&b->stack_off, key, ++b->noff);
+		at = b->noff;
+	}
+	o = &b->off[at - 1];
+	o->off_ns += off_ns;
+	o->sampled_ns += sampled_ns < off_ns ? sampled_ns : off_ns;
+	o->observations += observations;
+}
+
+void
+builder_wall(struct builder *b, const struct profil_wall *w)
+{
+	if (b->wall == NULL)
+		b->wall = xcalloc(1, sizeof *b->wall);
+	*b->wall = *w;
 }
 
 /* The profile's frame for builder frame f, objects renumbered by map. */
@@ -523,7 +587,8 @@ profile_frame(const struct bfr *f, const size_t *map)
 {
 	uint32_t object = f->obj >= 0 ? (uint32_t)map[f->obj] :
 	    f->obj == BFRAME_KERNEL ? PROFIL_FRAME_KERNEL :
-	    f->obj == BFRAME_UNKNOWN ? PROFIL_FRAME_UNKNOWN : PROFIL_FRAME_CUT;
+	    f->obj == BFRAME_UNKNOWN ? PROFIL_FRAME_UNKNOWN :
+	    f->obj == BFRAME_OFFCPU ? PROFIL_FRAME_OFFCPU : PROFIL_FRAME_CUT;
 
 	return (struct profil_frame){ object, f->addr };
 }
@@ -539,6 +604,23 @@ by_frame(const void *a, const void *b)
 	if (x->object != y->object)
 		return x->object < y->object ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Stack st's thread and frames from key (node << 32 | thread). */
+static void
+stack_frames(const struct builder *b, uint64_t key, const uint32_t *renumber,
+    struct profil_stack *st)
+{
+	uint32_t leaf = (uint32_t)(key >> 32), depth = 0;
+	const struct bthread *t = &b->threads[(uint32_t)key];
+
+	for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
+		depth++;
+	st->pid = (uint32_t)t->pid;
+	st->tid = (uint32_t)t->tid;
+	st->frames = xcalloc(depth, sizeof *st->frames);
+	for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
+		st->frames[st->depth++] = renumber[b->node_frame[k - 1]];
 }
 
 /*
@@ -568,20 +650,23 @@ finish_stacks(struct builder *b, struct profil_profile *p, const size_t *map)
 	}
 	p->nframes = b->nframes;
 	keys = hmap_sorted_keys(&b->stack_counts, &n);
-	p->stacks = xcalloc(n + 1, sizeof *p->stacks);
+	p->stacks = xcalloc(n + b->noff + 1, sizeof *p->stacks);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t leaf = (uint32_t)(keys[i] >> 32), depth = 0;
-		const struct bthread *t = &b->threads[(uint32_t)keys[i]];
 		struct profil_stack *st = &p->stacks[p->nstacks++];
 
-		for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
-			depth++;
-		st->pid = (uint32_t)t->pid;
-		st->tid = (uint32_t)t->tid;
+		stack_frames(b, keys[i], renumber, st);
 		st->count = hmap_get(&b->stack_counts, keys[i]);
-		st->frames = xcalloc(depth, sizeof *st->frames);
-		for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
-			st->frames[st->depth++] = renumber[b->node_frame[k - 1]];
+	}
+	free(keys);
+	keys = hmap_sorted_keys(&b->stack_off, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct profil_stack *st = &p->stacks[p->nstacks++];
+		const struct boff *o = &b->off[hmap_get(&b->stack_off, keys[i]) - 1];
+
+		stack_frames(b, keys[i], renumber, st);
+		st->off_ns = o->off_ns;
+		st->sampled_ns = o->sampled_ns;
+		st->observations = o->observations;
 	}
 	free(keys);
 	free(frames);
@@ -672,11 +757,16 @@ builder_finish(struct builder *b)
 		struct bthread *t = &b->threads[i];
 		struct bprocess *pr = process_of(b, t->pid);
 
-		if (t->samples == 0 || b->omit_threads)
+		/* a wall profile's threads may have waited only */
+		if ((t->samples == 0 && b->wall == NULL) || b->omit_threads)
 			continue;
 		p->threads[p->nthreads++] = (struct profil_thread){ (uint32_t)t->pid,
 		    (uint32_t)t->tid, xstrdup(t->name ? t->name :
 		    pr->comm ? pr->comm : ""), t->samples };
+	}
+	if (b->wall != NULL) {
+		p->wall = xcalloc(1, sizeof *p->wall);
+		*p->wall = *b->wall;
 	}
 	p->kernel_code = kernel_code(b);
 	p->processes = xcalloc(b->nprocesses, sizeof *p->processes);

@@ -47,7 +47,9 @@ void builder_lost(struct builder *b, uint64_t n);
  */
 enum { BFRAME_UNKNOWN = -1,	/* value: the pc, in no object */
 	BFRAME_KERNEL = -2,	/* value: the kernel address */
-	BFRAME_CUT = -3 };	/* value: PROFIL_CUT_*, the stack ends short */
+	BFRAME_CUT = -3,	/* value: PROFIL_CUT_*, the stack ends short */
+	BFRAME_OFFCPU = -4 };	/* value: PROFIL_OFFCPU_* or a system call:
+				   a wall profile's leaf off the CPU */
 struct bframe {
 	int obj;		/* builder object, or BFRAME_* */
 	uint64_t value;		/* file offset in obj, or as above */
@@ -61,6 +63,18 @@ void builder_stacks(struct builder *b);
  */
 void builder_sample_stack(struct builder *b, const struct bframe *frames,
     size_t n, uint64_t weight, pid_t pid, pid_t tid);
+
+/*
+ * Wall profiles (record --wall).  Time a thread spent off the CPU at a
+ * stack whose leaf, frames[0], is a BFRAME_OFFCPU frame: off_ns in all,
+ * sampled_ns of it apportioned by sampling on so many observations
+ * (profil.h).  Added up per (stack, thread); not in the flat profile.
+ */
+void builder_offcpu(struct builder *b, const struct bframe *frames, size_t n,
+    uint64_t off_ns, uint64_t sampled_ns, uint64_t observations, pid_t pid,
+    pid_t tid);
+/* The profile is a wall profile, taken as w says. */
+void builder_wall(struct builder *b, const struct profil_wall *w);
 
 /* Write no thread records (an engine that cannot tell threads apart). */
 void builder_omit_threads(struct builder *b);

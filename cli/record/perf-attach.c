@@ -23,6 +23,8 @@
 #include "perf-drain.h"
 #include "perf-engine.h"
 #include "perf-events.h"
+#include "wall.h"
+#include "wall.h"
 #include "perf-procs.h"
 #include "procmaps.h"
 #include "record.h"
@@ -166,8 +168,11 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	}
 	perf_engine_identify_kernel(&e);
 	synthesize(&e, pid, tids, ntids);
-	free(tids);
 	start = perf_engine_now_ns();
+	perf_engine_wall_start(&e);
+	for (size_t k = 0; e.wall != NULL && k < ntids; k++)
+		wall_thread_attach(e.wall, pid, tids[k], start);
+	free(tids);
 	cpu0 = process_cpu_ns(pid);
 	pfd = xcalloc((size_t)e.nrings + 2, sizeof *pfd);
 	for (i = 0; i < e.nrings; i++)
@@ -178,7 +183,7 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 		struct signalfd_siginfo si;
 		uint64_t now_cpu;
 
-		poll(pfd, (nfds_t)e.nrings + 2, 200);
+		poll(pfd, (nfds_t)e.nrings + 2, perf_engine_poll_ms(&e, 200));
 		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
 			done = 1;	/* Ctrl-C or a request to stop: detach */
 		if (pidfd >= 0 && (pfd[e.nrings + 1].revents & POLLIN))
@@ -189,10 +194,12 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 		if (now_cpu > cpu0)
 			cpu = now_cpu - cpu0;
 		perf_drain(&e);
+		perf_engine_wall_look(&e);
 	}
 	r->wall_ns = perf_engine_now_ns() - start;
 	r->cpu_ns = cpu;
 	perf_drain(&e);
+	perf_engine_wall_finish(&e, start + r->wall_ns);
 	perf_events_close(&e);
 	r->taken = e.taken;
 	r->weight_sq = e.weight_sq;

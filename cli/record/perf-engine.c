@@ -16,6 +16,15 @@
 #include "perf-procs.h"
 #include "symbols/kernel.h"
 #include "unwind.h"
+#include "wall.h"
+
+/*
+ * --wall: blocked threads are looked at every 5 ms, 200 looks a second
+ * per thread that blocks and wakes in between (a thread parked for the
+ * whole run is looked at once).  Blocks shorter than that are placed
+ * by the looks that fall in them (wall.h).
+ */
+#define WALL_POLL_NS	5000000ull
 
 /*
  * Which kernel, where the kernel is sampled: read once the program is on
@@ -42,6 +51,49 @@ perf_engine_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct unwind_space *
+unwinder_of(void *arg, pid_t pid)
+{
+	struct engine *e = arg;
+
+	return perf_procs_get(e, pid)->uw;
+}
+
+void
+perf_engine_wall_start(struct engine *e)
+{
+	if (e->opts->wall)
+		e->wall = wall_new(e->b, WALL_POLL_NS, e->opts->stack_size,
+		    unwinder_of, e);
+}
+
+void
+perf_engine_wall_finish(struct engine *e, uint64_t end_ns)
+{
+	if (e->wall == NULL)
+		return;
+	wall_finish(e->wall, end_ns);
+	e->result->wall_unreadable = wall_unreadable(e->wall,
+	    &e->result->wall_unreadable_errno);
+	wall_free(e->wall);
+	e->wall = NULL;
+}
+
+int
+perf_engine_poll_ms(const struct engine *e, int poll_ms)
+{
+	int ms = (int)(WALL_POLL_NS / 1000000);
+
+	return e->wall != NULL && poll_ms > ms ? ms : poll_ms;
+}
+
+void
+perf_engine_wall_look(struct engine *e)
+{
+	if (e->wall != NULL && wall_look_due(e->wall, perf_engine_now_ns()))
+		wall_look(e->wall);
 }
 
 void

@@ -25,6 +25,7 @@
 struct ring;				/* perf-events.h */
 struct proc;				/* perf-procs.h */
 struct pending;				/* perf-drain.c */
+struct wall;				/* wall.h */
 
 struct engine {
 	const struct record_opts *opts;
@@ -62,7 +63,21 @@ struct engine {
 	int *set_fds;
 	size_t nset_fds;
 	uint64_t taken, weight_sq;	/* samples, and their weights squared */
+	struct wall *wall;		/* --wall: switches go there */
 };
+
+/*
+ * --wall: start placing time off the CPU (switch records from now on),
+ * and at the end, when the rings are drained for the last time, end it
+ * at end_ns and hand it to the builder (the result says what could not
+ * be read).
+ */
+void perf_engine_wall_start(struct engine *e);
+void perf_engine_wall_finish(struct engine *e, uint64_t end_ns);
+/* How long to wait before the next drain, in ms: poll_ms, or sooner. */
+int perf_engine_poll_ms(const struct engine *e, int poll_ms);
+/* After a drain: look at blocked threads if it is time. */
+void perf_engine_wall_look(struct engine *e);
 
 /* Name the kernel in e's builder, if the kernel is sampled (see there). */
 void perf_engine_identify_kernel(struct engine *e);

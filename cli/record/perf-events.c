@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "budget.h"
 #include "cli.h"
@@ -274,7 +275,18 @@ perf_events_open(struct engine *e, const pid_t *tids, size_t ntids,
 retry:
 	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
 	    e->opts->stack_size, pages);
+	if (e->opts->wall) {
+		/*
+		 * --wall: the times of switches compared with the looks'
+		 * (CLOCK_MONOTONIC), one switch record per switch from the
+		 * event that owns its CPU's ring (or follows it, attached).
+		 */
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		a.context_switch = 1;
+	}
 	set = a;
+	set.context_switch = 0;
 	if (e->nsets > 1) {
 		/* the ring's owner: no samples, every side-band record */
 		a.config = PERF_COUNT_SW_DUMMY;

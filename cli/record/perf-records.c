@@ -17,6 +17,7 @@
 #include "perf-records.h"
 #include "procmaps.h"
 #include "unwind.h"
+#include "wall.h"
 
 /*
  * The user registers a sample carries (REGS_MASK, perf-events.c):
@@ -186,6 +187,8 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 	}
 	builder_sample_stack(e->b, frames, n, weight, pid, tid);
+	if (e->wall != NULL)
+		wall_cpu_sample(e->wall, pid, tid, frames, n);
 }
 
 /*
@@ -314,6 +317,9 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	if (size < sizeof *h + 16)
 		return;
 	memcpy(ids, rec + sizeof *h, 16);
+	if (e->wall != NULL)
+		wall_thread_start(e->wall, (pid_t)ids[0], (pid_t)ids[2],
+		    perf_records_time(rec, size));
 	if (ids[0] == ids[1])
 		return;		/* a new thread: same address space */
 	builder_fork(e->b, (pid_t)ids[0], (pid_t)ids[1]);
@@ -331,6 +337,9 @@ on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
 	if (size < sizeof *h + 16)
 		return;
 	memcpy(ids, rec + sizeof *h, 16);
+	if (e->wall != NULL)
+		wall_thread_exit(e->wall, (pid_t)ids[0], (pid_t)ids[2],
+		    perf_records_time(rec, size));
 	if (ids[0] != ids[2] ||
 	    (at = hmap_get(&e->proc_index, (uint64_t)ids[0])) == 0)
 		return;		/* a thread, or a process we never saw */
@@ -359,6 +368,23 @@ perf_records_apply(struct engine *e, const uint8_t *rec, size_t size)
 	case PERF_RECORD_EXIT:
 		on_exit_record(e, rec, size);
 		break;
+	case PERF_RECORD_SWITCH: {
+		/* --wall: a thread off the CPU or back on it, and when */
+		struct sample_id id = trailer(rec, size);
+
+		if (e->wall == NULL || size < sizeof *h + 16)
+			break;
+		if (!e->opts->follow_children && (pid_t)id.pid != e->result->pid)
+			break;
+		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
+			wall_switch_out(e->wall, (pid_t)id.pid, (pid_t)id.tid,
+			    id.time, (h->misc &
+			    PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
+		else
+			wall_switch_in(e->wall, (pid_t)id.pid, (pid_t)id.tid,
+			    id.time);
+		break;
+	}
 	case PERF_RECORD_LOST: {
 		uint64_t lost;
 

@@ -58,6 +58,7 @@ record_perf(const struct record_opts *o, struct record_result *r,
 		launch_close(&l);
 		return -1;
 	}
+	perf_engine_wall_start(&e);
 	start = perf_engine_now_ns();
 	r->exec_errno = launch_go(&l);
 	perf_engine_identify_kernel(&e);
@@ -67,8 +68,8 @@ record_perf(const struct record_opts *o, struct record_result *r,
 	pfd[e.nrings] = (struct pollfd){ l.signal_fd, POLLIN, 0 };
 	/* until the program ends; with --wait-all, until all it left ends */
 	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
-		poll(pfd, (nfds_t)e.nrings + 1,
-		    l.exited ? 20 : perf_events_poll_ms(&e));
+		poll(pfd, (nfds_t)e.nrings + 1, perf_engine_poll_ms(&e,
+		    l.exited ? 20 : perf_events_poll_ms(&e)));
 		/*
 		 * A ring hangs up when the program's task ends; the events
 		 * its children inherited still write into it: poll no more
@@ -79,10 +80,12 @@ record_perf(const struct record_opts *o, struct record_result *r,
 				pfd[i].fd = -1;
 		launch_poll(&l);
 		perf_drain(&e);
+		perf_engine_wall_look(&e);
 		perf_events_budget_step(&e);
 	}
 	r->wall_ns = perf_engine_now_ns() - start;
 	perf_drain(&e);		/* what the last moments left in the rings */
+	perf_engine_wall_finish(&e, start + r->wall_ns);
 	perf_events_close(&e);
 	free(pfd);
 	launch_finish(&l, o, r);

@@ -27,6 +27,7 @@ struct record_opts {
 	int engine;
 	int follow_children;
 	int wait_all;			/* go on until every descendant ends */
+	int wall;			/* --wall: time off the CPU too */
 	int quiet;
 };
 
@@ -52,6 +53,9 @@ struct record_result {
 	uint64_t throttled;		/* times the kernel throttled sampling */
 	/* the profile's weights record (profil.h): what was taken, how */
 	uint64_t taken, weight_sq, slowest_ns;
+	/* --wall: a process whose blocked stacks could not be read, why */
+	pid_t wall_unreadable;
+	int wall_unreadable_errno;
 };
 
 

@@ -32,6 +32,8 @@
 struct current {
 	pid_t tid;
 	const uint64_t *regs;
+	int no_rbp;		/* regs[6] unknown: a blocked thread's */
+	int only_sp_pc;		/* only rsp and the pc known */
 	uint64_t stack_addr;
 	const unsigned char *stack;
 	size_t size;
@@ -237,8 +239,21 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 	struct current *c = &((struct unwind_space *)arg)->cur;
 
 	/* DWARF 0-16; 16 is the return address column, here the pc */
-	return dwfl_thread_state_registers(thread, 0, UNWIND_NREGS,
-	    (const Dwarf_Word *)c->regs);
+	if (!c->only_sp_pc)
+		return dwfl_thread_state_registers(thread, 0, UNWIND_NREGS,
+		    (const Dwarf_Word *)c->regs);
+	/*
+	 * A blocked thread: its stack pointer and pc, and maybe a frame
+	 * pointer; the others left undefined, so that an unwinding that
+	 * needs one stops rather than goes on from a made-up value.
+	 */
+	if (!dwfl_thread_state_registers(thread, 7, 1,
+	    (const Dwarf_Word *)&c->regs[7]) ||
+	    !dwfl_thread_state_registers(thread, 16, 1,
+	    (const Dwarf_Word *)&c->regs[16]))
+		return false;
+	return c->no_rbp || dwfl_thread_state_registers(thread, 6, 1,
+	    (const Dwarf_Word *)&c->regs[6]);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -643,10 +658,12 @@ memorize(struct unwind_space *s)
 	    &c->out[c->first], c->n - c->first);
 }
 
-size_t
-unwind_stack(struct unwind_space *s, pid_t tid,
-    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
-    size_t size, struct bframe *out, size_t n, size_t max)
+/* unwind_stack, with only_sp_pc/no_rbp as struct current has them. */
+static size_t
+unwind_with(struct unwind_space *s, pid_t tid,
+    const uint64_t regs[UNWIND_NREGS], int only_sp_pc, int no_rbp,
+    uint64_t stack_addr, const void *stack, size_t size, struct bframe *out,
+    size_t n, size_t max)
 {
 	struct current *c = &s->cur;
 	struct bframe known[UNWIND_MAX_DEPTH];
@@ -678,6 +695,8 @@ unwind_stack(struct unwind_space *s, pid_t tid,
 	memset(c, 0, sizeof *c);
 	c->tid = tid;
 	c->regs = regs;
+	c->only_sp_pc = only_sp_pc;
+	c->no_rbp = no_rbp;
 	c->stack_addr = stack_addr;
 	c->stack = stack;
 	c->size = size;
@@ -696,4 +715,74 @@ unwind_stack(struct unwind_space *s, pid_t tid,
 			    "0x%llx\n", (unsigned long long)regs[16]);
 	}
 	return c->n;
+}
+
+size_t
+unwind_stack(struct unwind_space *s, pid_t tid,
+    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
+    size_t size, struct bframe *out, size_t n, size_t max)
+{
+	return unwind_with(s, tid, regs, 0, 0, stack_addr, stack, size, out, n,
+	    max);
+}
+
+/* Whether frames out[from..n) end without a cut, or at one past the copy. */
+static int
+whole(const struct bframe *out, size_t from, size_t n)
+{
+	if (n <= from)
+		return 0;
+	return out[n - 1].obj != BFRAME_CUT ||
+	    out[n - 1].value == PROFIL_CUT_STACK ||
+	    out[n - 1].value == PROFIL_CUT_DEPTH;
+}
+
+#define RBP_TRIES	16	/* frame pointers tried, lowest first */
+
+size_t
+unwind_blocked(struct unwind_space *s, pid_t tid, uint64_t sp, uint64_t pc,
+    const void *stack, size_t size, struct bframe *out, size_t n, size_t max)
+{
+	uint64_t regs[UNWIND_NREGS] = { 0 };
+	struct bframe *best = NULL;
+	size_t got, tries = 0;
+	const uint8_t *bytes = stack;
+
+	regs[7] = sp;
+	regs[16] = pc;
+	got = unwind_with(s, tid, regs, 1, 1, sp, stack, size, out, n, max);
+	if (whole(out, n, got) || size < 16)
+		return got;
+	/*
+	 * Cut: code whose frames are found from the frame pointer (built
+	 * with -fno-omit-frame-pointer) needs rbp, which the kernel does
+	 * not tell.  Where a frame record is (saved rbp, then a return
+	 * address into known code), try it as rbp, lowest first: a wrong
+	 * one makes no whole stack out of return addresses.
+	 */
+	best = xcalloc(max, sizeof *best);
+	memcpy(best, out, got * sizeof *out);
+	for (size_t off = 0; off + 16 <= size && tries < RBP_TRIES; off += 8) {
+		uint64_t saved, ret, at = sp + off;
+		struct bframe f;
+		size_t k;
+
+		memcpy(&saved, bytes + off, 8);
+		memcpy(&ret, bytes + off + 8, 8);
+		if (saved != 0 && (saved <= at || saved - sp >= (uint64_t)1 << 32))
+			continue;
+		unwind_locate(s, ret - 1, &f);
+		if (f.obj < 0)
+			continue;
+		tries++;
+		regs[6] = at;
+		k = unwind_with(s, tid, regs, 1, 0, sp, stack, size, out, n, max);
+		if (whole(out, n, k) && k > got) {
+			free(best);
+			return k;
+		}
+	}
+	memcpy(out, best, got * sizeof *out);
+	free(best);
+	return got;
 }

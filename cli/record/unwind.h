@@ -61,6 +61,19 @@ size_t unwind_stack(struct unwind_space *s, pid_t tid,
     size_t size, struct bframe *out, size_t n, size_t max);
 
 /*
+ * The user-space frames of thread tid blocked in the kernel, from what
+ * /proc tells of it (its stack pointer and pc at the system call) and
+ * size bytes of its stack read from sp: as unwind_stack, the other
+ * registers unknown.  Where the unwinding needs the frame pointer (code
+ * built with frame pointers) and stops short, the frame records on the
+ * stack are tried as its value, and one is kept only if the stack it
+ * gives goes on to the outermost frame (or past the copy).
+ */
+size_t unwind_blocked(struct unwind_space *s, pid_t tid, uint64_t sp,
+    uint64_t pc, const void *stack, size_t size, struct bframe *out, size_t n,
+    size_t max);
+
+/*
  * How the stack memo (stackmemo.h) did: samples it answered and did
  * not, and, with PROFIL_UNWIND_VERIFY=1 in the environment (every answer
  * checked by unwinding again), answers that differed.

@@ -1,0 +1,38 @@
+/*
+ * wall-view.h - a wall profile (record --wall) seen by the views, which
+ * count samples: its time off the CPU turned into intervals of the
+ * sampling interval at an object of its own, "[off-cpu]", whose
+ * "functions" are [off-cpu: read], [off-cpu: futex], ... (kept names, as
+ * `profil archive` keeps them).  Every view then shows wall time as it
+ * shows CPU time: shares of wall time, off-CPU leaves under the stacks
+ * that waited.  Or only the CPU part of it (report --cpu).
+ */
+#ifndef PROFIL_PROFILE_WALL_VIEW_H
+#define PROFIL_PROFILE_WALL_VIEW_H
+
+#include <stdint.h>
+
+#include <profil.h>
+
+#define WALL_VIEW_OBJECT "[off-cpu]"
+
+/*
+ * The wall view of p (a new profile; p is left as it is), or with
+ * cpu_only its CPU part (the off-CPU stacks left out).  NULL if p is not
+ * a wall profile: then p is its own view.  Off-CPU time is rounded to
+ * intervals with the remainder carried from stack to stack, so each
+ * thread's total is off by less than one interval.
+ */
+struct profil_profile *wall_view(const struct profil_profile *p,
+    int cpu_only);
+
+/* The index of the [off-cpu] object in a wall view, or -1 if none. */
+long wall_view_object(const struct profil_profile *p);
+
+/*
+ * Of a wall view's samples, how many are on the CPU: those not at the
+ * [off-cpu] object.
+ */
+uint64_t wall_view_cpu_samples(const struct profil_profile *p);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * blocked.c - blocked threads read from /proc and their memory
+ * (blocked.h).  Nothing here stops, signals or ptraces the thread: its
+ * system call goes on undisturbed (a signal would end poll, epoll_wait,
+ * nanosleep and others with EINTR, whatever SA_RESTART says).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <profil.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "blocked.h"
+
+/* The whole of a small /proc file into buf (NUL-ended): its length, or -1. */
+static ssize_t
+read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return n;
+}
+
+/* Whether the thread is stopped (state T or t in its stat file). */
+static int
+stopped(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512];
+	const char *paren;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (read_small(path, buf, sizeof buf) < 0 ||
+	    (paren = strrchr(buf, ')')) == NULL)
+		return 0;
+	return paren[1] == ' ' && (paren[2] == 'T' || paren[2] == 't');
+}
+
+int
+blocked_site(pid_t pid, pid_t tid, struct blocked_site *site)
+{
+	char path[64], buf[256];
+	long long nr;
+	uint64_t a[6];
+	int n;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid,
+	    (int)tid);
+	if (read_small(path, buf, sizeof buf) < 0)
+		return -1;
+	if (strncmp(buf, "running", 7) == 0)
+		return 0;
+	/* "NR ARG1 .. ARG6 SP PC", or "-1 SP PC" outside a system call */
+	n = sscanf(buf, "%lld %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64
+	    " %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64, &nr, &a[0], &a[1],
+	    &a[2], &a[3], &a[4], &a[5], &site->sp, &site->pc);
+	if (n == 3 && nr == -1) {
+		site->sp = a[0];
+		site->pc = a[1];
+		site->code = stopped(pid, tid) ? PROFIL_OFFCPU_STOPPED :
+		    PROFIL_OFFCPU_PAGE_FAULT;
+		return 1;
+	}
+	if (n != 9 || nr < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	site->code = (uint64_t)nr;
+	return 1;
+}
+
+ssize_t
+blocked_read_stack(pid_t pid, uint64_t addr, void *buf, size_t size)
+{
+	struct iovec local = { buf, size };
+	struct iovec remote = { (void *)(uintptr_t)addr, size };
+
+	/* where the stack ends within, the pages before it (a partial read) */
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0);
+}
