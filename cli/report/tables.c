@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 
 #include "cli.h"
+#include "profile/wall-view.h"
 #include "report.h"
+#include "symbols/offcpu.h"
 #include "table.h"
 
 #define base_name funcs_base_name
@@ -108,9 +110,29 @@ static const struct col flat_cols[] = {
 	{ "inclusive_samples", "incl", COL_INT },
 	{ "inclusive_percent", "%incl", COL_PCT },
 	{ "inclusive_error95", "95%", COL_ERR },
+	{ "inclusive_cpu_percent", "%cpu", COL_PCT },
 };
 static const int flat_text[] = { 3, 4, 5, 6, 2, 0, 1, -1 };
 static const int flat_text_stacks[] = { 3, 4, 8, 9, 6, 2, 0, 1, -1 };
+/*
+ * A wall view's (wall-view.h): shares of wall time, and beside the
+ * inclusive one the part of it on the CPU (of the same whole), so that
+ * "40% of wall, 1% on the CPU" reads at a glance.
+ */
+static const struct col wall_cols[] = {
+	{ "function", "function", COL_STR },
+	{ "object", "object", COL_STR },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%wall", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "cumulative", "cum%", COL_PCT },
+	{ "seconds", "self s", COL_SEC },
+	{ "inclusive_samples", "incl", COL_INT },
+	{ "inclusive_percent", "%incl", COL_PCT },
+	{ "inclusive_error95", "95%", COL_ERR },
+	{ "inclusive_cpu_percent", "%cpu", COL_PCT },
+};
+static const int wall_text[] = { 3, 4, 8, 9, 10, 6, 0, 1, -1 };
 
 static const uint64_t *sort_incl;
 
@@ -130,7 +152,8 @@ report_flat(const struct profil_profile *p, struct funcs *f,
     const struct stacks *s, const struct report_options *o)
 {
 	int stacks = s != NULL && p->nstacks > 0;
-	uint64_t *incl = NULL, *row_incl;
+	long off_obj = stacks ? wall_view_object(p) : -1;
+	uint64_t *incl = NULL, *incl_cpu = NULL, *row_incl, *row_cpu;
 	size_t *order;
 	struct table t;
 	double cumulative = 0;
@@ -146,6 +169,8 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	if (stacks) {
 		incl = stacks_inclusive(s);
 		matched = xcalloc(s->nfuncs + 1, 1);
+		if (off_obj >= 0)
+			incl_cpu = stacks_inclusive_except(s, (size_t)off_obj);
 	}
 	/*
 	 * Sorted by inclusive time, the functions with none of their own
@@ -157,12 +182,15 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	if (nrows > 0)		/* (f->rows is NULL then: not memcpy's to see) */
 		memcpy(rows, f->rows, nrows * sizeof *rows);
 	row_incl = xcalloc(nrows + extra + 1, sizeof *row_incl);
+	row_cpu = xcalloc(nrows + extra + 1, sizeof *row_cpu);
 	order = xcalloc(nrows + extra + 1, sizeof *order);
 	for (i = 0; i < f->nrows; i++) {
 		long fn = stacks ? stacks_func_of_row(s, &f->rows[i]) : -1;
 
 		/* a function in no stack (none should be): its own samples */
 		row_incl[i] = fn >= 0 ? incl[fn] : f->rows[i].samples;
+		if (incl_cpu != NULL)
+			row_cpu[i] = fn >= 0 ? incl_cpu[fn] : 0;
 		if (fn >= 0)
 			matched[fn] = 1;
 	}
@@ -173,6 +201,8 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 			continue;
 		rows[nrows] = (struct func_row){ sf->function, sf->symbol,
 		    sf->object, sf->object_index, sf->start, sf->start, 0 };
+		if (incl_cpu != NULL)
+			row_cpu[nrows] = incl_cpu[k];
 		row_incl[nrows++] = incl[k];
 	}
 	for (i = 0; i < nrows; i++)
@@ -181,7 +211,10 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 		sort_incl = row_incl;
 		qsort(order, nrows, sizeof *order, by_inclusive);
 	}
-	table_init(&t, flat_cols, stacks ? 10 : 7);
+	if (off_obj >= 0)
+		table_init(&t, wall_cols, 11);
+	else
+		table_init(&t, flat_cols, stacks ? 10 : 7);
 	for (i = 0; i < nrows; i++) {
 		const struct func_row *r = &rows[order[i]];
 		uint64_t in = row_incl[order[i]];
@@ -207,11 +240,15 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 			c[8].d = report_percent(in, p->samples);
 			c[9].d = table_error95(in, p->samples);
 		}
+		if (off_obj >= 0)
+			c[10].d = report_percent(row_cpu[order[i]], p->samples);
 	}
-	table_print(&t, o->format, stacks ? flat_text_stacks : flat_text,
-	    o->caption);
+	table_print(&t, o->format, off_obj >= 0 ? wall_text : stacks ?
+	    flat_text_stacks : flat_text, o->caption);
 	table_free(&t);
 	free(incl);
+	free(incl_cpu);
+	free(row_cpu);
 	free(matched);
 	free(rows);
 	free(row_incl);
@@ -261,6 +298,39 @@ report_objects(const struct profil_profile *p, const struct report_options *o)
 	size_t n, i;
 	struct object_share *v = report_object_shares(p, &n);
 	struct table t;
+	long off_obj = wall_view_object(p);
+
+	/*
+	 * A wall view: PROFIL's "I/O system and DOS" counters grown up, the
+	 * time off the CPU by what it waited for, in place of one [off-cpu].
+	 */
+	if (off_obj >= 0) {
+		static char names[OFFCPU_NKINDS][32];
+		uint64_t kinds[OFFCPU_NKINDS] = { 0 };
+		const struct profil_object *ob = &p->objects[off_obj];
+
+		for (i = 0; i < ob->nbuckets; i++)
+			kinds[offcpu_kind(ob->buckets[i].addr)] +=
+			    ob->buckets[i].count;
+		v = xrealloc(v, (n + OFFCPU_NKINDS) * sizeof *v);
+		for (i = 0; i < n && strcmp(v[i].path, WALL_VIEW_OBJECT) != 0; i++)
+			;
+		if (i < n)
+			memmove(&v[i], &v[i + 1], (--n - i) * sizeof *v);
+		for (int k = 0; k < OFFCPU_NKINDS; k++) {
+			size_t j = n++;
+
+			snprintf(names[k], sizeof names[k], "[off-cpu: %s]",
+			    offcpu_kind_name(k));
+			v[j] = (struct object_share){ names[k], "", kinds[k] };
+			for (; j > 0 && v[j].n > v[j - 1].n; j--) {
+				struct object_share tmp = v[j];
+
+				v[j] = v[j - 1];
+				v[j - 1] = tmp;
+			}
+		}
+	}
 
 	table_init(&t, object_cols, 6);
 	for (i = 0; i < n; i++) {
@@ -295,6 +365,40 @@ static const struct col thread_cols[] = {
 	{ "seconds", "seconds", COL_SEC },
 };
 static const int thread_text[] = { 4, 5, 6, 3, 0, 1, 2, -1 };
+/* A wall view's: each thread's time running, blocked and runnable. */
+static const struct col wall_thread_cols[] = {
+	{ "pid", "pid", COL_INT },
+	{ "tid", "tid", COL_INT },
+	{ "name", "name", COL_STR },
+	{ "samples", "samples", COL_INT },
+	{ "percent", "%wall", COL_PCT },
+	{ "error95", "95%", COL_ERR },
+	{ "seconds", "wall s", COL_SEC },
+	{ "running_seconds", "running", COL_SEC },
+	{ "blocked_seconds", "blocked", COL_SEC },
+	{ "runnable_seconds", "runnable", COL_SEC },
+};
+static const int wall_thread_text[] = { 4, 5, 6, 7, 8, 9, 0, 1, 2, -1 };
+
+/* A wall view's thread th: intervals blocked and runnable, from stacks. */
+static void
+thread_waits(const struct profil_profile *p, long off_obj,
+    const struct profil_thread *th, uint64_t *blocked, uint64_t *runnable)
+{
+	*blocked = *runnable = 0;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		const struct profil_frame *leaf = &p->frames[st->frames[0]];
+
+		if (st->pid != th->pid || st->tid != th->tid ||
+		    leaf->object != (uint32_t)off_obj)
+			continue;
+		if (leaf->addr == PROFIL_OFFCPU_RUNNABLE)
+			*runnable += st->count;
+		else
+			*blocked += st->count;
+	}
+}
 
 /* Threads, then processes, most samples first (ties by pid, tid). */
 static int
@@ -334,7 +438,10 @@ report_threads(const struct profil_profile *p, const struct report_options *o)
 	for (i = 0; i < p->nthreads; i++)
 		by[i] = &p->threads[i];
 	qsort(by, p->nthreads, sizeof *by, thread_order);
-	table_init(&t, thread_cols, 7);
+	long off_obj = wall_view_object(p);
+
+	table_init(&t, off_obj >= 0 ? wall_thread_cols : thread_cols,
+	    off_obj >= 0 ? 10 : 7);
 	for (i = 0; i < p->nthreads; i++) {
 		const struct profil_thread *th = by[i];
 		union cell *c;
@@ -351,8 +458,18 @@ report_threads(const struct profil_profile *p, const struct report_options *o)
 		c[4].d = report_percent(th->samples, p->samples);
 		c[5].d = table_error95(th->samples, p->samples);
 		c[6].d = (double)th->samples * (double)p->interval_ns / 1e9;
+		if (off_obj >= 0) {
+			uint64_t blocked, runnable;
+
+			thread_waits(p, off_obj, th, &blocked, &runnable);
+			c[7].d = (double)(th->samples - blocked - runnable) *
+			    (double)p->interval_ns / 1e9;
+			c[8].d = (double)blocked * (double)p->interval_ns / 1e9;
+			c[9].d = (double)runnable * (double)p->interval_ns / 1e9;
+		}
 	}
-	table_print(&t, o->format, thread_text, o->caption);
+	table_print(&t, o->format, off_obj >= 0 ? wall_thread_text :
+	    thread_text, o->caption);
 	table_free(&t);
 	free(by);
 }
