@@ -342,13 +342,14 @@ $(BUILD)/bench/big/big: bench/gen-big.py
 
 bench: all $(BUILD)/bench/overhead $(BENCH_REPORT) $(BUILD)/tests/cxx-workload \
        $(BUILD)/tests/helper-noperf $(BUILD)/bench/bare-sampler \
-       $(BUILD)/bench/pingpong
+       $(BUILD)/bench/pingpong $(BUILD)/bench/parked
 	$(BUILD)/bench/overhead
 	python3 bench/record.py $(BUILD)
 	python3 bench/report.py $(BUILD)
 	python3 bench/stacks.py $(BUILD)
 	python3 bench/engines.py $(BUILD)
 	python3 bench/pingpong.py $(BUILD)
+	python3 bench/wall.py $(BUILD)
 bench-stacks: all $(BENCH_REPORT) $(BUILD)/tests/cxx-workload $(BUILD)/bench/bare-sampler
 	python3 bench/stacks.py $(BUILD)
 bench-report: all $(BENCH_REPORT)
@@ -362,6 +363,13 @@ $(BUILD)/bench/pingpong: bench/pingpong.c
 	$(CC) -O2 -g -o $@ $< -lpthread
 bench-pingpong: all $(BUILD)/bench/pingpong $(BUILD)/tests/helper-noperf
 	python3 bench/pingpong.py $(BUILD)
+# record --wall against the CPU profile: CPU-bound, 1,000 parked threads,
+# ping-pong (bench/wall.py)
+$(BUILD)/bench/parked: bench/parked.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lpthread
+bench-wall: all $(BUILD)/bench/parked $(BUILD)/bench/pingpong
+	python3 bench/wall.py $(BUILD)
 # --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
 bench-budget: all $(BUILD)/tests/workload
 	python3 bench/budget.py $(BUILD)
@@ -393,5 +401,5 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong install clean deps-demo deps-check fuzz fuzz-replay
+.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall install clean deps-demo deps-check fuzz fuzz-replay
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

@@ -65,6 +65,14 @@ struct wall {
 	int unreadable_err;
 	uint8_t *stack;
 	struct profil_wall stats;
+	/*
+	 * Short blocks seen, by process and place (pid << 32 | site ->
+	 * looks), and the unseen time of threads that had no short block
+	 * seen themselves: at the end, placed as their process's were.
+	 */
+	struct hmap proc_looks;
+	struct deferred { pid_t pid, tid; uint64_t ns; } *deferred;
+	size_t ndeferred, deferred_cap;
 };
 
 static uint64_t
@@ -92,6 +100,7 @@ wall_new(struct builder *b, uint64_t poll_ns, unsigned stack_size,
 	hmap_init(&w->index);
 	hmap_init(&w->site_index);
 	hmap_init(&w->unreadable_pids);
+	hmap_init(&w->proc_looks);
 	return w;
 }
 
@@ -112,6 +121,8 @@ wall_free(struct wall *w)
 	hmap_free(&w->index);
 	hmap_free(&w->site_index);
 	hmap_free(&w->unreadable_pids);
+	hmap_free(&w->proc_looks);
+	free(w->deferred);
 	free(w);
 }
 
@@ -228,8 +239,11 @@ end_interval(struct wall *w, struct wthread *t, uint64_t end)
 	if (t->has_look && t->look_t1 >= t->since && t->look_t2 <= end) {
 		a = acc_of(t, t->look_site);
 		a->off_ns += len;
-		if (len < 2 * w->poll_ns)
+		if (len < 2 * w->poll_ns) {
 			a->short_looks++;
+			hmap_add(&w->proc_looks, (uint64_t)(uint32_t)t->pid << 32 |
+			    t->look_site, 1);
+		}
 		t->has_look = 0;
 		return;
 	}
@@ -268,14 +282,23 @@ flush(struct wall *w, struct wthread *t)
 			a->sampled_ns += share;
 			a->observations += a->short_looks;
 		}
-	} else if (left > 0) {
+	} else if (left > 0 &&
+	    hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid)) {
 		struct acc *a = acc_of(t,
 		    site_unplaced(w, PROFIL_OFFCPU_BLOCKED));
 
 		a->off_ns += left;
 		a->sampled_ns += left;
-		if (hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid))
-			w->stats.unread_ns += left;
+		w->stats.unread_ns += left;
+	} else if (left > 0) {
+		/* none of its own seen: as its process's were (wall_finish) */
+		if (w->ndeferred == w->deferred_cap) {
+			w->deferred_cap = w->deferred_cap ? 2 * w->deferred_cap : 64;
+			w->deferred = xrealloc(w->deferred,
+			    w->deferred_cap * sizeof *w->deferred);
+		}
+		w->deferred[w->ndeferred++] = (struct deferred){ t->pid, t->tid,
+		    left };
 	}
 	t->pool_ns = 0;
 	for (size_t i = 0; i < t->naccs; i++) {
@@ -437,9 +460,49 @@ wall_look(struct wall *w)
 	}
 }
 
+/*
+ * Unseen time of a thread that had no short block seen: where its
+ * process's short blocks were seen, in proportion, else nowhere known.
+ */
+static void
+place_deferred(struct wall *w, const struct deferred *d, const uint64_t *keys,
+    size_t nkeys)
+{
+	uint64_t looks = 0, left = d->ns;
+	size_t lo = nkeys, hi = 0;
+	struct bframe unplaced[2] = { { BFRAME_OFFCPU, PROFIL_OFFCPU_BLOCKED },
+		{ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN } };
+
+	for (size_t k = 0; k < nkeys; k++)
+		if ((pid_t)(keys[k] >> 32) == d->pid) {
+			looks += hmap_get(&w->proc_looks, keys[k]);
+			lo = k < lo ? k : lo;
+			hi = k + 1;
+		}
+	if (looks == 0) {
+		builder_offcpu(w->b, unplaced, 2, d->ns, d->ns, 0, d->pid, d->tid);
+		return;
+	}
+	for (size_t k = lo; k < hi && left > 0; k++) {
+		uint64_t n = hmap_get(&w->proc_looks, keys[k]);
+		const struct site *s = &w->sites[(uint32_t)keys[k]];
+		uint64_t share = k + 1 == hi ? left : (uint64_t)((unsigned __int128)
+		    d->ns * n / looks);
+
+		share = share < left ? share : left;
+		left -= share;
+		if (share > 0)
+			builder_offcpu(w->b, s->frames, s->n, share, share, n,
+			    d->pid, d->tid);
+	}
+}
+
 void
 wall_finish(struct wall *w, uint64_t end)
 {
+	uint64_t *keys;
+	size_t nkeys;
+
 	for (size_t i = 0; i < w->nthreads; i++) {
 		struct wthread *t = &w->threads[i];
 
@@ -449,6 +512,10 @@ wall_finish(struct wall *w, uint64_t end)
 			flush(w, t);
 		t->state = T_GONE;
 	}
+	keys = hmap_sorted_keys(&w->proc_looks, &nkeys);
+	for (size_t i = 0; i < w->ndeferred; i++)
+		place_deferred(w, &w->deferred[i], keys, nkeys);
+	free(keys);
 	builder_wall(w->b, &w->stats);
 }
 
