@@ -169,7 +169,7 @@ def prf_files(recorded):
         "empty": b"",
         "magic-only": MAGIC,
         "bad-magic": b"\x89PRF\n\n\x1a\n" + finish(full)[8:],
-        "version-2": finish(full, version=2),
+        "version-3": finish(full, version=3),
         "no-end-record": finish(full)[:-12],
         "checksum": finish(full, crc=0x1A2B3C4D),
         "end-record-length-5": finish(full)[:-12] + record(END, u32(0) + b"x"),

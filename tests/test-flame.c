@@ -584,6 +584,48 @@ test_flame_graph_prunes_small_boxes(void **state)
 	profil_profile_free(p);
 }
 
+/*
+ * A wall profile (record --wall of a 300 ms sleep): its flame graph is of
+ * wall time, the sleep a box of its own under [off-cpu: ...], and
+ * "on the CPU only" switches to the CPU samples.  The expected totals
+ * come from the profile's own numbers: its samples, and its time off
+ * the CPU in whole intervals.
+ */
+static void
+test_flame_graph_of_a_wall_profile(void **state)
+{
+	const char *prf = tmp("flame-wall.prf");
+	char script[PATH_MAX + 64];
+	char *argv[] = { profil_bin, "record", "-q", "--wall", "-o", (char *)prf,
+	    "sh", "-c", script, NULL };
+	struct profil_profile *p;
+	struct run r;
+	char expect[256], cause[256], *page;
+	uint64_t off = 0;
+
+	(void)state;
+	need_stacks();
+	/* some CPU time (any will do: the page is checked against the
+	   profile's own counts), then the sleep */
+	snprintf(script, sizeof script, "%s split 0.05 && sleep 0.3", workload);
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	p = profil_profile_read(prf, cause, sizeof cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	for (size_t i = 0; i < p->nstacks; i++)
+		off += p->stacks[i].off_ns;
+	assert_true(off >= 300000000ull);	/* the sleep, at least */
+	page = html_of(prf, tmp("flame-wall.html"));
+	assert_non_null(strstr(page, "[off-cpu: clock_nanosleep]"));
+	snprintf(expect, sizeof expect, "{\"total\":%llu,\"cpu\":%llu}",
+	    (unsigned long long)(p->samples + off / p->interval_ns),
+	    (unsigned long long)p->samples);
+	browser_check(tmp("flame-wall.html"), tmp("flame-wall.png"), expect);
+	free(page);
+	profil_profile_free(p);
+}
+
 /* Recorded without stacks: the section says what it needs. */
 static void
 test_flame_graph_without_stacks(void **state)
@@ -703,6 +745,7 @@ main(void)
 		cmocka_unit_test(test_flame_graph_in_browser),
 		cmocka_unit_test(test_flame_graph_prunes_small_boxes),
 		cmocka_unit_test(test_flame_graph_without_stacks),
+		cmocka_unit_test(test_flame_graph_of_a_wall_profile),
 		cmocka_unit_test(test_flame_graph_nested_inlines),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);

@@ -211,8 +211,8 @@ test_damage_is_refused(void **state)
 	data[0] = 'X';
 	expect_refusal(data, size, "bad magic");
 	data[0] = 0x89;
-	data[PRF_MAGIC_LEN] = 2;
-	expect_refusal(data, size, "unsupported version 2");
+	data[PRF_MAGIC_LEN] = 3;	/* 1 and 2 (wall profiles) are known */
+	expect_refusal(data, size, "unsupported version 3");
 	data[PRF_MAGIC_LEN] = 1;
 	data[PRF_MAGIC_LEN + 4 + 4] = 0xff;	/* header length past the end */
 	data[PRF_MAGIC_LEN + 4 + 5] = 0xff;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "profile/wall-view.h"
 #include "report.h"
 
 /*
@@ -23,6 +24,7 @@
 
 struct node {
 	uint64_t count;		/* samples with this path on their stack */
+	uint64_t cpu;		/*   of which on the CPU (a wall view's) */
 	size_t parent;		/* NONE for the root */
 	uint32_t func;		/* into s->funcs; UINT32_MAX for the root */
 	size_t child, sibling;	/* first child, next sibling; 0: none (the
@@ -74,7 +76,7 @@ child_of(struct tree *t, size_t parent, uint32_t func)
 		t->cap *= 2;
 		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
 	}
-	t->v[t->n] = (struct node){ 0, parent, func, 0, t->v[parent].child };
+	t->v[t->n] = (struct node){ 0, 0, parent, func, 0, t->v[parent].child };
 	t->v[parent].child = t->n;
 	t->slots[k] = t->n;
 	return t->n++;
@@ -88,17 +90,23 @@ build(struct tree *t, const struct stacks *s)
 
 	t->cap = 1024;
 	t->v = xmalloc(t->cap * sizeof *t->v);
-	t->v[0] = (struct node){ 0, NONE, UINT32_MAX, 0, 0 };
+	long off = wall_view_object(p);
+
+	t->v[0] = (struct node){ 0, 0, NONE, UINT32_MAX, 0, 0 };
 	t->n = 1;
 	for (size_t i = 0; i < p->nstacks; i++) {
-		size_t depth = stacks_funcs_of(s, &p->stacks[i], funcs,
-		    STACKS_MAX_DEPTH), at = 0;
+		const struct profil_stack *st = &p->stacks[i];
+		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH), at = 0;
+		uint64_t cpu = off >= 0 &&
+		    p->frames[st->frames[0]].object == (uint32_t)off ? 0 : st->count;
 
-		t->v[0].count += p->stacks[i].count;
+		t->v[0].count += st->count;
+		t->v[0].cpu += cpu;
 		/* funcs are leaf first; the tree grows from the outermost */
 		for (size_t k = depth; k-- > 0;) {
 			at = child_of(t, at, funcs[k]);
-			t->v[at].count += p->stacks[i].count;
+			t->v[at].count += st->count;
+			t->v[at].cpu += cpu;
 		}
 	}
 }
@@ -151,6 +159,8 @@ static const char intro[] =
 "zoom into it, the bottom box or <i>Reset</i> to zoom out. "
 "<span class=\"key\" style=\"background:#e8793a\"></span>program and "
 "libraries, <span class=\"key\" style=\"background:#6fa8dc\"></span>kernel, "
+"<span class=\"key\" style=\"background:#b9a3dc\"></span>off the CPU "
+"(a wall profile; <i>on the CPU only</i> shows the CPU part), "
 "<span class=\"key\" style=\"background:#a9a9a9\"></span>stack cut (the "
 "unwinder stopped; the box says why), "
 "<span class=\"key\" style=\"background:#d020e0\"></span>search match.</p>\n";
@@ -160,6 +170,8 @@ static const char tools[] =
 "placeholder=\"search functions: regex or text\" aria-label=\"search "
 "functions (a regular expression, or plain text)\" size=\"36\">"
 "<button id=\"flame-reset\" type=\"button\">Reset zoom</button>"
+"<label hidden><input id=\"flame-cpu\" type=\"checkbox\"> on the CPU only"
+"</label>"
 "<span id=\"flame-match\" aria-live=\"polite\"></span></div>\n"
 "<div class=\"flame\" id=\"flame\"><svg id=\"flame-svg\" "
 "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"flame "
@@ -174,14 +186,19 @@ static const char tools[] =
 static const char script[] =
 "(function(){\n"
 "var el=document.getElementById('flame-data');if(!el)return;\n"
-"var d=JSON.parse(el.textContent),n=d.count.length,total=d.total,scale=d.scale||1;\n"
+"var d=JSON.parse(el.textContent),n=d.count.length,total=d.total,scale=d.scale||1,cnt=d.count;\n"
 "var box=document.getElementById('flame'),svg=document.getElementById('flame-svg');\n"
 "var tip=document.getElementById('flame-tip'),search=document.getElementById('flame-search');\n"
 "var shown=document.getElementById('flame-match'),NS='http://www.w3.org/2000/svg',ROW=18;\n"
 "var x0=new Float64Array(n),used=new Float64Array(n),depth=new Int32Array(n),end=new Int32Array(n);\n"
 "var deepest=0,zoom=0,matches=null,i;\n"
-"for(i=1;i<n;i++){var p=d.parent[i];depth[i]=depth[p]+1;x0[i]=x0[p]+used[p];\n"
-" used[p]+=d.count[i];if(depth[i]>deepest)deepest=depth[i];}\n"
+"function lay(){used.fill(0);for(i=1;i<n;i++){var p=d.parent[i];depth[i]=depth[p]+1;x0[i]=x0[p]+used[p];\n"
+" used[p]+=cnt[i];if(depth[i]>deepest)deepest=depth[i];}}lay();\n"
+/* a wall profile: on-CPU counts beside, and a switch between the two */
+"var cpuBox=document.getElementById('flame-cpu');\n"
+"if(d.cpu&&cpuBox){cpuBox.parentNode.hidden=false;cpuBox.addEventListener('change',function(){\n"
+" cnt=cpuBox.checked?d.cpu:d.count;total=cpuBox.checked?d.cputotal:d.total;zoom=0;lay();\n"
+" if(search.value)find();else render();});}\n"
 "for(i=n-1;i>=0;i--){if(end[i]<i)end[i]=i;if(i>0&&end[d.parent[i]]<end[i])end[d.parent[i]]=end[i];}\n"
 "function fn(i){return d.func[i]<0?null:d.funcs[d.func[i]];}\n"
 "function name(i){var f=fn(i);return f?f[0]:'all';}\n"
@@ -190,6 +207,7 @@ static const char script[] =
 " return 100*z*Math.sqrt(p*(1-p)/n+z*z/(4*n*n))/(1+z*z/n);}\n"
 "function pct(k){return total?100*k/total:0;}\n"
 "function colour(i){var f=fn(i),h=0,s,k;if(!f)return '#c8c8c8';\n"
+" if(f[2]&8)return 'hsl(265,45%,'+(68+i%10)+'%)';\n"
 " if(f[2]&2)return '#a9a9a9';if(f[2]&4)return '#d3d3d3';\n"
 " for(s=f[0],k=0;k<s.length;k++)h=(h*31+s.charCodeAt(k))>>>0;\n"
 " if(f[2]&1)return 'hsl('+(195+h%30)+',60%,'+(62+(h>>>8)%14)+'%)';\n"
@@ -198,25 +216,25 @@ static const char script[] =
 "function add(frag,i,x,w,dim){\n"
 " var g=document.createElementNS(NS,'g'),r=document.createElementNS(NS,'rect'),y=(deepest-depth[i])*ROW;\n"
 " g.setAttribute('class','fg-box'+(dim?' fg-dim':'')+(matches&&matches[i]?' fg-match':''));\n"
-" g.setAttribute('data-i',i);g.setAttribute('data-name',name(i));g.setAttribute('data-count',d.count[i]);\n"
+" g.setAttribute('data-i',i);g.setAttribute('data-name',name(i));g.setAttribute('data-count',cnt[i]);\n"
 " r.setAttribute('x',x);r.setAttribute('y',y);r.setAttribute('width',w);r.setAttribute('height',ROW-1);\n"
 " r.setAttribute('fill',colour(i));g.appendChild(r);\n"
 " var t=fit(name(i),w);if(t){var e=document.createElementNS(NS,'text');\n"
 "  e.setAttribute('x',x+3);e.setAttribute('y',y+ROW-5);e.textContent=t;g.appendChild(e);}\n"
 " frag.appendChild(g);}\n"
 "function render(){\n"
-" var W=box.clientWidth||960,H=(deepest+1)*ROW,scale=W/d.count[zoom],lo=x0[zoom],frag=document.createDocumentFragment(),a;\n"
+" var W=box.clientWidth||960,H=(deepest+1)*ROW,scale=cnt[zoom]?W/cnt[zoom]:0,lo=x0[zoom],frag=document.createDocumentFragment(),a;\n"
 " svg.setAttribute('width',W);svg.setAttribute('height',H);svg.setAttribute('viewBox','0 0 '+W+' '+H);\n"
 " for(a=zoom;a>=0;a=d.parent[a])add(frag,a,0,W,a!==zoom);\n"
-" for(i=zoom+1;i<=end[zoom];i++){var w=d.count[i]*scale;\n"
+" for(i=zoom+1;i<=end[zoom];i++){var w=cnt[i]*scale;\n"
 "  if(w<0.5){i=end[i];continue;}add(frag,i,(x0[i]-lo)*scale,w,false);}\n"
 " while(svg.firstChild)svg.removeChild(svg.firstChild);svg.appendChild(frag);}\n"
 "function boxOf(e){var g=e.target.closest?e.target.closest('g.fg-box'):null;return g?+g.getAttribute('data-i'):-1;}\n"
 "svg.addEventListener('click',function(e){var i=boxOf(e);if(i>=0){zoom=i;render();}});\n"
 "svg.addEventListener('mousemove',function(e){var i=boxOf(e);if(i<0){tip.hidden=true;return;}\n"
 " var f=fn(i),lines=[name(i),!f?'every sample':f[2]&2?'the unwinder stopped here':\n"
-"  f[1]+(f[2]&1?' (kernel)':''),\n"
-"  d.count[i]+' samples, '+pct(d.count[i]).toFixed(2)+'% \\u00b1 '+err95(d.count[i],total).toFixed(2)+' of all'];\n"
+"  f[2]&8?'off the CPU':f[1]+(f[2]&1?' (kernel)':''),\n"
+"  cnt[i]+(d.cpu&&cnt!==d.cpu?' intervals of wall time, ':' samples, ')+pct(cnt[i]).toFixed(2)+'% \\u00b1 '+err95(cnt[i],total).toFixed(2)+' of all'];\n"
 " while(tip.firstChild)tip.removeChild(tip.firstChild);\n"
 " lines.forEach(function(s,k){var e=document.createElement(k?'div':'b');e.textContent=s;tip.appendChild(e);});\n"
 " var r=box.getBoundingClientRect(),x=e.clientX-r.left+14;\n"
@@ -231,7 +249,7 @@ static const char script[] =
 " catch(x){test=function(s){return s.indexOf(q)>=0;};}\n"
 " fm=d.funcs.map(function(f){return test(f[0]);});matches=new Uint8Array(n);under=new Uint8Array(n);\n"
 " for(i=1;i<n;i++){var p=d.parent[i];under[i]=under[p]||matches[p];matches[i]=fm[d.func[i]]?1:0;\n"
-"  if(matches[i]&&!under[i])sum+=d.count[i];}\n"
+"  if(matches[i]&&!under[i])sum+=cnt[i];}\n"
 " shown.setAttribute('data-samples',sum);\n"
 " shown.textContent='matched: '+pct(sum).toFixed(2)+'% \\u00b1 '+err95(sum,total).toFixed(2)+\n"
 "  ' of all ('+sum+' of '+total+' samples)';render();}\n"
@@ -324,9 +342,10 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 		json_string(fp, fn->function);
 		fputc(',', fp);
 		json_string(fp, fn->object);
-		/* 1 kernel, 2 stack cut, 4 unknown code */
+		/* 1 kernel, 2 stack cut, 4 unknown code, 8 off the CPU */
 		fprintf(fp, ",%d]", (fn->kernel ? 1 : 0) | (fn->cut ? 2 : 0) |
-		    (strcmp(fn->object, "[unknown]") == 0 ? 4 : 0));
+		    (strcmp(fn->object, "[unknown]") == 0 ? 4 : 0) |
+		    (strcmp(fn->object, WALL_VIEW_OBJECT) == 0 ? 8 : 0));
 	}
 	fputs("],\n\"parent\":[-1", fp);
 	for (size_t k = 1; k < norder; k++)
@@ -338,6 +357,13 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 	for (size_t k = 0; k < norder; k++)
 		fprintf(fp, k ? ",%llu" : "%llu",
 		    (unsigned long long)t.v[order[k]].count);
+	if (wall_view_object(p) >= 0) {
+		fprintf(fp, "],\n\"cputotal\":%llu,\n\"cpu\":[",
+		    (unsigned long long)t.v[0].cpu);
+		for (size_t k = 0; k < norder; k++)
+			fprintf(fp, k ? ",%llu" : "%llu",
+			    (unsigned long long)t.v[order[k]].cpu);
+	}
 	fprintf(fp, "]}</script>\n<script>\n%s</script>\n", script);
 
 	free(fmap);

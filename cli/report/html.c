@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "profile/wall-view.h"
 #include "report.h"
 #include "table.h"
 
@@ -126,8 +127,17 @@ meta(FILE *fp, const struct profil_profile *p)
 	fprintf(fp, "<tr><th class=\"n\">CPU time</th><td>%.3f s in %.3f s of "
 	    "wall time</td></tr>\n", (double)p->cpu_ns / 1e9,
 	    (double)p->duration_ns / 1e9);
-	/* as the text caption's note: time the clocks never saw */
-	if (p->cpu_ns > 0 && p->interval_ns > 0) {
+	/* a wall view: the threads' time, on the CPU and off it */
+	if (wall_view_object(p) >= 0) {
+		uint64_t on = wall_view_cpu_samples(p);
+
+		fprintf(fp, "<tr><th class=\"n\">wall profile</th><td>%.3f s of "
+		    "the threads' time: %.3f s on the CPU, %.3f s off it</td>"
+		    "</tr>\n", (double)p->samples * (double)p->interval_ns / 1e9,
+		    (double)on * (double)p->interval_ns / 1e9,
+		    (double)(p->samples - on) * (double)p->interval_ns / 1e9);
+	} else if (p->cpu_ns > 0 && p->interval_ns > 0) {
+		/* as the text caption's note: time the clocks never saw */
 		double seen;
 		int unsampled = report_unsampled(p, &seen);
 
@@ -328,7 +338,8 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 	for (size_t i = 0; i < p->nobjects; i++) {
 		size_t k;
 
-		if (p->objects[i].nbuckets == 0)
+		/* (a wall view's [off-cpu] has no addresses to picture) */
+		if (p->objects[i].nbuckets == 0 || (long)i == wall_view_object(p))
 			continue;
 		for (k = n; k > 0 && p->objects[order[k - 1]].samples <
 		    p->objects[i].samples; k--)

@@ -11,6 +11,9 @@
 //            gives its samples, share and 95% error
 //   searches [{re, matched}]: re typed into the search box, the samples the
 //            page must say match (and their share of total, to 2 decimals)
+//   cpu      a wall profile's samples on the CPU: "on the CPU only" is
+//            offered, and ticked makes the root box that many, each box as
+//            wide as its CPU count says; unticked, the wall view is back
 // Prints "ok" and writes a screenshot; exits 1 with the reasons otherwise.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -113,6 +116,29 @@ async function flame(page, expect, problems) {
 			'% \u00b1 ' + error95(target.count, total).toFixed(2);
 		if (!text.includes(expect.zoom) || !text.includes(want))
 			problems.push('hover text "' + text + '" lacks "' + want + '"');
+	}
+
+	if (expect.cpu !== undefined) {
+		const toggle = page.locator('#flame-cpu');
+		if (!(await toggle.isVisible()))
+			problems.push('a wall profile without the "on the CPU only" switch');
+		else {
+			await toggle.check();
+			const now = await boxes(page), r = now.find((b) => b.i === 0);
+			if (!r || r.count !== expect.cpu || !near(r.w, width))
+				problems.push('on the CPU only: root ' + JSON.stringify(r) +
+					', want ' + expect.cpu + ' samples');
+			for (const b of now)
+				if (r && !near(b.w, width * b.count / r.count))
+					problems.push('on the CPU only: box ' + b.name + ' at ' +
+						b.w + ' for ' + b.count);
+			if (now.some((b) => /off-cpu/.test(b.name) && b.count > 0))
+				problems.push('on the CPU only: an off-CPU box has samples');
+			await toggle.uncheck();
+			const back = (await boxes(page)).find((b) => b.i === 0);
+			if (!back || back.count !== total)
+				problems.push('unticked: root ' + JSON.stringify(back) + ', want ' + total);
+		}
 	}
 
 	for (const search of expect.searches || []) {
