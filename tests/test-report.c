@@ -848,6 +848,118 @@ test_stripped_program(void **state)
 		fail_msg("no word on the stripped object: %s", r.err);
 }
 
+/* The CSV of report with args (NULL-ended) on prf, header line left out. */
+static char *
+csv_of(const char *prf, const char *a, const char *b)
+{
+	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf,
+	    (char *)a, (char *)b, NULL };
+	static struct run r;
+	char *nl;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("report %s exited %d: %s", a ? a : "", r.status, r.err);
+	nl = strchr(r.out, '\n');
+	assert_non_null(nl);
+	return strdup(nl + 1);
+}
+
+/*
+ * A wall profile's views (record --wall of sh running the workload, then
+ * sleep 0.3): the sleep is 0.3 s blocked in the sleep process's thread
+ * (--threads), 0.3 s of "sleep" among the kinds of waiting (--objects),
+ * and a flat row [off-cpu: clock_nanosleep] that is all wall and no CPU;
+ * --cpu leaves every off-CPU row out and counts the CPU samples alone.
+ * The margins: switch intervals are exact, so what is left is the
+ * sleep's own overshoot (timer slack, 50 us by default, and the wake-up)
+ * and the blocks of the sleep process's start (page faults of exec,
+ * some milliseconds on a loaded machine): 0.3 s to 0.35 s.
+ */
+static void
+test_wall_views(void **state)
+{
+	const char *prf = tmp("wall-views.prf");
+	char script[PATH_MAX + 64], *csv, *line, *save, *f[12];
+	char *argv[] = { profil_bin, "record", "-q", "--wall", "-o", (char *)prf,
+	    "sh", "-c", script, NULL };
+	char *cpu_only[] = { profil_bin, "report", "--cpu", (char *)tmp("report.prf"),
+	    NULL };
+	struct profil_profile *p;
+	struct run r;
+	char cause[256];
+	double sleep_thread = -1, sleep_kind = -1, cpu_pct = -1, wall_pct = -1;
+	uint64_t cpu_samples = 0;
+
+	(void)state;
+	if (!harness_perf_allowed())
+		SKIP("perf events refused here: --wall needs the perf engine");
+	snprintf(script, sizeof script, "%s split 0.05 && sleep 0.3", workload);
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	p = profil_profile_read(prf, cause, sizeof cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	assert_non_null(p->wall);
+
+	csv = csv_of(prf, "--threads", NULL);
+	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n",
+	    &save)) {
+		assert_int_equal(csv_fields(line, f, 12), 10);
+		if (strcmp(f[2], "sleep") == 0)
+			sleep_thread = atof(f[8]);
+	}
+	free(csv);
+	if (sleep_thread < 0.3 || sleep_thread > 0.35)
+		fail_msg("the sleep thread blocked %.4f s", sleep_thread);
+
+	csv = csv_of(prf, "--objects", NULL);
+	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n",
+	    &save)) {
+		assert_int_equal(csv_fields(line, f, 12), 6);
+		if (strcmp(f[0], "[off-cpu: sleep]") == 0)
+			sleep_kind = atof(f[5]);
+	}
+	free(csv);
+	if (sleep_kind < 0.3 || sleep_kind > 0.35)
+		fail_msg("[off-cpu: sleep] has %.4f s", sleep_kind);
+
+	csv = csv_of(prf, NULL, NULL);
+	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n",
+	    &save)) {
+		assert_int_equal(csv_fields(line, f, 12), 11);
+		if (strcmp(f[0], "[off-cpu: clock_nanosleep]") == 0) {
+			wall_pct = atof(f[8]);
+			cpu_pct = atof(f[10]);
+		}
+	}
+	free(csv);
+	if (!(wall_pct > 0 && cpu_pct == 0))
+		fail_msg("[off-cpu: clock_nanosleep]: %.2f%% of wall, %.2f%% on "
+		    "the CPU", wall_pct, cpu_pct);
+
+	csv = csv_of(prf, "--cpu", NULL);
+	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n",
+	    &save)) {
+		assert_int_equal(csv_fields(line, f, 12), 10);
+		if (strstr(f[0], "[off-cpu") != NULL)
+			fail_msg("--cpu shows %s", f[0]);
+		cpu_samples += strtoull(f[2], NULL, 10);
+	}
+	free(csv);
+	assert_true(cpu_samples == p->samples);
+	profil_profile_free(p);
+
+	/* --cpu of a CPU profile: one line, a usage error */
+	run(&r, (char *[]){ profil_bin, "record", "-q", "-o", (char *)tmp("report.prf"),
+	    workload, "split", "0.02", NULL });
+	assert_int_equal(r.status, 0);
+	run(&r, cpu_only);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "CPU profile already"));
+	assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));
+}
+
 int
 main(void)
 {
@@ -863,6 +975,7 @@ main(void)
 		cmocka_unit_test(test_inline_view),
 		cmocka_unit_test(test_wide_buckets_shared_by_bytes),
 		cmocka_unit_test(test_stripped_program),
+		cmocka_unit_test(test_wall_views),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }
