@@ -210,6 +210,29 @@ acc_of(struct wthread *t, uint32_t site)
 	return &t->accs[t->naccs++];
 }
 
+/* len of t's time runnable: where its last CPU sample was (sampled). */
+static void
+add_runnable(struct wall *w, struct wthread *t, uint64_t len)
+{
+	struct bframe f[SITE_MAX];
+	size_t n = t->nlast < SITE_MAX - 1 ? t->nlast : SITE_MAX - 1;
+	uint32_t site;
+	struct acc *a;
+
+	f[0] = (struct bframe){ BFRAME_OFFCPU, PROFIL_OFFCPU_RUNNABLE };
+	if (n > 0) {
+		memcpy(&f[1], t->last, n * sizeof *f);
+		site = site_of(w, f, n + 1);
+	} else
+		site = site_unplaced(w, PROFIL_OFFCPU_RUNNABLE);
+	a = acc_of(t, site);
+	a->off_ns += len;
+	if (n > 0) {		/* placed where the last sample was */
+		a->sampled_ns += len;
+		a->observations++;
+	}
+}
+
 /* The interval off the CPU since t->since ends at end: place it. */
 static void
 end_interval(struct wall *w, struct wthread *t, uint64_t end)
@@ -218,22 +241,7 @@ end_interval(struct wall *w, struct wthread *t, uint64_t end)
 	struct acc *a;
 
 	if (t->preempted) {
-		struct bframe f[SITE_MAX];
-		size_t n = t->nlast < SITE_MAX - 1 ? t->nlast : SITE_MAX - 1;
-		uint32_t site;
-
-		f[0] = (struct bframe){ BFRAME_OFFCPU, PROFIL_OFFCPU_RUNNABLE };
-		if (n > 0) {
-			memcpy(&f[1], t->last, n * sizeof *f);
-			site = site_of(w, f, n + 1);
-		} else
-			site = site_unplaced(w, PROFIL_OFFCPU_RUNNABLE);
-		a = acc_of(t, site);
-		a->off_ns += len;
-		if (n > 0) {		/* placed where the last sample was */
-			a->sampled_ns += len;
-			a->observations++;
-		}
+		add_runnable(w, t, len);
 		return;
 	}
 	if (t->has_look && t->look_t1 >= t->since && t->look_t2 <= end) {
@@ -440,6 +448,69 @@ look(struct wall *w, struct wthread *t)
 	t->look_t1 = t1;
 	t->look_t2 = now_ns();
 	t->has_look = 1;
+}
+
+int
+wall_look_now(struct wall *w, pid_t pid, pid_t tid)
+{
+	struct wthread *t = thread_of(w, pid, tid);
+	int had = t->has_look, rc;
+	uint32_t site = t->look_site;
+
+	if (hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)pid))
+		return -1;
+	t->has_look = 0;
+	t->tried = 0;
+	t->state = T_UNKNOWN;
+	look(w, t);
+	rc = t->has_look ? 1 : t->state == T_ON ? 0 : -1;
+	/* no switches here: nothing for wall_finish to end */
+	t->state = T_ON;
+	if (rc != 1) {
+		/* running, or unreadable: its place stays the last one seen */
+		t->has_look = had;
+		t->look_site = site;
+	}
+	return rc;
+}
+
+void
+wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
+{
+	struct wthread *t = thread_of(w, pid, tid);
+	struct acc *a;
+
+	if (ns == 0)
+		return;
+	if (!t->has_look) {
+		t->pool_ns += ns;
+		return;
+	}
+	a = acc_of(t, t->look_site);
+	a->off_ns += ns;
+	if (!exact) {
+		a->sampled_ns += ns;
+		a->observations++;
+		a->short_looks++;
+		hmap_add(&w->proc_looks, (uint64_t)(uint32_t)pid << 32 |
+		    t->look_site, 1);
+	}
+}
+
+void
+wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
+{
+	if (ns > 0)
+		add_runnable(w, thread_of(w, pid, tid), ns);
+}
+
+void
+wall_thread_done(struct wall *w, pid_t pid, pid_t tid)
+{
+	struct wthread *t = thread_of(w, pid, tid);
+
+	flush(w, t);
+	t->state = T_GONE;
 }
 
 void

@@ -70,6 +70,29 @@ int wall_look_due(const struct wall *w, uint64_t now);
 void wall_finish(struct wall *w, uint64_t end);
 
 /*
+ * For a source without switch records (the timer engine, wall-stat.h),
+ * which knows how long a thread was blocked or runnable between two
+ * readings of its counters, not when:
+ *
+ * Look at the thread now: 1 if it is blocked (where, kept as its place
+ * from now on), 0 if running (its place stays the last one seen), -1 if
+ * it cannot be read.
+ */
+int wall_look_now(struct wall *w, pid_t pid, pid_t tid);
+/*
+ * ns of the thread's time blocked, at its place: exact if it was seen
+ * there before and after without running in between, else sampled
+ * (where blocks were seen stands for where they were).  With no place
+ * seen yet, as its unseen blocks are (wall_finish).
+ */
+void wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns,
+    int exact);
+/* ns of the thread's time runnable: at its last CPU sample (sampled). */
+void wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
+/* The thread has ended (or is no longer followed): its time is done. */
+void wall_thread_done(struct wall *w, pid_t pid, pid_t tid);
+
+/*
  * A process whose blocked threads could not be read (EACCES, EPERM):
  * its pid and the errno, or 0 if there was none.
  */

@@ -1,0 +1,49 @@
+/*
+ * timer-slots.h - the timer engine's processes: each slot the injected
+ * library took in the shared region (lib/agent.h) is a process image,
+ * whose executable mappings are read from /proc/PID/maps while it lives
+ * and kept, with every one they replaced, for placing its pcs and
+ * unwinding its stacks.
+ */
+#ifndef PROFIL_RECORD_TIMER_SLOTS_H
+#define PROFIL_RECORD_TIMER_SLOTS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "addrspace.h"
+#include "agent.h"
+#include "builder.h"
+
+/*
+ * A process image the agent took a slot for.  Its space holds the
+ * mappings as last read, and every one they replaced: its pcs are
+ * placed at the end, without their times (addr_space_find_ever).
+ */
+struct slot_maps {
+	pid_t pid;
+	int gone;			/* maps no longer the slot's: stop reading */
+	uint64_t text;			/* agent_proc.text */
+	struct addr_space *space;	/* with its history; NULL until opened */
+	struct unwind_space *uw;	/* with call stacks: its unwinder */
+};
+
+/*
+ * Open the slots filled since the last look (their processes named and
+ * forked in b); with fresh, read their maps at once too.  1 if any was
+ * new.
+ */
+int timer_slots_open_new(struct builder *b, struct agent_region *r,
+    struct slot_maps *slots, int fresh);
+/* Open new slots, and read the maps of every live one. */
+void timer_slots_snapshot_all(struct builder *b, struct agent_region *r,
+    struct slot_maps *slots);
+/*
+ * The mapping that holds pc in slot s, at any time it was read, or NULL
+ * if none does or if two that do would put it in different code (the
+ * address was reused).
+ */
+const struct addr_map *timer_slots_map(const struct slot_maps *s,
+    uint64_t pc);
+
+#endif
