@@ -353,9 +353,6 @@ record_parse(int argc, char **argv, struct record_opts *o,
 	if (o->wall && o->samples)
 		cli_die(EXIT_USAGE, "--wall: not with --samples (time off the "
 		    "CPU is measured, not sampled at a rate a budget slows)");
-	if (o->wall && o->engine == ENGINE_TIMER)
-		cli_die(EXIT_USAGE, "--wall needs the perf engine for now (its "
-		    "context switches); the timer engine has none");
 	if (o->wait_all && !o->follow_children)
 		cli_die(EXIT_USAGE, "--wait-all follows the processes that "
 		    "--no-children leaves out: give one of them");
@@ -532,9 +529,6 @@ record_exec(int argc, char **argv)
 	    record_perf_check(cause, sizeof cause) < 0) {
 		if (o.engine == ENGINE_PERF || attach != 0)
 			cli_die(1, "%s", cause);
-		if (o.wall)
-			cli_die(1, "%s: --wall needs the perf engine for now",
-			    cause);
 		if (!o.quiet)
 			cli_warn("%s: using the timer engine (time in the "
 			    "kernel estimated from system time, no kernel "

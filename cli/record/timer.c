@@ -39,6 +39,8 @@
 #include "stackring.h"
 #include "timer-slots.h"
 #include "unwind.h"
+#include "wall.h"
+#include "wall-stat.h"
 
 #define PCMAP_CAPACITY	(1u << 19)	/* distinct pcs: 8 MiB shared */
 #define THREADS_CAPACITY (1u << 16)	/* threads with samples: 1 MiB */
@@ -272,7 +274,7 @@ resolve_threads(struct builder *b, struct agent_region *r, int fd,
  */
 static void
 drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
-    pid_t only_pid, struct hmap *stacked)
+    pid_t only_pid, struct hmap *stacked, struct wall *w)
 {
 	struct stackring *ring = (struct stackring *)((char *)r + r->stacks_offset);
 	uint64_t t = atomic_load_explicit(&ring->tail, memory_order_relaxed);
@@ -320,6 +322,14 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 			frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
 			builder_sample_stack(b, frames, n + 1, kernel, pid,
 			    (pid_t)s->tid);
+		}
+		if (w != NULL) {	/* where a preemption would hit */
+			if (kernel > 0)
+				wall_cpu_sample(w, pid, (pid_t)s->tid, frames,
+				    n + 1);
+			else
+				wall_cpu_sample(w, pid, (pid_t)s->tid, frames + 1,
+				    n);
 			hmap_add(stacked, (uint64_t)slot << 48 | AGENT_KERNEL_PC,
 			    kernel);
 		}
@@ -439,6 +449,40 @@ on_reap(void *arg, pid_t pid, int status)
 	builder_exit_status(arg, pid, status);
 }
 
+/* --wall: the unwinder of process pid's live slot, or NULL. */
+static struct unwind_space *
+slot_unwinder(void *arg, pid_t pid)
+{
+	struct slot_maps *slots = arg;
+
+	for (int i = AGENT_MAX_PROCS; i-- > 1;)
+		if (slots[i].pid == pid && !slots[i].gone)
+			return slots[i].uw;
+	return NULL;
+}
+
+/* --wall: the live processes' threads read, as wall-stat.h says. */
+static void
+wall_poll(struct wall_stat *ws, const struct slot_maps *slots, pid_t only,
+    uint64_t now)
+{
+	pid_t pids[AGENT_MAX_PROCS];
+	size_t n = 0;
+
+	for (int i = 1; i < AGENT_MAX_PROCS; i++) {
+		int dup = 0;
+
+		if (slots[i].pid == 0 || slots[i].gone ||
+		    (only != 0 && slots[i].pid != only))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			dup |= pids[k] == slots[i].pid;
+		if (!dup)
+			pids[n++] = slots[i].pid;
+	}
+	wall_stat_poll(ws, pids, n, now);
+}
+
 static uint64_t
 now_ns(void)
 {
@@ -460,6 +504,8 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	struct launch l;
 	struct pollfd pfd;
 	struct hmap stacked;	/* slot << 48 | pc -> samples with a stack */
+	struct wall *w = NULL;	/* --wall: time off the CPU */
+	struct wall_stat *ws = NULL;
 	uint64_t start, last_snapshot = 0;
 	pid_t only = 0;		/* with --no-children: the program's pid */
 	int fd, rc;
@@ -506,6 +552,11 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	l.on_reap = on_reap;
 	l.reap_arg = r->builder;
 	hmap_init(&stacked);
+	if (o->wall) {
+		w = wall_new(r->builder, STACK_POLL_MS * 1000000ull,
+		    o->stack_size, slot_unwinder, slots);
+		ws = wall_stat_new(w, start);
+	}
 	/*
 	 * Until the program ends; with --wait-all, until all it left ends.
 	 * A process that just started (an exec, a fork's first sample) has
@@ -522,13 +573,23 @@ record_timer(const struct record_opts *o, struct record_result *r,
 			timer_slots_open_new(r->builder, region, slots, 1);
 		}
 		if (region->stacks_offset)
-			drain_stacks(r->builder, region, slots, only, &stacked);
+			drain_stacks(r->builder, region, slots, only, &stacked,
+			    w);
+		if (ws != NULL)
+			wall_poll(ws, slots, only, now_ns());
 		launch_poll(&l);
 	}
 	r->wall_ns = now_ns() - start;
 	timer_slots_snapshot_all(r->builder, region, slots);	/* children still running */
 	if (region->stacks_offset)
-		drain_stacks(r->builder, region, slots, only, &stacked);
+		drain_stacks(r->builder, region, slots, only, &stacked, w);
+	if (w != NULL) {
+		wall_stat_free(ws, start + r->wall_ns);
+		wall_finish(w, start + r->wall_ns);
+		r->wall_unreadable = wall_unreadable(w,
+		    &r->wall_unreadable_errno);
+		wall_free(w);
+	}
 	resolve(r->builder, region, fd, slots, only,
 	    region->stacks_offset ? &stacked : NULL);
 	weights(region, o, only, slots, r);

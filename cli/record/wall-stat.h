@@ -24,7 +24,11 @@
 
 struct wall_stat;
 
-struct wall_stat *wall_stat_new(struct wall *w);
+/*
+ * Threads' time counts from start at the earliest (the program's exec:
+ * before it, the recorder held it).
+ */
+struct wall_stat *wall_stat_new(struct wall *w, uint64_t start);
 /*
  * At now (CLOCK_MONOTONIC ns): list the threads of pids (every 200 ms)
  * and read those due.  Call it every few milliseconds.
