@@ -697,7 +697,7 @@ const struct cmd cmd_record = {
 	"                       CPU (blocked in a system call, a page fault, or\n"
 	"                       runnable), measured from context switches and\n"
 	"                       placed at the stack they waited at, under\n"
-	"                       [off-cpu: WHAT] (perf engine)\n"
+	"                       [off-cpu: WHAT]\n"
 	"  -q, --quiet          no closing message\n"
 	"  -h, --help           this help\n"
 	"  -V, --version        the version\n"
