@@ -12,6 +12,11 @@
  * folded: the call stacks as folded lines (export/folded.c), -o names
  * the file, "-" standard output.
  *
+ * A wall profile (record --wall) is exported with its time off the CPU
+ * where the format has room for it: folded lines count microseconds of
+ * wall time, pprof Samples get a wall/nanoseconds value; gmon.out has
+ * none, so gprof gets the CPU part, and so does every format with --cpu.
+ *
  * Inlined functions are what report makes of them: by default the code
  * is the symbol it was inlined into; --inline makes each a function (a
  * frame, a pprof Line) of its own, as report --inline does.  The exports
@@ -34,6 +39,7 @@
 #include "export/folded.h"
 #include "export/gmon.h"
 #include "export/pprof.h"
+#include "profile/wall-view.h"
 #include "symbols/find.h"
 #include "symbols/stacks.h"
 
@@ -86,6 +92,7 @@ static int
 export_folded_to(const struct profil_profile *p, const char *path,
     int inlines)
 {
+	int wall = p->wall != NULL;
 	struct funcs f;
 	struct stacks s;
 	struct outfile of;
@@ -113,7 +120,7 @@ export_folded_to(const struct profil_profile *p, const char *path,
 			return 1;
 		}
 	}
-	rc = export_folded(&s, &f, out);
+	rc = wall ? export_folded_wall(&s, &f, out) : export_folded(&s, &f, out);
 	stacks_free(&s);
 	funcs_free(&f);
 	if (out == stdout)
@@ -131,6 +138,49 @@ export_folded_to(const struct profil_profile *p, const char *path,
 	return 0;
 }
 
+/* The seconds a wall profile's threads spent off the CPU. */
+static double
+off_cpu_seconds(const struct profil_profile *p)
+{
+	double off = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		off += (double)p->stacks[i].off_ns / 1e9;
+	return off;
+}
+
+/*
+ * The profile file (read) as this export takes it: a wall profile's CPU
+ * part with cpu_only or for gmon (wall_view; *p replaced), else as it
+ * is, with a line on stderr saying what a wall export holds.
+ */
+static void
+wall_or_cpu(struct profil_profile **p, const char *file, int cpu_only,
+    int gmon, int folded)
+{
+	struct profil_profile *cpu;
+
+	if ((*p)->wall == NULL) {
+		if (cpu_only)
+			cli_die(EXIT_USAGE, "--cpu: %s is a CPU profile already "
+			    "(record --wall makes wall profiles)", file);
+		return;
+	}
+	if (folded && !cpu_only)
+		cli_warn("%s is a wall profile: the counts are microseconds of "
+		    "wall time, on the CPU and off it (--cpu: CPU samples only)",
+		    file);
+	if (!cpu_only && !gmon)
+		return;
+	if (gmon && !cpu_only)
+		cli_warn("%s is a wall profile: gmon.out has its CPU time only, "
+		    "the %.2f s off the CPU are left out (gprof has no place for "
+		    "them)", file, off_cpu_seconds(*p));
+	cpu = wall_view(*p, 1);
+	profil_profile_free(*p);
+	*p = cpu;
+}
+
 static int
 export_exec(int argc, char **argv)
 {
@@ -140,6 +190,7 @@ export_exec(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "inline", no_argument, NULL, 'I' },
+		{ "cpu", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -147,7 +198,7 @@ export_exec(int argc, char **argv)
 	struct profil_profile *p;
 	char cause[256];
 	struct stat st;
-	int c, pprof, folded, status, made = 0, inlines = 0;
+	int c, pprof, folded, status, made = 0, inlines = 0, cpu_only = 0;
 
 	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
@@ -165,6 +216,9 @@ export_exec(int argc, char **argv)
 			break;
 		case 'I':
 			inlines = 1;
+			break;
+		case 'C':
+			cpu_only = 1;
 			break;
 		case 'h':
 			return cli_help(&cmd_export, options);
@@ -195,6 +249,7 @@ export_exec(int argc, char **argv)
 		p = profil_profile_read(argv[optind], cause, sizeof cause);
 		if (p == NULL)
 			cli_die(1, "%s: %s", argv[optind], cause);
+		wall_or_cpu(&p, argv[optind], cpu_only, 0, 1);
 		status = export_folded_to(p, out, inlines);
 		profil_profile_free(p);
 		return cli_finish_stdout(status);
@@ -204,6 +259,7 @@ export_exec(int argc, char **argv)
 	p = profil_profile_read(argv[optind], cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", argv[optind], cause);
+	wall_or_cpu(&p, argv[optind], cpu_only, !pprof, 0);
 	/* after reading: a profile that cannot be read makes no directory */
 	if (!pprof && stat(out, &st) < 0) {
 		if (mkdir(out, 0777) < 0) {
@@ -224,7 +280,7 @@ export_exec(int argc, char **argv)
 
 const struct cmd cmd_export = {
 	"export", "--format pprof|gmon|folded [-o FILE|DIR] [--inline] "
-	    "[--symfs DIR] [--debug-dir DIRS] PROFILE",
+	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out, folded stacks)",
 	export_exec,
@@ -245,6 +301,12 @@ const struct cmd cmd_export = {
 	"                         their own, as report --inline has them (default:\n"
 	"                         the code is the symbol it was inlined into, as\n"
 	"                         report has it)\n"
+	"      --cpu              a wall profile (record --wall): its CPU part\n"
+	"                         only, counted in samples as a CPU profile is.\n"
+	"                         Without it, folded counts microseconds of wall\n"
+	"                         time, on and off the CPU (leaves [off-cpu: read],\n"
+	"                         ...); pprof adds wall/nanoseconds, the default\n"
+	"                         type; gmon has the CPU part either way\n"
 FIND_HELP
 	"  -h, --help            this help\n"
 	"There is no default format: --format is needed.\n",

@@ -4,8 +4,10 @@
  * frame; without, every bucket with samples becomes one Location and one
  * Sample, and [kernel] and [unknown] one each.  Either way the
  * samples/count values must add up to p->samples, which is what the
- * tools show as the total.  Ids are 1-based (0 means "none" in
- * profile.proto), string 0 is "".
+ * tools show as the total.  A wall profile's Samples have a third value,
+ * wall nanoseconds, which its off-CPU stacks alone add to (their other
+ * values 0).  Ids are 1-based (0 means "none" in profile.proto), string
+ * 0 is "".
  */
 #include <errno.h>
 #include <limits.h>
@@ -116,6 +118,7 @@ struct builder {
 	struct function *funcs;		/* function id i + 1 */
 	size_t nfuncs, funcs_cap;
 	uint64_t nlocations;
+	size_t nvalues;			/* 2, or 3 with wall nanoseconds */
 	struct pbuf samples, mappings, locations, msg, line;
 };
 
@@ -140,16 +143,22 @@ add_function(struct builder *b, const char *symbol, const char *file,
 	return ++b->nfuncs;
 }
 
-/* count samples as values: [count, count * interval]; -1 on overflow. */
+/*
+ * count samples, or off_ns off the CPU, as values: [count, count *
+ * interval] and for a wall profile its wall time, count * interval (on
+ * the CPU) or off_ns; -1 with errno EOVERFLOW past int64.
+ */
 static int
-sample_values(const struct builder *b, uint64_t count, uint64_t values[2])
+sample_values(const struct builder *b, uint64_t count, uint64_t off_ns,
+    uint64_t values[3])
 {
-	if (count > INT64_MAX / b->p->interval_ns) {
+	if (count > INT64_MAX / b->p->interval_ns || off_ns > INT64_MAX) {
 		errno = EOVERFLOW;
 		return -1;
 	}
 	values[0] = count;
 	values[1] = count * b->p->interval_ns;
+	values[2] = off_ns > 0 ? off_ns : values[1];
 	return 0;
 }
 
@@ -182,11 +191,11 @@ emit_location(struct builder *b, uint64_t id, uint64_t mapping, uint64_t addr,
 /* A Sample of values at the n Locations of ids, leaf first. */
 static void
 emit_sample(struct builder *b, const uint64_t *ids, size_t n,
-    const uint64_t values[2])
+    const uint64_t values[3])
 {
 	pbuf_reset(&b->msg);
 	pbuf_packed(&b->msg, SAMPLE_LOCATION_ID, ids, n);
-	pbuf_packed(&b->msg, SAMPLE_VALUE, values, 2);
+	pbuf_packed(&b->msg, SAMPLE_VALUE, values, b->nvalues);
 	pbuf_message(&b->samples, PROFILE_SAMPLE, &b->msg);
 }
 
@@ -200,9 +209,9 @@ add_location(struct builder *b, uint64_t mapping, uint64_t addr,
     const uint64_t *functions, const int *lines, size_t nlines,
     uint64_t count)
 {
-	uint64_t id, values[2];
+	uint64_t id, values[3];
 
-	if (sample_values(b, count, values) < 0)
+	if (sample_values(b, count, 0, values) < 0)
 		return -1;
 	id = ++b->nlocations;
 	emit_location(b, id, mapping, addr, functions, lines, nlines);
@@ -473,8 +482,8 @@ stack_function(struct builder *b, const struct stacks *s, uint64_t *ids,
  * (DWARF: the symbol's first line, an inlined function's declaration);
  * one where no function is known (the object's symbols cannot be read)
  * has an address alone, as a bucket has in the flat export, so that
- * pprof may name it itself.  Kernel, unknown and cut frames are a
- * Function named as stacks.c names them, with no Mapping.
+ * pprof may name it itself.  Kernel, unknown, cut and off-CPU frames
+ * are a Function named as stacks.c names them, with no Mapping.
  */
 static void
 add_frame(struct builder *b, const struct funcs *f, const struct stacks *s,
@@ -554,7 +563,7 @@ add_stacks(struct builder *b, const struct funcs *f, const struct stacks *s)
 	const struct profil_profile *p = b->p;
 	struct frame_mapping *maps = xcalloc(p->nobjects + 1, sizeof *maps);
 	uint64_t *fn_ids = xcalloc(s->nfuncs + 1, sizeof *fn_ids);
-	uint64_t *ids = NULL, values[2];
+	uint64_t *ids = NULL, values[3];
 	size_t cap = 0;
 	int rc = 0;
 
@@ -568,7 +577,7 @@ add_stacks(struct builder *b, const struct funcs *f, const struct stacks *s)
 	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct profil_stack *st = &p->stacks[i];
 
-		if ((rc = sample_values(b, st->count, values)) < 0)
+		if ((rc = sample_values(b, st->count, st->off_ns, values)) < 0)
 			break;
 		if (st->depth > cap) {
 			cap = st->depth;
@@ -630,7 +639,7 @@ int
 export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
     const struct stacks *s, struct pbuf *out)
 {
-	struct builder b = { .p = p };
+	struct builder b = { .p = p, .nvalues = p->wall != NULL ? 3 : 2 };
 	struct pbuf head = { 0 };
 	int rc;
 
@@ -642,6 +651,9 @@ export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
 	strtab_index(&b.strings, "");
 	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "samples", "count");
 	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	if (p->wall != NULL)
+		add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "wall",
+		    "nanoseconds");
 	rc = s != NULL && p->nstacks > 0 ? add_stacks(&b, f, s) :
 	    add_flat(&b, f);
 	if (rc == 0) {
@@ -665,7 +677,8 @@ export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
 		add_comments(&b, &head);
 		add_value_type(&b, &head, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 		pbuf_int(&head, PROFILE_DEFAULT_SAMPLE_TYPE,
-		    (int64_t)strtab_index(&b.strings, "cpu"));
+		    (int64_t)strtab_index(&b.strings, p->wall != NULL ? "wall" :
+		    "cpu"));
 		for (size_t i = 0; i < b.strings.n; i++)
 			pbuf_string(out, PROFILE_STRING_TABLE, b.strings.strs[i]);
 		pbuf_int(out, PROFILE_TIME_NANOS, p->start_ns);

@@ -4,7 +4,11 @@
  * pprof, Pyroscope, Parca and Grafana read.
  *
  * Two sample types, samples/count and cpu/nanoseconds (count times the
- * sampling interval), period cpu/nanoseconds = the interval.  One Mapping
+ * sampling interval), period cpu/nanoseconds = the interval.  A wall
+ * profile (record --wall) has a third, wall/nanoseconds, the default
+ * type: a CPU stack's wall time is its CPU time, an off-CPU stack's
+ * (leaf "[off-cpu: read]", a Function without file or Mapping) its
+ * off_ns, with 0 samples and 0 cpu.  One Mapping
  * per object of the profile, at its link-time addresses (no run-time
  * addresses are recorded): memory_start/limit = lowpc/highpc (widened to
  * the object's stack frames), file offset 0, build_id in lowercase hex.
