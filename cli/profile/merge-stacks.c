@@ -32,7 +32,7 @@ moved_frame(struct profil_frame f, size_t i, size_t *const *where,
 		/* not placed: no address means anything in the result */
 		f.addr = kp[i].placed ? f.addr + kp[i].delta : 0;
 	} else if (f.object != PROFIL_FRAME_UNKNOWN &&
-	    f.object != PROFIL_FRAME_CUT) {
+	    f.object != PROFIL_FRAME_CUT && f.object != PROFIL_FRAME_OFFCPU) {
 		f.object = (uint32_t)where[i][f.object];
 	}
 	return f;
@@ -162,6 +162,10 @@ merge_stacks(struct profil_profile *const *in, const char *const *names,
 
 		if (last != NULL && by_stack(last, &all[k]) == 0) {
 			last->count += all[k].count;	/* <= the summed samples */
+			/* off-CPU time: at most the summed inputs' threads' time */
+			last->off_ns += all[k].off_ns;
+			last->sampled_ns += all[k].sampled_ns;
+			last->observations += all[k].observations;
 			free(all[k].frames);
 			continue;
 		}

@@ -25,7 +25,9 @@ struct merge_kplace {
  * where its kernel addresses go.  Frames are renumbered for the result;
  * an input's kernel frames that are not placed become one address-less
  * kernel frame per run of them (as its samples become one [kernel] row);
- * stacks equal in frames, pid and tid are summed.
+ * stacks equal in frames, pid and tid are summed (counts, and a wall
+ * profile's off-CPU time, sampled part and observations; its off-CPU
+ * frames kept as they are, as unknown and cut ones).
  *
  * The result gets no stacks, and a one-line warning says why, when an
  * input with samples has none (its samples would have no stack: the

@@ -74,6 +74,11 @@ check_program(const struct profil_profile *first, const char *first_name,
 		    first->interval_ns ? 1e9 / (double)first->interval_ns : 0.0,
 		    name, (unsigned long long)p->interval_ns,
 		    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0);
+	if ((p->wall == NULL) != (first->wall == NULL))
+		return refuse(cause, cause_size, "%s is a CPU profile, %s a wall "
+		    "profile: record both with or without --wall",
+		    p->wall == NULL ? name : first_name,
+		    p->wall == NULL ? first_name : name);
 	if (strcmp(p->engine, first->engine) != 0)
 		return refuse(cause, cause_size, "%s was recorded by the %s "
 		    "engine, %s by the %s engine: they do not count the same "
@@ -163,11 +168,41 @@ sum_weights(struct profil_profile *const *in, size_t n,
 	return bad;
 }
 
+/*
+ * The wall record of wall profiles (all are, or none: check_program):
+ * looked at as often as the slowest did, switches, reads and unread time
+ * summed.  Their stacks' off-CPU time must fit once summed, as the
+ * reader adds it up.
+ */
+static int
+sum_wall(struct profil_profile *const *in, size_t n,
+    struct profil_profile *out)
+{
+	uint64_t off = 0;
+	int bad = 0;
+
+	if (in[0]->wall == NULL)
+		return 0;
+	out->wall = xcalloc(1, sizeof *out->wall);
+	for (size_t i = 0; i < n; i++) {
+		const struct profil_wall *w = in[i]->wall;
+
+		if (w->poll_ns > out->wall->poll_ns)
+			out->wall->poll_ns = w->poll_ns;
+		bad |= add(&out->wall->switches, w->switches);
+		bad |= add(&out->wall->reads, w->reads);
+		bad |= add(&out->wall->unread_ns, w->unread_ns);
+		for (size_t k = 0; k < in[i]->nstacks; k++)
+			bad |= add(&off, in[i]->stacks[k].off_ns);
+	}
+	return bad;
+}
+
 static int
 sum_totals(struct profil_profile *const *in, size_t n,
     struct profil_profile *out)
 {
-	int bad = sum_weights(in, n, out);
+	int bad = sum_weights(in, n, out) | sum_wall(in, n, out);
 
 	for (size_t i = 0; i < n; i++) {
 		bad |= add(&out->samples, in[i]->samples);

@@ -16,6 +16,8 @@
  *
  * The inputs must be of the same program, sampled the same way; otherwise
  * this returns -1 with a one-line cause naming the inputs that disagree:
+ *   - all CPU profiles, or all wall profiles (record --wall): the cause
+ *     names the CPU one;
  *   - the same sampling interval (a sample stands for the same CPU time);
  *   - the same engine (the engines count system-call time differently);
  *   - the same executable: record writes the program it started (or
@@ -33,7 +35,9 @@
  * and so are the weights record's samples taken, squared weights and
  * budgets (an input without one counts its samples, each of weight 1),
  * the slowest interval the largest;
- * argv is the first input's, start the earliest.  Threads and processes
+ * argv is the first input's, start the earliest; wall profiles' wall
+ * records summed too (switches, reads, unread time; poll_ns the
+ * largest), their off-CPU stacks summed as stacks are.  Threads and processes
  * of every input are kept as they are (they are facts of one run), unless
  * an input with samples has none: then the result has none, so that the
  * totals still add up.
