@@ -15,6 +15,11 @@
  * inclusive share (the samples of the stacks it is in, once per stack),
  * compared the same way; those tests are a family of their own, so that
  * the self verdicts are the same whether or not stacks were recorded.
+ *
+ * Two wall profiles (record --wall) are compared as report shows them:
+ * shares of wall time, time off the CPU counted in sampling intervals
+ * at [off-cpu: read], ... (profile/wall-view.h), or their CPU parts with
+ * --cpu.  A wall profile and a CPU one: their CPU parts, said on stderr.
  */
 #include <getopt.h>
 #include <math.h>
@@ -25,6 +30,7 @@
 #include <profil.h>
 
 #include "cli.h"
+#include "profile/wall-view.h"
 #include "symbols/find.h"
 #include "symbols/funcs.h"
 #include "symbols/stacks.h"
@@ -567,6 +573,35 @@ warn_unlike(struct profil_profile *const p[2], char *const names[2])
 		    p[0]->engine, names[1], p[1]->engine);
 }
 
+/*
+ * p[0] and p[1] (files names) as they are compared: wall views of two
+ * wall profiles (their CPU parts with cpu_only), the CPU part of one
+ * wall profile beside a CPU profile.  Replaced in p; 1 if wall time is
+ * compared.
+ */
+static int
+wall_or_cpu(struct profil_profile *p[2], char *const names[2], int cpu_only)
+{
+	int walls = (p[0]->wall != NULL) + (p[1]->wall != NULL);
+
+	if (walls == 0 && cpu_only)
+		cli_die(EXIT_USAGE, "--cpu: %s and %s are CPU profiles already "
+		    "(record --wall makes wall profiles)", names[0], names[1]);
+	if (walls == 1)
+		cli_warn("%s is a wall profile, %s a CPU profile: their CPU parts "
+		    "compared", names[p[0]->wall != NULL ? 0 : 1],
+		    names[p[0]->wall != NULL ? 1 : 0]);
+	for (int k = 0; k < 2; k++) {
+		struct profil_profile *v = wall_view(p[k], cpu_only || walls == 1);
+
+		if (v != NULL) {
+			profil_profile_free(p[k]);
+			p[k] = v;
+		}
+	}
+	return walls == 2 && !cpu_only;
+}
+
 static int
 diff_exec(int argc, char **argv)
 {
@@ -576,6 +611,7 @@ diff_exec(int argc, char **argv)
 		{ "min-change", required_argument, NULL, 'm' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "cpu", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -587,7 +623,7 @@ diff_exec(int argc, char **argv)
 	char cause[256], caption[1024], worth_of[2][64] = { "", "" };
 	const char *symfs = NULL, *debug_dirs = NULL;
 	size_t nrows, tested, nincl = 0;
-	int c, incl;
+	int c, incl, cpu_only = 0, wall;
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, NULL)) != -1) {
 		switch (c) {
@@ -608,6 +644,9 @@ diff_exec(int argc, char **argv)
 		case 'D':
 			debug_dirs = optarg;
 			break;
+		case 'C':
+			cpu_only = 1;
+			break;
 		case 'h':
 			return cli_help(&cmd_diff, options);
 		default:
@@ -623,17 +662,22 @@ diff_exec(int argc, char **argv)
 		const char *file = argv[optind + k];
 
 		p[k] = profil_profile_read(file, cause, sizeof cause);
-		if (p[k] == NULL || p[k]->samples == 0) {
-			if (p[k] == NULL)
-				cli_error("%s: %s", file, cause);
-			else
-				cli_error("%s: no samples: nothing to compare", file);
-			profil_profile_free(p[k]);
+		if (p[k] == NULL) {
+			cli_error("%s: %s", file, cause);
 			if (k == 1)
 				profil_profile_free(p[0]);
 			return 1;
 		}
 	}
+	wall = wall_or_cpu(p, argv + optind, cpu_only);
+	for (int k = 0; k < 2; k++)
+		if (p[k]->samples == 0) {
+			cli_error("%s: no samples: nothing to compare",
+			    argv[optind + k]);
+			profil_profile_free(p[0]);
+			profil_profile_free(p[1]);
+			return 1;
+		}
 	warn_unlike(p, argv + optind);
 	incl = p[0]->nstacks > 0 && p[1]->nstacks > 0;
 	for (int k = 0; k < 2; k++) {
@@ -656,7 +700,7 @@ diff_exec(int argc, char **argv)
 	    "+-" CLI_GLUE "95%%" CLI_GLUE "error (each function alone)\n*: "
 	    "significant, q <= 0.05: "
 	    "a false discovery rate of 5%% over the %zu functions\ncompared "
-	    "(Benjamini-Hochberg)%s%s%s",
+	    "(Benjamini-Hochberg)%s%s%s%s",
 	    argv[optind], (unsigned long long)p[0]->samples, worth_of[0],
 	    argv[optind + 1], (unsigned long long)p[1]->samples, worth_of[1],
 	    tested,
@@ -664,7 +708,9 @@ diff_exec(int argc, char **argv)
 	    "shares: " : "", !incl && p[0]->nstacks + p[1]->nstacks > 0 ?
 	    argv[optind + (p[0]->nstacks == 0 ? 0 : 1)] : "",
 	    !incl && p[0]->nstacks + p[1]->nstacks > 0 ? " has no call stacks" :
-	    "");
+	    "", wall ? "\nwall profiles: shares of wall time, on the CPU and "
+	    "off it (time off\nthe CPU in sampling intervals; --cpu compares "
+	    "the CPU parts)" : "");
 	print_diff((const struct diff_row *const *)order, nrows, incl, 0, &o,
 	    caption);
 	if (incl && o.format == FORMAT_TEXT) {
@@ -696,13 +742,17 @@ diff_exec(int argc, char **argv)
 
 const struct cmd cmd_diff = {
 	"diff", "[--format text|csv|json] [--limit N] [--min-change P] "
-	    "[--symfs DIR] [--debug-dir DIRS] BEFORE AFTER",
+	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] BEFORE AFTER",
 	"compare two profiles function by function, with error bars",
 	diff_exec,
 	"  -f, --format FORMAT  text (default), csv or json (stable columns)\n"
 	"  -n, --limit N        at most N rows (default: all)\n"
 	"      --min-change P   leave out changes under P points either way\n"
 	"                       (default 0)\n"
+	"      --cpu            wall profiles (record --wall): compare their CPU\n"
+	"                       parts (default: shares of wall time, off-CPU time\n"
+	"                       at [off-cpu: read], ...; a wall profile and a CPU\n"
+	"                       one: their CPU parts)\n"
 FIND_HELP
 	"  -h, --help           this help\n",
 };
