@@ -18,6 +18,7 @@
 //   no_function  SAMPLES
 //   comment      TEXT
 //   stack        SAMPLES LOCATIONS FRAMES
+//   values       VALUES FRAMES       (every value of the sample, by ',')
 //   cum          SAMPLES NAME
 //
 // A function's SAMPLES add the first value of the samples whose leaf
@@ -133,7 +134,7 @@ for (const [i, sample] of profile.sample.entries()) {
 			fail(`sample ${i}: no location ${id}`);
 	const names = sample.locationId.flatMap((id) => frameNames(locations.get(big(id))));
 	stacks.push([big(sample.value[0]), sample.locationId.length,
-		[...names].reverse().join(';')]);
+		[...names].reverse().join(';'), sample.value.map(big).join(',')]);
 	for (const name of new Set(names))
 		cumulative.set(name, (cumulative.get(name) ?? 0n) + big(sample.value[0]));
 	if (leaf.line.length === 0) {
@@ -193,7 +194,9 @@ out.push(['no_function', noFunction]);
 for (const c of profile.comment)
 	out.push(['comment', str(c, 'comment')]);
 for (const st of stacks)
-	out.push(['stack', ...st]);
+	out.push(['stack', ...st.slice(0, 3)]);
+for (const st of stacks)
+	out.push(['values', st[3], st[2]]);
 const cum = [...cumulative.entries()];
 cum.sort((a, b) => (a[1] === b[1] ? (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) :
 	(a[1] > b[1] ? -1 : 1)));
