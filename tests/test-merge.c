@@ -328,8 +328,8 @@ add_stack(struct profil_profile *p, uint32_t pid, uint32_t tid, uint64_t count,
 
 	p->stacks = xrealloc(p->stacks, (p->nstacks + 1) * sizeof *st);
 	st = &p->stacks[p->nstacks++];
-	*st = (struct profil_stack){ pid, tid, count, depth,
-	    xcalloc(depth, sizeof *st->frames) };
+	*st = (struct profil_stack){ .pid = pid, .tid = tid, .count = count,
+	    .depth = depth, .frames = xcalloc(depth, sizeof *st->frames) };
 	for (size_t d = 0; d < depth; d++) {
 		const struct profil_frame *f = &frames[d];
 		size_t at = 0;
@@ -353,6 +353,11 @@ add_stack(struct profil_profile *p, uint32_t pid, uint32_t tid, uint64_t count,
 						p->stacks[s].frames[k]++;
 		}
 		st->frames[d] = (uint32_t)at;
+	}
+	if (frames[0].object == PROFIL_FRAME_OFFCPU) {	/* count: off_ns */
+		st->count = 0;
+		st->off_ns = count;
+		return;
 	}
 	p->samples += count;
 	if (frames[0].object == KERNEL) {
@@ -502,6 +507,110 @@ test_unit_stacks_summed(void **state)
 	profil_profile_free(m);
 	profil_profile_free(a);
 	profil_profile_free(b);
+}
+
+/* p's stack (pid, tid, frames leaf first), or NULL. */
+static const struct profil_stack *
+stack_of(const struct profil_profile *p, uint32_t pid, uint32_t tid,
+    size_t depth, const struct profil_frame *frames)
+{
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct profil_stack *st = &p->stacks[s];
+		size_t d = 0;
+
+		if (st->pid != pid || st->tid != tid || st->depth != depth)
+			continue;
+		for (; d < depth; d++) {
+			const struct profil_frame *f = &p->frames[st->frames[d]];
+
+			if (f->object != frames[d].object || f->addr != frames[d].addr)
+				break;
+		}
+		if (d == depth)
+			return st;
+	}
+	return NULL;
+}
+
+/* Make p a wall profile with this wall record. */
+static void
+make_wall(struct profil_profile *p, uint64_t poll_ns, uint64_t switches,
+    uint64_t reads, uint64_t unread_ns)
+{
+	p->wall = xcalloc(1, sizeof *p->wall);
+	*p->wall = (struct profil_wall){ poll_ns, switches, reads, unread_ns };
+}
+
+/*
+ * Wall profiles merged stay wall: off-CPU stacks equal in frames, pid
+ * and tid summed (off_ns, sampled_ns, observations), the others kept,
+ * CPU stacks as ever; the wall record's switches, reads, unread time
+ * summed, poll_ns the largest.  With a CPU profile: refused, the cause
+ * naming the CPU one whichever side it is on.
+ */
+static void
+test_unit_wall_summed(void **state)
+{
+	static const struct profil_bucket none[] = { { 0, 0 } };
+	const struct profil_frame main_f = { 0, 0x50 };
+	const struct profil_frame cpu[] = { { 0, 0x10 }, main_f };
+	const struct profil_frame rd[] = { { PROFIL_FRAME_OFFCPU, 0 },
+	    { 0, 0x60 }, main_f };
+	const struct profil_frame sl[] = { { PROFIL_FRAME_OFFCPU, 230 },
+	    main_f };
+	struct profil_profile *a = new_profile(1), *b = new_profile(1);
+	struct profil_profile *c = new_profile(1), *m;
+	const struct profil_stack *st;
+
+	(void)state;
+	add_object(a, "/bin/app", 1, 0, 0x100, 1, none, 0);
+	add_object(b, "/bin/app", 1, 0, 0x100, 1, none, 0);
+	add_object(c, "/bin/app", 1, 0, 0x100, 1, none, 0);
+	add_stack(a, 10, 10, 3, 2, cpu);
+	add_stack(a, 10, 10, 1000, 3, rd);
+	a->stacks[a->nstacks - 1].sampled_ns = 400;
+	a->stacks[a->nstacks - 1].observations = 2;
+	add_stack(b, 10, 10, 2, 2, cpu);
+	add_stack(b, 10, 10, 500, 3, rd);
+	b->stacks[b->nstacks - 1].sampled_ns = 100;
+	b->stacks[b->nstacks - 1].observations = 1;
+	add_stack(b, 10, 11, 7000, 2, sl);
+	add_stack(c, 10, 10, 4, 2, cpu);
+	make_wall(a, 5000000, 10, 4, 100);
+	make_wall(b, 10000000, 20, 6, 50);
+
+	m = merged(a, b);
+	assert_non_null(m->wall);
+	assert_int_equal(m->wall->poll_ns, 10000000);
+	assert_int_equal(m->wall->switches, 30);
+	assert_int_equal(m->wall->reads, 10);
+	assert_int_equal(m->wall->unread_ns, 150);
+	assert_int_equal(m->samples, 5);
+	assert_int_equal(stack_count(m, 10, 10, 2, cpu), 5);
+	st = stack_of(m, 10, 10, 3, rd);
+	assert_non_null(st);
+	assert_int_equal(st->count, 0);
+	assert_int_equal(st->off_ns, 1500);
+	assert_int_equal(st->sampled_ns, 500);
+	assert_int_equal(st->observations, 3);
+	st = stack_of(m, 10, 11, 2, sl);
+	assert_non_null(st);
+	assert_int_equal(st->off_ns, 7000);
+	assert_int_equal(m->nstacks, 3);
+	profil_profile_free(m);
+
+	m = merged(a, a);
+	st = stack_of(m, 10, 10, 3, rd);
+	assert_non_null(st);
+	assert_int_equal(st->off_ns, 2000);
+	assert_int_equal(m->wall->poll_ns, 5000000);
+	profil_profile_free(m);
+
+	refused(a, c, "b.prf is a CPU profile, a.prf a wall profile");
+	refused(c, a, "a.prf is a CPU profile, b.prf a wall profile");
+	profil_profile_free(a);
+	profil_profile_free(b);
+	profil_profile_free(c);
 }
 
 /*
@@ -2003,6 +2112,87 @@ test_diff_options_and_usage(void **state)
 	assert_one_line(&r, "diff");
 }
 
+/*
+ * A wall profile saved to path: app's compute (kept name) called from
+ * main, 10 samples of 1 ms, and off_ms milliseconds in main;[off-cpu:
+ * read]; with off_ms 0, a CPU profile of the same samples.
+ */
+static void
+save_wall(const char *path, uint64_t off_ms)
+{
+	static const struct profil_bucket none[] = { { 0, 0 } };
+	const struct profil_frame main_f = { 0, 0x10 };
+	const struct profil_frame cpu[] = { { 0, 0x50 }, main_f };
+	const struct profil_frame rd[] = { { PROFIL_FRAME_OFFCPU, 0 }, main_f };
+	struct profil_profile *p = new_profile(1);
+	char cause[256];
+
+	add_object(p, "/nonexistent/wall/app", 0, 0, 0x100, 1, none, 0);
+	add_stack(p, 10, 10, 10, 2, cpu);
+	if (off_ms > 0) {
+		add_stack(p, 10, 10, off_ms * 1000000, 2, rd);
+		make_wall(p, 5000000, 10, 1, 0);
+	}
+	p->symbols = xcalloc(2, sizeof *p->symbols);
+	p->symbols[0] = (struct profil_symbol){ 0, 0, 0x40, xstrdup("main") };
+	p->symbols[1] = (struct profil_symbol){ 0, 0x40, 0x80,
+	    xstrdup("compute") };
+	p->nsymbols = 2;
+	if (profil_profile_save(p, path, cause, sizeof cause) < 0)
+		fail_msg("cannot save %s: %s", path, cause);
+	profil_profile_free(p);
+}
+
+/*
+ * diff of wall profiles: shares of wall time ([off-cpu: read] 30 of 40
+ * intervals, then 10 of 20); --cpu, or a CPU profile on one side: the
+ * CPU parts (compute all of them), the latter said in one line.  merge
+ * of a wall and a CPU profile: refused in one line, no file written.
+ */
+static void
+test_diff_and_merge_wall(void **state)
+{
+	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], m[PATH_MAX];
+	char *cpu_diff[] = { profil_bin, "diff", "--cpu", "--format", "csv",
+	    a, b, NULL };
+	char *mixed_diff[] = { profil_bin, "diff", "--format", "csv", a, c,
+	    NULL };
+	char *mixed_merge[] = { profil_bin, "merge", "-q", "-o", m, a, c, NULL };
+	static struct diff d;
+	const struct diff_row *x;
+	struct run r;
+
+	(void)state;
+	save_wall(scratch(a, "wall-a.prf"), 30);
+	save_wall(scratch(b, "wall-b.prf"), 10);
+	save_wall(scratch(c, "cpu-c.prf"), 0);
+	scratch(m, "wall-m.prf");
+	diff_csv(&d, a, b);
+	x = diff_find(&d, "[off-cpu: read]");
+	assert_true(x->before == 30 && x->after == 10);
+	assert_true(fabs(x->before_pct - 75) < 0.01);
+	assert_true(fabs(x->after_pct - 50) < 0.01);
+	x = diff_find(&d, "compute");
+	assert_true(fabs(x->before_pct - 25) < 0.01);
+	assert_true(fabs(x->after_pct - 50) < 0.01);
+
+	run(&r, cpu_diff);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "off-cpu"));
+	assert_non_null(strstr(r.out, "compute,app,10,10,100"));
+	run(&r, mixed_diff);
+	assert_int_equal(r.status, 0);
+	assert_one_line(&r, "diff");
+	assert_non_null(strstr(r.err, "CPU parts compared"));
+	assert_null(strstr(r.out, "off-cpu"));
+
+	run(&r, mixed_merge);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "cpu-c.prf is a CPU profile"));
+	assert_false(exists(m));
+}
+
 int
 main(void)
 {
@@ -2013,6 +2203,7 @@ main(void)
 		cmocka_unit_test(test_unit_weights_summed),
 		cmocka_unit_test(test_unit_refusals),
 		cmocka_unit_test(test_unit_stacks_summed),
+		cmocka_unit_test(test_unit_wall_summed),
 		cmocka_unit_test(test_unit_stacks_kernel_boots),
 		cmocka_unit_test(test_unit_symbols_union),
 		cmocka_unit_test(test_unit_stacks_dropped),
@@ -2031,6 +2222,7 @@ main(void)
 		cmocka_unit_test(test_diff_functions_on_one_side),
 		cmocka_unit_test(test_diff_warns_of_unlike_profiles),
 		cmocka_unit_test(test_diff_options_and_usage),
+		cmocka_unit_test(test_diff_and_merge_wall),
 	};
 	/* sanitized, stacks at 1 kHz: TSan's recorder leaves most of 5 kHz
 	   unwound, and inclusive shares of a few are noise */
