@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "ksyms.h"
+#include "offcpu.h"
 #include "stacks.h"
 
 /* ---- a string -> index map ----------------------------------------------- */
@@ -217,6 +218,15 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 			add_line(&l, func_of(s, "u", &(struct stack_func){
 			    "[unknown]", "[unknown]", "[unknown]", FUNC_NO_OBJECT,
 			    0, 0, 0 }), NULL, 0);
+		} else if (fr->object == PROFIL_FRAME_OFFCPU) {
+			/* a wall profile's leaf: named as the wall view names it */
+			char buf[96];
+
+			name = own(s, xstrdup(offcpu_frame_name(fr->addr, buf,
+			    sizeof buf)));
+			snprintf(key, sizeof key, "w%s", name);
+			add_line(&l, func_of(s, key, &(struct stack_func){ name,
+			    name, "[off-cpu]", FUNC_NO_OBJECT, 0, 0, 0 }), NULL, 0);
 		} else {
 			name = cut_name(fr->addr);
 			snprintf(key, sizeof key, "c%s", name);

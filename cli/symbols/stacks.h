@@ -51,10 +51,11 @@ struct stacks {
  * Name every frame of p with f's tables (f built on p); with
  * STACKS_INLINES in flags, inlined functions are frames of their own.
  * Frames of a stack cut short become a made-up function ("[stack cut:
- * too deep]", ...).  Lines have their source file and line unless
- * STACKS_NO_LINES (then NULL, 0): reading the line tables cost 0.1 s of
- * CPU on bench/gen-big.py's program, and only views that show lines need
- * them.
+ * too deep]", ...); a wall profile's off-CPU leaves one named as
+ * offcpu.h names them ("[off-cpu: read]", object "[off-cpu]").  Lines
+ * have their source file and line unless STACKS_NO_LINES (then NULL, 0):
+ * reading the line tables cost 0.1 s of CPU on bench/gen-big.py's
+ * program, and only views that show lines need them.
  */
 #define STACKS_INLINES	1
 #define STACKS_NO_LINES	2
