@@ -79,6 +79,29 @@ print_stacks(const char *file, const struct profil_profile *p)
 	}
 }
 
+/*
+ * A wall profile's line: its time off the CPU, the part placed by
+ * sampling, and how it was taken.
+ */
+static void
+print_wall(const char *file, const struct profil_profile *p)
+{
+	uint64_t off = 0, sampled = 0, stacks = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		off += p->stacks[i].off_ns;
+		sampled += p->stacks[i].sampled_ns;
+		stacks += p->stacks[i].off_ns > 0;
+	}
+	printf("%s: wall profile: %.3f s off the CPU in %llu stacks, %.3f s of "
+	    "it placed by sampling; %llu switches, %llu stacks of blocked "
+	    "threads read, %.3f s unreadable\n", file, (double)off / 1e9,
+	    (unsigned long long)stacks, (double)sampled / 1e9,
+	    (unsigned long long)p->wall->switches,
+	    (unsigned long long)p->wall->reads,
+	    (double)p->wall->unread_ns / 1e9);
+}
+
 static int
 check_exec(int argc, char **argv)
 {
@@ -143,6 +166,8 @@ check_exec(int argc, char **argv)
 		}
 		if (!quiet && p->nstacks > 0)
 			print_stacks(argv[optind], p);
+		if (!quiet && p->wall != NULL)
+			print_wall(argv[optind], p);
 		profil_profile_free(p);
 	}
 	return cli_finish_stdout(status);
@@ -154,5 +179,6 @@ const struct cmd cmd_check = {
 	"  -q, --quiet  no line for a sound file, only errors\n"
 	"  -h, --help   this help\n"
 	"A profile with call stacks gets a line more, and one per reason its\n"
-	"stacks were cut short.  Exit 0 when every file is sound, 1 otherwise.\n",
+	"stacks were cut short; a wall profile (record --wall) one with its time\n"
+	"off the CPU.  Exit 0 when every file is sound, 1 otherwise.\n",
 };

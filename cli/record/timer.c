@@ -322,6 +322,8 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 			frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
 			builder_sample_stack(b, frames, n + 1, kernel, pid,
 			    (pid_t)s->tid);
+			hmap_add(stacked, (uint64_t)slot << 48 | AGENT_KERNEL_PC,
+			    kernel);
 		}
 		if (w != NULL) {	/* where a preemption would hit */
 			if (kernel > 0)
@@ -330,8 +332,6 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 			else
 				wall_cpu_sample(w, pid, (pid_t)s->tid, frames + 1,
 				    n);
-			hmap_add(stacked, (uint64_t)slot << 48 | AGENT_KERNEL_PC,
-			    kernel);
 		}
 next:
 		atomic_store_explicit(&ring->tail, t + 1, memory_order_release);
