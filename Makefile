@@ -224,6 +224,15 @@ $(BUILD)/tests/adversary-lib%.so: tests/adversary-lib.c
 	$(CC) -O2 -g $(WARN) -shared -fPIC -DADV_LIB_BURN=$*_burn -o $@ $<
 WORKLOADS += $(BUILD)/tests/adversary $(BUILD)/tests/adversary-liba.so \
              $(BUILD)/tests/adversary-libb.so
+# Time off the CPU known to the program (record --wall): built with frame
+# pointers and without, as the off-CPU stacks are unwound both ways
+$(BUILD)/tests/wall-workload: tests/wall-workload.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
+$(BUILD)/tests/wall-workload-fp: tests/wall-workload.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
+WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
 
 # Under sanitizers, the library the timer engine injects into (plain) test
 # programs is the plain build: a sanitized one cannot load there.  The
