@@ -810,6 +810,11 @@ check_stacks(struct decoder *d)
 	for (size_t i = 0; i < p->nframes; i++) {
 		uint32_t o = p->frames[i].object;
 
+		if (o == PROFIL_FRAME_OFFCPU && p->wall == NULL) {
+			say(d, "an off-CPU frame in a profile without a wall "
+			    "record");
+			return -1;
+		}
 		if (o >= p->nobjects && o != PROFIL_FRAME_KERNEL &&
 		    o != PROFIL_FRAME_UNKNOWN && o != PROFIL_FRAME_CUT &&
 		    (o != PROFIL_FRAME_OFFCPU || p->wall == NULL)) {

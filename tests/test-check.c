@@ -34,9 +34,11 @@ save_profile(const char *path, const uint64_t counts[4], int with_stacks)
 	    { PROFIL_FRAME_CUT, 99 } };
 	uint32_t whole[] = { 0, 1 }, deep[] = { 0, 1, 2 }, bare[] = { 0, 3 },
 	    odd[] = { 0, 4 };
-	struct profil_stack stacks[] = { { 1, 1, counts[0], 2, whole },
-	    { 1, 1, counts[1], 3, deep }, { 1, 1, counts[2], 2, bare },
-	    { 1, 1, counts[3], 2, odd } };
+	struct profil_stack stacks[] = {
+	    { .pid = 1, .tid = 1, .count = counts[0], .depth = 2, .frames = whole },
+	    { .pid = 1, .tid = 1, .count = counts[1], .depth = 3, .frames = deep },
+	    { .pid = 1, .tid = 1, .count = counts[2], .depth = 2, .frames = bare },
+	    { .pid = 1, .tid = 1, .count = counts[3], .depth = 2, .frames = odd } };
 	char *argv[] = { "app", NULL };
 	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
 	    .engine = "perf", .argc = 1, .argv = argv, .nobjects = 1,
@@ -111,7 +113,8 @@ test_check_names_every_reason(void **state)
 		struct profil_frame frames[] = { { 0, 0x10 },
 		    { PROFIL_FRAME_CUT, why } };
 		uint32_t cut[] = { 0, 1 };
-		struct profil_stack stack = { 1, 1, 4, 2, cut };
+		struct profil_stack stack = { .pid = 1, .tid = 1, .count = 4,
+		    .depth = 2, .frames = cut };
 		char *argv[] = { "app", NULL };
 		struct profil_profile p = { .interval_ns = 1000000,
 		    .bucket_bytes = 1, .engine = "perf", .argc = 1, .argv = argv,
@@ -186,6 +189,56 @@ test_check_recorded_stacks(void **state)
 	assert_int_equal(in_lines, cut);
 }
 
+/*
+ * A wall profile (record --wall) is checked like any other; one whose
+ * off-CPU frame is not its stack's leaf is refused: a non-zero exit and
+ * one line saying why.
+ */
+static void
+test_check_refuses_bad_wall_profile(void **state)
+{
+	struct profil_bucket bucket = { 0x10, 5 };
+	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
+	    .highpc = 0x100, .bucket_bytes = 1, .samples = 5, .nbuckets = 1,
+	    .buckets = &bucket };
+	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 },
+	    { PROFIL_FRAME_OFFCPU, 0 } };		/* read(2) */
+	uint32_t on[] = { 0, 1 }, off[] = { 2, 1 }, bad[] = { 0, 2, 1 };
+	struct profil_stack stacks[] = {
+	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on },
+	    { .pid = 1, .tid = 1, .depth = 2, .frames = off,
+	      .off_ns = 250000000 } };
+	struct profil_wall wall = { .poll_ns = 5000000, .switches = 2,
+	    .reads = 1 };
+	char *argv[] = { "app", NULL };
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argc = 1, .argv = argv, .samples = 5,
+	    .nobjects = 1, .objects = &app, .nframes = 3, .frames = frames,
+	    .nstacks = 2, .stacks = stacks, .wall = &wall };
+	char path[PATH_MAX], cause[256], *argv_check[] = { profil_bin, "check",
+	    path, NULL };
+	struct run r;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/wall.prf", tmpdir);
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	check(&r, path, 0);
+	assert_non_null(strstr(r.out, ": ok: 5 samples"));
+	stacks[0].frames = bad;
+	stacks[0].depth = 3;
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	run(&r, argv_check);
+	if (r.status == 0)
+		fail_msg("check took a wall profile with an off-CPU frame inside "
+		    "a stack: %s", r.out);
+	if (strstr(r.err, "off-CPU frame") == NULL ||
+	    strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
+		fail_msg("check's refusal is not one line saying why: '%s'",
+		    r.err);
+}
+
 int
 main(void)
 {
@@ -194,6 +247,7 @@ main(void)
 		cmocka_unit_test(test_check_names_every_reason),
 		cmocka_unit_test(test_check_stacks_whole_or_none),
 		cmocka_unit_test(test_check_recorded_stacks),
+		cmocka_unit_test(test_check_refuses_bad_wall_profile),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
 }
