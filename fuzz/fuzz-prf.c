@@ -65,6 +65,8 @@ optional_difference(const struct profil_profile *a,
 		const struct profil_stack *x = &a->stacks[i], *y = &b->stacks[i];
 
 		if (x->pid != y->pid || x->tid != y->tid || x->count != y->count ||
+		    x->off_ns != y->off_ns || x->sampled_ns != y->sampled_ns ||
+		    x->observations != y->observations ||
 		    x->depth != y->depth || memcmp(x->frames, y->frames,
 		    x->depth * sizeof *x->frames) != 0)
 			return "stack";
@@ -85,6 +87,9 @@ profile_difference(const struct profil_profile *a,
 	    a->kernel != b->kernel || a->unknown != b->unknown ||
 	    a->lost != b->lost || !same_str(a->engine, b->engine))
 		return "header";
+	if ((a->wall == NULL) != (b->wall == NULL) || (a->wall != NULL &&
+	    memcmp(a->wall, b->wall, sizeof *a->wall) != 0))
+		return "wall record";
 	if (a->argc != b->argc)
 		return "argc";
 	for (i = 0; i < (size_t)a->argc; i++)
@@ -172,15 +177,30 @@ check_model(const struct profil_profile *p)
 		const struct profil_stack *st = &p->stacks[i];
 		uint32_t leaf;
 
-		if (st->depth == 0 || st->depth > PRF_MAX_DEPTH || st->count == 0)
-			fuzz_fail("stack %zu: %zu frames, %llu samples", i, st->depth,
-			    (unsigned long long)st->count);
+		/* samples, or (a wall profile's) time off the CPU: one of them */
+		if (st->depth == 0 || st->depth > PRF_MAX_DEPTH ||
+		    (st->count == 0) == (st->off_ns == 0) ||
+		    (st->off_ns > 0 && p->wall == NULL) ||
+		    st->sampled_ns > st->off_ns)
+			fuzz_fail("stack %zu: %zu frames, %llu samples, %llu ns off "
+			    "the CPU (%llu sampled)", i, st->depth,
+			    (unsigned long long)st->count,
+			    (unsigned long long)st->off_ns,
+			    (unsigned long long)st->sampled_ns);
 		for (size_t d = 0; d < st->depth; d++)
 			if (st->frames[d] >= p->nframes ||
 			    (p->frames[st->frames[d]].object == PROFIL_FRAME_CUT &&
-			    d + 1 != st->depth))
-				fuzz_fail("stack %zu: frame %zu bad or cut", i, d);
+			    d + 1 != st->depth) ||
+			    (p->frames[st->frames[d]].object == PROFIL_FRAME_OFFCPU &&
+			    d != 0))
+				fuzz_fail("stack %zu: frame %zu bad, cut or off-CPU",
+				    i, d);
 		leaf = p->frames[st->frames[0]].object;
+		if ((leaf == PROFIL_FRAME_OFFCPU) != (st->off_ns > 0))
+			fuzz_fail("stack %zu: off-CPU time not at an off-CPU leaf",
+			    i);
+		if (st->off_ns > 0)
+			continue;
 		total += st->count;
 		if (leaf == PROFIL_FRAME_KERNEL)
 			kernel += st->count;
