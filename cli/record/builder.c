@@ -773,7 +773,9 @@ builder_finish(struct builder *b)
 	for (i = 0; i < b->nprocesses; i++) {
 		struct bprocess *pr = &b->processes[i];
 
-		if (pr->samples == 0 && pr->status == PROFIL_EXIT_UNKNOWN)
+		/* (a wall profile's may have waited only: a child that slept) */
+		if (pr->samples == 0 && pr->status == PROFIL_EXIT_UNKNOWN &&
+		    b->wall == NULL)
 			continue;
 		p->processes[p->nprocesses++] = (struct profil_process){
 		    (uint32_t)pr->pid, (uint32_t)pr->ppid,
