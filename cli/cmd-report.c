@@ -158,9 +158,11 @@ wall_caption(const struct profil_profile *p, const char *name, char *caption,
 	    1e9 / (double)p->interval_ns : 0, p->engine);
 	if (len < size && off > 0)
 		snprintf(caption + len, size - len, "\nnote: time off the CPU is "
-		    "measured from context switches; %.0f%% of it is placed by "
-		    "sampling (blocks shorter than %.0f ms, and preemptions)",
-		    100 * sampled / off, 2 * (double)p->wall->poll_ns / 1e6);
+		    "measured from %s; %.0f%% of it is placed by sampling "
+		    "(blocks shorter than %.0f ms, and preemptions)",
+		    strcmp(p->engine, "perf") == 0 ? "context switches" :
+		    "the threads' scheduler counters", 100 * sampled / off,
+		    2 * (double)p->wall->poll_ns / 1e6);
 }
 
 /*

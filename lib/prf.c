@@ -739,7 +739,8 @@ decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		/* a sample count, or (wall) time off the CPU: one of them */
 		if (leaf >= nnodes || pid > UINT32_MAX || tid > UINT32_MAX ||
 		    (st->count == 0) == (st->off_ns == 0) ||
-		    st->sampled_ns > st->off_ns) {
+		    st->sampled_ns > st->off_ns ||
+		    (st->off_ns == 0 && st->observations != 0)) {
 			*why = "bad stack";
 			goto out;
 		}
@@ -813,6 +814,12 @@ check_stacks(struct decoder *d)
 		if (o == PROFIL_FRAME_OFFCPU && p->wall == NULL) {
 			say(d, "an off-CPU frame in a profile without a wall "
 			    "record");
+			return -1;
+		}
+		if (o == PROFIL_FRAME_OFFCPU &&
+		    p->frames[i].addr > PROFIL_OFFCPU_BLOCKED) {
+			say(d, "an off-CPU frame of an unknown kind (%#llx)",
+			    (unsigned long long)p->frames[i].addr);
 			return -1;
 		}
 		if (o >= p->nobjects && o != PROFIL_FRAME_KERNEL &&
@@ -1130,6 +1137,11 @@ decode(struct decoder *d)
 			}
 			if (rio_left(in) != 0) {
 				say(d, "%zu bytes after the end record", rio_left(in));
+				return -1;
+			}
+			/* a wall profile's file says how it was taken */
+			if (d->version >= 2 && d->p->wall == NULL) {
+				say(d, "a version 2 file without its wall record");
 				return -1;
 			}
 			return check_totals(d);

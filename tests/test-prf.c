@@ -807,7 +807,7 @@ test_wall_refusals(void **state)
 	wall_stacks[2].sampled_ns = wall_stacks[2].off_ns + 1;
 	expect_wall_refusal(&p, "bad stack");
 
-	/* the wall record taken out: off-CPU frames with nothing to say so */
+	/* the wall record taken out: a version 2 file says how it was taken */
 	wall_profile(&p);
 	data = encoded(&p, &size);
 	at = record_at(data, size, PRF_TAG_WALL);
@@ -818,7 +818,7 @@ test_wall_refusals(void **state)
 	memmove(data + at, data + at + len, size - at - len);
 	fix_checksum(data, size - len);
 	expect_refusal(data, size - len,
-	    "an off-CPU frame in a profile without a wall record");
+	    "a version 2 file without its wall record");
 	free(data);
 	/* a second wall record, after the first */
 	data = encoded(&p, &size);

@@ -72,15 +72,19 @@ blocked_site(pid_t pid, pid_t tid, struct blocked_site *site)
 	if (n == 3 && nr == -1) {
 		site->sp = a[0];
 		site->pc = a[1];
-		site->code = stopped(pid, tid) ? PROFIL_OFFCPU_STOPPED :
-		    PROFIL_OFFCPU_PAGE_FAULT;
-		return 1;
-	}
-	if (n != 9 || nr < 0) {
+		site->code = PROFIL_OFFCPU_PAGE_FAULT;
+	} else if (n == 9 && nr >= 0) {
+		site->code = (uint64_t)nr;
+	} else {
 		errno = EINVAL;
 		return -1;
 	}
-	site->code = (uint64_t)nr;
+	/*
+	 * Stopped (a signal, a debugger): on its way back from a system
+	 * call the thread still shows it, though it waits in no call.
+	 */
+	if (stopped(pid, tid))
+		site->code = PROFIL_OFFCPU_STOPPED;
 	return 1;
 }
 

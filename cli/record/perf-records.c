@@ -188,7 +188,8 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 	}
 	builder_sample_stack(e->b, frames, n, weight, pid, tid);
 	if (e->wall != NULL)
-		wall_cpu_sample(e->wall, pid, tid, frames, n);
+		wall_cpu_sample(e->wall, pid, tid, perf_records_time(rec, size),
+		    frames, n);
 }
 
 /*
@@ -317,7 +318,8 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	if (size < sizeof *h + 16)
 		return;
 	memcpy(ids, rec + sizeof *h, 16);
-	if (e->wall != NULL)
+	if (e->wall != NULL && (e->opts->follow_children ||
+	    (pid_t)ids[0] == e->result->pid))
 		wall_thread_start(e->wall, (pid_t)ids[0], (pid_t)ids[2],
 		    perf_records_time(rec, size));
 	if (ids[0] == ids[1])
@@ -337,7 +339,8 @@ on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
 	if (size < sizeof *h + 16)
 		return;
 	memcpy(ids, rec + sizeof *h, 16);
-	if (e->wall != NULL)
+	if (e->wall != NULL && (e->opts->follow_children ||
+	    (pid_t)ids[0] == e->result->pid))
 		wall_thread_exit(e->wall, (pid_t)ids[0], (pid_t)ids[2],
 		    perf_records_time(rec, size));
 	if (ids[0] != ids[2] ||

@@ -327,11 +327,11 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		}
 		if (w != NULL) {	/* where a preemption would hit */
 			if (kernel > 0)
-				wall_cpu_sample(w, pid, (pid_t)s->tid, frames,
-				    n + 1);
+				wall_cpu_sample(w, pid, (pid_t)s->tid, 0,
+				    frames, n + 1);
 			else
-				wall_cpu_sample(w, pid, (pid_t)s->tid, frames + 1,
-				    n);
+				wall_cpu_sample(w, pid, (pid_t)s->tid, 0,
+				    frames + 1, n);
 		}
 next:
 		atomic_store_explicit(&ring->tail, t + 1, memory_order_release);
@@ -464,7 +464,7 @@ slot_unwinder(void *arg, pid_t pid)
 /* --wall: the live processes' threads read, as wall-stat.h says. */
 static void
 wall_poll(struct wall_stat *ws, const struct slot_maps *slots, pid_t only,
-    uint64_t now)
+    uint64_t now, int ended)
 {
 	pid_t pids[AGENT_MAX_PROCS];
 	size_t n = 0;
@@ -480,7 +480,7 @@ wall_poll(struct wall_stat *ws, const struct slot_maps *slots, pid_t only,
 		if (!dup)
 			pids[n++] = slots[i].pid;
 	}
-	wall_stat_poll(ws, pids, n, now);
+	wall_stat_poll(ws, pids, n, now, ended);
 }
 
 static uint64_t
@@ -575,8 +575,10 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		if (region->stacks_offset)
 			drain_stacks(r->builder, region, slots, only, &stacked,
 			    w);
+		/* before launch_poll reaps what ended: see wall_stat_poll */
 		if (ws != NULL)
-			wall_poll(ws, slots, only, now_ns());
+			wall_poll(ws, slots, only, now_ns(),
+			    (pfd.revents & POLLIN) != 0);
 		launch_poll(&l);
 	}
 	r->wall_ns = now_ns() - start;

@@ -7,12 +7,12 @@
  * waited for a CPU (runnable) and the rest (blocked), none counted twice.
  */
 #include <dirent.h>
-#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +21,8 @@
 #include "wall-stat.h"
 
 #define FAST_NS		5000000ull	/* a thread that runs: every 5 ms */
-#define SLOW_NS		200000000ull	/* a parked one: at most this late */
+#define SLOW_NS		20000000ull	/* a parked one: at most this late, */
+#define READS_PER_S	20000		/*   or later, to read no more */
 #define LIST_NS		200000000ull	/* the threads listed this often */
 
 struct sthread {
@@ -42,64 +43,9 @@ struct wall_stat {
 	uint64_t listed_at, start;
 	unsigned listing;
 	long ticks;			/* clock ticks a second, for starttime */
-	int64_t sched_offset;		/* CLOCK_MONOTONIC - the scheduler's
-					   clock, ns; INT64_MIN: unknown */
+	size_t live;			/* threads read, not done */
+	uint64_t seed;			/* for spreading the readings */
 };
-
-/* A field "NAME : VALUE" of a /proc .../sched file, in ms; -1: none. */
-static double
-sched_field(const char *path, const char *name)
-{
-	char buf[4096], *at;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((at = strstr(buf, name)) == NULL || (at = strchr(at, ':')) == NULL)
-		return -1;
-	return atof(at + 1);
-}
-
-/*
- * The scheduler's clock (se.exec_start in /proc/.../sched, CONFIG_SCHED_
- * DEBUG) against CLOCK_MONOTONIC: our own exec_start just after we were
- * switched in is now.  INT64_MIN where the file is not there.
- */
-static int64_t
-sched_clock_offset(void)
-{
-	struct timespec ts;
-	double ms;
-
-	sched_yield();
-	ms = sched_field("/proc/thread-self/sched", "se.exec_start");
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ms <= 0)
-		return INT64_MIN;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)(ms * 1e6);
-}
-
-/* When thread t last started running, CLOCK_MONOTONIC; 0 if unknown. */
-static uint64_t
-last_run_start(const struct wall_stat *ws, const struct sthread *t)
-{
-	char path[64];
-	double ms;
-
-	if (ws->sched_offset == INT64_MIN)
-		return 0;
-	snprintf(path, sizeof path, "/proc/%d/task/%d/sched", (int)t->pid,
-	    (int)t->tid);
-	if ((ms = sched_field(path, "se.exec_start")) <= 0)
-		return 0;
-	return (uint64_t)((int64_t)(ms * 1e6) + ws->sched_offset);
-}
 
 /*
  * Whether thread tid of pid is a zombie: its counters stopped for good.
@@ -130,10 +76,15 @@ struct wall_stat *
 wall_stat_new(struct wall *w, uint64_t start)
 {
 	struct wall_stat *ws = xcalloc(1, sizeof *ws);
+	struct rlimit rl;
 
 	ws->w = w;
 	ws->start = start;
-	ws->sched_offset = sched_clock_offset();
+	/* a file a thread, kept open: as many as we may */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	hmap_init(&ws->index);
 	ws->ticks = sysconf(_SC_CLK_TCK);
 	if (ws->ticks <= 0)
@@ -200,6 +151,20 @@ age_ns(const struct wall_stat *ws, pid_t pid, pid_t tid)
 }
 
 /*
+ * How late a parked thread may be read: 20 ms, or later where there are
+ * so many threads that reading each that often would pass READS_PER_S
+ * (20,000 reads, some 30 ms of CPU a second): 1,000 parked threads are
+ * read every 50 ms.  A park's end is placed to within half of it.
+ */
+static uint64_t
+slowest(const struct wall_stat *ws)
+{
+	uint64_t ns = (uint64_t)ws->live * (1000000000ull / READS_PER_S);
+
+	return ns > SLOW_NS ? ns : SLOW_NS;
+}
+
+/*
  * Account a reading at now of thread t's counters: what it was blocked
  * and runnable since the last, placed; then when to read it next.
  */
@@ -216,21 +181,21 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 	if (!moved && t->blocked) {
 		/* parked at one place the whole time: exact; read it less */
 		wall_add_blocked(ws->w, t->pid, t->tid, blocked, 1);
-		t->backoff = t->backoff * 2 < SLOW_NS ? t->backoff * 2 : SLOW_NS;
+		t->backoff = t->backoff * 2 < slowest(ws) ? t->backoff * 2 :
+		    slowest(ws);
 	} else {
-		uint64_t tail = 0, began;
+		uint64_t tail = 0;
 		int now_blocked;
 
 		/*
-		 * It woke from a park at a known place: that place's time
-		 * goes on until it was last switched in, less its wait for
-		 * a CPU (exact where it woke, ran once and blocked again).
+		 * It woke from a park at a known place, and blocked again or
+		 * runs: when it woke is not known (the scheduler's clock in
+		 * /proc sched drifts from ours by a CPU's steal time, tens of
+		 * ms on a VM), so as likely any time: half the blocked time
+		 * is the park's, the other half where it is now (sampled).
 		 */
-		if (t->blocked && span > 2 * FAST_NS &&
-		    (began = last_run_start(ws, t)) > t->at) {
-			tail = began - t->at;
-			tail = tail > waited ? tail - waited : 0;
-			tail = tail < blocked ? tail : blocked;
+		if (t->blocked) {
+			tail = blocked / 2;
 			wall_add_blocked(ws->w, t->pid, t->tid, tail, 0);
 		}
 		now_blocked = wall_look_now(ws->w, t->pid, t->tid);
@@ -243,7 +208,14 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 	t->wait = wait;
 	t->slices = slices;
 	t->at = now;
-	t->due = now + t->backoff;
+	/*
+	 * Read again in half to one and a half times backoff: threads seen
+	 * together are not read in step, so the halves guessed for the
+	 * ends of their parks (woken together, to end) err both ways and
+	 * cancel, rather than all the same way.
+	 */
+	ws->seed = ws->seed * 6364136223846793005ull + 1442695040888963407ull;
+	t->due = now + t->backoff / 2 + (ws->seed >> 33) % (t->backoff + 1);
 }
 
 /* A thread first seen at now: its time since it started, then tracked. */
@@ -273,6 +245,7 @@ add_thread(struct wall_stat *ws, pid_t pid, pid_t tid, uint64_t now)
 	hmap_add(&ws->index, (uint64_t)(uint32_t)tid, ws->n + 1 -
 	    hmap_get(&ws->index, (uint64_t)(uint32_t)tid));
 	ws->n++;
+	ws->live++;
 	/* since it started (or the recording did): from zero counters */
 	age = age_ns(ws, pid, tid);
 	if (age > now - ws->start)
@@ -313,13 +286,14 @@ list_threads(struct wall_stat *ws, const pid_t *pids, size_t npids,
 }
 
 /*
- * Read thread t now; one that ended is done.  last: the recording ends,
- * the program with it: a thread gone was blocked until about now.
+ * Read thread t now; one that ended is done.  reaped_soon: a process
+ * ended just now (SIGCHLD), so a zombie ended about now.
  */
 static void
-read_thread(struct wall_stat *ws, struct sthread *t, uint64_t now, int last)
+read_thread(struct wall_stat *ws, struct sthread *t, uint64_t now,
+    int reaped_soon)
 {
-	uint64_t run, wait, slices, began;
+	uint64_t run, wait, slices, ended;
 	int gone = read_counters(t->fd, &run, &wait, &slices) < 0;
 
 	if (!gone && !(t->tid == t->pid && zombie(t->pid, t->tid))) {
@@ -327,29 +301,53 @@ read_thread(struct wall_stat *ws, struct sthread *t, uint64_t now, int last)
 		return;
 	}
 	/*
-	 * Ended.  Blocked when last read, it woke to end: its block lasted
-	 * until it last ran (a zombie still tells when), or, at the end of
-	 * the recording, until about now; else the time is no one's (left
-	 * out rather than called blocked).
+	 * Ended.  A zombie still has its counters: its last span, to when
+	 * it ended, is split as any other, blocked where it was last seen.
+	 * One
+	 * gone without a trace (a thread other than the leader) ended at
+	 * some time since its last reading, as likely at any: if it was
+	 * parked then, half that time is its park's (an estimate right on
+	 * average: 1,000 threads woken at once to end lose none of their
+	 * parks, each off by half a reading at most).
 	 */
-	if (t->blocked && !gone && (began = last_run_start(ws, t)) > t->at)
-		wall_add_blocked(ws->w, t->pid, t->tid, began - t->at, 0);
-	else if (t->blocked && last)
-		wall_add_blocked(ws->w, t->pid, t->tid, now - t->at, 0);
+	/* a zombie whose SIGCHLD just came ended about now; another, as
+	   likely at any time since its last reading: half way */
+	ended = reaped_soon ? now : t->at + (now - t->at) / 2;
+	if (!gone && ended > t->at) {
+		uint64_t ran = run > t->run ? run - t->run : 0;
+		uint64_t waited = wait > t->wait ? wait - t->wait : 0;
+		uint64_t span = ended - t->at;
+
+		wall_add_runnable(ws->w, t->pid, t->tid, waited);
+		if (span > ran + waited)
+			wall_add_blocked(ws->w, t->pid, t->tid,
+			    span - ran - waited, 0);
+	}
+	else if (gone && t->blocked)
+		wall_add_blocked(ws->w, t->pid, t->tid, (now - t->at) / 2, 0);
 	close(t->fd);
 	t->fd = -1;
+	ws->live--;
 	wall_thread_done(ws->w, t->pid, t->tid);
 }
 
 void
 wall_stat_poll(struct wall_stat *ws, const pid_t *pids, size_t npids,
-    uint64_t now)
+    uint64_t now, int ended)
 {
 	if (ws->listing == 0 || now - ws->listed_at >= LIST_NS)
 		list_threads(ws, pids, npids, now);
-	for (size_t i = 0; i < ws->n; i++)
-		if (ws->t[i].fd >= 0 && now >= ws->t[i].due)
-			read_thread(ws, &ws->t[i], now, 0);
+	for (size_t i = 0; i < ws->n; i++) {
+		struct sthread *t = &ws->t[i];
+
+		/*
+		 * A process ended: a parked leader read now, while it is a
+		 * zombie (its counters are still there until it is reaped).
+		 */
+		if (t->fd >= 0 && (now >= t->due || (ended &&
+		    t->tid == t->pid && zombie(t->pid, t->tid))))
+			read_thread(ws, t, now, ended);
+	}
 }
 
 void
@@ -357,7 +355,7 @@ wall_stat_free(struct wall_stat *ws, uint64_t now)
 {
 	for (size_t i = 0; i < ws->n; i++)
 		if (ws->t[i].fd >= 0) {
-			read_thread(ws, &ws->t[i], now, 1);
+			read_thread(ws, &ws->t[i], now, 0);
 			if (ws->t[i].fd >= 0)
 				close(ws->t[i].fd);
 		}

@@ -9,8 +9,9 @@
  * stayed blocked at one place between two readings, sampled otherwise.
  *
  * Cost follows what happens: a thread is read every 5 ms while it runs,
- * and ever less often (up to every 200 ms) while it stays parked, its
- * counters unchanged; the processes' threads are listed every 200 ms.
+ * and ever less often (every 20 ms, later with very many threads) while
+ * it stays parked, its counters unchanged; the processes' threads are
+ * listed every 200 ms.
  * A thread that lives and ends between two listings is not seen.
  */
 #ifndef PROFIL_RECORD_WALL_STAT_H
@@ -31,10 +32,11 @@ struct wall_stat;
 struct wall_stat *wall_stat_new(struct wall *w, uint64_t start);
 /*
  * At now (CLOCK_MONOTONIC ns): list the threads of pids (every 200 ms)
- * and read those due.  Call it every few milliseconds.
+ * and read those due.  Call it every few milliseconds, with ended set
+ * when a child may have ended and is not reaped yet (SIGCHLD came).
  */
 void wall_stat_poll(struct wall_stat *ws, const pid_t *pids, size_t npids,
-    uint64_t now);
+    uint64_t now, int ended);
 /* Read every thread a last time and close; then wall_finish. */
 void wall_stat_free(struct wall_stat *ws, uint64_t now);
 

@@ -37,12 +37,13 @@ struct wthread {
 	int state;
 	int preempted;		/* off: preempted (runnable), not blocked */
 	uint64_t since;		/* off or unknown: since when */
+	uint64_t last;		/* the time of its last switch applied */
 	uint64_t tried;		/* the last look's start */
 	int has_look;		/* a look placed, for the interval it is in */
 	uint64_t look_t1, look_t2;
 	uint32_t look_site;
-	struct bframe *last;	/* the stack of its last CPU sample */
-	size_t nlast, last_cap;
+	struct bframe *stack;	/* the stack of its last CPU sample */
+	size_t nstack, stack_cap;
 	uint64_t pool_ns;	/* blocked, never looked at */
 	struct acc *accs;
 	size_t naccs, accs_cap;
@@ -65,6 +66,7 @@ struct wall {
 	int unreadable_err;
 	uint8_t *stack;
 	struct profil_wall stats;
+	uint64_t begin;			/* an attach's start: none counted before */
 	/*
 	 * Short blocks seen, by process and place (pid << 32 | site ->
 	 * looks), and the unseen time of threads that had no short block
@@ -110,7 +112,7 @@ wall_free(struct wall *w)
 	if (w == NULL)
 		return;
 	for (size_t i = 0; i < w->nthreads; i++) {
-		free(w->threads[i].last);
+		free(w->threads[i].stack);
 		free(w->threads[i].accs);
 	}
 	for (size_t i = 0; i < w->nsites; i++)
@@ -215,13 +217,13 @@ static void
 add_runnable(struct wall *w, struct wthread *t, uint64_t len)
 {
 	struct bframe f[SITE_MAX];
-	size_t n = t->nlast < SITE_MAX - 1 ? t->nlast : SITE_MAX - 1;
+	size_t n = t->nstack < SITE_MAX - 1 ? t->nstack : SITE_MAX - 1;
 	uint32_t site;
 	struct acc *a;
 
 	f[0] = (struct bframe){ BFRAME_OFFCPU, PROFIL_OFFCPU_RUNNABLE };
 	if (n > 0) {
-		memcpy(&f[1], t->last, n * sizeof *f);
+		memcpy(&f[1], t->stack, n * sizeof *f);
 		site = site_of(w, f, n + 1);
 	} else
 		site = site_unplaced(w, PROFIL_OFFCPU_RUNNABLE);
@@ -319,18 +321,36 @@ flush(struct wall *w, struct wthread *t)
 	t->naccs = 0;
 }
 
+/*
+ * Whether a switch (or fork) at time comes after the last one applied
+ * for t: records are sorted within a drain, not across drains, and one
+ * from a CPU drained late must not undo a later one (a switch out at 100
+ * applied after the switch in at 105 would count [100, ...) off the
+ * CPU while the thread ran).
+ */
+static int
+in_order(struct wthread *t, uint64_t time)
+{
+	if (time < t->last)
+		return 0;
+	t->last = time;
+	return 1;
+}
+
 void
 wall_thread_start(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 {
 	struct wthread *t = thread_of(w, pid, tid);
 
+	if (!in_order(t, time))
+		return;		/* it has run already: its fork came late */
 	if (t->state == T_OFF || t->state == T_UNKNOWN)
 		end_interval(w, t, time);
 	flush(w, t);
 	t->state = T_OFF;
 	t->preempted = 1;
 	t->since = time;
-	t->nlast = 0;
+	t->nstack = 0;
 }
 
 void
@@ -341,6 +361,9 @@ wall_thread_attach(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 	t->state = T_UNKNOWN;
 	t->preempted = 0;
 	t->since = time;
+	t->last = time;
+	if (w->begin == 0 || time < w->begin)
+		w->begin = time;
 }
 
 void
@@ -350,12 +373,15 @@ wall_switch_out(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
 	struct wthread *t = thread_of(w, pid, tid);
 
 	w->stats.switches++;
+	if (!in_order(t, time))
+		return;
 	if (t->state == T_OFF)
 		end_interval(w, t, time);	/* a switch in lost: no gap */
 	/* unknown until now: it was running, not blocked */
 	t->state = T_OFF;
 	t->preempted = preempted;
-	t->since = time;
+	/* (attached: nothing before the recording began) */
+	t->since = time < w->begin ? w->begin : time;
 }
 
 void
@@ -363,6 +389,8 @@ wall_switch_in(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 {
 	struct wthread *t = thread_of(w, pid, tid);
 
+	if (!in_order(t, time))
+		return;
 	if (t->state == T_OFF || t->state == T_UNKNOWN)
 		end_interval(w, t, time);
 	t->state = T_ON;
@@ -380,19 +408,26 @@ wall_thread_exit(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 }
 
 void
-wall_cpu_sample(struct wall *w, pid_t pid, pid_t tid,
+wall_cpu_sample(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
     const struct bframe *frames, size_t n)
 {
 	struct wthread *t = thread_of(w, pid, tid);
 
+	/* running, though no switch in said so (lost with a full ring) */
+	if (time != 0 && (t->state == T_OFF || t->state == T_UNKNOWN) &&
+	    t->since < time && in_order(t, time)) {
+		end_interval(w, t, time);
+		t->state = T_ON;
+	}
+
 	if (n > SITE_MAX - 1)
 		n = SITE_MAX - 1;
-	if (n > t->last_cap) {
-		t->last_cap = n < 32 ? 32 : n;
-		t->last = xrealloc(t->last, t->last_cap * sizeof *t->last);
+	if (n > t->stack_cap) {
+		t->stack_cap = n < 32 ? 32 : n;
+		t->stack = xrealloc(t->stack, t->stack_cap * sizeof *t->stack);
 	}
-	memcpy(t->last, frames, n * sizeof *frames);
-	t->nlast = n;
+	memcpy(t->stack, frames, n * sizeof *frames);
+	t->nstack = n;
 }
 
 int

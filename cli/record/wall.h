@@ -54,8 +54,12 @@ void wall_switch_out(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
     int preempted);
 void wall_switch_in(struct wall *w, pid_t pid, pid_t tid, uint64_t time);
 void wall_thread_exit(struct wall *w, pid_t pid, pid_t tid, uint64_t time);
-/* A CPU sample of the thread with its stack: where a preemption hits. */
-void wall_cpu_sample(struct wall *w, pid_t pid, pid_t tid,
+/*
+ * A CPU sample of the thread at time (0: unknown) with its stack: where
+ * a preemption hits; and proof that the thread runs, should its switch
+ * in have been lost.
+ */
+void wall_cpu_sample(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
     const struct bframe *frames, size_t n);
 
 /*
