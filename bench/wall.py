@@ -10,7 +10,7 @@ the children's rusage) of
     few microseconds), whose round trips in the time are counted too;
 
 each unprofiled, under profil record (CPU profile) and profil record
---wall, in turn, ROUNDS times.  Prints medians (quartiles beside) of the
+--wall, in each engine, in turn, ROUNDS times.  Prints medians (quartiles beside) of the
 ratios to the CPU profile of the same round, and the CPU microseconds
 each context switch costs --wall on the ping-pong program.
 
@@ -61,8 +61,11 @@ def main():
         sys.exit("wall.py: build first (make bench-wall)")
     tmp = tempfile.mkdtemp(prefix="profil-wall-")
     prf = os.path.join(tmp, "w.prf")
-    cpu_rec = [PROFIL, "record", "-q", "-o", prf]
-    wall_rec = [PROFIL, "record", "-q", "--wall", "-o", prf]
+    engines = [("perf", [PROFIL, "record", "-q", "-e", "perf", "-o", prf],
+                [PROFIL, "record", "-q", "-e", "perf", "--wall", "-o", prf]),
+               ("timer", [PROFIL, "record", "-q", "-e", "timer", "-o", prf],
+                [PROFIL, "record", "-q", "-e", "timer", "--wall", "-o",
+                 prf])]
     programs = [
         ("CPU-bound (parked 0)", [PARKED, "0", SECONDS]),
         ("1,000 parked threads", [PARKED, "1000", SECONDS]),
@@ -70,39 +73,44 @@ def main():
     ]
     rows = {}
     for name, prog in programs:
-        cpu_ratio, trip_ratio, base_ratio, per_switch = [], [], [], []
-        for _ in range(ROUNDS):
-            c0, o0 = run(prog)
-            c1, o1 = run(cpu_rec + prog)
-            c2, o2 = run(wall_rec + prog)
-            cpu_ratio.append(c2 / c1)
-            base_ratio.append(c1 / c0)
-            if name == "ping-pong":
-                t1, t2 = trips(o1), trips(o2)
-                trip_ratio.append(t2 / t1)
-                # 4 switches a round trip (two threads, out and in each)
-                per_switch.append(1e6 * (c2 / (2 * t2) - c1 / (2 * t1)))
-        rows[name] = (cpu_ratio, base_ratio, trip_ratio, per_switch)
+        for engine, cpu_rec, wall_rec in engines:
+            cpu_ratio, trip_ratio, base_ratio, per_switch = [], [], [], []
+            for _ in range(ROUNDS):
+                c0, o0 = run(prog)
+                c1, o1 = run(cpu_rec + prog)
+                c2, o2 = run(wall_rec + prog)
+                cpu_ratio.append(c2 / c1)
+                base_ratio.append(c1 / c0)
+                if name == "ping-pong":
+                    t1, t2 = trips(o1), trips(o2)
+                    trip_ratio.append(t2 / t1)
+                    # a thread blocks twice a round trip (two threads)
+                    per_switch.append(1e6 * (c2 / (2 * t2) - c1 / (2 * t1)))
+            rows[(name, engine)] = (cpu_ratio, base_ratio, trip_ratio,
+                                    per_switch)
     shutil.rmtree(tmp, ignore_errors=True)
     print("bench/wall %s s, medians of %d rounds (quartiles), load %.1f at "
           "the end" % (SECONDS, ROUNDS, os.getloadavg()[0]))
     print()
-    print("| program | CPU profile / unprofiled, total CPU | --wall / CPU "
-          "profile, total CPU | --wall / CPU profile, round trips |")
-    print("|---|---|---|---|")
+    print("| program | engine | CPU profile / unprofiled, total CPU | "
+          "--wall / CPU profile, total CPU | --wall / CPU profile, round "
+          "trips |")
+    print("|---|---|---|---|---|")
     for name, _ in programs:
-        cpu_ratio, base_ratio, trip_ratio, per_switch = rows[name]
-        q = quartiles(cpu_ratio)
-        t = ("%.2f (%.2f..%.2f)" % ((statistics.median(trip_ratio),) +
-             quartiles(trip_ratio))) if trip_ratio else "-"
-        print("| %s | %.2f | %.2f (%.2f..%.2f) | %s |" % (
-            name, statistics.median(base_ratio),
-            statistics.median(cpu_ratio), q[0], q[1], t))
-    ps = rows["ping-pong"][3]
-    if ps:
-        print()
-        print("ping-pong: --wall adds %.2f us of CPU per blocking (a thread's "
-              "switch out and back in), median" % statistics.median(ps))
+        for engine, _, _ in engines:
+            cpu_ratio, base_ratio, trip_ratio, per_switch = rows[(name, engine)]
+            q = quartiles(cpu_ratio)
+            t = ("%.2f (%.2f..%.2f)" % ((statistics.median(trip_ratio),) +
+                 quartiles(trip_ratio))) if trip_ratio else "-"
+            print("| %s | %s | %.2f | %.2f (%.2f..%.2f) | %s |" % (
+                name, engine, statistics.median(base_ratio),
+                statistics.median(cpu_ratio), q[0], q[1], t))
+    print()
+    for engine, _, _ in engines:
+        ps = rows[("ping-pong", engine)][3]
+        print("ping-pong, %s engine: --wall adds %.2f us of CPU per blocking "
+              "(a thread's switch out and back in), median" % (
+                  engine, statistics.median(ps)))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@
  *                         prints "child PID sleep S parent PID"
  *   alternate             forever: nap() sleeps 20 ms, spin() burns 20 ms
  *                         of CPU; prints "ready" once started
+ *   undumpable T CPU      makes itself undumpable (PR_SET_DUMPABLE 0),
+ *                         then sleeps T s and does CPU s of CPU
  *
  * CPU is CPU time of the calling thread, read from its clock, not an
  * amount of work: PROFIL_TEST_WORK_SCALE does not change it.
@@ -39,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -396,6 +399,17 @@ alternate(void)
 	}
 }
 
+/* Not ours to read: what an ordinary user's recorder cannot look at. */
+static int
+undumpable(double t, double cpu)
+{
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return 2;
+	printf("sleep %.9f\n", sleep_part(t));
+	printf("cpu %.9f\n", cpu_part(cpu));
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -410,7 +424,9 @@ main(int argc, char **argv)
 		return child(atof(argv[2]));
 	if (argc == 2 && strcmp(argv[1], "alternate") == 0)
 		alternate();
+	if (argc == 4 && strcmp(argv[1], "undumpable") == 0)
+		return undumpable(atof(argv[2]), atof(argv[3]));
 	fprintf(stderr, "usage: wall-workload parts CPU T1 T2 T3 | noeintr | "
-	    "parked N CPU | child T | alternate\n");
+	    "parked N CPU | child T | alternate | undumpable T CPU\n");
 	return 2;
 }
