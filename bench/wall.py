@@ -10,7 +10,9 @@ the children's rusage) of
     few microseconds), whose round trips in the time are counted too;
 
 each unprofiled, under profil record (CPU profile) and profil record
---wall, in each engine, in turn, ROUNDS times.  Prints medians (quartiles beside) of the
+--wall, in each engine, in turn, ROUNDS times; as root, also perf sched
+record against profil's CPU profile (its --wall column is then perf
+sched's ratio).  Prints medians (quartiles beside) of the
 ratios to the CPU profile of the same round, and the CPU microseconds
 each context switch costs --wall on the ping-pong program.
 
@@ -71,8 +73,23 @@ def main():
         ("1,000 parked threads", [PARKED, "1000", SECONDS]),
         ("ping-pong", [PP, SECONDS]),
     ]
+    # as root, beside perf's own way of seeing switches (perf record
+    # --off-cpu needs perf built with BPF skeletons: Debian 12's is not)
+    sched = (["perf", "sched", "record", "-q", "-o",
+              os.path.join(tmp, "perf.data"), "--"]
+             if os.geteuid() == 0 and shutil.which("perf") else None)
     rows = {}
+    sched_rows = {}
     for name, prog in programs:
+        if sched is not None:
+            ratio, trip = [], []
+            for _ in range(ROUNDS):
+                c1, o1 = run(engines[0][1] + prog)
+                c2, o2 = run(sched + prog)
+                ratio.append(c2 / c1)
+                if name == "ping-pong":
+                    trip.append(trips(o2) / trips(o1))
+            sched_rows[name] = (ratio, trip)
         for engine, cpu_rec, wall_rec in engines:
             cpu_ratio, trip_ratio, base_ratio, per_switch = [], [], [], []
             for _ in range(ROUNDS):
@@ -105,6 +122,12 @@ def main():
             print("| %s | %s | %.2f | %.2f (%.2f..%.2f) | %s |" % (
                 name, engine, statistics.median(base_ratio),
                 statistics.median(cpu_ratio), q[0], q[1], t))
+    for name, (ratio, trip) in sched_rows.items():
+        q = quartiles(ratio)
+        t = ("%.2f (%.2f..%.2f)" % ((statistics.median(trip),) +
+             quartiles(trip))) if trip else "-"
+        print("| %s | perf sched record (root) | - | %.2f (%.2f..%.2f) | %s |"
+              % (name, statistics.median(ratio), q[0], q[1], t))
     print()
     for engine, _, _ in engines:
         ps = rows[("ping-pong", engine)][3]
