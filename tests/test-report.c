@@ -950,6 +950,25 @@ test_wall_views(void **state)
 	assert_true(cpu_samples == p->samples);
 	profil_profile_free(p);
 
+	/*
+	 * The off-CPU leaves are time, not code: the histogram's default is
+	 * the busiest object with code, and asking for an address picture
+	 * or source lines of a leaf is a one-line error.
+	 */
+	run(&r, (char *[]){ profil_bin, "report", "--histogram", (char *)prf,
+	    NULL });
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "[off-cpu]:"));
+	run(&r, (char *[]){ profil_bin, "report", "--histogram",
+	    "[off-cpu: clock_nanosleep]", (char *)prf, NULL });
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "time off the CPU, not code"));
+	run(&r, (char *[]){ profil_bin, "report", "--annotate",
+	    "[off-cpu: clock_nanosleep]", (char *)prf, NULL });
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "time off the CPU, not code"));
+	assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));
+
 	/* --cpu of a CPU profile: one line, a usage error */
 	run(&r, (char *[]){ profil_bin, "record", "-q", "-o", (char *)tmp("report.prf"),
 	    workload, "split", "0.02", NULL });

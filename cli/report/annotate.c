@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "disasm.h"
+#include "profile/wall-view.h"
 #include "report.h"
 #include "table.h"
 
@@ -239,6 +240,13 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 	if (row == NULL) {
 		snprintf(cause, cause_size, "no function named '%s' has samples "
 		    "in this profile", o->target);
+		return -1;
+	}
+	if (row->object_index != FUNC_NO_OBJECT &&
+	    (long)row->object_index == wall_view_object(p)) {
+		snprintf(cause, cause_size, "%s is time off the CPU, not code: "
+		    "annotate the function that waited (--callers %s names it)",
+		    row->function, row->function);
 		return -1;
 	}
 	if (row->object_index == FUNC_NO_OBJECT || row->end <= row->start) {

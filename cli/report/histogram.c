@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "profile/wall-view.h"
 #include "report.h"
 #include "table.h"
 
@@ -48,12 +49,13 @@ choose(const struct profil_profile *p, const struct funcs *f,
     const char **name, char *cause, size_t cause_size)
 {
 	const struct func_row *row;
-	long k;
+	long k, off = wall_view_object(p);
 
 	if (target == NULL) {
 		k = -1;
+		/* (a wall view's [off-cpu] is time, not code: no addresses) */
 		for (size_t i = 0; i < p->nobjects; i++)
-			if (p->objects[i].samples > 0 && (k < 0 ||
+			if (p->objects[i].samples > 0 && (long)i != off && (k < 0 ||
 			    p->objects[i].samples > p->objects[k].samples))
 				k = (long)i;
 		if (k < 0) {
@@ -73,7 +75,8 @@ choose(const struct profil_profile *p, const struct funcs *f,
 			    target);
 			return -1;
 		}
-		if (row->end > row->start) {
+		if (row->end > row->start &&
+		    (long)row->object_index != off) {
 			*oi = row->object_index;
 			*lo = row->start;
 			*hi = row->end;
@@ -81,6 +84,12 @@ choose(const struct profil_profile *p, const struct funcs *f,
 			return 0;
 		}
 		k = (long)row->object_index;
+	}
+	if (k == off) {
+		snprintf(cause, cause_size, "%s is time off the CPU, not code: "
+		    "it has no addresses to draw (--objects splits it by kind)",
+		    target);
+		return -1;
 	}
 	if (p->objects[k].nbuckets == 0) {
 		snprintf(cause, cause_size, "%s has no samples", p->objects[k].path);
