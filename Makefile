@@ -55,7 +55,8 @@ STLIB     := $(BUILD)/libprofil.a
 # unit tests that call internal functions.  Never installed.
 INTLIB    := $(BUILD)/internal/libprofil.a
 
-all: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/examples/hotspots $(BUILD)/examples/split
+all: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/examples/hotspots $(BUILD)/examples/split \
+     $(BUILD)/examples/waits
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -133,10 +134,13 @@ $(BUILD)/profil: $(CLI_OBJ) $(STLIB)
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
 PROGLDLIBS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -ldl -lpthread -lm
 
-# split is a plain program: nothing of ours linked in
+# split and waits are plain programs: nothing of ours linked in
 $(BUILD)/examples/split: examples/split.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -o $@ $<
+$(BUILD)/examples/waits: examples/waits.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lpthread
 
 $(BUILD)/examples/%: examples/%.c $(SHLIB)
 	@mkdir -p $(@D)
@@ -147,6 +151,8 @@ demo: deps-demo all
 	$(BUILD)/profil record -o $(BUILD)/split.prf $(BUILD)/examples/split 60
 	$(BUILD)/profil report $(BUILD)/split.prf
 	$(BUILD)/profil report --tree $(BUILD)/split.prf
+	$(BUILD)/profil record --wall -o $(BUILD)/waits.prf $(BUILD)/examples/waits
+	$(BUILD)/profil report --tree --min-percent 5 $(BUILD)/waits.prf
 
 # ---- tests -----------------------------------------------------------------
 TEST_SRC   := $(wildcard tests/test-*.c)

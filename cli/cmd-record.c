@@ -401,6 +401,22 @@ warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 }
 
 /*
+ * A wall profile's closing line: where the threads' time went, on the
+ * CPU and off it, so that a run that waited says so at once.
+ */
+static void
+wall_summary(const struct profil_profile *p)
+{
+	double off = 0, on = (double)p->samples * (double)p->interval_ns / 1e9;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		off += (double)p->stacks[i].off_ns / 1e9;
+	fprintf(stderr, "profil: wall: %.2f s of threads' time, %.2f s on the "
+	    "CPU and %.2f s off it (%.0f%%); profil report shows where\n",
+	    on + off, on, off, on + off > 0 ? 100 * off / (on + off) : 0.0);
+}
+
+/*
  * Many stacks cut at the end of the copy of the stack: their callers are
  * missing from the inclusive figures.  Say what keeps more.
  */
@@ -628,10 +644,13 @@ record_exec(int argc, char **argv)
 			    cpu > 0 ? (double)p->samples / cpu : 0.0,
 			    (unsigned long long)p->lost, p->engine,
 			    r.kernel_sampled ? "" : " (user mode only)", path);
+		if (p->wall != NULL)
+			wall_summary(p);
 		if (taken < 100)
-			cli_warn("only %llu samples: too few to trust; run longer "
-			    "or raise %s", (unsigned long long)taken,
-			    o.samples ? "--samples" : "-F");
+			cli_warn("only %llu samples%s: too few to trust; run "
+			    "longer or raise %s", (unsigned long long)taken,
+			    p->wall != NULL ? " of the CPU (the time off it is "
+			    "measured)" : "", o.samples ? "--samples" : "-F");
 		else
 			warn_unsampled(p, &r);
 		warn_cut(p, o.stack_size);
