@@ -37,18 +37,37 @@ read_small(const char *path, char *buf, size_t size)
 	return n;
 }
 
-/* Whether the thread is stopped (state T or t in its stat file). */
+int
+blocked_task_state(pid_t pid, pid_t tid, char *state, uint64_t *starttime)
+{
+	char path[64], buf[1024];
+	const char *p;
+	unsigned long long start;
+	int field;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	/* after the name in parentheses (which may hold anything): state is
+	   field 3, starttime 22 */
+	if (read_small(path, buf, sizeof buf) < 0 ||
+	    (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return -1;
+	*state = p[2];
+	for (field = 2; *p != '\0' && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	*starttime = field == 22 && sscanf(p, "%llu", &start) == 1 ? start : 0;
+	return 0;
+}
+
+/* Whether the thread is stopped (a signal, a debugger). */
 static int
 stopped(pid_t pid, pid_t tid)
 {
-	char path[64], buf[512];
-	const char *paren;
+	char state;
+	uint64_t start;
 
-	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (read_small(path, buf, sizeof buf) < 0 ||
-	    (paren = strrchr(buf, ')')) == NULL)
-		return 0;
-	return paren[1] == ' ' && (paren[2] == 'T' || paren[2] == 't');
+	return blocked_task_state(pid, tid, &state, &start) == 0 &&
+	    (state == 'T' || state == 't');
 }
 
 int

@@ -27,6 +27,14 @@ struct blocked_site {
 int blocked_site(pid_t pid, pid_t tid, struct blocked_site *site);
 
 /*
+ * Thread tid's state (its letter: R, S, D, T, t, Z, X, ...) and when it
+ * started (clock ticks after boot), from /proc/PID/task/TID/stat, which
+ * anyone may read: 0, or -1 if it is gone.
+ */
+int blocked_task_state(pid_t pid, pid_t tid, char *state,
+    uint64_t *starttime);
+
+/*
  * Up to size bytes of pid's memory from addr into buf: how many were
  * read (fewer where the stack ends), or -1 with errno.
  */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked.h"
 #include "cli.h"
 #include "hmap.h"
 #include "wall-stat.h"
@@ -55,21 +56,11 @@ struct wall_stat {
 static int
 zombie(pid_t pid, pid_t tid)
 {
-	char path[64], buf[512], *paren;
-	int fd;
-	ssize_t n;
+	char state;
+	uint64_t start;
 
-	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return paren == NULL || (paren[1] == ' ' && (paren[2] == 'Z' ||
-	    paren[2] == 'X'));
+	return blocked_task_state(pid, tid, &state, &start) < 0 ||
+	    state == 'Z' || state == 'X';
 }
 
 struct wall_stat *
@@ -118,36 +109,16 @@ read_counters(int fd, uint64_t *run, uint64_t *wait, uint64_t *slices)
 static uint64_t
 age_ns(const struct wall_stat *ws, pid_t pid, pid_t tid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long start;
 	struct timespec now;
-	ssize_t n;
-	int fd, field;
+	uint64_t start, up, born;
+	char state;
 
-	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* after the name in parentheses: state is field 3, starttime 22 */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (field = 2; *p != '\0' && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	if (field != 22 || sscanf(p, "%llu", &start) != 1)
+	if (blocked_task_state(pid, tid, &state, &start) < 0 || start == 0)
 		return 0;
 	clock_gettime(CLOCK_BOOTTIME, &now);
-	{
-		uint64_t up = (uint64_t)now.tv_sec * 1000000000u +
-		    (uint64_t)now.tv_nsec;
-		uint64_t born = start * (1000000000u / (uint64_t)ws->ticks);
-
-		return up > born ? up - born : 0;
-	}
+	up = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	born = start * (1000000000u / (uint64_t)ws->ticks);
+	return up > born ? up - born : 0;
 }
 
 /*

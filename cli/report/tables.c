@@ -115,24 +115,22 @@ static const struct col flat_cols[] = {
 static const int flat_text[] = { 3, 4, 5, 6, 2, 0, 1, -1 };
 static const int flat_text_stacks[] = { 3, 4, 8, 9, 6, 2, 0, 1, -1 };
 /*
- * A wall view's (wall-view.h): shares of wall time, and beside the
- * inclusive one the part of it on the CPU (of the same whole), so that
- * "40% of wall, 1% on the CPU" reads at a glance.
+ * A wall view's (wall-view.h): the same, shares of wall time, and the
+ * last column: beside the inclusive share, the part of it on the CPU
+ * (of the same whole), so that "40% of wall, 1% on the CPU" reads at a
+ * glance.
  */
-static const struct col wall_cols[] = {
-	{ "function", "function", COL_STR },
-	{ "object", "object", COL_STR },
-	{ "samples", "samples", COL_INT },
-	{ "percent", "%wall", COL_PCT },
-	{ "error95", "95%", COL_ERR },
-	{ "cumulative", "cum%", COL_PCT },
-	{ "seconds", "self s", COL_SEC },
-	{ "inclusive_samples", "incl", COL_INT },
-	{ "inclusive_percent", "%incl", COL_PCT },
-	{ "inclusive_error95", "95%", COL_ERR },
-	{ "inclusive_cpu_percent", "%cpu", COL_PCT },
-};
 static const int wall_text[] = { 3, 4, 8, 9, 10, 6, 0, 1, -1 };
+
+static const struct col *
+wall_cols(void)
+{
+	static struct col cols[11];
+
+	memcpy(cols, flat_cols, sizeof cols);
+	cols[3].title = "%wall";
+	return cols;
+}
 
 static const uint64_t *sort_incl;
 
@@ -212,7 +210,7 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 		qsort(order, nrows, sizeof *order, by_inclusive);
 	}
 	if (off_obj >= 0)
-		table_init(&t, wall_cols, 11);
+		table_init(&t, wall_cols(), 11);
 	else
 		table_init(&t, flat_cols, stacks ? 10 : 7);
 	for (i = 0; i < nrows; i++) {
