@@ -543,6 +543,33 @@ test_unreadable_program_keeps_its_time(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Options that make no sense with --wall say so, in one line, as a
+ * usage error, before anything runs: no stacks to place waiting at, a
+ * budget (the waiting is measured, not sampled at a rate).
+ */
+static void
+test_options_that_do_not_go_with_wall(void **state)
+{
+	static struct run r;
+	const char *prf = tmp("never.prf");
+	char *no_stacks[] = { profil_bin, "record", "--wall", "--no-call-graph",
+	    "-o", (char *)prf, "true", NULL };
+	char *budget[] = { profil_bin, "record", "--wall", "--samples", "1000",
+	    "-o", (char *)prf, "true", NULL };
+	char **cases[] = { no_stacks, budget };
+
+	(void)state;
+	unlink(prf);
+	for (size_t i = 0; i < 2; i++) {
+		run(&r, cases[i]);
+		assert_int_equal(r.status, 2);
+		assert_non_null(strstr(r.err, "--wall"));
+		assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));
+		assert_int_equal(access(prf, F_OK), -1);
+	}
+}
+
 /* A forked child's sleep is its own, under its pid, at its stack. */
 static void
 test_child_sleep_under_its_pid(void **state)
@@ -694,6 +721,7 @@ main(void)
 		cmocka_unit_test(test_timer_parked_threads),
 		cmocka_unit_test(test_no_children_leaves_children_out),
 		cmocka_unit_test(test_unreadable_program_keeps_its_time),
+		cmocka_unit_test(test_options_that_do_not_go_with_wall),
 		cmocka_unit_test(test_thousand_parked_threads),
 		cmocka_unit_test(test_child_sleep_under_its_pid),
 		cmocka_unit_test(test_attach_sees_sleep_and_spin),
