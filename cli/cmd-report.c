@@ -153,7 +153,8 @@ wall_caption(const struct profil_profile *p, const char *name, char *caption,
 	all = on + off;
 	len = (size_t)snprintf(caption, size, "%.20s: wall profile, %.2f s of "
 	    "threads' time: %.2f s on the CPU (%.0f%%), %.2f s off it; %.0f Hz "
-	    "(%s); ±" CLI_GLUE "=" CLI_GLUE "95%%" CLI_GLUE "error", name, all,
+	    "(%s); ±" CLI_GLUE "=" CLI_GLUE "95%%" CLI_GLUE "error of what was "
+	    "sampled", name, all,
 	    on, all > 0 ? 100 * on / all : 0, off, p->interval_ns ?
 	    1e9 / (double)p->interval_ns : 0, p->engine);
 	if (len < size && off > 0)

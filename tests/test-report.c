@@ -931,6 +931,10 @@ test_wall_views(void **state)
 		if (strcmp(f[0], "[off-cpu: clock_nanosleep]") == 0) {
 			wall_pct = atof(f[8]);
 			cpu_pct = atof(f[10]);
+			/* the sleep was measured, not sampled: no error bar */
+			if (atof(f[4]) > 0.01)
+				fail_msg("measured sleep with a %s-point error",
+				    f[4]);
 		}
 	}
 	free(csv);

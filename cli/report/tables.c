@@ -3,6 +3,7 @@
  * per function), objects, threads and processes.  Every share comes with
  * its 95% sampling error; machine columns are documented in profil.1.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,50 @@ by_inclusive(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A wall view's time off the CPU placed by sampling, as a variance per
+ * function of the stacks, in intervals squared: a stack's sampled part
+ * S, placed on m looks, errs by about S / sqrt(m) (by all of it when m
+ * is 0: nothing was seen where it went), summed over the stacks the
+ * function is on.  What was measured where it was errs by nothing.
+ */
+static double *
+wall_sampled_var(const struct stacks *s, const struct profil_profile *p,
+    long off_obj)
+{
+	double *var = xcalloc(s->nfuncs + 1, sizeof *var);
+	uint32_t *seen = xcalloc(s->nfuncs + 1, sizeof *seen);
+	static uint32_t funcs[STACKS_MAX_DEPTH];
+	double interval = p->interval_ns ? (double)p->interval_ns : 1;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		double sampled = (double)st->sampled_ns / interval, v;
+		size_t n;
+
+		if (st->sampled_ns == 0 || st->depth == 0 ||
+		    p->frames[st->frames[0]].object != (uint32_t)off_obj)
+			continue;
+		v = sampled * sampled / (st->observations ?
+		    (double)st->observations : 1);
+		n = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
+		for (size_t k = 0; k < n; k++)
+			if (seen[funcs[k]] != i + 1) {
+				seen[funcs[k]] = (uint32_t)(i + 1);
+				var[funcs[k]] += v;
+			}
+	}
+	free(seen);
+	return var;
+}
+
+/* The 95% half-width, in points of n, of a variance in intervals². */
+static double
+points95(double var, uint64_t n)
+{
+	return n > 0 ? 100 * 1.959964 * sqrt(var) / (double)n : 0;
+}
+
 void
 report_flat(const struct profil_profile *p, struct funcs *f,
     const struct stacks *s, const struct report_options *o)
@@ -152,6 +197,7 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	int stacks = s != NULL && p->nstacks > 0;
 	long off_obj = stacks ? wall_view_object(p) : -1;
 	uint64_t *incl = NULL, *incl_cpu = NULL, *row_incl, *row_cpu;
+	double *sampled_var = NULL, *row_var;
 	size_t *order;
 	struct table t;
 	double cumulative = 0;
@@ -167,8 +213,10 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	if (stacks) {
 		incl = stacks_inclusive(s);
 		matched = xcalloc(s->nfuncs + 1, 1);
-		if (off_obj >= 0)
+		if (off_obj >= 0) {
 			incl_cpu = stacks_inclusive_except(s, (size_t)off_obj);
+			sampled_var = wall_sampled_var(s, p, off_obj);
+		}
 	}
 	/*
 	 * Sorted by inclusive time, the functions with none of their own
@@ -181,14 +229,17 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 		memcpy(rows, f->rows, nrows * sizeof *rows);
 	row_incl = xcalloc(nrows + extra + 1, sizeof *row_incl);
 	row_cpu = xcalloc(nrows + extra + 1, sizeof *row_cpu);
+	row_var = xcalloc(nrows + extra + 1, sizeof *row_var);
 	order = xcalloc(nrows + extra + 1, sizeof *order);
 	for (i = 0; i < f->nrows; i++) {
 		long fn = stacks ? stacks_func_of_row(s, &f->rows[i]) : -1;
 
 		/* a function in no stack (none should be): its own samples */
 		row_incl[i] = fn >= 0 ? incl[fn] : f->rows[i].samples;
-		if (incl_cpu != NULL)
+		if (incl_cpu != NULL) {
 			row_cpu[i] = fn >= 0 ? incl_cpu[fn] : 0;
+			row_var[i] = fn >= 0 ? sampled_var[fn] : 0;
+		}
 		if (fn >= 0)
 			matched[fn] = 1;
 	}
@@ -199,8 +250,10 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 			continue;
 		rows[nrows] = (struct func_row){ sf->function, sf->symbol,
 		    sf->object, sf->object_index, sf->start, sf->start, 0 };
-		if (incl_cpu != NULL)
+		if (incl_cpu != NULL) {
 			row_cpu[nrows] = incl_cpu[k];
+			row_var[nrows] = sampled_var[k];
+		}
 		row_incl[nrows++] = incl[k];
 	}
 	for (i = 0; i < nrows; i++)
@@ -238,8 +291,21 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 			c[8].d = report_percent(in, p->samples);
 			c[9].d = table_error95(in, p->samples);
 		}
-		if (off_obj >= 0)
+		if (off_obj >= 0) {
+			double var = row_var[order[i]];
+			double cpu_err = table_error95(row_cpu[order[i]], p->samples);
+
 			c[10].d = report_percent(row_cpu[order[i]], p->samples);
+			/*
+			 * Time off the CPU measured where it was errs by
+			 * nothing: a row's error is its CPU samples' and its
+			 * sampled time's (an off-CPU leaf has no CPU part).
+			 */
+			c[4].d = r->object_index == (size_t)off_obj ?
+			    points95(var, p->samples) : c[4].d;
+			c[9].d = sqrt(cpu_err * cpu_err +
+			    points95(var, p->samples) * points95(var, p->samples));
+		}
 	}
 	table_print(&t, o->format, off_obj >= 0 ? wall_text : stacks ?
 	    flat_text_stacks : flat_text, o->caption);
@@ -247,6 +313,8 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	free(incl);
 	free(incl_cpu);
 	free(row_cpu);
+	free(sampled_var);
+	free(row_var);
 	free(matched);
 	free(rows);
 	free(row_incl);
