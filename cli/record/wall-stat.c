@@ -46,6 +46,8 @@ struct wall_stat {
 	long ticks;			/* clock ticks a second, for starttime */
 	size_t live;			/* threads read, not done */
 	uint64_t seed;			/* for spreading the readings */
+	pid_t woke;			/* a process one of whose parked
+					   threads woke, in this poll */
 };
 
 /*
@@ -158,6 +160,9 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 		uint64_t tail = 0;
 		int now_blocked;
 
+		if (t->blocked && t->backoff > FAST_NS)
+			ws->woke = t->pid;	/* its siblings may have too */
+
 		/*
 		 * It woke from a park at a known place, and blocked again or
 		 * runs: when it woke is not known (the scheduler's clock in
@@ -170,8 +175,16 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 			wall_add_blocked(ws->w, t->pid, t->tid, tail, 0);
 		}
 		now_blocked = wall_look_now(ws->w, t->pid, t->tid);
-		/* where it is now (or was last seen) stands for the rest */
-		wall_add_blocked(ws->w, t->pid, t->tid, blocked - tail, 0);
+		/*
+		 * Blocked now: where it is stands for the rest.  Running:
+		 * the rest was blocked somewhere it is no longer (a lock on
+		 * its way, after the park), not at the park: placed as its
+		 * unseen blocks are.
+		 */
+		if (now_blocked == 1)
+			wall_add_blocked(ws->w, t->pid, t->tid, blocked - tail, 0);
+		else
+			wall_add_unseen(ws->w, t->pid, t->tid, blocked - tail);
 		t->blocked = now_blocked == 1;
 		t->backoff = FAST_NS;
 	}
@@ -308,6 +321,7 @@ wall_stat_poll(struct wall_stat *ws, const pid_t *pids, size_t npids,
 {
 	if (ws->listing == 0 || now - ws->listed_at >= LIST_NS)
 		list_threads(ws, pids, npids, now);
+	ws->woke = 0;
 	for (size_t i = 0; i < ws->n; i++) {
 		struct sthread *t = &ws->t[i];
 
@@ -318,6 +332,23 @@ wall_stat_poll(struct wall_stat *ws, const pid_t *pids, size_t npids,
 		if (t->fd >= 0 && (now >= t->due || (ended &&
 		    t->tid == t->pid && zombie(t->pid, t->tid))))
 			read_thread(ws, t, now, ended);
+	}
+	/*
+	 * A parked thread woke: threads parked together are often woken
+	 * together (a broadcast, a pool's shutdown), and read now each is
+	 * caught running or blocked anew, its park ended to a reading, not
+	 * gone before its next one with half its last span guessed.
+	 */
+	if (ws->woke != 0) {
+		pid_t pid = ws->woke;
+
+		for (size_t i = 0; i < ws->n; i++) {
+			struct sthread *t = &ws->t[i];
+
+			if (t->fd >= 0 && t->pid == pid && t->blocked &&
+			    t->at != now)
+				read_thread(ws, t, now, 0);
+		}
 	}
 }
 

@@ -533,6 +533,12 @@ wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
 }
 
 void
+wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
+{
+	thread_of(w, pid, tid)->pool_ns += ns;
+}
+
+void
 wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
 {
 	if (ns > 0)

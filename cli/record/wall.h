@@ -91,6 +91,11 @@ int wall_look_now(struct wall *w, pid_t pid, pid_t tid);
  */
 void wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns,
     int exact);
+/*
+ * ns of the thread's time blocked somewhere not seen: placed at the end
+ * as its unseen blocks are (where its short blocks were seen).
+ */
+void wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
 /* ns of the thread's time runnable: at its last CPU sample (sampled). */
 void wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
 /* The thread has ended (or is no longer followed): its time is done. */
