@@ -310,10 +310,14 @@ e2e_program_for(char **argv, size_t max, char **program, char *cpu)
 double
 e2e_longer(double cpu, double got, double need, int *runs)
 {
-	if (++*runs >= 3)
-		fail_msg("%.0f samples in the third run, %.0f wanted", got, need);
-	/* what was missing, and a tenth more; 4x at most a time */
-	return fmax(cpu, 0.01) * (got > need / 4 ? 1.1 * need / got : 4);
+	if (++*runs >= 4)
+		fail_msg("%.0f samples in the fourth run, %.0f wanted", got, need);
+	/*
+	 * What was missing, and a third more: a tenth more fell short
+	 * again once in CI (a signal handler's samples, 41 of 49 in the
+	 * third run); 4x at most a time.
+	 */
+	return fmax(cpu, 0.01) * (got > need / 4 ? 1.3 * need / got : 4);
 }
 
 void

@@ -113,7 +113,7 @@ const char *e2e_cpu_for(double samples, double per);
 /*
  * The sizing step of record_for, for a test that runs its program its own
  * way: the CPU seconds for the next run, given that one of cpu seconds
- * gave got of need samples (failing at the third run short of need).
+ * gave got of need samples (failing at the fourth run short of need).
  */
 double e2e_longer(double cpu, double got, double need, int *runs);
 void record_for(struct shares *s, struct run *r, const char *engine,
