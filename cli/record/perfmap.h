@@ -1,0 +1,67 @@
+/*
+ * perfmap.h - the perf map a JIT runtime writes for profilers,
+ * /tmp/perf-PID.map: one line per piece of generated code,
+ *
+ *     START SIZE NAME
+ *
+ * START and SIZE in hexadecimal (an optional 0x taken), NAME the rest of
+ * the line (it may hold spaces: "JS:*hotA /srv/app.js:2:14").  V8 (Node,
+ * Chromium, Deno), the JVM's agents, .NET, CPython 3.12's -X perf,
+ * LuaJIT, PCRE2, Julia and wasmtime write it.  The file only grows while
+ * the program runs (a later line for the same addresses is newer code
+ * there), so it is read as it grows: each read takes the lines completed
+ * since the last, and a line still being written waits for the next read
+ * (or for the end, when whatever is left is a last line).
+ *
+ * The parser is pure (perfmap_parse), for the reader and the fuzz target.
+ */
+#ifndef PROFIL_RECORD_PERFMAP_H
+#define PROFIL_RECORD_PERFMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The longest line taken; a longer one is counted bad and skipped. */
+#define PERFMAP_LINE_MAX	4096
+
+struct perfmap_entry {
+	uint64_t start, size;	/* [start, start + size): size >= 1, no wrap */
+	const char *name;	/* not NUL-terminated; name_len >= 1 bytes */
+	size_t name_len;	/*   holding no newline and no NUL */
+};
+
+/*
+ * The complete lines of buf[0..len) (with at_eof, a last line without its
+ * newline too): fn for each well-formed one, in order; *bad counts the
+ * others (no start, no size, size 0, start + size past 2^64, no name,
+ * a NUL, longer than PERFMAP_LINE_MAX).  An empty line is neither.
+ * Returns the bytes consumed: up to the end of the last complete line
+ * (all of len with at_eof); what remains is an unfinished line.
+ */
+size_t perfmap_parse(const char *buf, size_t len, int at_eof,
+    void (*fn)(const struct perfmap_entry *e, void *arg), void *arg,
+    unsigned long *bad);
+
+/* One map file being followed as it grows. */
+struct perfmap_file;
+
+/* Follow path (nothing is read yet; the file need not exist). */
+struct perfmap_file *perfmap_open(const char *path);
+void perfmap_close(struct perfmap_file *f);
+
+/*
+ * Read what was added since the last read: fn for each new entry.
+ * at_end: the writer is gone, a last unfinished line counts.  A file
+ * that was replaced (another inode) or cut shorter than was read is read
+ * again from its start.  Returns the number of new entries, 0 when the
+ * file is missing or unchanged, -1 with errno on a read error.
+ */
+int perfmap_read(struct perfmap_file *f, int at_end,
+    void (*fn)(const struct perfmap_entry *e, void *arg), void *arg);
+
+/* Lines refused so far (perfmap_parse's bad), and whether it was replaced. */
+unsigned long perfmap_bad(const struct perfmap_file *f);
+int perfmap_replaced(const struct perfmap_file *f);
+
+#endif
