@@ -34,8 +34,12 @@ struct perfmap_entry {
 /*
  * The complete lines of buf[0..len) (with at_eof, a last line without its
  * newline too): fn for each well-formed one, in order; *bad counts the
- * others (no start, no size, size 0, start + size past 2^64, no name,
- * a NUL, longer than PERFMAP_LINE_MAX).  An empty line is neither.
+ * others (no start, no size, size 0, start + size past 2^64 - 1, no name,
+ * a NUL, longer than PERFMAP_LINE_MAX bytes before its newline).  An
+ * empty line is neither.  START and SIZE are separated by one or more
+ * spaces or tabs (blanks before START are let pass); NAME begins after
+ * the blanks following SIZE and keeps its own trailing blanks; the '\r'
+ * of a CRLF line ending is no part of it (a line of "\r" alone is empty).
  * Returns the bytes consumed: up to the end of the last complete line
  * (all of len with at_eof); what remains is an unfinished line.
  */
@@ -55,7 +59,10 @@ void perfmap_close(struct perfmap_file *f);
  * at_end: the writer is gone, a last unfinished line counts.  A file
  * that was replaced (another inode) or cut shorter than was read is read
  * again from its start.  Returns the number of new entries, 0 when the
- * file is missing or unchanged, -1 with errno on a read error.
+ * file is missing or unchanged, -1 with errno on a read error (EINVAL:
+ * the path is no regular file).  Between reads at most PERFMAP_LINE_MAX
+ * bytes of an unfinished line are held; a longer one is counted bad as
+ * soon as it is seen and skipped to its newline.
  */
 int perfmap_read(struct perfmap_file *f, int at_end,
     void (*fn)(const struct perfmap_entry *e, void *arg), void *arg);
