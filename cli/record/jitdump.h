@@ -39,6 +39,13 @@
 #define JITDUMP_MAGIC		0x4A695444u
 #define JITDUMP_HEADER_MIN	40
 #define JITDUMP_NAME_MAX	4096	/* a longer name: the record is bad */
+/*
+ * The longest record the follower holds (jitdump_read): a longer one is
+ * counted bad and skipped in the file, unread, so that a total_size near
+ * 2^32 cannot make it buffer 4 GiB.  jitdump_parse has no such limit: it
+ * takes what is in the buffer it is given.
+ */
+#define JITDUMP_RECORD_MAX	(64u << 20)
 
 struct jitdump_header {
 	uint32_t version, elf_mach, pid;
@@ -103,8 +110,10 @@ int jitdump_header(const unsigned char *buf, size_t len,
  * over, or skipped as bad); it stops before a record not wholly in buf.
  * A record that is malformed within its total_size (a name without its
  * NUL or over JITDUMP_NAME_MAX, code_size 0 or not what is left,
- * nr_entry more than fits, a line's file without its NUL, unwinding
- * sizes that do not add up) counts in *bad and is skipped.  A total_size
+ * nr_entry more than fits, a line's file without its NUL, a "\xff" file
+ * in the first entry, unwinding sizes that do not add up, a fixed part
+ * longer than total_size) counts in *bad and is skipped; bytes after what
+ * a record's fields account for are padding.  A total_size
  * below 16 cannot be skipped: *broken is set and nothing past it is
  * read (the rest of the file is lost, said once).
  */
@@ -122,7 +131,11 @@ void jitdump_close(struct jitdump_file *f);
  * Read the records added since the last read, through ops.  Returns the
  * number of records handed over, 0 when there is nothing new (or the
  * file is missing), -1 when the file is not a jitdump file or broken
- * (said once by jitdump_problem; later reads do nothing).
+ * (said once: that read returns -1 and jitdump_problem says why from
+ * then on; later reads do nothing and return 0).  A file that cannot be
+ * opened (but is there) or read, or is no regular file, is refused
+ * the same way.  Records handed over before a problem was found stay
+ * handed over.
  */
 int jitdump_read(struct jitdump_file *f, const struct jitdump_ops *ops,
     void *arg);
