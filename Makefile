@@ -190,6 +190,11 @@ $(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
     cli/util.c
 $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
 
+# test-jitfiles compiles the perf map and jitdump readers themselves (#include)
+$(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
+    cli/record/jitdump.c cli/record/jitdump.h cli/util.c
+$(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
+
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
 $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
