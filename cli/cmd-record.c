@@ -20,6 +20,7 @@
 #include "budget.h"
 #include "cli.h"
 #include "outfile.h"
+#include "record/jit.h"
 #include "record/record.h"
 #include "record/unwind.h"
 #include "report/report.h"
@@ -56,6 +57,13 @@ _Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
 #define STR_(x)			#x
 
 /* PROGRAM.prf in the current directory, %p expanded; absolute. */
+/* What was wrong with a JIT runtime's files (jit.h): a line each. */
+static void
+say_jit(const char *line)
+{
+	cli_warn("%s", line);
+}
+
 static char *
 output_path(const char *tmpl, const char *program, pid_t pid)
 {
@@ -561,18 +569,21 @@ record_exec(int argc, char **argv)
 	r.builder = builder_new(o.bucket_bytes);
 	if (o.stack_size)
 		builder_stacks(r.builder);
+	jit_begin(r.builder);
 	clock_gettime(CLOCK_REALTIME, &wall_start);
 	if ((attach != 0 ?
 	    record_perf_attach(&o, attach, &r, cause, sizeof cause) :
 	    o.engine == ENGINE_PERF ? record_perf(&o, &r, cause, sizeof cause) :
 	    record_timer(&o, &r, cause, sizeof cause)) < 0) {
 		cli_error("%s", cause);
+		jit_end(NULL, NULL);
 		builder_free(r.builder);
 		remove_pending();
 		free(path);
 		return 1;
 	}
 	if (r.exec_errno != 0) {
+		jit_end(NULL, NULL);
 		builder_free(r.builder);
 		remove_pending();
 		if (r.exec_errno == ENOENT)
@@ -585,6 +596,7 @@ record_exec(int argc, char **argv)
 
 	p = builder_finish(r.builder);
 	builder_free(r.builder);
+	jit_end(p, say_jit);
 	p->interval_ns = o.period_ns;
 	p->engine = xstrdup(o.engine == ENGINE_PERF ? "perf" : "timer");
 	for (p->argc = 0; o.argv[p->argc] != NULL; p->argc++)

@@ -160,6 +160,13 @@ struct profil_bucket {
 };
 
 /* One mapped object: the executable, a shared library, the vdso. */
+/*
+ * The object of code generated while the program ran (JIT), named by its
+ * runtime: no file; its addresses are made up by the recorder, a range
+ * per piece of code, named in the profile's symbols.
+ */
+#define PROFIL_JIT_OBJECT	"[jit]"
+
 struct profil_object {
 	char *path;
 	unsigned char build_id[64];

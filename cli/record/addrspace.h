@@ -25,6 +25,8 @@ struct addr_map {
 	char *path;			/* as mapped ("[vdso]"), or NULL */
 };
 
+struct jit_code;
+
 struct addr_space {
 	struct addr_map *maps;		/* now: sorted, disjoint */
 	size_t n, cap;
@@ -32,6 +34,12 @@ struct addr_space {
 	int keep_history;
 	struct addr_map *history;	/* replaced, with keep_history */
 	size_t nhistory, history_cap;
+	/*
+	 * The code the image generated as it ran (jit.h), named by its
+	 * runtime: owned here, given by jit_attach; a mapping of a jitdump
+	 * file is followed there, and an exec forgets it.  Not copied.
+	 */
+	struct jit_code *jit;
 };
 
 /* An empty space; with keep_history, replaced mappings are kept. */

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "hmap.h"
+#include "jit.h"
 #include "perf-procs.h"
 #include "unwind.h"
 
@@ -20,6 +21,8 @@ perf_procs_get(struct engine *e, pid_t pid)
 
 	if (i == 0) {
 		struct addr_space *space = addr_space_new(0);
+
+		jit_attach(space, pid);
 
 		e->procs = xrealloc(e->procs, (e->nprocs + 1) * sizeof *e->procs);
 		e->procs[e->nprocs] = (struct proc){ pid, space,
@@ -41,6 +44,7 @@ perf_procs_fork(struct engine *e, pid_t child_pid, pid_t parent_pid)
 	unwind_space_free(child->uw);
 	addr_space_free(child->space);
 	child->space = addr_space_copy(parent->space);
+	jit_attach(child->space, child_pid);
 	child->uw = e->opts->stack_size ? unwind_space_new(child_pid,
 	    child->space) : NULL;
 	child->exited = 0;	/* a pid used again */

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "hmap.h"
+#include "jit.h"
 #include "perf-procs.h"
 #include "perf-records.h"
 #include "procmaps.h"
@@ -219,6 +220,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	unsigned mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	const struct addr_map *m;
 	struct proc *p;
+	struct bframe jf;
 	uint64_t period, w;
 
 	if (size < sizeof *h + 32)
@@ -241,7 +243,10 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 		return;
 	}
 	m = mode == PERF_RECORD_MISC_USER ? addr_space_find(p->space, ip) : NULL;
-	if (m == NULL || m->obj < 0)
+	if ((m == NULL || m->obj < 0) && mode == PERF_RECORD_MISC_USER &&
+	    jit_code_locate(p->space->jit, ip, &jf))
+		builder_sample(e->b, jf.obj, jf.value, w, (pid_t)pid, (pid_t)tid);
+	else if (m == NULL || m->obj < 0)
 		builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
 	else
 		builder_sample(e->b, m->obj, ip - m->start + m->pgoff, w,

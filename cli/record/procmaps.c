@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jit.h"
 #include "procmaps.h"
 
 int
@@ -64,7 +65,8 @@ procmaps_each(pid_t pid, void (*fn)(const struct procmap *m, void *arg),
 int
 procmaps_is_object(const char *name)
 {
+	/* (a jitdump file is mapped to be seen, not run: jit.h) */
 	return (name[0] == '/' && strncmp(name, "/memfd:", 7) != 0 &&
-	    strncmp(name, "/dev/zero", 9) != 0 && strncmp(name, "//anon", 6) != 0) ||
-	    strcmp(name, "[vdso]") == 0;
+	    strncmp(name, "/dev/zero", 9) != 0 && strncmp(name, "//anon", 6) != 0 &&
+	    !jit_dump_path(name)) || strcmp(name, "[vdso]") == 0;
 }

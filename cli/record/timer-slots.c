@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jit.h"
 #include "procmaps.h"
 #include "timer-slots.h"
 #include "unwind.h"
@@ -126,6 +127,7 @@ open_slot(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 	slots[i].text = r->procs[i].text;
 	if (slots[i].space == NULL)
 		slots[i].space = addr_space_new(1);
+	jit_attach(slots[i].space, pid);
 	if (r->stacks_offset != 0 && slots[i].uw == NULL)
 		slots[i].uw = unwind_space_new(pid, slots[i].space);
 	for (uint32_t k = 1; k < i; k++)

@@ -37,6 +37,7 @@
 #include "hmap.h"
 #include "record.h"
 #include "stackring.h"
+#include "jit.h"
 #include "timer-slots.h"
 #include "unwind.h"
 #include "wall.h"
@@ -304,6 +305,7 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 			goto next;
 		if (slots[slot].space == NULL)
 			slots[slot].space = addr_space_new(1);
+		jit_attach(slots[slot].space, pid);
 		if (slots[slot].uw == NULL)
 			slots[slot].uw = unwind_space_new(pid, slots[slot].space);
 		/* room for a kernel frame on top, for the kernel's share */
@@ -359,6 +361,8 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 		const struct addr_map *m;
 		struct bframe f[2];
 		pid_t pid;
+		struct bframe jf;
+		int named;
 
 		if (i >= end) {
 			i = table_seek(fd, r->keys_offset, i, r->capacity, SEEK_DATA);
@@ -376,19 +380,24 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 		if (only_pid != 0 && pid != only_pid)
 			continue;
 		m = pc == AGENT_KERNEL_PC ? NULL : timer_slots_map(&slots[slot], pc);
+		named = pc != AGENT_KERNEL_PC && (m == NULL || m->obj < 0) &&
+		    slots[slot].space != NULL &&
+		    jit_code_locate(slots[slot].space->jit, pc, &jf);
 		if (stacked != NULL) {
 			uint64_t got = hmap_get(stacked, key);
 
 			if (got >= count)
 				continue;
 			count -= got;
-			f[0] = pc == AGENT_KERNEL_PC ?
+			f[0] = named ? jf : pc == AGENT_KERNEL_PC ?
 			    (struct bframe){ BFRAME_KERNEL, 0 } :
 			    m == NULL || m->obj < 0 ?
 			    (struct bframe){ BFRAME_UNKNOWN, pc } :
 			    (struct bframe){ m->obj, pc - m->start + m->pgoff };
 			f[1] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 			builder_sample_stack(b, f, 2, count, pid, pid);
+		} else if (named) {
+			builder_sample(b, jf.obj, jf.value, count, pid, pid);
 		} else if (pc == AGENT_KERNEL_PC) {
 			builder_kernel(b, 0, count, pid, pid);
 		} else if (m == NULL || m->obj < 0) {

@@ -1,0 +1,538 @@
+/*
+ * jit.c - generated code, named from the runtime's perf map and jitdump
+ * files (jit.h).
+ *
+ * A process's code is kept as every piece its runtime announced, in
+ * order, with an index by 4 KiB page: each page lists the pieces over it,
+ * newest first, so that the code at a pc is the newest piece holding it,
+ * found in a few steps however many pieces there are (a Node.js service
+ * announces tens of thousands, which a sorted table rebuilt on each
+ * arrival, as addr_space is, would not bear).
+ *
+ * Invariant: the made-up [jit] ranges never overlap, and each is one
+ * name's (the pieces of code a runtime gave that name: a function
+ * compiled again, code that moved), so the profile's names cannot clash
+ * however the runtime reused its addresses.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "addrspace.h"
+#include "cli.h"
+#include "hmap.h"
+#include "jit.h"
+#include "jitdump.h"
+#include "perfmap.h"
+#include "profil.h"
+
+#define PAGE_SHIFT	12
+/* A piece bigger than this is refused (a bad size would index 2^40 pages). */
+#define PIECE_MAX	((uint64_t)64 << 20)
+#define DUMPS_MAX	8		/* jitdump files followed per process */
+
+struct piece {
+	uint64_t start, end;		/* where the runtime put it */
+	size_t sym;			/* its name and [jit] range */
+};
+
+struct page_ref {
+	uint32_t piece, next;		/* next: 1 + the older ref, or 0 */
+};
+
+struct jit_code {
+	pid_t pid;
+	char map_path[64];
+	struct perfmap_file *map;
+	struct stat map_seen;		/* the map file as last judged */
+	int map_judged, map_ok;
+	struct jitdump_file *dumps[DUMPS_MAX];
+	char *dump_paths[DUMPS_MAX];
+	size_t ndumps;
+	struct piece *pieces;
+	size_t npieces, pieces_cap;
+	struct page_ref *refs;
+	size_t nrefs, refs_cap;
+	struct hmap pages;		/* page -> 1 + its newest ref */
+	uint64_t read_ns;		/* the files were last read then */
+	unsigned long refused;		/* pieces too big or wrapping */
+};
+
+struct sym {
+	uint64_t start, end;		/* the made-up range */
+	char *name;
+};
+
+static struct {
+	struct builder *b;
+	int obj;			/* the [jit] object, or -1 */
+	uint64_t next;			/* the next range's start */
+	struct sym *syms;
+	size_t nsyms, syms_cap;
+	struct hmap by_name;		/* name's hash -> 1 + its range */
+	char **said;			/* problems, a line each */
+	size_t nsaid;
+} jit = { .obj = -1 };
+
+static void
+say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	jit.said = xrealloc(jit.said, (jit.nsaid + 1) * sizeof *jit.said);
+	jit.said[jit.nsaid++] = xstrdup(line);
+}
+
+void
+jit_begin(struct builder *b)
+{
+	jit.b = b;
+	jit.obj = -1;
+	jit.next = 0x10000;		/* no code at 0: a frame's pc - 1 */
+	hmap_init(&jit.by_name);
+}
+
+void
+jit_attach(struct addr_space *space, pid_t pid)
+{
+	struct jit_code *c;
+
+	if (space->jit != NULL || jit.b == NULL)
+		return;
+	c = xcalloc(1, sizeof *c);
+	c->pid = pid;
+	snprintf(c->map_path, sizeof c->map_path, "/tmp/perf-%d.map", (int)pid);
+	hmap_init(&c->pages);
+	space->jit = c;
+}
+
+static void
+forget_code(struct jit_code *c)
+{
+	free(c->pieces);
+	free(c->refs);
+	hmap_free(&c->pages);
+	hmap_init(&c->pages);
+	c->pieces = NULL;
+	c->refs = NULL;
+	c->npieces = c->pieces_cap = c->nrefs = c->refs_cap = 0;
+}
+
+void
+jit_code_free(struct jit_code *c)
+{
+	unsigned long bad;
+
+	if (c == NULL)
+		return;
+	if (c->map != NULL && (bad = perfmap_bad(c->map)) > 0)
+		say("%s: %lu malformed line%s skipped", c->map_path, bad,
+		    bad == 1 ? "" : "s");
+	if (c->refused > 0)
+		say("process %d: %lu piece%s of generated code refused (over "
+		    "64 MiB, or past the end of memory)", (int)c->pid,
+		    c->refused, c->refused == 1 ? "" : "s");
+	for (size_t i = 0; i < c->ndumps; i++) {
+		const char *why = jitdump_problem(c->dumps[i]);
+
+		if (why != NULL)
+			say("%s: %s", c->dump_paths[i], why);
+		else if ((bad = jitdump_bad(c->dumps[i])) > 0)
+			say("%s: %lu malformed record%s skipped",
+			    c->dump_paths[i], bad, bad == 1 ? "" : "s");
+		jitdump_close(c->dumps[i]);
+		free(c->dump_paths[i]);
+	}
+	perfmap_close(c->map);
+	forget_code(c);
+	hmap_free(&c->pages);
+	free(c);
+}
+
+void
+jit_code_exec(struct jit_code *c)
+{
+	if (c != NULL)
+		forget_code(c);
+}
+
+void
+jit_code_follow(struct jit_code *c, const char *path)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->ndumps; i++)
+		if (strcmp(c->dump_paths[i], path) == 0)
+			return;
+	if (c->ndumps == DUMPS_MAX)
+		return;
+	c->dump_paths[c->ndumps] = xstrdup(path);
+	c->dumps[c->ndumps++] = jitdump_open(path);
+	c->read_ns = 0;		/* look at it at the next miss */
+}
+
+/* ---- pieces ------------------------------------------------------------- */
+
+/* The newest piece holding pc, or NULL. */
+static const struct piece *
+piece_at(const struct jit_code *c, uint64_t pc)
+{
+	for (uint64_t r = hmap_get(&c->pages, pc >> PAGE_SHIFT); r != 0;
+	    r = c->refs[r - 1].next) {
+		const struct piece *p = &c->pieces[c->refs[r - 1].piece];
+
+		if (pc >= p->start && pc < p->end)
+			return p;
+	}
+	return NULL;
+}
+
+static uint64_t
+name_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	return h == UINT64_MAX ? 0 : h;		/* hmap's reserved key */
+}
+
+/*
+ * The made-up range for code of size bytes named name (len bytes): the
+ * name's range if it is big enough (a runtime compiles a function again,
+ * optimized, and gives the new code the same name: one function to the
+ * user), else a new one, at least SYM_MIN bytes, the name's from now on.
+ */
+#define SYM_MIN	4096
+
+static size_t
+new_sym(uint64_t size, const char *name, size_t len)
+{
+	uint64_t h = name_hash(name, len), at = hmap_get(&jit.by_name, h);
+	struct sym *s;
+
+	if (at != 0) {
+		s = &jit.syms[at - 1];
+		if (s->end - s->start >= size && strlen(s->name) == len &&
+		    memcmp(s->name, name, len) == 0)
+			return (size_t)at - 1;
+	}
+	if (size < SYM_MIN)
+		size = SYM_MIN;
+
+	if (jit.nsyms == jit.syms_cap) {
+		jit.syms_cap = jit.syms_cap ? 2 * jit.syms_cap : 256;
+		jit.syms = xrealloc(jit.syms, jit.syms_cap * sizeof *jit.syms);
+	}
+	s = &jit.syms[jit.nsyms];
+	s->start = jit.next;
+	s->end = jit.next + size;
+	s->name = xmalloc(len + 1);
+	memcpy(s->name, name, len);
+	s->name[len] = '\0';
+	/* apart, and 16-aligned as code is */
+	jit.next = (s->end + 16) & ~(uint64_t)15;
+	/* (a name whose hash another has, kept apart: it is rare) */
+	if (at == 0 || strcmp(jit.syms[at - 1].name, s->name) == 0)
+		hmap_add(&jit.by_name, h, jit.nsyms + 1 - at);
+	return jit.nsyms++;
+}
+
+/*
+ * Code [start, start + size) at the process's addresses, named name (a
+ * new range) or, with sym, the code of that range moved there.
+ */
+static void
+add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
+    size_t len, const size_t *sym)
+{
+	const struct piece *there;
+	struct piece *p;
+
+	if (size == 0 || size > PIECE_MAX || start + size < start ||
+	    c->npieces >= UINT32_MAX - 1) {
+		c->refused++;
+		return;
+	}
+	there = piece_at(c, start);
+	if (there != NULL && there->start == start &&
+	    there->end == start + size && (sym != NULL ? there->sym == *sym :
+	    strlen(jit.syms[there->sym].name) == len &&
+	    memcmp(jit.syms[there->sym].name, name, len) == 0))
+		return;		/* a file read again: nothing new */
+	if (c->npieces == c->pieces_cap) {
+		c->pieces_cap = c->pieces_cap ? 2 * c->pieces_cap : 64;
+		c->pieces = xrealloc(c->pieces, c->pieces_cap * sizeof *c->pieces);
+	}
+	p = &c->pieces[c->npieces];
+	p->start = start;
+	p->end = start + size;
+	p->sym = sym != NULL ? *sym : new_sym(size, name, len);
+	for (uint64_t pg = start >> PAGE_SHIFT; pg <= (p->end - 1) >> PAGE_SHIFT;
+	    pg++) {
+		uint64_t head = hmap_get(&c->pages, pg);
+
+		if (c->nrefs == c->refs_cap) {
+			c->refs_cap = c->refs_cap ? 2 * c->refs_cap : 256;
+			c->refs = xrealloc(c->refs, c->refs_cap * sizeof *c->refs);
+		}
+		c->refs[c->nrefs++] = (struct page_ref){ (uint32_t)c->npieces,
+		    (uint32_t)head };
+		/* the page's head, now this ref (hmap adds: the difference) */
+		hmap_add(&c->pages, pg, (uint64_t)c->nrefs - head);
+	}
+	c->npieces++;
+}
+
+/* ---- the files ---------------------------------------------------------- */
+
+static void
+map_entry(const struct perfmap_entry *e, void *arg)
+{
+	add_piece(arg, e->start, e->size, e->name, e->name_len, NULL);
+}
+
+static void
+dump_load(const struct jitdump_load *l, void *arg)
+{
+	add_piece(arg, l->code_addr, l->code_size, l->name, strlen(l->name),
+	    NULL);
+}
+
+static void
+dump_move(const struct jitdump_move *m, void *arg)
+{
+	struct jit_code *c = arg;
+	const struct piece *from = piece_at(c, m->old_code_addr);
+
+	if (from != NULL && from->start == m->old_code_addr) {
+		size_t sym = from->sym;
+
+		add_piece(c, m->new_code_addr, m->code_size, NULL, 0, &sym);
+	}
+}
+
+/* The start of process pid, in seconds since the epoch, or 0. */
+static double
+process_start(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks = 0, btime = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	p = fgets(buf, sizeof buf, f);
+	fclose(f);
+	/* after the command's ")": state is field 3, starttime field 22 */
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+	    "%*s %*s %*s %*s %*s %*s %*s %llu", &ticks) != 1)
+		return 0;
+	if ((f = fopen("/proc/stat", "re")) == NULL)
+		return 0;
+	while (fgets(buf, sizeof buf, f) != NULL)
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	return btime == 0 ? 0 : (double)btime + (double)ticks /
+	    (double)sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * Whether the map file st is the process's own: /tmp is everyone's, and
+ * a pid comes back; a map its owner did not write, or last wrote before
+ * the process began, belongs to another (said once a file).
+ */
+static int
+map_is_ours(struct jit_code *c, const struct stat *st)
+{
+	char path[64];
+	struct stat proc;
+	double start;
+
+	snprintf(path, sizeof path, "/proc/%d", (int)c->pid);
+	if (stat(path, &proc) == 0 && proc.st_uid != st->st_uid) {
+		say("%s: not written by process %d's user: not read",
+		    c->map_path, (int)c->pid);
+		return 0;
+	}
+	start = process_start(c->pid);
+	/* a second's slack: file times and the boot time are coarse */
+	if (start > 0 && (double)st->st_mtim.tv_sec + 1 < start) {
+		say("%s: older than process %d (left by an earlier process "
+		    "with its pid): not read", c->map_path, (int)c->pid);
+		return 0;
+	}
+	return 1;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* What was added to the process's files since they were last read. */
+static void
+read_files(struct jit_code *c)
+{
+	static const struct jitdump_ops ops = { dump_load, dump_move, NULL,
+	    NULL, NULL };
+	struct stat st;
+
+	if (stat(c->map_path, &st) == 0) {
+		if (!c->map_judged || st.st_ino != c->map_seen.st_ino ||
+		    st.st_dev != c->map_seen.st_dev) {
+			c->map_judged = 1;
+			c->map_seen = st;
+			c->map_ok = map_is_ours(c, &st);
+		}
+		if (c->map_ok) {
+			if (c->map == NULL)
+				c->map = perfmap_open(c->map_path);
+			perfmap_read(c->map, 0, map_entry, c);
+		}
+	}
+	for (size_t i = 0; i < c->ndumps; i++)
+		jitdump_read(c->dumps[i], &ops, c);
+}
+
+int
+jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f)
+{
+	const struct piece *p;
+
+	if (c == NULL)
+		return 0;
+	if ((p = piece_at(c, pc)) == NULL) {
+		uint64_t now = now_ns();
+
+		if (now - c->read_ns < JIT_READ_MS * 1000000ull)
+			return 0;
+		c->read_ns = now;
+		read_files(c);
+		if ((p = piece_at(c, pc)) == NULL)
+			return 0;
+	}
+	if (jit.obj < 0)
+		jit.obj = builder_object(jit.b, PROFIL_JIT_OBJECT, NULL, 0);
+	*f = (struct bframe){ jit.obj, jit.syms[p->sym].start + (pc - p->start) };
+	return 1;
+}
+
+int
+jit_object(void)
+{
+	return jit.obj;
+}
+
+int
+jit_code_any(const struct jit_code *c)
+{
+	return c != NULL && c->npieces > 0;
+}
+
+/* ---- the profile -------------------------------------------------------- */
+
+/* The symbols record's order: by object, then start. */
+static int
+by_object_start(const void *a, const void *b)
+{
+	const struct profil_symbol *x = a, *y = b;
+
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether [lo, hi) holds an address the [jit] object's counts or frames do. */
+static int
+hit(const struct profil_profile *p, uint32_t obj, uint64_t lo, uint64_t hi)
+{
+	const struct profil_object *o = &p->objects[obj];
+	size_t a = 0, b = o->nbuckets;
+
+	/* buckets are sorted by address */
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->buckets[m].addr + o->bucket_bytes <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a < o->nbuckets && o->buckets[a].addr < hi)
+		return 1;
+	/* frames are sorted by object, then address */
+	a = 0, b = p->nframes;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (p->frames[m].object < obj || (p->frames[m].object == obj &&
+		    p->frames[m].addr < lo))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < p->nframes && p->frames[a].object == obj &&
+	    p->frames[a].addr < hi;
+}
+
+void
+jit_end(struct profil_profile *p, void (*warn)(const char *line))
+{
+	uint32_t obj = UINT32_MAX;
+	size_t n = 0;
+
+	for (size_t i = 0; p != NULL && i < p->nobjects; i++)
+		if (strcmp(p->objects[i].path, PROFIL_JIT_OBJECT) == 0)
+			obj = (uint32_t)i;
+	if (obj != UINT32_MAX) {
+		/* made in order: sorted and apart already */
+		for (size_t i = 0; i < jit.nsyms; i++)
+			n += hit(p, obj, jit.syms[i].start, jit.syms[i].end);
+		p->symbols = xrealloc(p->symbols, (p->nsymbols + n + 1) *
+		    sizeof *p->symbols);
+		for (size_t i = 0; i < jit.nsyms; i++)
+			if (hit(p, obj, jit.syms[i].start, jit.syms[i].end)) {
+				p->symbols[p->nsymbols++] = (struct profil_symbol){
+				    obj, jit.syms[i].start, jit.syms[i].end,
+				    jit.syms[i].name };
+				jit.syms[i].name = NULL;
+			}
+		qsort(p->symbols, p->nsymbols, sizeof *p->symbols,
+		    by_object_start);
+	}
+	for (size_t i = 0; i < jit.nsaid; i++) {
+		if (warn != NULL)
+			warn(jit.said[i]);
+		free(jit.said[i]);
+	}
+	for (size_t i = 0; i < jit.nsyms; i++)
+		free(jit.syms[i].name);
+	free(jit.syms);
+	free(jit.said);
+	hmap_free(&jit.by_name);
+	jit.syms = NULL;
+	jit.said = NULL;
+	jit.nsyms = jit.syms_cap = jit.nsaid = 0;
+	jit.b = NULL;
+	jit.obj = -1;
+}

@@ -1,0 +1,94 @@
+/*
+ * jit.h - code generated while the program runs (JIT compilers: V8, the
+ * JVM, LuaJIT, .NET, CPython's -X perf, PCRE2...), named as its runtime
+ * tells profilers: the perf map /tmp/perf-PID.map (perfmap.h) and the
+ * jitdump files it maps executable (jitdump.h).
+ *
+ * Each process image has its JIT code (struct jit_code, owned by its
+ * addr_space).  The files are read when a sample's pc is in no file's
+ * code and not in the code known so far (at most every JIT_READ_MS), so a
+ * program without generated code costs nothing, and a pc is named after
+ * the code at that address when its sample is resolved: a map entry
+ * stands for the code at an address at the time (a later entry over the
+ * same addresses is newer code there; an older one keeps what the newer
+ * leaves).  A jitdump CODE_MOVE carries the code's name to its new place.
+ *
+ * The profile keeps the names: all JIT code is one object, "[jit]",
+ * whose addresses are made up, one range per piece of code (so that code
+ * freed and another put at the same address are two functions, and code
+ * that moved is one), and the names of the ranges that were sampled go
+ * into its symbols record (jit_name_profile).
+ *
+ * Frames in generated code have no call-frame information; JIT runtimes
+ * keep frame pointers, and the unwinder may step by them where
+ * jit_code_any says the process has generated code (unwind.c).
+ *
+ * The recorder is one thread; the naming state is the recording's.
+ */
+#ifndef PROFIL_RECORD_JIT_H
+#define PROFIL_RECORD_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <profil.h>
+
+#include "builder.h"
+
+#define JIT_READ_MS	2		/* files looked at, at most this often */
+
+struct addr_space;
+struct jit_code;
+struct profil_profile;
+
+/* A recording starts: its generated code will be counted in b. */
+void jit_begin(struct builder *b);
+
+/*
+ * The recording is over: the names of the [jit] code p's samples and
+ * stacks hold go into its symbols record, and what was wrong with the
+ * files read is said through warn (one line each).  Everything is freed.
+ */
+void jit_end(struct profil_profile *p, void (*warn)(const char *line));
+
+/* Give space (the image of process pid) its JIT code, empty. */
+void jit_attach(struct addr_space *space, pid_t pid);
+
+/* Free c (addr_space_free calls it). */
+void jit_code_free(struct jit_code *c);
+
+/* The image exec'd another program: its generated code is gone. */
+void jit_code_exec(struct jit_code *c);
+
+/* Whether path names a jitdump file (its last part is jit-PID.dump). */
+static inline int
+jit_dump_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	int pid, end = 0;
+
+	base = base != NULL ? base + 1 : path;
+	return sscanf(base, "jit-%d.dump%n", &pid, &end) == 1 && end > 0 &&
+	    base[end] == '\0' && pid > 0;
+}
+
+/* The process mapped path, a jitdump file: follow it. */
+void jit_code_follow(struct jit_code *c, const char *path);
+
+/*
+ * Whether pc is in generated code the runtime named: then *f is its
+ * [jit] frame.  A miss reads what was added to the files since they were
+ * last read (no more often than JIT_READ_MS).
+ */
+int jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f);
+
+/* The [jit] object's index in the recording's builder, or -1 (none yet). */
+int jit_object(void);
+
+/* Whether the process has named any generated code. */
+int jit_code_any(const struct jit_code *c);
+
+#endif
