@@ -22,6 +22,7 @@
 #include "addrspace.h"
 #include "cli.h"
 #include "hmap.h"
+#include "jit.h"
 #include "symbols/vdso.h"
 #include "elfcache.h"
 #include "cfirules.h"
@@ -43,6 +44,9 @@ struct current {
 	size_t first, n, max;	/* frames out[first..n) are this stack's */
 	int prev_has_cfi;	/* the last frame taken has CFI: its caller is */
 	int prev_outermost;	/*   known; or there is none */
+	int prev_by_fp;		/* it has none, but its caller may be found
+				   by frame pointer (generated code) */
+	uint64_t prev_sp;	/* its stack pointer */
 	int cut;		/* PROFIL_CUT_*, or 0 */
 	uint32_t step;		/* the frame whose caller is being found */
 	size_t nreads;		/* what the unwinding read, for the memo */
@@ -328,6 +332,8 @@ unwind_locate(const struct unwind_space *s, uint64_t pc, struct bframe *f)
 {
 	const struct addr_map *m = addr_space_find(s->space, pc);
 
+	if ((m == NULL || m->obj < 0) && jit_code_locate(s->space->jit, pc, f))
+		return;		/* generated code its runtime named */
 	if (m == NULL || m->obj < 0)
 		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
 	else
@@ -505,6 +511,87 @@ rules_index(struct unwind_space *s, uint64_t pc)
 	return s->nrules++;
 }
 
+static uint64_t frame_pointer_frames;
+
+uint64_t
+unwind_frame_pointer_frames(void)
+{
+	return frame_pointer_frames;
+}
+
+/*
+ * Whether the caller of code without CFI at pc (located as *f) may be
+ * found by its frame pointer: generated code (JIT runtimes keep frame
+ * pointers: V8, the JVM, .NET, LuaJIT's traces), whether named by its
+ * runtime or anonymous, and, in a process with generated code, code of
+ * its files that has none (V8's builtins, in node's own text).
+ */
+static int
+by_frame_pointer(struct unwind_space *s, uint64_t pc, const struct bframe *f)
+{
+	const struct addr_map *m;
+
+	if (f->obj >= 0 && f->obj == jit_object())
+		return 1;
+	m = addr_space_find(s->space, pc);
+	if (m != NULL && m->obj < 0)
+		return 1;	/* anonymous code, or a file's not named */
+	return jit_code_any(s->space->jit);
+}
+
+/*
+ * Whether ret follows a call instruction in its object's code: a
+ * return address, not a word that happens to point into code.
+ */
+static int
+after_call(struct unwind_space *s, uint64_t ret)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, ret - 1);
+	Dwarf_Addr at = ret, sbias;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	const unsigned char *b;
+
+	if (mod == NULL ||
+	    (scn = dwfl_module_address_section(mod, &at, &sbias)) == NULL ||
+	    (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL ||
+	    at < 7 || at > d->d_size)
+		return 0;
+	b = (const unsigned char *)d->d_buf + at - 7;
+	if (b[2] == 0xe8)			/* call rel32 */
+		return 1;
+	for (int j = 0; j < 6; j++)		/* call r/m64: ff /2 */
+		if (b[j] == 0xff && (b[j + 1] >> 3 & 7) == 2)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether the caller libdwfl found by frame pointer for the frame before
+ * (which has no CFI) is one: its return address pc is in code, after a
+ * call where the code is a file's (generated code cannot be read back),
+ * and its frame is above the one before on the stack.  A frame whose
+ * caller is found so is not remembered by the memo (its facts are CFI's).
+ */
+static int
+frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc)
+{
+	struct unwind_space *s = c->space;
+	struct bframe f;
+	Dwarf_Word sp;
+
+	if (pc == 0 || dwfl_frame_reg(frame, 7, &sp) != 0 || sp <= c->prev_sp)
+		return 0;
+	unwind_locate(s, pc - 1, &f);
+	if (f.obj < 0)
+		return 0;
+	if (f.obj != jit_object() && !after_call(s, pc))
+		return 0;
+	c->unfollowed = 1;
+	frame_pointer_frames++;
+	return 1;
+}
+
 static int
 take_frame(Dwfl_Frame *frame, void *arg)
 {
@@ -531,7 +618,8 @@ take_frame(Dwfl_Frame *frame, void *arg)
 		if (c->prev_outermost)
 			return DWARF_CB_ABORT;
 		/* unwound from the previous frame: by its CFI, or guessed? */
-		if (!c->prev_has_cfi) {
+		if (!c->prev_has_cfi && !(c->prev_by_fp &&
+		    frame_pointer_caller(c, frame, pc))) {
 			c->cut = PROFIL_CUT_NO_UNWIND;
 			return DWARF_CB_ABORT;
 		}
@@ -549,9 +637,15 @@ take_frame(Dwfl_Frame *frame, void *arg)
 	r = &s->rules[i];
 	/* the trampoline makecontext put under a coroutine: its root */
 	planted = !activation && !r->has_cfi && planted_return(s, pc + 1);
-	unwind_locate(s, planted ? pc + 1 : pc, &c->out[c->n++]);
+	unwind_locate(s, planted ? pc + 1 : pc, &c->out[c->n]);
 	c->prev_has_cfi = r->has_cfi || planted;
 	c->prev_outermost = r->outermost || planted;
+	c->prev_by_fp = !c->prev_has_cfi && by_frame_pointer(s, pc,
+	    &c->out[c->n]);
+	if (dwfl_frame_reg(frame, 7, &base) != 0)
+		base = 0;
+	c->prev_sp = base;
+	c->n++;
 	if (k >= UNWIND_MAX_DEPTH) {
 		c->unfollowed = 1;	/* deeper than the memo follows */
 		return DWARF_CB_OK;
@@ -573,7 +667,7 @@ unwind_once(struct unwind_space *s)
 	int rc;
 
 	c->n = c->first;
-	c->prev_has_cfi = c->prev_outermost = c->cut = 0;
+	c->prev_has_cfi = c->prev_outermost = c->prev_by_fp = c->cut = 0;
 	c->read_above = c->read_other = c->unfollowed = 0;
 	c->nreads = 0;
 	rc = dwfl_getthread_frames(s->dwfl, c->tid, take_frame, c);
