@@ -40,7 +40,10 @@ keep(struct kept *k, uint32_t object, uint64_t start, uint64_t end,
 	k->v[k->n++] = (struct profil_symbol){ object, start, end, xstrdup(name) };
 }
 
-/* The names of object oi's sampled code; 0, or -1 if none could be read. */
+/*
+ * The names of object oi's sampled code and of its callers in the stacks;
+ * 0, or -1 if none could be read.
+ */
 static int
 keep_object(const struct profil_profile *p, size_t oi, struct kept *k)
 {
@@ -75,7 +78,29 @@ keep_object(const struct profil_profile *p, size_t oi, struct kept *k)
 			    pieces[j].name);
 		free(pieces);
 	}
+	/* and the callers the stacks hold, where no sample was their own */
+	for (size_t i = 0; i < p->nframes; i++) {
+		const char *name;
+
+		if (p->frames[i].object != oi)
+			continue;
+		name = symtab_lookup(t, p->frames[i].addr, &start, &end);
+		if (name != NULL)
+			keep(k, (uint32_t)oi, start, end, name);
+	}
 	symtab_close(t);
+	return 0;
+}
+
+/* Whether object oi has samples, or frames in the stacks. */
+static int
+in_profile(const struct profil_profile *p, size_t oi)
+{
+	if (p->objects[oi].nbuckets > 0)
+		return 1;
+	for (size_t i = 0; i < p->nframes; i++)
+		if (p->frames[i].object == oi)
+			return 1;
 	return 0;
 }
 
@@ -183,7 +208,7 @@ archive_exec(int argc, char **argv)
 	if (p == NULL)
 		cli_die(1, "%s: %s", argv[optind], cause);
 	for (size_t i = 0; i < p->nobjects; i++)
-		if (p->objects[i].nbuckets > 0 && keep_object(p, i, &k) == 0)
+		if (in_profile(p, i) && keep_object(p, i, &k) == 0)
 			objects++;
 	if (p->kernel_code != NULL && p->kernel_code->code.nbuckets > 0 &&
 	    keep_kernel(p, &k) == 0)
