@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "merge.h"
+#include "merge-jit.h"
 #include "merge-stacks.h"
 
 __attribute__((format(printf, 3, 4))) static int
@@ -550,6 +551,7 @@ merge_profiles(struct profil_profile *const *in, const char *const *names,
 			return -1;
 	if (target_bucket(in, names, n, &target, cause, cause_size) < 0)
 		return -1;
+	merge_jit_apart(in, n);
 	m = xcalloc(1, sizeof *m);
 	if (sum_totals(in, n, m) < 0) {
 		profil_profile_free(m);

@@ -27,6 +27,10 @@
  *     then kept at the coarsest size; a bucket never straddles two);
  *   - totals that fit in 64 bits.
  *
+ * Generated code ([jit]) is not one file across inputs: each input's
+ * [jit] addresses are moved past those of the inputs before it (in the
+ * inputs themselves, merge-jit.h), so each piece keeps its own name.
+ *
  * Objects are the same file when their build-ids are equal (or, when
  * either has none, their paths); each input object is summed into the
  * first such object of the result that no object of the same input was
