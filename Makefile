@@ -205,7 +205,8 @@ $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
 # test-merge compiles the merge module itself (#include)
 $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
-    cli/profile/merge-stacks.c cli/profile/merge-stacks.h cli/util.c
+    cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
+    cli/profile/merge-jit.c cli/profile/merge-jit.h cli/util.c
 $(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)

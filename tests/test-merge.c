@@ -25,6 +25,7 @@
  */
 #include "../cli/profile/merge.c"
 #include "../cli/profile/merge-stacks.c"
+#include "../cli/profile/merge-jit.c"
 #include "../cli/util.c"
 
 /* ---- merge_profiles() on profiles made here ------------------------------ */
@@ -704,6 +705,71 @@ test_unit_symbols_union(void **state)
 	assert_string_equal(m->symbols[3].name, "x_f");
 	assert_int_equal(m->symbols[4].object, 2);	/* y.so */
 	assert_string_equal(m->symbols[4].name, "y_f");
+	profil_profile_free(m);
+	profil_profile_free(a);
+	profil_profile_free(b);
+}
+
+/*
+ * Two runs' generated code ([jit]): each recording made its addresses up
+ * from the same start, so a's hotA and b's other_fn are both at 0x10000.
+ * Merged, each sample keeps the name it had: b's [jit] moves past a's,
+ * its buckets, frames and names together.
+ */
+static void
+test_unit_jit_kept_apart(void **state)
+{
+	static const struct profil_bucket none[] = { { 0, 0 } };
+	const struct profil_frame main_f = { 0, 0x50 };
+	const struct profil_frame in_a[] = { { 1, 0x10010 }, main_f };
+	const struct profil_frame in_b[] = { { 1, 0x10020 }, { 1, 0x11008 },
+	    main_f };
+	struct profil_profile *a = new_profile(1), *b = new_profile(1), *m;
+	const char *names[3] = { NULL, NULL, NULL };
+	uint64_t counts[3] = { 0, 0, 0 };
+
+	(void)state;
+	add_object(a, "/bin/app", 1, 0, 0x100, 1, none, 0);
+	add_object(a, PROFIL_JIT_OBJECT, 0, 0x10000, 0x12000, 1, none, 0);
+	add_object(b, "/bin/app", 1, 0, 0x100, 1, none, 0);
+	add_object(b, PROFIL_JIT_OBJECT, 0, 0x10000, 0x12000, 1, none, 0);
+	add_symbol(a, 1, 0x10000, 0x11000, "JS:*hotA a.js:1");
+	add_symbol(b, 1, 0x10000, 0x11000, "JS:*other_fn b.js:9");
+	add_symbol(b, 1, 0x11000, 0x12000, "JS:*caller b.js:2");
+	add_stack(a, 10, 10, 5, 2, in_a);
+	add_stack(b, 20, 20, 7, 3, in_b);
+	add_run(a, 10, 1);
+	add_run(b, 20, 1);
+	m = merged(a, b);
+	/* every [jit] sample and frame, by the name the merged file gives it */
+	for (size_t s = 0; s < m->nstacks; s++) {
+		const struct profil_stack *st = &m->stacks[s];
+
+		for (size_t d = 0; d < st->depth; d++) {
+			const struct profil_frame *f = &m->frames[st->frames[d]];
+
+			if (f->object != 1)
+				continue;
+			for (size_t k = 0; k < m->nsymbols; k++)
+				if (m->symbols[k].object == 1 &&
+				    f->addr >= m->symbols[k].start &&
+				    f->addr < m->symbols[k].end) {
+					names[d] = m->symbols[k].name;
+					counts[d] += st->count;
+				}
+			if (st->pid == 10)
+				assert_string_equal(names[d], "JS:*hotA a.js:1");
+			else if (d == 0)
+				assert_string_equal(names[d],
+				    "JS:*other_fn b.js:9");
+			else
+				assert_string_equal(names[d], "JS:*caller b.js:2");
+			names[d] = NULL;
+		}
+	}
+	assert_int_equal(counts[0], 12);	/* each leaf named: 5 + 7 */
+	assert_int_equal(counts[1], 7);		/* b's caller named */
+	assert_int_equal(m->objects[1].samples, 12);
 	profil_profile_free(m);
 	profil_profile_free(a);
 	profil_profile_free(b);
@@ -2206,6 +2272,7 @@ main(void)
 		cmocka_unit_test(test_unit_wall_summed),
 		cmocka_unit_test(test_unit_stacks_kernel_boots),
 		cmocka_unit_test(test_unit_symbols_union),
+		cmocka_unit_test(test_unit_jit_kept_apart),
 		cmocka_unit_test(test_unit_stacks_dropped),
 		cmocka_unit_test(test_merge_sums_functions),
 		cmocka_unit_test(test_merge_with_itself_doubles),
