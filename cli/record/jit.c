@@ -61,6 +61,16 @@ struct jit_code {
 	struct hmap pages;		/* page -> 1 + its newest ref */
 	uint64_t read_ns;		/* the files were last read then */
 	unsigned long refused;		/* pieces too big or wrapping */
+	/* samples waiting for the files (jit_code_defer): frames in pframes */
+	struct pending {
+		size_t first, n;
+		uint64_t weight;
+		pid_t pid, tid;
+		int flat;
+	} *pending;
+	size_t npending, pending_cap;
+	struct bframe *pframes;
+	size_t npframes, pframes_cap;
 };
 
 struct sym {
@@ -118,6 +128,8 @@ jit_attach(struct addr_space *space, pid_t pid)
 	space->jit = c;
 }
 
+static void flush_pending(struct jit_code *c);
+
 static void
 forget_code(struct jit_code *c)
 {
@@ -137,6 +149,7 @@ jit_code_free(struct jit_code *c)
 
 	if (c == NULL)
 		return;
+	flush_pending(c);
 	if (c->map != NULL && (bad = perfmap_bad(c->map)) > 0)
 		say("%s: %lu malformed line%s skipped", c->map_path, bad,
 		    bad == 1 ? "" : "s");
@@ -158,14 +171,18 @@ jit_code_free(struct jit_code *c)
 	perfmap_close(c->map);
 	forget_code(c);
 	hmap_free(&c->pages);
+	free(c->pending);
+	free(c->pframes);
 	free(c);
 }
 
 void
 jit_code_exec(struct jit_code *c)
 {
-	if (c != NULL)
+	if (c != NULL) {
+		flush_pending(c);
 		forget_code(c);
+	}
 }
 
 void
@@ -197,6 +214,15 @@ piece_at(const struct jit_code *c, uint64_t pc)
 			return p;
 	}
 	return NULL;
+}
+
+/* The [jit] frame of the piece p at pc. */
+static struct bframe
+jit_frame(const struct piece *p, uint64_t pc)
+{
+	if (jit.obj < 0)
+		jit.obj = builder_object(jit.b, PROFIL_JIT_OBJECT, NULL, 0);
+	return (struct bframe){ jit.obj, jit.syms[p->sym].start + (pc - p->start) };
 }
 
 static uint64_t
@@ -389,9 +415,12 @@ now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* What was added to the process's files since they were last read. */
+/*
+ * What was added to the process's files since they were last read
+ * (at_end: the writer is done, a last line without its newline counts).
+ */
 static void
-read_files(struct jit_code *c)
+read_files(struct jit_code *c, int at_end)
 {
 	static const struct jitdump_ops ops = { dump_load, dump_move, NULL,
 	    NULL, NULL };
@@ -407,7 +436,7 @@ read_files(struct jit_code *c)
 		if (c->map_ok) {
 			if (c->map == NULL)
 				c->map = perfmap_open(c->map_path);
-			perfmap_read(c->map, 0, map_entry, c);
+			perfmap_read(c->map, at_end, map_entry, c);
 		}
 	}
 	for (size_t i = 0; i < c->ndumps; i++)
@@ -427,14 +456,72 @@ jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f)
 		if (now - c->read_ns < JIT_READ_MS * 1000000ull)
 			return 0;
 		c->read_ns = now;
-		read_files(c);
+		read_files(c, 0);
 		if ((p = piece_at(c, pc)) == NULL)
 			return 0;
 	}
-	if (jit.obj < 0)
-		jit.obj = builder_object(jit.b, PROFIL_JIT_OBJECT, NULL, 0);
-	*f = (struct bframe){ jit.obj, jit.syms[p->sym].start + (pc - p->start) };
+	*f = jit_frame(p, pc);
 	return 1;
+}
+
+int
+jit_code_defer(struct jit_code *c, const struct bframe *frames, size_t n,
+    uint64_t weight, pid_t pid, pid_t tid, int flat)
+{
+	size_t k;
+
+	if (c == NULL || (c->map == NULL && c->ndumps == 0) ||
+	    c->npending >= JIT_PENDING_MAX)
+		return 0;
+	for (k = 0; k < n && frames[k].obj != BFRAME_UNKNOWN; k++)
+		;
+	if (k == n)
+		return 0;
+	if (c->npending == c->pending_cap) {
+		c->pending_cap = c->pending_cap ? 2 * c->pending_cap : 64;
+		c->pending = xrealloc(c->pending, c->pending_cap *
+		    sizeof *c->pending);
+	}
+	while (c->npframes + n > c->pframes_cap) {
+		c->pframes_cap = c->pframes_cap ? 2 * c->pframes_cap : 1024;
+		c->pframes = xrealloc(c->pframes, c->pframes_cap *
+		    sizeof *c->pframes);
+	}
+	memcpy(&c->pframes[c->npframes], frames, n * sizeof *frames);
+	c->pending[c->npending++] = (struct pending){ c->npframes, n, weight,
+	    pid, tid, flat };
+	c->npframes += n;
+	return 1;
+}
+
+/* The waiting samples, named from the files read whole, to the builder. */
+static void
+flush_pending(struct jit_code *c)
+{
+	if (c->npending == 0)
+		return;
+	read_files(c, 1);
+	for (size_t i = 0; i < c->npending; i++) {
+		const struct pending *w = &c->pending[i];
+		struct bframe *f = &c->pframes[w->first];
+
+		for (size_t k = 0; k < w->n; k++) {
+			const struct piece *p;
+
+			if (f[k].obj == BFRAME_UNKNOWN &&
+			    (p = piece_at(c, f[k].value)) != NULL)
+				f[k] = jit_frame(p, f[k].value);
+		}
+		if (!w->flat)
+			builder_sample_stack(jit.b, f, w->n, w->weight, w->pid,
+			    w->tid);
+		else if (f[0].obj >= 0)
+			builder_sample(jit.b, f[0].obj, f[0].value, w->weight,
+			    w->pid, w->tid);
+		else
+			builder_unknown(jit.b, w->weight, w->pid, w->tid);
+	}
+	c->npending = c->npframes = 0;
 }
 
 int

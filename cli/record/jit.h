@@ -57,10 +57,13 @@ void jit_end(struct profil_profile *p, void (*warn)(const char *line));
 /* Give space (the image of process pid) its JIT code, empty. */
 void jit_attach(struct addr_space *space, pid_t pid);
 
-/* Free c (addr_space_free calls it). */
+/* Free c (addr_space_free calls it), its waiting samples handed over. */
 void jit_code_free(struct jit_code *c);
 
-/* The image exec'd another program: its generated code is gone. */
+/*
+ * The image exec'd another program: its generated code is gone (its
+ * waiting samples handed over first).
+ */
 void jit_code_exec(struct jit_code *c);
 
 /* Whether path names a jitdump file (its last part is jit-PID.dump). */
@@ -84,6 +87,20 @@ void jit_code_follow(struct jit_code *c, const char *path);
  * last read (no more often than JIT_READ_MS).
  */
 int jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f);
+
+/*
+ * Whether a sample of process c, frames[0..n) (flat: one frame, no
+ * stack), with frames in unknown code, is to wait until c's files are
+ * read whole: a runtime may write them late (V8 buffers its jitdump
+ * file, 2 MiB at a time).  Then it is kept, and handed to the builder
+ * with what the files then say (builder_sample_stack, or builder_sample
+ * / builder_unknown when flat) when c is freed or its image exec's; 0:
+ * the caller hands it over now.  Only for a process whose files are
+ * followed, and at most JIT_PENDING_MAX samples a process.
+ */
+#define JIT_PENDING_MAX	65536
+int jit_code_defer(struct jit_code *c, const struct bframe *frames, size_t n,
+    uint64_t weight, pid_t pid, pid_t tid, int flat);
 
 /* The [jit] object's index in the recording's builder, or -1 (none yet). */
 int jit_object(void);

@@ -187,7 +187,8 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 			    frames[0]) : (struct bframe){ BFRAME_UNKNOWN, ip };
 		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 	}
-	builder_sample_stack(e->b, frames, n, weight, pid, tid);
+	if (!jit_code_defer(p->space->jit, frames, n, weight, pid, tid, 0))
+		builder_sample_stack(e->b, frames, n, weight, pid, tid);
 	if (e->wall != NULL)
 		wall_cpu_sample(e->wall, pid, tid, perf_records_time(rec, size),
 		    frames, n);
@@ -246,8 +247,12 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	if ((m == NULL || m->obj < 0) && mode == PERF_RECORD_MISC_USER &&
 	    jit_code_locate(p->space->jit, ip, &jf))
 		builder_sample(e->b, jf.obj, jf.value, w, (pid_t)pid, (pid_t)tid);
-	else if (m == NULL || m->obj < 0)
-		builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
+	else if (m == NULL || m->obj < 0) {
+		jf = (struct bframe){ BFRAME_UNKNOWN, ip };
+		if (mode != PERF_RECORD_MISC_USER || !jit_code_defer(p->space->jit,
+		    &jf, 1, w, (pid_t)pid, (pid_t)tid, 1))
+			builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
+	}
 	else
 		builder_sample(e->b, m->obj, ip - m->start + m->pgoff, w,
 		    (pid_t)pid, (pid_t)tid);

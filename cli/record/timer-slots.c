@@ -21,6 +21,8 @@ struct collect {
 	struct builder *b;
 	struct addr_map *maps;		/* paths the builder's, not owned */
 	size_t n, cap;
+	char *dumps[4];			/* jitdump files mapped (jit.h), owned */
+	size_t ndumps;
 };
 
 static void
@@ -28,6 +30,8 @@ collect_map(const struct procmap *pm, void *arg)
 {
 	struct collect *c = arg;
 
+	if (jit_dump_path(pm->name) && c->ndumps < 4)
+		c->dumps[c->ndumps++] = xstrdup(pm->name);
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 32;
 		c->maps = xrealloc(c->maps, c->cap * sizeof *c->maps);
@@ -37,6 +41,14 @@ collect_map(const struct procmap *pm, void *arg)
 	    : -1, NULL };
 	c->maps[c->n].path = (char *)builder_object_path(c->b, c->maps[c->n].obj);
 	c->n++;
+}
+
+static void
+collect_free(struct collect *c)
+{
+	free(c->maps);
+	for (size_t i = 0; i < c->ndumps; i++)
+		free(c->dumps[i]);
 }
 
 /* True if one of the mappings in c holds address pc. */
@@ -94,7 +106,7 @@ read_comm(struct builder *b, pid_t pid)
 static void
 snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 {
-	struct collect c = { b, NULL, 0, 0 };
+	struct collect c = { b, NULL, 0, 0, { NULL }, 0 };
 	uint32_t since = atomic_load(&r->next_slot);
 
 	if (procmaps_each(s->pid, collect_map, &c) < 0) {
@@ -105,13 +117,15 @@ snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 		/* a zombie keeps what we knew; an exec'd image is another's */
 		if (c.n != 0 && !maps_hold(&c, s->text))
 			s->gone = 1;
-		free(c.maps);
+		collect_free(&c);
 		return;
 	}
 	for (size_t i = 0; i < c.n; i++)
 		addr_space_map(s->space, c.maps[i].start, c.maps[i].end,
 		    c.maps[i].pgoff, c.maps[i].obj, c.maps[i].path);
-	free(c.maps);
+	for (size_t i = 0; i < c.ndumps; i++)
+		jit_code_follow(s->space->jit, c.dumps[i]);
+	collect_free(&c);
 	read_comm(b, s->pid);
 }
 

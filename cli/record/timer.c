@@ -314,16 +314,20 @@ drain_stacks(struct builder *b, struct agent_region *r, struct slot_maps *slots,
 		    UNWIND_MAX_DEPTH + 1);
 		kernel = s->kernel_weight < s->weight ? s->kernel_weight : s->weight;
 		if (s->weight > kernel) {
-			builder_sample_stack(b, frames + 1, n, s->weight - kernel,
-			    pid, (pid_t)s->tid);
+			if (!jit_code_defer(slots[slot].space->jit, frames + 1, n,
+			    s->weight - kernel, pid, (pid_t)s->tid, 0))
+				builder_sample_stack(b, frames + 1, n,
+				    s->weight - kernel, pid, (pid_t)s->tid);
 			hmap_add(stacked, (uint64_t)slot << 48 | (s->regs[16] &
 			    ((1ull << 48) - 1)), s->weight - kernel);
 		}
 		if (kernel > 0) {
 			/* in the kernel, called from where the thread is */
 			frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
-			builder_sample_stack(b, frames, n + 1, kernel, pid,
-			    (pid_t)s->tid);
+			if (!jit_code_defer(slots[slot].space->jit, frames, n + 1,
+			    kernel, pid, (pid_t)s->tid, 0))
+				builder_sample_stack(b, frames, n + 1, kernel, pid,
+				    (pid_t)s->tid);
 			hmap_add(stacked, (uint64_t)slot << 48 | AGENT_KERNEL_PC,
 			    kernel);
 		}
