@@ -450,16 +450,24 @@ jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f)
 
 	if (c == NULL)
 		return 0;
-	if ((p = piece_at(c, pc)) == NULL) {
+	/*
+	 * A miss reads what is new; so does a hit once the files are
+	 * followed: the code found may be old code whose addresses the
+	 * runtime has since given to new code (V8 frees and reuses its code
+	 * space: one run in two of bench/js/split.js had a fifth of hotB's
+	 * samples named hotA, whose old code had been there).
+	 */
+	if ((p = piece_at(c, pc)) == NULL || c->map != NULL || c->ndumps > 0) {
 		uint64_t now = now_ns();
 
-		if (now - c->read_ns < JIT_READ_MS * 1000000ull)
-			return 0;
-		c->read_ns = now;
-		read_files(c, 0);
-		if ((p = piece_at(c, pc)) == NULL)
-			return 0;
+		if (now - c->read_ns >= JIT_READ_MS * 1000000ull) {
+			c->read_ns = now;
+			read_files(c, 0);
+			p = piece_at(c, pc);
+		}
 	}
+	if (p == NULL)
+		return 0;
 	*f = jit_frame(p, pc);
 	return 1;
 }
