@@ -391,6 +391,10 @@ $(BUILD)/bench/parked: bench/parked.c
 	$(CC) -O2 -g -o $@ $< -lpthread
 bench-wall: all $(BUILD)/bench/parked $(BUILD)/bench/pingpong
 	python3 bench/wall.py $(BUILD)
+# a Node.js program through V8's perf map and jitdump: profil's engines
+# against perf record -g, cost and split (~3 minutes; needs node)
+bench-jit: all
+	python3 bench/jit.py $(BUILD)
 # --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
 bench-budget: all $(BUILD)/tests/workload
 	python3 bench/budget.py $(BUILD)
@@ -422,5 +426,5 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall install clean deps-demo deps-check fuzz fuzz-replay
+.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install clean deps-demo deps-check fuzz fuzz-replay
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
