@@ -17,6 +17,7 @@ stack reaches node::Start.
 
 usage: bench/jit.py [BUILD_DIR [ROUNDS [SECONDS]]]   (build 5 2)
 """
+import csv as csvmod
 import glob
 import os
 import resource
@@ -54,25 +55,17 @@ def truth(out):
 
 
 def profil_share(prf, cwd):
+    """hotA's samples of hotA's and hotB's, from the flat CSV."""
     csv = subprocess.run([PROFIL, "report", "--format", "csv", prf],
                          check=True, capture_output=True, text=True,
                          cwd=cwd).stdout
     a = b = 0.0
-    for line in csv.splitlines()[1:]:
-        name = line.split(",")[0]
-        n = float(line.rsplit(",", 5)[0].split(",")[-1]) if False else None
-        cols = line.split(",")
-        # function,object,samples,...: names may hold commas in quotes
-        if line.startswith('"'):
-            name = line[1:line.index('"', 1)]
-            cols = line[line.index('"', 1) + 2:].split(",")
-            samples = float(cols[1])
-        else:
-            samples = float(cols[2])
-        if "hotA" in name:
-            a += samples
-        elif "hotB" in name:
-            b += samples
+    for row in csvmod.reader(csv.splitlines()[1:]):
+        # function,object,samples,...
+        if "hotA" in row[0]:
+            a += float(row[2])
+        elif "hotB" in row[0]:
+            b += float(row[2])
     return a / (a + b) if a + b else float("nan")
 
 
