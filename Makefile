@@ -245,6 +245,12 @@ $(BUILD)/tests/wall-workload-fp: tests/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
+# Code generated at run time and named by a perf map or a jitdump file
+# (issue 18): built without frame pointers, its generated code has them
+$(BUILD)/tests/jit-workload: tests/jit-workload.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -o $@ $<
+WORKLOADS += $(BUILD)/tests/jit-workload
 
 # Under sanitizers, the library the timer engine injects into (plain) test
 # programs is the plain build: a sanitized one cannot load there.  The
