@@ -1,0 +1,675 @@
+/*
+ * test-jit.c - code generated at run time, named and unwound (issue 18),
+ * end to end: `profil record` of tests/jit-workload.c, which names its
+ * generated code in a perf map (/tmp/perf-PID.map) or a jitdump file as
+ * JIT runtimes do, read back through `profil report --format csv`,
+ * `--annotate` and `export --format folded`.
+ *
+ * The programs measure the CPU time of each generated function around
+ * its calls; shares are held to that within 4 standard errors of the
+ * sample count (and half a point for what is not sampling's), and runs
+ * are sized by the samples the checks need (record_for): too few fail,
+ * never pass.  The map and dump files are gone before any report is
+ * made (the programs remove theirs at exit): the names must be the
+ * profile's, read while the program ran, not looked up afterwards.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "e2e.h"
+#include "harness.h"
+
+static char jit_wl[PATH_MAX];
+
+/*
+ * The split's check: 3 points at most for the widest share, as
+ * test-record holds workload's 6:3:1; a function moved or reused and
+ * named for half its time is off by 10 points or more.
+ */
+#define SPLIT_POINTS	3.0
+
+/*
+ * Of the program's samples, what the three generated functions of a
+ * pass have: 10 of its 12 units, c_leaf's loop (a volatile) slower, 83%
+ * here; 80% counted when sizing a run.
+ */
+#define JIT_SHARE	0.8
+
+/* ---- what the program said ----------------------------------------------- */
+
+/* The number after "key " in out, key at a line's start or after a space. */
+static double
+said(const char *out, const char *key)
+{
+	char want[128];
+	const char *at;
+
+	snprintf(want, sizeof want, "%s ", key);
+	for (at = out; (at = strstr(at, want)) != NULL; at++)
+		if (at == out || at[-1] == '\n' || at[-1] == ' ')
+			return atof(at + strlen(want));
+	fail_msg("the program did not say its %s: %s", key, out);
+	return 0;	/* not reached */
+}
+
+/*
+ * Generated functions whose CPU the program measured: the names the
+ * profile must give them, the C function that calls each, and the CPU
+ * of the rest of the program's passes (c_leaf).
+ */
+struct jit_split {
+	int n;
+	const char *name[3], *caller[3];
+	double cpu[3], other;
+};
+
+/* workload's line "PREFIX_six X PREFIX_three Y PREFIX_one Z c_leaf W" */
+static void
+split_said(struct jit_split *sp, const char *out, const char *prefix,
+    const char *const names[3])
+{
+	static const char *const parts[3] = { "six", "three", "one" };
+	static const char *const callers[3] = { "call_six", "call_three",
+	    "call_one" };
+	char key[64];
+
+	memset(sp, 0, sizeof *sp);
+	sp->n = 3;
+	for (int i = 0; i < 3; i++) {
+		snprintf(key, sizeof key, "%s_%s", prefix, parts[i]);
+		sp->name[i] = names[i];
+		sp->caller[i] = callers[i];
+		sp->cpu[i] = said(out, key);
+	}
+	snprintf(key, sizeof key, "%s_one", prefix);
+	/* c_leaf's, on the same line: the first after this prefix's one */
+	sp->other = said(strstr(out, key), "c_leaf");
+}
+
+/* ---- what the profile says ----------------------------------------------- */
+
+/*
+ * How many counts a sample of prf weighs, as far as precision goes: the
+ * timer engine weighs a signal by the ticks it stands for, and a share of
+ * n counts is then as precise as one of n / scale samples (profil.h).
+ */
+static double
+weight_scale(const char *prf)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+	double scale;
+
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	scale = p->samples > 0 && p->weight_sq > p->samples ?
+	    (double)p->weight_sq / (double)p->samples : 1;
+	profil_profile_free(p);
+	return scale;
+}
+
+/* The next CSV field of *at (quoted or not) into buf; 0 at the line end. */
+static int
+csv_field(const char **at, char *buf, size_t size)
+{
+	const char *s = *at;
+	size_t n = 0;
+
+	if (*s == '\n' || *s == '\0')
+		return 0;
+	if (*s == '"') {
+		for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+			if (*s == '"')
+				s++;
+			if (n + 1 < size)
+				buf[n++] = *s;
+		}
+		if (*s == '"')
+			s++;
+	} else
+		for (; *s && *s != ',' && *s != '\n'; s++)
+			if (n + 1 < size)
+				buf[n++] = *s;
+	buf[n] = '\0';
+	if (*s == ',')
+		s++;
+	*at = s;
+	return 1;
+}
+
+/* What the flat profile has besides, for a failure to say: its top rows. */
+static const char *
+top_rows(const struct shares *s)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof buf, "%.1000s", s->csv);
+	return buf;
+}
+
+/*
+ * The generated code's samples are named: of the T samples in user code
+ * (the kernel's are the machine's: interrupts, the clock's system
+ * calls), the share q the program measured in the functions (of its
+ * passes), less 2% for what lies between the calls, 4 standard errors
+ * and start-up's, carry their names (jit_three named for half its time,
+ * before its move only, is 12% of T short); without names the samples
+ * are [unknown], and this says so first.
+ */
+static void
+assert_named(const struct shares *s, const struct jit_split *sp,
+    double scale, const char *what)
+{
+	double user = s->total - samples_of(s, NULL, "[kernel]");
+	double named = 0, cpu = 0, q, least;
+	char each[512] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < sp->n; i++) {
+		double k = samples_of(s, sp->name[i], NULL);
+
+		named += k;
+		cpu += sp->cpu[i];
+		len += (size_t)snprintf(each + len, sizeof each - len,
+		    "%s'%s' %.0f", i ? ", " : "", sp->name[i], k);
+	}
+	q = cpu / (cpu + sp->other);
+	least = 0.98 * q * user - 4 * sqrt(q * (1 - q) * user * scale) -
+	    E2E_STARTUP;
+	if (named < least)
+		fail_msg("%s: %.0f of %.0f samples in user code named for the "
+		    "generated code (%s), which had %.0f%% of the CPU: %.0f "
+		    "wanted at least; [unknown] has %.0f\n%s", what, named, user,
+		    each, 100 * q, least, samples_of(s, "[unknown]", NULL),
+		    top_rows(s));
+}
+
+/* Every sample of a generated function has [jit] for its object. */
+static void
+assert_jit_object(const struct shares *s, const struct jit_split *sp,
+    const char *what)
+{
+	for (int i = 0; i < sp->n; i++) {
+		double all = samples_of(s, sp->name[i], NULL);
+		double jit = samples_of(s, sp->name[i], "[jit]");
+
+		if (jit != all)
+			fail_msg("%s: '%s' has %.0f samples, %.0f of them in "
+			    "object [jit]\n%s", what, sp->name[i], all, jit,
+			    top_rows(s));
+	}
+}
+
+/*
+ * The generated functions' shares of their samples are what the program
+ * measured of their CPU, within 4 standard errors (of n / scale samples)
+ * and half a point; the run was sized for that to be `points` at most.
+ */
+static void
+assert_split_as_measured(const struct shares *s, const struct jit_split *sp,
+    double scale, double points, const char *what)
+{
+	double n = 0, cpu = 0;
+
+	for (int i = 0; i < sp->n; i++) {
+		n += samples_of(s, sp->name[i], NULL);
+		cpu += sp->cpu[i];
+	}
+	if (n <= 0 || cpu <= 0)
+		fail_msg("%s: no sample named %s, ... (the program measured "
+		    "%.3f s in them)\n%s", what, sp->name[0], cpu, top_rows(s));
+	for (int i = 0; i < sp->n; i++) {
+		double want = sp->cpu[i] / cpu;
+		double got = samples_of(s, sp->name[i], NULL) / n;
+		double margin = harness_margin(want, n / scale, 4, 0.005) + 0.005;
+
+		if (margin > points / 100)
+			fail_msg("%s: too few samples (%.0f) named for a "
+			    "%.1f-point check", what, n, points);
+		if (fabs(got - want) > margin)
+			fail_msg("%s: '%s' has %.2f%% of the %.0f samples of the "
+			    "generated code, its CPU %.2f%% (+- %.2f) as the "
+			    "program measured", what, sp->name[i], 100 * got, n,
+			    100 * want, 100 * margin);
+		print_message("%s: %s %.2f%%, measured %.2f%%\n", what,
+		    sp->name[i], 100 * got, 100 * want);
+	}
+}
+
+/* ---- call stacks, from the folded export --------------------------------- */
+
+static void
+folded(const char *prf, struct run *r)
+{
+	char *argv[] = { profil_bin, "export", "--format", "folded", "-o", "-",
+	    (char *)prf, NULL };
+
+	run(r, argv);
+	if (r->status != 0)
+		fail_msg("export folded exited %d: %s", r->status, r->err);
+}
+
+/* One stack of the folded export: frames outermost first, and its count. */
+struct fstack {
+	char buf[16384];
+	const char *f[512];
+	int n;
+	double count;
+};
+
+/*
+ * The next stack of *at into st; 0 at the end.  A frame's "_[j]" is
+ * dropped: flamegraph.pl's mark of JIT code, as profil marks the
+ * kernel's "_[k]", which an export may add.
+ */
+static int
+next_stack(const char **at, struct fstack *st)
+{
+	const char *line = *at, *nl, *sp;
+	char *p;
+
+	if (*line == '\0')
+		return 0;
+	nl = strchr(line, '\n');
+	if (nl == NULL)
+		nl = line + strlen(line);
+	*at = *nl ? nl + 1 : nl;
+	for (sp = nl; sp > line && sp[-1] != ' '; sp--)
+		;
+	st->count = atof(sp);
+	snprintf(st->buf, sizeof st->buf, "%.*s", sp > line ? (int)(sp - line - 1)
+	    : 0, line);
+	st->n = 0;
+	for (p = st->buf; p != NULL && st->n < 512; ) {
+		char *semi = strchr(p, ';');
+		size_t len;
+
+		if (semi != NULL)
+			*semi = '\0';
+		len = strlen(p);
+		if (len > 4 && strcmp(p + len - 4, "_[j]") == 0)
+			p[len - 4] = '\0';
+		st->f[st->n++] = p;
+		p = semi != NULL ? semi + 1 : NULL;
+	}
+	return 1;
+}
+
+/* Whether a frame of st is named fn (whole), or begins with it (prefix). */
+static int
+has_frame(const struct fstack *st, const char *fn, int prefix)
+{
+	for (int i = 0; i < st->n; i++)
+		if (prefix ? strncmp(st->f[i], fn, strlen(fn)) == 0 :
+		    strcmp(st->f[i], fn) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether st ends (leaf last) with the frames tail[0..k). */
+static int
+ends_with(const struct fstack *st, const char *const *tail, int k)
+{
+	if (st->n < k)
+		return 0;
+	for (int i = 0; i < k; i++)
+		if (strcmp(st->f[st->n - k + i], tail[i]) != 0)
+			return 0;
+	return 1;
+}
+
+/* A stack left unwound for the recorder to catch up: not the unwinder's. */
+static int
+behind(const struct fstack *st)
+{
+	return has_frame(st, "[stack cut: recorder behind]", 0);
+}
+
+/*
+ * The samples a check that 90% of some stacks are whole needs, as
+ * test-stacks': 90% then 4 standard errors below 98%.
+ */
+static double
+most_need(void)
+{
+	return e2e_samples_for_share(0.98, 4, 0.08);
+}
+
+/* whole of all, 90% at least, or fail saying what */
+static void
+assert_most(double whole, double all, const char *what, const char *which,
+    const char *stacks)
+{
+	if (all < most_need())
+		fail_msg("%s: %.0f samples of %s, %.0f needed to check their "
+		    "stacks\n%.2000s", what, all, which, most_need(), stacks);
+	if (whole < 0.9 * all)
+		fail_msg("%s: %.0f of %.0f samples of %s have the stack wanted, "
+		    "under 90%%\n%.2000s", what, whole, all, which, stacks);
+	print_message("%s: %.0f of %.0f stacks of %s whole\n", what, whole, all,
+	    which);
+}
+
+/*
+ * The stacks through the generated code: 90% of those with a generated
+ * function as their leaf read main;...;CALLER;FUNCTION (unwound by the
+ * frame pointer through the generated code, by the unwind tables in
+ * C), and 90% of c_leaf's read main;...;call_back;jit_calls_c;c_leaf
+ * (c_leaf's caller is generated code: its frame found from c_leaf's
+ * unwind tables, and on from its frame pointer).
+ */
+static void
+assert_jit_stacks_in(const char *stacks, const struct jit_split *sp,
+    int calls_c, const char *what)
+{
+	static const char *const back[] = { "call_back", "jit_calls_c",
+	    "c_leaf" };
+	static struct fstack st;
+	double all = 0, whole = 0, c_all = 0, c_whole = 0;
+
+	for (const char *at = stacks; next_stack(&at, &st); ) {
+		if (behind(&st))
+			continue;
+		for (int i = 0; i < sp->n; i++) {
+			const char *tail[] = { sp->caller[i], sp->name[i] };
+
+			if (strcmp(st.f[st.n - 1], sp->name[i]) != 0)
+				continue;
+			all += st.count;
+			if (ends_with(&st, tail, 2) && has_frame(&st, "main", 0))
+				whole += st.count;
+		}
+		if (strcmp(st.f[st.n - 1], "c_leaf") == 0) {
+			c_all += st.count;
+			if (ends_with(&st, back, 3) && has_frame(&st, "main", 0))
+				c_whole += st.count;
+		}
+	}
+	assert_most(whole, all, what, "the generated functions", stacks);
+	if (calls_c)
+		assert_most(c_whole, c_all, what, "c_leaf under jit_calls_c",
+		    stacks);
+}
+
+/* The same of prf's stacks (calls_c: c_leaf's are checked too). */
+static void
+assert_jit_stacks(const char *prf, const struct jit_split *sp, int calls_c,
+    const char *what)
+{
+	static struct run r;
+
+	folded(prf, &r);
+	assert_jit_stacks_in(r.out, sp, calls_c, what);
+}
+
+/* ---- running the program ------------------------------------------------- */
+
+static void
+need_perf(const char *engine)
+{
+	if (strcmp(engine, "perf") == 0 && !harness_perf_allowed())
+		SKIP("perf events refused here: the perf engine's test");
+}
+
+/* The program's file is gone (it removes it at exit): fail if not. */
+static void
+assert_gone(const char *path, const char *what)
+{
+	if (access(path, F_OK) == 0) {
+		unlink(path);
+		fail_msg("%s: %s is still there: the test would not show that "
+		    "the names are the profile's", what, path);
+	}
+}
+
+/*
+ * jit-workload MODE for the CPU that need samples take, the flat
+ * profile in s (made after the program exited), its output in r.
+ */
+static void
+record_mode(struct shares *s, struct run *r, const char *engine,
+    const char *prf, const char *mode, double per, double need)
+{
+	char *prog[] = { jit_wl, (char *)mode, E2E_CPU, NULL };
+
+	record_for(s, r, engine, prf, prog, per, need, NULL);
+}
+
+/*
+ * The samples the generated code's split needs of the whole run: the
+ * widest share's (0.6), of the generated code's 80%, and start-up's.
+ */
+static double
+split_need(double points)
+{
+	return e2e_samples_for_share(0.6, 4, points / 100 - 0.005) / JIT_SHARE +
+	    E2E_STARTUP;
+}
+
+/* ---- a) the perf map ----------------------------------------------------- */
+
+/*
+ * perfmap: jit_six, jit_three and "JS:*jit_one gen.js:3" (a name with a
+ * space, whole) take 6:3:1 of their samples as the program measured,
+ * object [jit]; their stacks reach main through their C callers, and
+ * c_leaf's through jit_calls_c; all of it after the map was removed.
+ */
+static void
+perfmap_check(const char *engine)
+{
+	static const char *const names[3] = { "jit_six", "jit_three",
+	    "JS:*jit_one gen.js:3" };
+	static struct run r;
+	const char *prf = tmp(strcmp(engine, "perf") == 0 ? "map.prf" :
+	    "map-timer.prf");
+	struct jit_split sp;
+	struct shares s;
+	char map[64], what[64];
+	double scale;
+
+	need_perf(engine);
+	snprintf(what, sizeof what, "perf map, %s engine", engine);
+	record_mode(&s, &r, engine, prf, "perfmap", 1, split_need(SPLIT_POINTS));
+	snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)said(r.out, "pid"));
+	assert_gone(map, what);
+	split_said(&sp, r.out, "jit", names);
+	scale = weight_scale(prf);
+	assert_named(&s, &sp, scale, what);
+	assert_jit_object(&s, &sp, what);
+	assert_split_as_measured(&s, &sp, scale, SPLIT_POINTS, what);
+	assert_jit_stacks(prf, &sp, 1, what);
+}
+
+static void
+test_perfmap_perf(void **state)
+{
+	(void)state;
+	perfmap_check("perf");
+}
+
+/* The timer engine: the sampler in the program, the map read from outside. */
+static void
+test_perfmap_timer(void **state)
+{
+	(void)state;
+	perfmap_check("timer");
+}
+
+/* ---- b) jitdump ---------------------------------------------------------- */
+
+/*
+ * `report --annotate jit_one`: its samples by the lines of its
+ * DEBUG_INFO record (gen.js 10 to 13; the file named in the first entry
+ * only, "\xff" in the others), adding up to its flat samples, line 12
+ * (the loop) holding 90% at least: all but a few instructions' samples.
+ */
+static void
+assert_debug_lines(const char *prf, const struct shares *s, const char *what)
+{
+	static struct run r;
+	char *ann[] = { profil_bin, "report", "--annotate", "jit_one", "--format",
+	    "csv", (char *)prf, NULL };
+	double flat = samples_of(s, "jit_one", NULL), sum = 0, loop = 0;
+	const char *line;
+
+	run(&r, ann);
+	if (r.status != 0)
+		fail_msg("%s: report --annotate jit_one: exit %d: %s", what,
+		    r.status, r.err);
+	if (strncmp(r.out, "file,line,samples,percent,error95,source\n", 41) != 0)
+		fail_msg("%s: jit_one not annotated by source line: %.300s", what,
+		    r.out);
+	for (line = strchr(r.out, '\n') + 1; *line; ) {
+		char f[3][512];
+		int k, no;
+
+		for (k = 0; k < 3 && csv_field(&line, f[k], sizeof f[k]); k++)
+			;
+		no = atoi(f[1]);
+		if (k < 3 || strstr(f[0], "gen.js") == NULL || no < 10 || no > 13)
+			fail_msg("%s: jit_one annotated with a line not of its "
+			    "DEBUG_INFO (gen.js, 10 to 13):\n%s", what, r.out);
+		sum += atof(f[2]);
+		if (no == 12)
+			loop += atof(f[2]);
+		line = strchr(line, '\n');
+		if (line == NULL)
+			break;
+		line++;
+	}
+	if (sum != flat)
+		fail_msg("%s: jit_one's lines have %.0f samples, the function "
+		    "%.0f\n%s", what, sum, flat, r.out);
+	if (loop < 0.9 * sum)
+		fail_msg("%s: line 12 (jit_one's loop) has %.0f of its %.0f "
+		    "samples\n%s", what, loop, sum, r.out);
+}
+
+/*
+ * jitdump: names from the CODE_LOAD records, object [jit], 6:3:1 as
+ * measured though jit_three moved halfway (CODE_MOVE: named for its time
+ * at both addresses, or its share is half), whole stacks as with a map,
+ * jit_one's source lines from DEBUG_INFO; all after the file was removed.
+ */
+static void
+jitdump_check(const char *engine)
+{
+	static const char *const names[3] = { "jit_six", "jit_three", "jit_one" };
+	static struct run r;
+	const char *prf = tmp(strcmp(engine, "perf") == 0 ? "dump.prf" :
+	    "dump-timer.prf");
+	struct jit_split sp;
+	struct shares s;
+	char dump[PATH_MAX], what[64];
+	double scale;
+
+	need_perf(engine);
+	snprintf(what, sizeof what, "jitdump, %s engine", engine);
+	setenv("PROFIL_TEST_JITDIR", tmpdir, 1);
+	record_mode(&s, &r, engine, prf, "jitdump", 1, split_need(SPLIT_POINTS));
+	unsetenv("PROFIL_TEST_JITDIR");
+	snprintf(dump, sizeof dump, "%s/jit-%d.dump", tmpdir,
+	    (int)said(r.out, "pid"));
+	assert_gone(dump, what);
+	split_said(&sp, r.out, "jit", names);
+	scale = weight_scale(prf);
+	assert_named(&s, &sp, scale, what);
+	assert_jit_object(&s, &sp, what);
+	assert_split_as_measured(&s, &sp, scale, SPLIT_POINTS, what);
+	assert_jit_stacks(prf, &sp, 1, what);
+	assert_debug_lines(prf, &s, what);
+}
+
+static void
+test_jitdump_perf(void **state)
+{
+	(void)state;
+	jitdump_check("perf");
+}
+
+static void
+test_jitdump_timer(void **state)
+{
+	(void)state;
+	jitdump_check("timer");
+}
+
+/*
+ * reuse: jit_first, then jit_second loaded at the same address (a later
+ * CODE_LOAD there), each named for its own time: 1:2 as measured; a
+ * recorder that kept one name for the address has 0 or all in one.
+ */
+static void
+reuse_check(const char *engine)
+{
+	static struct run r;
+	const char *prf = tmp(strcmp(engine, "perf") == 0 ? "reuse.prf" :
+	    "reuse-timer.prf");
+	struct jit_split sp = { 2, { "jit_first", "jit_second" },
+	    { "call_slot", "call_slot" }, { 0, 0 }, 0 };
+	struct shares s;
+	char what[64];
+	double scale;
+
+	need_perf(engine);
+	snprintf(what, sizeof what, "reused address, %s engine", engine);
+	setenv("PROFIL_TEST_JITDIR", tmpdir, 1);
+	record_mode(&s, &r, engine, prf, "reuse", 1,
+	    e2e_samples_for_share(1 / 3.0, 4, SPLIT_POINTS / 100 - 0.005) +
+	    E2E_STARTUP);
+	unsetenv("PROFIL_TEST_JITDIR");
+	sp.cpu[0] = said(r.out, "jit_first");
+	sp.cpu[1] = said(r.out, "jit_second");
+	scale = weight_scale(prf);
+	assert_named(&s, &sp, scale, what);
+	assert_jit_object(&s, &sp, what);
+	assert_split_as_measured(&s, &sp, scale, SPLIT_POINTS, what);
+	assert_jit_stacks(prf, &sp, 0, what);
+}
+
+static void
+test_reuse_perf(void **state)
+{
+	(void)state;
+	reuse_check("perf");
+}
+
+static void
+test_reuse_timer(void **state)
+{
+	(void)state;
+	reuse_check("timer");
+}
+
+static int
+setup(void **state)
+{
+	if (e2e_setup(state) != 0)
+		return -1;
+	snprintf(jit_wl, sizeof jit_wl, "%s/jit-workload", bindir);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perfmap_perf),
+		cmocka_unit_test(test_perfmap_timer),
+		cmocka_unit_test(test_jitdump_perf),
+		cmocka_unit_test(test_jitdump_timer),
+		cmocka_unit_test(test_reuse_perf),
+		cmocka_unit_test(test_reuse_timer),
+	};
+
+	/* PROFIL_TEST=GLOB: only the tests whose names match */
+	if (getenv("PROFIL_TEST") != NULL)
+		cmocka_set_test_filter(getenv("PROFIL_TEST"));
+	return cmocka_run_group_tests(tests, setup, e2e_teardown);
+}
