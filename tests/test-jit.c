@@ -2,8 +2,8 @@
  * test-jit.c - code generated at run time, named and unwound (issue 18),
  * end to end: `profil record` of tests/jit-workload.c, which names its
  * generated code in a perf map (/tmp/perf-PID.map) or a jitdump file as
- * JIT runtimes do, read back through `profil report --format csv`,
- * `--annotate` and `export --format folded`.
+ * JIT runtimes do, and of Node with --perf-basic-prof, read back through
+ * `profil report --format csv`, `--annotate` and `export --format folded`.
  *
  * The programs measure the CPU time of each generated function around
  * its calls; shares are held to that within 4 standard errors of the
@@ -13,6 +13,7 @@
  * made (the programs remove theirs at exit): the names must be the
  * profile's, read while the program ran, not looked up afterwards.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,6 +142,48 @@ csv_field(const char **at, char *buf, size_t size)
 		s++;
 	*at = s;
 	return 1;
+}
+
+/*
+ * Whether fn names the JS function js: js in it as a word ("JS:*hotA
+ * /tmp/hot.js:3:14", "JS:^hotA ..."), not in a longer name (node's
+ * C++ has SnapshotByteSink).
+ */
+static int
+names_js(const char *fn, const char *js)
+{
+	size_t len = strlen(js);
+
+	for (const char *at = fn; (at = strstr(at, js)) != NULL; at++) {
+		char before = at == fn ? ' ' : at[-1], after = at[len];
+
+		if (!isalnum((unsigned char)before) && before != '_' &&
+		    !isalnum((unsigned char)after) && after != '_')
+			return 1;
+	}
+	return 0;
+}
+
+/* Samples of the flat profile's functions that name the JS function js. */
+static double
+samples_of_js(const struct shares *s, const char *js)
+{
+	double sum = 0;
+
+	for (const char *line = strchr(s->csv, '\n') + 1; *line; ) {
+		char f[3][1024];
+		int k;
+
+		for (k = 0; k < 3 && csv_field(&line, f[k], sizeof f[k]); k++)
+			;
+		if (k == 3 && names_js(f[0], js))
+			sum += atof(f[2]);
+		line = strchr(line, '\n');
+		if (line == NULL)
+			break;
+		line++;
+	}
+	return sum;
 }
 
 /* What the flat profile has besides, for a failure to say: its top rows. */
@@ -647,6 +690,166 @@ test_reuse_timer(void **state)
 	reuse_check("timer");
 }
 
+/* ---- c) Node ------------------------------------------------------------- */
+
+/*
+ * hotA and hotB: the same loop, 3:1 of the work, each call's CPU
+ * measured (process.cpuUsage: the process's, its helper threads idle
+ * once the functions are compiled); first an untimed warm-up, 3:1 too,
+ * while V8 compiles them (the interpreter's time is its builtins', not
+ * theirs).  V8 --perf-basic-prof names them "JS:*hotA FILE:3:14" (and
+ * "JS:^hotA" for baseline code) in /tmp/perf-PID.map, which the program
+ * removes at exit, as jit-workload does (V8 leaves it).
+ */
+static const char node_js[] =
+    "'use strict';\n"
+    "const fs = require('fs');\n"
+    "const seconds = Number(process.argv[2] || 0);\n"
+    "const scale = Number(process.env.PROFIL_TEST_WORK_SCALE || 1);\n"
+    "const unit = Math.max(1, Math.round(1e6 * scale));\n"
+    "function hotA(n) {\n"
+    "\tlet x = 1;\n"
+    "\tfor (let i = 0; i < n; i++)\n"
+    "\t\tx = (Math.imul(x, 1103515245) + i) | 0;\n"
+    "\treturn x;\n"
+    "}\n"
+    "function hotB(n) {\n"
+    "\tlet x = 7;\n"
+    "\tfor (let i = 0; i < n; i++)\n"
+    "\t\tx = (Math.imul(x, 22695477) + i) | 0;\n"
+    "\treturn x;\n"
+    "}\n"
+    "function cpu() {\n"
+    "\tconst u = process.cpuUsage();\n"
+    "\treturn (u.user + u.system) / 1e6;\n"
+    "}\n"
+    "process.on('exit', () => {\n"
+    "\ttry { fs.unlinkSync('/tmp/perf-' + process.pid + '.map'); } catch (e) {}\n"
+    "});\n"
+    "let sink = 0, inA = 0, inB = 0;\n"
+    "for (let i = 0; i < 20; i++) {\n"
+    "\tsink += hotA(3 * unit / 10);\n"
+    "\tsink += hotB(unit / 10);\n"
+    "}\n"
+    "const start = cpu();\n"
+    "for (let t = start; t - start < seconds;) {\n"
+    "\tconst t0 = t;\n"
+    "\tsink += hotA(3 * unit);\n"
+    "\tconst t1 = cpu();\n"
+    "\tsink += hotB(unit);\n"
+    "\tt = cpu();\n"
+    "\tinA += t1 - t0;\n"
+    "\tinB += t - t1;\n"
+    "}\n"
+    "console.log('pid ' + process.pid);\n"
+    "console.log(`hotA ${inA.toFixed(6)} hotB ${inB.toFixed(6)} ` +\n"
+    "\t`sink ${sink}`);\n";
+
+/* node on the PATH, into path; 0 if there is none */
+static int
+find_node(char *path, size_t size)
+{
+	const char *env = getenv("PATH");
+	char dirs[4096], *dir, *save;
+
+	snprintf(dirs, sizeof dirs, "%s", env != NULL ? env : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir != NULL;
+	    dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path, size, "%s/node", dir);
+		if (access(path, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * node --perf-basic-prof: the samples of hotA and hotB (every name
+ * holding them: V8's tiers) split as the program measured, within 4
+ * standard errors and a point (process.cpuUsage counts the helper
+ * threads too), and 80% of their stacks reach node::Start, through V8's
+ * frames (frame pointers) and node's C++ (unwind tables).  Node's main
+ * is a jump to node::Start (objdump), so it is never on a stack.
+ */
+static void
+node_check(const char *engine)
+{
+	static struct run r;
+	static struct fstack st;
+	const char *prf = tmp(strcmp(engine, "perf") == 0 ? "node.prf" :
+	    "node-timer.prf");
+	const char *js = tmp("hot.js");
+	char node[PATH_MAX], what[64], map[64], log[PATH_MAX + 16];
+	/* V8 logs code events with it, into the working directory unless told */
+	char *prog[] = { node, "--perf-basic-prof", "--no-logfile-per-isolate",
+	    log, (char *)js, E2E_CPU, NULL };
+	/* hotA's 0.75 share, of the 85% the two have of node's samples */
+	double need = e2e_samples_for_share(0.75, 4, SPLIT_POINTS / 100 - 0.01) /
+	    0.85 + 10 * E2E_STARTUP;
+	double a, b, n, want, margin, scale, all = 0, reached = 0;
+	struct shares s;
+	FILE *f;
+
+	if (!find_node(node, sizeof node))
+		SKIP("node is not installed: no V8 to profile");
+	need_perf(engine);
+	snprintf(what, sizeof what, "node, %s engine", engine);
+	snprintf(log, sizeof log, "--logfile=%s", tmp("v8.log"));
+	f = fopen(js, "w");
+	assert_non_null(f);
+	fputs(node_js, f);
+	fclose(f);
+	record_for(&s, &r, engine, prf, prog, 1, need, NULL);
+	snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)said(r.out, "pid"));
+	assert_gone(map, what);
+	scale = weight_scale(prf);
+	a = samples_of_js(&s, "hotA");
+	b = samples_of_js(&s, "hotB");
+	n = a + b;
+	want = said(r.out, "hotA") / (said(r.out, "hotA") + said(r.out, "hotB"));
+	margin = harness_margin(want, n / scale, 4, 0.005) + 0.01;
+	if (n <= 0 || margin > SPLIT_POINTS / 100)
+		fail_msg("%s: %.0f samples named hotA or hotB, of %.0f: too few "
+		    "for a %.0f-point check\n%s", what, n, s.total, SPLIT_POINTS,
+		    top_rows(&s));
+	print_message("%s: hotA %.2f%% of hotA and hotB, measured %.2f%%\n",
+	    what, 100 * a / n, 100 * want);
+	if (fabs(a / n - want) > margin)
+		fail_msg("%s: hotA has %.2f%% of the %.0f samples of hotA and "
+		    "hotB, its CPU %.2f%% (+- %.2f)", what, 100 * a / n, n,
+		    100 * want, 100 * margin);
+	folded(prf, &r);
+	for (const char *at = r.out; next_stack(&at, &st); ) {
+		const char *leaf = st.f[st.n - 1];
+
+		if (behind(&st) || (!names_js(leaf, "hotA") &&
+		    !names_js(leaf, "hotB")))
+			continue;
+		all += st.count;
+		if (has_frame(&st, "node::Start(", 1))
+			reached += st.count;
+	}
+	print_message("%s: %.0f of %.0f stacks of hotA and hotB reach "
+	    "node::Start\n", what, reached, all);
+	if (reached < 0.8 * all)
+		fail_msg("%s: %.0f of %.0f stacks of hotA and hotB reach "
+		    "node::Start, under 80%%\n%.2000s", what, reached, all,
+		    r.out);
+}
+
+static void
+test_node_perf(void **state)
+{
+	(void)state;
+	node_check("perf");
+}
+
+static void
+test_node_timer(void **state)
+{
+	(void)state;
+	node_check("timer");
+}
+
 static int
 setup(void **state)
 {
@@ -666,6 +869,8 @@ main(void)
 		cmocka_unit_test(test_jitdump_timer),
 		cmocka_unit_test(test_reuse_perf),
 		cmocka_unit_test(test_reuse_timer),
+		cmocka_unit_test(test_node_perf),
+		cmocka_unit_test(test_node_timer),
 	};
 
 	/* PROFIL_TEST=GLOB: only the tests whose names match */
