@@ -850,6 +850,122 @@ test_node_timer(void **state)
 	node_check("timer");
 }
 
+/* ---- d) bad input -------------------------------------------------------- */
+
+/*
+ * badmap: a map of garbage, a size of 0, a range past 2^64, a line with
+ * no name, one of 5000 bytes, one with a NUL, among good lines, after a
+ * range over all of user space, and a last line (jit_one's) without its
+ * newline.  The recording succeeds, says so in one line naming the map
+ * (its pid), and its profile checks; the good lines name their code, the
+ * last one too (the writer is gone when it is read), in the measured
+ * split (5 points: the names, not their precision, are the point);
+ * the range over everything, older than every line after it, names
+ * nothing they name nor any code of a file (c_leaf, libc): 1% at most
+ * (vDSO code, which it covers too, is a matter of opinion).
+ */
+static void
+test_bad_map(void **state)
+{
+	static const char *const names[3] = { "jit_six", "jit_three", "jit_one" };
+	static struct run r, c;
+	const char *prf = tmp("badmap.prf");
+	char *check[] = { profil_bin, "check", (char *)prf, NULL };
+	struct jit_split sp;
+	struct shares s;
+	char map[64], pid[32];
+	double huge, scale;
+	int lines = 0;
+
+	(void)state;
+	record_mode(&s, &r, "auto", prf, "badmap", 1, split_need(5));
+	snprintf(pid, sizeof pid, "%d", (int)said(r.out, "pid"));
+	snprintf(map, sizeof map, "/tmp/perf-%s.map", pid);
+	unlink(map);	/* left there: its last line is read at the end */
+	for (const char *l = r.err; *l; ) {
+		const char *nl = strchr(l, '\n');
+		char text[1024];
+
+		snprintf(text, sizeof text, "%.*s", nl ? (int)(nl - l) :
+		    (int)strlen(l), l);
+		if (strcasestr(text, "map") != NULL) {
+			lines++;
+			if (strstr(text, pid) == NULL)
+				fail_msg("a warning of the map that does not say "
+				    "whose (pid %s): %s", pid, text);
+		}
+		l = nl ? nl + 1 : l + strlen(l);
+	}
+	if (lines != 1)
+		fail_msg("%d lines of the bad map on stderr, one wanted:\n%s",
+		    lines, r.err);
+	run(&c, check);
+	if (c.status != 0)
+		fail_msg("check: exit %d: %s", c.status, c.err);
+	split_said(&sp, r.out, "jit", names);
+	scale = weight_scale(prf);
+	assert_named(&s, &sp, scale, "bad map");
+	assert_jit_object(&s, &sp, "bad map");
+	assert_split_as_measured(&s, &sp, scale, 5, "bad map");
+	huge = samples_of(&s, "huge_span", NULL);
+	if (huge > 0.01 * s.total)
+		fail_msg("bad map: the range over all of user space has %.0f of "
+		    "%.0f samples\n%s", huge, s.total, top_rows(&s));
+}
+
+/*
+ * forked: the program and its forked child run the same generated code
+ * at the same addresses at once, each naming it in the map of its own
+ * pid: the parent jit_six..., the child child_six....  Each process's
+ * split is as it measured, and the two sets of names share the samples
+ * as the two processes' CPU does (5 points: whose names, not their
+ * precision): a recorder that read one map for both, or another pid's,
+ * gives one set of names all of them.  (A map of a pid not profiled
+ * cannot be shown unused as plainly: nothing would run at its
+ * addresses but what a map of the program's own pid names too.)
+ */
+static void
+test_map_of_each_process(void **state)
+{
+	static const char *const parent_names[3] = { "jit_six", "jit_three",
+	    "JS:*jit_one gen.js:3" };
+	static const char *const child_names[3] = { "child_six", "child_three",
+	    "child_one" };
+	static struct run r;
+	const char *prf = tmp("forked.prf");
+	struct jit_split parent, child;
+	struct shares s;
+	char map[64];
+	double scale, pn = 0, cn = 0, pcpu = 0, ccpu = 0, want, margin;
+
+	(void)state;
+	/* two processes' split, each 5 points, of half the samples */
+	record_mode(&s, &r, "auto", prf, "forked", 2, 2 * split_need(5));
+	snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)said(r.out, "pid"));
+	assert_gone(map, "forked");
+	snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)said(r.out, "child"));
+	assert_gone(map, "forked child");
+	split_said(&parent, r.out, "jit", parent_names);
+	split_said(&child, r.out, "child", child_names);
+	scale = weight_scale(prf);
+	assert_jit_object(&s, &parent, "forked, parent");
+	assert_jit_object(&s, &child, "forked, child");
+	assert_split_as_measured(&s, &parent, scale, 5, "forked, parent");
+	assert_split_as_measured(&s, &child, scale, 5, "forked, child");
+	for (int i = 0; i < 3; i++) {
+		pn += samples_of(&s, parent_names[i], NULL);
+		cn += samples_of(&s, child_names[i], NULL);
+		pcpu += parent.cpu[i];
+		ccpu += child.cpu[i];
+	}
+	want = pcpu / (pcpu + ccpu);
+	margin = harness_margin(want, (pn + cn) / scale, 4, 0.005) + 0.005;
+	if (fabs(pn / (pn + cn) - want) > margin)
+		fail_msg("forked: the parent's names have %.0f samples, the "
+		    "child's %.0f: %.1f%%, the parent's CPU %.1f%% (+- %.1f)",
+		    pn, cn, 100 * pn / (pn + cn), 100 * want, 100 * margin);
+}
+
 static int
 setup(void **state)
 {
@@ -871,6 +987,8 @@ main(void)
 		cmocka_unit_test(test_reuse_timer),
 		cmocka_unit_test(test_node_perf),
 		cmocka_unit_test(test_node_timer),
+		cmocka_unit_test(test_bad_map),
+		cmocka_unit_test(test_map_of_each_process),
 	};
 
 	/* PROFIL_TEST=GLOB: only the tests whose names match */
