@@ -287,15 +287,33 @@ assert_split_as_measured(const struct shares *s, const struct jit_split *sp,
 
 /* ---- call stacks, from the folded export --------------------------------- */
 
-static void
+/*
+ * The folded stacks of prf, in a buffer of their own (freed at the next
+ * call): node's run more than a test's output holds (1 MiB of C++ names).
+ */
+static const char *
 folded(const char *prf, struct run *r)
 {
-	char *argv[] = { profil_bin, "export", "--format", "folded", "-o", "-",
-	    (char *)prf, NULL };
+	static char *text;
+	const char *path = tmp("stacks.folded");
+	char *argv[] = { profil_bin, "export", "--format", "folded", "-o",
+	    (char *)path, (char *)prf, NULL };
+	FILE *f;
+	long size;
 
 	run(r, argv);
 	if (r->status != 0)
 		fail_msg("export folded exited %d: %s", r->status, r->err);
+	free(text);
+	assert_non_null(f = fopen(path, "r"));
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	assert_true((size = ftell(f)) >= 0);
+	rewind(f);
+	text = calloc(1, (size_t)size + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	return text;
 }
 
 /* One stack of the folded export: frames outermost first, and its count. */
@@ -447,8 +465,7 @@ assert_jit_stacks(const char *prf, const struct jit_split *sp, int calls_c,
 {
 	static struct run r;
 
-	folded(prf, &r);
-	assert_jit_stacks_in(r.out, sp, calls_c, what);
+	assert_jit_stacks_in(folded(prf, &r), sp, calls_c, what);
 }
 
 /* ---- running the program ------------------------------------------------- */
@@ -786,6 +803,7 @@ node_check(const char *engine)
 	double need = e2e_samples_for_share(0.75, 4, SPLIT_POINTS / 100 - 0.01) /
 	    0.85 + 10 * E2E_STARTUP;
 	double a, b, n, want, margin, scale, all = 0, reached = 0;
+	const char *stacks;
 	struct shares s;
 	FILE *f;
 
@@ -817,8 +835,8 @@ node_check(const char *engine)
 		fail_msg("%s: hotA has %.2f%% of the %.0f samples of hotA and "
 		    "hotB, its CPU %.2f%% (+- %.2f)", what, 100 * a / n, n,
 		    100 * want, 100 * margin);
-	folded(prf, &r);
-	for (const char *at = r.out; next_stack(&at, &st); ) {
+	stacks = folded(prf, &r);
+	for (const char *at = stacks; next_stack(&at, &st); ) {
 		const char *leaf = st.f[st.n - 1];
 
 		if (behind(&st) || (!names_js(leaf, "hotA") &&
@@ -833,7 +851,7 @@ node_check(const char *engine)
 	if (reached < 0.8 * all)
 		fail_msg("%s: %.0f of %.0f stacks of hotA and hotB reach "
 		    "node::Start, under 80%%\n%.2000s", what, reached, all,
-		    r.out);
+		    stacks);
 }
 
 static void
