@@ -26,6 +26,9 @@
  *                     NUL, a range over the whole address space written
  *                     first, and a last line without its newline; the map
  *                     is left in place
+ *   stalemap SECONDS  perfmap's code and map, the map's time set an
+ *                     hour back, as if left by an earlier process of the
+ *                     same pid: a profiler must not believe it
  *   forked SECONDS    perfmap in a process and in its forked child at
  *                     once, the same code at the same addresses, the
  *                     child's map (its own pid's) naming it child_six,
@@ -59,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -618,6 +622,25 @@ badmap_mode(double seconds)
 	print_split("jit", cpu);
 }
 
+static void
+stalemap_mode(double seconds)
+{
+	struct timespec hour_ago[2];
+	double cpu[4] = { 0 };
+
+	generate();
+	point_at_slots();
+	write_map("jit");
+	clock_gettime(CLOCK_REALTIME, &hour_ago[0]);
+	hour_ago[0].tv_sec -= 3600;
+	hour_ago[1] = hour_ago[0];
+	if (utimensat(AT_FDCWD, map_path, hour_ago, 0) != 0)
+		die("jit-workload: utimensat");
+	passes(seconds, cpu, -1, NULL);
+	print_split("jit", cpu);
+	remove_map();
+}
+
 /*
  * perfmap in two processes at once: the child inherits the code at the
  * same addresses and names it in a map of its own pid.
@@ -672,6 +695,8 @@ main(int argc, char **argv)
 		reuse_mode(seconds);
 	else if (strcmp(mode, "badmap") == 0)
 		badmap_mode(seconds);
+	else if (strcmp(mode, "stalemap") == 0)
+		stalemap_mode(seconds);
 	else if (strcmp(mode, "forked") == 0)
 		forked_mode(seconds);
 	else {

@@ -932,6 +932,70 @@ test_bad_map(void **state)
 }
 
 /*
+ * stalemap: the program's map says what it runs, but its time is an hour
+ * before the program began, as a map left in /tmp by an earlier process
+ * of the same pid would be: it is not read (its names are nowhere, the
+ * code is unknown), and record says so in one line naming the map.
+ */
+static void
+test_stale_map(void **state)
+{
+	static const char *const names[3] = { "jit_six", "jit_three", "jit_one" };
+	static struct run r;
+	const char *prf = tmp("stalemap.prf");
+	struct shares s;
+	char map[64];
+	double named = 0;
+	int lines = 0;
+
+	(void)state;
+	record_mode(&s, &r, "auto", prf, "stalemap", 1, 200);
+	snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)said(r.out, "pid"));
+	for (int i = 0; i < 3; i++)
+		named += samples_of(&s, names[i], NULL);
+	if (named > 0 || samples_of(&s, "[unknown]", NULL) < 0.5 * s.total)
+		fail_msg("stale map: %.0f samples named from it, [unknown] "
+		    "%.0f of %.0f\n%s", named, samples_of(&s, "[unknown]",
+		    NULL), s.total, top_rows(&s));
+	for (const char *l = r.err; (l = strstr(l, map)) != NULL; l++)
+		lines++;
+	if (lines != 1 || strstr(r.err, "older than process") == NULL)
+		fail_msg("stale map: %d lines naming %s, one saying it is older "
+		    "than the process wanted:\n%s", lines, map, r.err);
+}
+
+/*
+ * archive: the names of generated code are the profile's own, and
+ * `profil archive` keeps them, those of code that only called too
+ * (jit_calls_c: its samples are c_leaf's): stacks from the archived
+ * profile read as from the recorded one.
+ */
+static void
+test_archive_keeps_callers(void **state)
+{
+	static struct run r, a;
+	const char *prf = tmp("arch-src.prf"), *out = tmp("arch.prf");
+	char *archive[] = { profil_bin, "archive", "-o", (char *)out,
+	    (char *)prf, NULL };
+	struct fstack st;
+	struct shares s;
+	double through = 0;
+
+	(void)state;
+	record_mode(&s, &r, "auto", prf, "perfmap", 1, split_need(5));
+	run(&a, archive);
+	if (a.status != 0)
+		fail_msg("archive exited %d: %s", a.status, a.err);
+	for (const char *at = folded(out, &a); next_stack(&at, &st); )
+		if (has_frame(&st, "jit_calls_c", 0) &&
+		    strcmp(st.f[st.n - 1], "c_leaf") == 0)
+			through += st.count;
+	if (through == 0)
+		fail_msg("archive: no stack of c_leaf under jit_calls_c in the "
+		    "archived profile (its name was not kept)");
+}
+
+/*
  * forked: the program and its forked child run the same generated code
  * at the same addresses at once, each naming it in the map of its own
  * pid: the parent jit_six..., the child child_six....  Each process's
@@ -1006,6 +1070,8 @@ main(void)
 		cmocka_unit_test(test_node_perf),
 		cmocka_unit_test(test_node_timer),
 		cmocka_unit_test(test_bad_map),
+		cmocka_unit_test(test_stale_map),
+		cmocka_unit_test(test_archive_keeps_callers),
 		cmocka_unit_test(test_map_of_each_process),
 	};
 
