@@ -8,14 +8,9 @@
  * found in a few steps however many pieces there are (a Node.js service
  * announces tens of thousands, which a sorted table rebuilt on each
  * arrival, as addr_space is, would not bear).
- *
- * Invariant: the made-up [jit] ranges never overlap, and each is one
- * name's (the pieces of code a runtime gave that name: a function
- * compiled again, code that moved), so the profile's names cannot clash
- * however the runtime reused its addresses.
+ * Their names are jit-names.c's.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +21,7 @@
 #include "addrspace.h"
 #include "cli.h"
 #include "hmap.h"
+#include "jit-names.h"
 #include "jit.h"
 #include "jitdump.h"
 #include "perfmap.h"
@@ -73,53 +69,12 @@ struct jit_code {
 	size_t npframes, pframes_cap;
 };
 
-struct sym {
-	uint64_t start, end;		/* the made-up range */
-	char *name;
-};
-
-static struct {
-	struct builder *b;
-	int obj;			/* the [jit] object, or -1 */
-	uint64_t next;			/* the next range's start */
-	struct sym *syms;
-	size_t nsyms, syms_cap;
-	struct hmap by_name;		/* name's hash -> 1 + its range */
-	char **said;			/* problems, a line each */
-	size_t nsaid;
-} jit = { .obj = -1 };
-
-static void
-say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
-say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	jit.said = xrealloc(jit.said, (jit.nsaid + 1) * sizeof *jit.said);
-	jit.said[jit.nsaid++] = xstrdup(line);
-}
-
-void
-jit_begin(struct builder *b)
-{
-	jit.b = b;
-	jit.obj = -1;
-	jit.next = 0x10000;		/* no code at 0: a frame's pc - 1 */
-	hmap_init(&jit.by_name);
-}
-
 void
 jit_attach(struct addr_space *space, pid_t pid)
 {
 	struct jit_code *c;
 
-	if (space->jit != NULL || jit.b == NULL)
+	if (space->jit != NULL || jit_names_builder() == NULL)
 		return;
 	c = xcalloc(1, sizeof *c);
 	c->pid = pid;
@@ -151,19 +106,19 @@ jit_code_free(struct jit_code *c)
 		return;
 	flush_pending(c);
 	if (c->map != NULL && (bad = perfmap_bad(c->map)) > 0)
-		say("%s: %lu malformed line%s skipped", c->map_path, bad,
+		jit_say("%s: %lu malformed line%s skipped", c->map_path, bad,
 		    bad == 1 ? "" : "s");
 	if (c->refused > 0)
-		say("process %d: %lu piece%s of generated code refused (over "
+		jit_say("process %d: %lu piece%s of generated code refused (over "
 		    "64 MiB, or past the end of memory)", (int)c->pid,
 		    c->refused, c->refused == 1 ? "" : "s");
 	for (size_t i = 0; i < c->ndumps; i++) {
 		const char *why = jitdump_problem(c->dumps[i]);
 
 		if (why != NULL)
-			say("%s: %s", c->dump_paths[i], why);
+			jit_say("%s: %s", c->dump_paths[i], why);
 		else if ((bad = jitdump_bad(c->dumps[i])) > 0)
-			say("%s: %lu malformed record%s skipped",
+			jit_say("%s: %lu malformed record%s skipped",
 			    c->dump_paths[i], bad, bad == 1 ? "" : "s");
 		jitdump_close(c->dumps[i]);
 		free(c->dump_paths[i]);
@@ -216,66 +171,6 @@ piece_at(const struct jit_code *c, uint64_t pc)
 	return NULL;
 }
 
-/* The [jit] frame of the piece p at pc. */
-static struct bframe
-jit_frame(const struct piece *p, uint64_t pc)
-{
-	if (jit.obj < 0)
-		jit.obj = builder_object(jit.b, PROFIL_JIT_OBJECT, NULL, 0);
-	return (struct bframe){ jit.obj, jit.syms[p->sym].start + (pc - p->start) };
-}
-
-static uint64_t
-name_hash(const char *name, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
-	return h == UINT64_MAX ? 0 : h;		/* hmap's reserved key */
-}
-
-/*
- * The made-up range for code of size bytes named name (len bytes): the
- * name's range if it is big enough (a runtime compiles a function again,
- * optimized, and gives the new code the same name: one function to the
- * user), else a new one, at least SYM_MIN bytes, the name's from now on.
- */
-#define SYM_MIN	4096
-
-static size_t
-new_sym(uint64_t size, const char *name, size_t len)
-{
-	uint64_t h = name_hash(name, len), at = hmap_get(&jit.by_name, h);
-	struct sym *s;
-
-	if (at != 0) {
-		s = &jit.syms[at - 1];
-		if (s->end - s->start >= size && strlen(s->name) == len &&
-		    memcmp(s->name, name, len) == 0)
-			return (size_t)at - 1;
-	}
-	if (size < SYM_MIN)
-		size = SYM_MIN;
-
-	if (jit.nsyms == jit.syms_cap) {
-		jit.syms_cap = jit.syms_cap ? 2 * jit.syms_cap : 256;
-		jit.syms = xrealloc(jit.syms, jit.syms_cap * sizeof *jit.syms);
-	}
-	s = &jit.syms[jit.nsyms];
-	s->start = jit.next;
-	s->end = jit.next + size;
-	s->name = xmalloc(len + 1);
-	memcpy(s->name, name, len);
-	s->name[len] = '\0';
-	/* apart, and 16-aligned as code is */
-	jit.next = (s->end + 16) & ~(uint64_t)15;
-	/* (a name whose hash another has, kept apart: it is rare) */
-	if (at == 0 || strcmp(jit.syms[at - 1].name, s->name) == 0)
-		hmap_add(&jit.by_name, h, jit.nsyms + 1 - at);
-	return jit.nsyms++;
-}
-
 /*
  * Code [start, start + size) at the process's addresses, named name (a
  * new range) or, with sym, the code of that range moved there.
@@ -295,8 +190,7 @@ add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
 	there = piece_at(c, start);
 	if (there != NULL && there->start == start &&
 	    there->end == start + size && (sym != NULL ? there->sym == *sym :
-	    strlen(jit.syms[there->sym].name) == len &&
-	    memcmp(jit.syms[there->sym].name, name, len) == 0))
+	    jit_names_same(there->sym, name, len)))
 		return;		/* a file read again: nothing new */
 	if (c->npieces == c->pieces_cap) {
 		c->pieces_cap = c->pieces_cap ? 2 * c->pieces_cap : 64;
@@ -305,7 +199,7 @@ add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
 	p = &c->pieces[c->npieces];
 	p->start = start;
 	p->end = start + size;
-	p->sym = sym != NULL ? *sym : new_sym(size, name, len);
+	p->sym = sym != NULL ? *sym : jit_names_range(size, name, len);
 	for (uint64_t pg = start >> PAGE_SHIFT; pg <= (p->end - 1) >> PAGE_SHIFT;
 	    pg++) {
 		uint64_t head = hmap_get(&c->pages, pg);
@@ -392,14 +286,14 @@ map_is_ours(struct jit_code *c, const struct stat *st)
 
 	snprintf(path, sizeof path, "/proc/%d", (int)c->pid);
 	if (stat(path, &proc) == 0 && proc.st_uid != st->st_uid) {
-		say("%s: not written by process %d's user: not read",
+		jit_say("%s: not written by process %d's user: not read",
 		    c->map_path, (int)c->pid);
 		return 0;
 	}
 	start = process_start(c->pid);
 	/* a second's slack: file times and the boot time are coarse */
 	if (start > 0 && (double)st->st_mtim.tv_sec + 1 < start) {
-		say("%s: older than process %d (left by an earlier process "
+		jit_say("%s: older than process %d (left by an earlier process "
 		    "with its pid): not read", c->map_path, (int)c->pid);
 		return 0;
 	}
@@ -468,7 +362,7 @@ jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f)
 	}
 	if (p == NULL)
 		return 0;
-	*f = jit_frame(p, pc);
+	*f = jit_names_frame(p->sym, pc - p->start);
 	return 1;
 }
 
@@ -518,24 +412,19 @@ flush_pending(struct jit_code *c)
 
 			if (f[k].obj == BFRAME_UNKNOWN &&
 			    (p = piece_at(c, f[k].value)) != NULL)
-				f[k] = jit_frame(p, f[k].value);
+				f[k] = jit_names_frame(p->sym,
+				    f[k].value - p->start);
 		}
 		if (!w->flat)
-			builder_sample_stack(jit.b, f, w->n, w->weight, w->pid,
+			builder_sample_stack(jit_names_builder(), f, w->n, w->weight, w->pid,
 			    w->tid);
 		else if (f[0].obj >= 0)
-			builder_sample(jit.b, f[0].obj, f[0].value, w->weight,
+			builder_sample(jit_names_builder(), f[0].obj, f[0].value, w->weight,
 			    w->pid, w->tid);
 		else
-			builder_unknown(jit.b, w->weight, w->pid, w->tid);
+			builder_unknown(jit_names_builder(), w->weight, w->pid, w->tid);
 	}
 	c->npending = c->npframes = 0;
-}
-
-int
-jit_object(void)
-{
-	return jit.obj;
 }
 
 int
@@ -544,90 +433,3 @@ jit_code_any(const struct jit_code *c)
 	return c != NULL && c->npieces > 0;
 }
 
-/* ---- the profile -------------------------------------------------------- */
-
-/* The symbols record's order: by object, then start. */
-static int
-by_object_start(const void *a, const void *b)
-{
-	const struct profil_symbol *x = a, *y = b;
-
-	if (x->object != y->object)
-		return x->object < y->object ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Whether [lo, hi) holds an address the [jit] object's counts or frames do. */
-static int
-hit(const struct profil_profile *p, uint32_t obj, uint64_t lo, uint64_t hi)
-{
-	const struct profil_object *o = &p->objects[obj];
-	size_t a = 0, b = o->nbuckets;
-
-	/* buckets are sorted by address */
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (o->buckets[m].addr + o->bucket_bytes <= lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	if (a < o->nbuckets && o->buckets[a].addr < hi)
-		return 1;
-	/* frames are sorted by object, then address */
-	a = 0, b = p->nframes;
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (p->frames[m].object < obj || (p->frames[m].object == obj &&
-		    p->frames[m].addr < lo))
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a < p->nframes && p->frames[a].object == obj &&
-	    p->frames[a].addr < hi;
-}
-
-void
-jit_end(struct profil_profile *p, void (*warn)(const char *line))
-{
-	uint32_t obj = UINT32_MAX;
-	size_t n = 0;
-
-	for (size_t i = 0; p != NULL && i < p->nobjects; i++)
-		if (strcmp(p->objects[i].path, PROFIL_JIT_OBJECT) == 0)
-			obj = (uint32_t)i;
-	if (obj != UINT32_MAX) {
-		/* made in order: sorted and apart already */
-		for (size_t i = 0; i < jit.nsyms; i++)
-			n += hit(p, obj, jit.syms[i].start, jit.syms[i].end);
-		p->symbols = xrealloc(p->symbols, (p->nsymbols + n + 1) *
-		    sizeof *p->symbols);
-		for (size_t i = 0; i < jit.nsyms; i++)
-			if (hit(p, obj, jit.syms[i].start, jit.syms[i].end)) {
-				p->symbols[p->nsymbols++] = (struct profil_symbol){
-				    obj, jit.syms[i].start, jit.syms[i].end,
-				    jit.syms[i].name };
-				jit.syms[i].name = NULL;
-			}
-		qsort(p->symbols, p->nsymbols, sizeof *p->symbols,
-		    by_object_start);
-	}
-	for (size_t i = 0; i < jit.nsaid; i++) {
-		if (warn != NULL)
-			warn(jit.said[i]);
-		free(jit.said[i]);
-	}
-	for (size_t i = 0; i < jit.nsyms; i++)
-		free(jit.syms[i].name);
-	free(jit.syms);
-	free(jit.said);
-	hmap_free(&jit.by_name);
-	jit.syms = NULL;
-	jit.said = NULL;
-	jit.nsyms = jit.syms_cap = jit.nsaid = 0;
-	jit.b = NULL;
-	jit.obj = -1;
-}
