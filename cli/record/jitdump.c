@@ -315,9 +315,12 @@ jd_refuse(struct jitdump_file *f, const char *fmt, ...)
 	return -1;
 }
 
-/* Why jitdump_header refused the len bytes at b. */
+/*
+ * Why jitdump_header refused the bytes at b: it looks at a field only
+ * when there are bytes of it, and only when those before it were right.
+ */
 static int
-jd_refuse_header(struct jitdump_file *f, const unsigned char *b, size_t len)
+jd_refuse_header(struct jitdump_file *f, const unsigned char *b)
 {
 	if (jd_u32(b) == __builtin_bswap32(JITDUMP_MAGIC))
 		return jd_refuse(f, "a jitdump file of the other byte order");
@@ -325,7 +328,6 @@ jd_refuse_header(struct jitdump_file *f, const unsigned char *b, size_t len)
 		return jd_refuse(f, "not a jitdump file (bad magic)");
 	if (jd_u32(b + 4) != 1)
 		return jd_refuse(f, "jitdump version %u, not 1", jd_u32(b + 4));
-	(void)len;
 	return jd_refuse(f, "a jitdump header of %u bytes", jd_u32(b + 8));
 }
 
@@ -415,7 +417,7 @@ jd_take(struct jitdump_file *f, struct jd_count *c)
 		case 0:
 			return 0;
 		case -1:
-			return jd_refuse_header(f, f->buf, f->held);
+			return jd_refuse_header(f, f->buf);
 		}
 		f->have_header = 1;
 	}
