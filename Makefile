@@ -277,7 +277,7 @@ check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
 # its working directory).  make fuzz-replay: every corpus file
 # through the libFuzzer binaries.  make check replays the corpus too, through
 # $(BUILD)/tests/replay-NAME (gcc, cmocka: no clang needed).
-FUZZ_TARGETS := prf elf report options maps
+FUZZ_TARGETS := prf elf report options maps perfmap jitdump
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_CC      ?= clang
@@ -286,7 +286,8 @@ FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icl
                 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
 # the .prf codec, and the command's code that reads profiles and ELF files
 FUZZ_SRC     := lib/prf.c lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
-                cli/record/perf%.c cli/record/timer.c cli/record/launch.c,$(CLI_SRC))
+                cli/record/perf.c cli/record/perf-%.c cli/record/timer.c \
+                cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
 # the options target runs the subcommands themselves: all of the command
