@@ -10,6 +10,12 @@
                           some naming real files
     tests/corpus/elf/     small ELF files compiled here (ok-*), and damaged
                           copies of them (odd-*)
+    tests/corpus/perfmap/ perf maps (/tmp/perf-PID.map) as runtimes write them
+                          (ok-*), with malformed lines (bad-*), and lines too
+                          long, binary and cut (odd-*)
+    tests/corpus/jitdump/ jitdump files (jit-PID.dump) of every record kind
+                          (ok-*), malformed ones (bad-*), and ones cut short
+                          or claiming huge records (odd-*)
 
 With --record BUILD it first records fresh ok-rec-* files with
 BUILD/profil and BUILD/tests/workload (not reproducible: sampling); without,
@@ -834,6 +840,187 @@ def damaged_elf(data):
     return f
 
 
+# ---- the files JIT runtimes write: perf maps and jitdump ----------------
+
+def perfmap_files():
+    """name -> bytes: perf maps, as V8, the JVM agents and CPython write
+    them, and damaged ones."""
+    f = {}
+    f["ok-node"] = (
+        b"3ef414c0a000 60 Builtin:ArgumentsAdaptorTrampoline\n"
+        b"3ef414c0a0a0 1e0 LazyCompile:*hot /srv/app.js:2:14\n"
+        b"3ef414c0a2c0 48 Function:~<anonymous> node:internal/main:1:1\n"
+        b"3ef414c0a340 1c RegExp:[a-z]+\n")
+    f["ok-prefixes-tabs-crlf"] = (
+        b"0x7f0000001000 0x40 java.lang.String::hashCode\r\n"
+        b"0X7F0000002000\t0X10\t[stub] call_stub\r\n"
+        b"  7f0000003000   8   py::<module>:/srv/x.py  \n"
+        b"\n"
+        b"7f0000004000 1 last line without newline")
+    f["ok-top-of-address-space"] = b"fffffffffffffff0 f top\n0 1 zero\n"
+    f["ok-longest-line"] = b"1000 10 " + b"n" * (4096 - 8) + b"\n"
+    bad = {
+        "no-start": b"zz 10 name\n",
+        "no-size": b"1000\n1000 zz name\n",
+        "size-0": b"1000 0 name\n",
+        "wraps": b"ffffffffffffffff 1 name\nfffffffffffffff0 11 name\n",
+        "65-bits": b"10000000000000000 1 name\n",
+        "no-name": b"1000 10\n1000 10  \t\n",
+        "nul": b"1000 10 na\0me\n",
+        "no-blank": b"1000,10 name\n1000 10,name\n",
+        "line-too-long": b"1000 10 " + b"n" * 4089 + b"\n2000 10 ok\n",
+    }
+    for name, data in bad.items():
+        f["bad-" + name] = b"1000 10 good\n" + data
+    # lines about PERFMAP_LINE_MAX long, some with their newline in a later
+    # read than their start; bytes of anything; a line cut by the end
+    long_lines = b""
+    for n in (4095, 4096, 4097, 10000, 70000):
+        long_lines += b"%x 10 " % n + b"x" * n + b"\n" + b"%x 1 ok\n" % n
+    f["odd-long-lines"] = long_lines
+    rand = random_bytes(3000, 18)
+    f["odd-binary"] = rand
+    f["odd-binary-lines"] = b"1 1 a\n".join(rand[i:i + 100]
+                                            for i in range(0, 3000, 100))
+    f["odd-empty"] = b""
+    f["odd-newlines"] = b"\n" * 100 + b"\r\n" * 10
+    f["odd-cut"] = b"1000 10 name\n2000 1"
+    return f
+
+
+def random_bytes(n, seed):
+    """n bytes that are the same on every run."""
+    out, state = bytearray(), seed
+    while len(out) < n:
+        state = (state * 6364136223846793005 + 1442695040888963407) & U64
+        out.append(state >> 56)
+    return bytes(out)
+
+
+JITD_MAGIC = 0x4A695444
+
+
+def jit_header(magic=JITD_MAGIC, version=1, size=40, pid=4242):
+    return (u32(magic) + u32(version) + u32(size) + u32(62) + u32(0) +
+            u32(pid) + u64(1763700000000000000) + u64(1) +
+            b"\0" * max(0, min(size, 4096) - 40))
+
+
+def jit_record(rid, body, timestamp=1763700000000001000, size=None):
+    return (u32(rid) + u32(16 + len(body) if size is None else size) +
+            u64(timestamp) + body)
+
+
+def jit_load(name, addr, code, code_size=None, index=1, nul=True):
+    return jit_record(0, u32(4242) + u32(4243) + u64(addr) + u64(addr) +
+                      u64(len(code) if code_size is None else code_size) +
+                      u64(index) + name + (b"\0" if nul else b"") + code)
+
+
+def jit_move(old, new, size, index=1):
+    return jit_record(1, u32(4242) + u32(4243) + u64(new) + u64(old) +
+                      u64(new) + u64(size) + u64(index))
+
+
+def jit_debug(addr, entries, nr=None, pad=True):
+    """entries: [(addr, line, discrim, file)]; padded to 8 as perf's
+    agent writes them."""
+    body = u64(addr) + u64(len(entries) if nr is None else nr)
+    for a, line, discrim, name in entries:
+        body += u64(a) + u32(line) + u32(discrim) + name + b"\0"
+    if pad:
+        body += b"\0" * ((8 - (16 + len(body)) % 8) % 8)
+    return jit_record(2, body)
+
+
+def jit_unwind(eh_frame, hdr, mapped=4096, sizes=None):
+    usize, hsize = sizes or (len(eh_frame) + len(hdr), len(hdr))
+    data = eh_frame + hdr
+    return jit_record(4, u64(usize) + u64(hsize) + u64(mapped) + data +
+                      b"\0" * ((8 - len(data) % 8) % 8))
+
+
+def jit_close():
+    return jit_record(3, b"")
+
+
+def jitdump_files():
+    """name -> bytes: jitdump files of every record kind, and damaged ones."""
+    f = {}
+    code = b"\x55\x48\x89\xe5\x48\x83\xec\x10\x90\x90\xc9\xc3"
+    base = 0x7f3c00001000
+    load = jit_load(b"JS:*hot /srv/app.js:2", base, code)
+    debug = jit_debug(base, [(base, 2, 0, b"/srv/app.js"),
+                             (base + 4, 3, 1, b"\xff"),
+                             (base + 8, 7, 0, b"/srv/lib.js"),
+                             (base + 10, 8, 0, b"\xff")])
+    unwind = jit_unwind(b"\x14\0\0\0\0\0\0\0\x01zR\0" + b"\0" * 12,
+                        b"\x01\x1b\x03\x3b" + b"\0" * 8)
+    every = [load, debug, unwind, jit_move(base, base + 0x1000, len(code)),
+             jit_record(77, b"a later kind"), jit_close()]
+    f["ok-every-kind"] = jit_header() + b"".join(every)
+    f["ok-header-64"] = jit_header(size=64) + load + jit_close()
+    f["ok-many-loads"] = jit_header() + b"".join(
+        jit_load(b"Function:~f%d" % i, base + 0x100 * i, code[:1 + i % 12],
+                 index=i) for i in range(40))
+    f["ok-empty-name"] = jit_header() + jit_load(b"", base, code)
+    f["ok-unwind-empty"] = jit_header() + jit_unwind(b"", b"")
+    f["ok-debug-no-entries"] = jit_header() + jit_debug(base, [])
+    bad = {
+        "magic": jit_header(magic=0x12345678) + load,
+        "byte-swapped": jit_header(magic=0x4454694A) + load,
+        "version-2": jit_header(version=2) + load,
+        "header-39": jit_header(size=39) + load,
+        "header-4097": jit_header(size=4097) + load,
+        "record-size-8": jit_header() + load + jit_record(0, b"", size=8) +
+        load,
+        "record-size-0": jit_header() + jit_record(0, b"", size=0),
+        "load-no-nul": jit_header() + jit_load(b"name", base, b"", 1,
+                                              nul=False),
+        "load-name-4097": jit_header() + jit_load(b"n" * 4097, base, code),
+        "load-code-size-0": jit_header() + jit_load(b"f", base, b"", 0),
+        "load-code-size-short": jit_header() + jit_load(b"f", base, code,
+                                                        len(code) - 1),
+        "load-code-size-huge": jit_header() + jit_load(b"f", base, code,
+                                                       U64),
+        "load-short": jit_header() + jit_record(0, b"\0" * 40),
+        "move-short": jit_header() + jit_record(1, b"\0" * 47),
+        "debug-short": jit_header() + jit_record(2, b"\0" * 8),
+        "debug-nr-more": jit_header() + jit_debug(
+            base, [(base, 1, 0, b"/a.js")], nr=2, pad=False),
+        "debug-nr-huge": jit_header() + jit_debug(
+            base, [(base, 1, 0, b"/a.js")], nr=U64),
+        "debug-xff-first": jit_header() + jit_debug(
+            base, [(base, 1, 0, b"\xff"), (base, 2, 0, b"/a.js")]),
+        "debug-file-no-nul": jit_header() + jit_debug(
+            base, [(base, 1, 0, b"/a.js")], pad=False)[:-1] + b"x",
+        "unwind-past-record": jit_header() + jit_unwind(
+            b"abcd", b"ef", sizes=(100, 2)),
+        "unwind-hdr-past-unwinding": jit_header() + jit_unwind(
+            b"abcd", b"ef", sizes=(6, 7)),
+        "unwind-huge": jit_header() + jit_unwind(b"", b"",
+                                                 sizes=(U64, U64)),
+    }
+    for name, data in bad.items():
+        f["bad-" + name] = data
+    # cut short, at every record boundary and inside records; records
+    # claiming more than the reader holds; the header alone
+    whole = f["ok-every-kind"]
+    at, cuts = 40, {0, 3, 11, 39, 40}
+    while at + 8 <= len(whole):
+        size = struct.unpack_from("<I", whole, at + 4)[0]
+        cuts |= {at + 7, at + size // 2, at + size - 1}
+        at += size
+    for cut in sorted(c for c in cuts if c < len(whole)):
+        f["odd-cut-at-%04d" % cut] = whole[:cut]
+    f["odd-record-huge"] = jit_header() + load + jit_record(
+        0, b"", size=0xFFFFFFFF) + load
+    f["odd-record-past-max"] = jit_header() + jit_record(
+        0, b"", size=(64 << 20) + 1) + load
+    f["odd-binary"] = jit_header() + random_bytes(2000, 20)
+    return f
+
+
 # ---- report seeds: profiles naming real files ----------------------------
 
 def functions_of(path, dynamic):
@@ -974,7 +1161,9 @@ def main():
         if libc_stacks is not None:
             report["ok-libc-stacks"] = libc_stacks
         write_dir("report", report)
-    for name in ("prf", "elf", "report"):
+    write_dir("perfmap", perfmap_files())
+    write_dir("jitdump", jitdump_files())
+    for name in ("prf", "elf", "report", "perfmap", "jitdump"):
         files = glob.glob(os.path.join(CORPUS, name, "*"))
         print("tests/corpus/%s: %d files, %d bytes" % (
             name, len(files), sum(os.path.getsize(p) for p in files)))
