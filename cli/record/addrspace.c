@@ -9,7 +9,6 @@
 
 #include "addrspace.h"
 #include "cli.h"
-#include "jit.h"
 
 struct addr_space *
 addr_space_new(int keep_history)
@@ -35,7 +34,8 @@ addr_space_free(struct addr_space *s)
 		return;
 	free_maps(s->maps, s->n);
 	free_maps(s->history, s->nhistory);
-	jit_code_free(s->jit);
+	if (s->jit_ops != NULL)
+		s->jit_ops->free(s->jit);
 	free(s);
 }
 
@@ -78,7 +78,8 @@ addr_space_clear(struct addr_space *s)
 		retire(s, s->maps[i]);
 	s->n = 0;
 	s->generation++;
-	jit_code_exec(s->jit);
+	if (s->jit_ops != NULL)
+		s->jit_ops->exec(s->jit);
 }
 
 static int
@@ -100,8 +101,8 @@ addr_space_map(struct addr_space *s, uint64_t start, uint64_t end,
 
 	if (there != NULL && same_map(there, start, end, pgoff, obj, path))
 		return;		/* read again from /proc: nothing new */
-	if (path != NULL && jit_dump_path(path))
-		jit_code_follow(s->jit, path);
+	if (path != NULL && s->jit_ops != NULL)
+		s->jit_ops->mapped(s->jit, path);
 	m = (struct addr_map){ start, end, pgoff, obj,
 	    path ? xstrdup(path) : NULL };
 	out = xmalloc((s->n + 3) * sizeof *out);

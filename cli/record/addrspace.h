@@ -36,10 +36,18 @@ struct addr_space {
 	size_t nhistory, history_cap;
 	/*
 	 * The code the image generated as it ran (jit.h), named by its
-	 * runtime: owned here, given by jit_attach; a mapping of a jitdump
-	 * file is followed there, and an exec forgets it.  Not copied.
+	 * runtime: owned here, given by jit_attach with what to do when the
+	 * space is told of a mapping (a jitdump file is followed), of an
+	 * exec (the code is forgotten), and freed.  Not copied.
 	 */
 	struct jit_code *jit;
+	const struct addr_space_jit_ops *jit_ops;
+};
+
+struct addr_space_jit_ops {
+	void (*mapped)(struct jit_code *jit, const char *path);
+	void (*exec)(struct jit_code *jit);
+	void (*free)(struct jit_code *jit);
 };
 
 /* An empty space; with keep_history, replaced mappings are kept. */

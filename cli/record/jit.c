@@ -11,6 +11,7 @@
  * Their names are jit-names.c's.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,22 @@ struct jit_code {
 	size_t npending, pending_cap;
 	struct bframe *pframes;
 	size_t npframes, pframes_cap;
+	/* the last DEBUG_INFO, for the CODE_LOAD at its address after it */
+	uint64_t debug_addr;
+	struct jitdump_line *debug;
+	size_t ndebug;
+	char *debug_files;		/* their file names, one after another */
+};
+
+static void
+mapped(struct jit_code *c, const char *path)
+{
+	if (jit_dump_path(path))
+		jit_code_follow(c, path);
+}
+
+static const struct addr_space_jit_ops space_ops = {
+	mapped, jit_code_exec, jit_code_free
 };
 
 void
@@ -81,9 +98,11 @@ jit_attach(struct addr_space *space, pid_t pid)
 	snprintf(c->map_path, sizeof c->map_path, "/tmp/perf-%d.map", (int)pid);
 	hmap_init(&c->pages);
 	space->jit = c;
+	space->jit_ops = &space_ops;
 }
 
 static void flush_pending(struct jit_code *c);
+static void forget_debug(struct jit_code *c);
 
 static void
 forget_code(struct jit_code *c)
@@ -128,6 +147,7 @@ jit_code_free(struct jit_code *c)
 	hmap_free(&c->pages);
 	free(c->pending);
 	free(c->pframes);
+	forget_debug(c);
 	free(c);
 }
 
@@ -173,9 +193,10 @@ piece_at(const struct jit_code *c, uint64_t pc)
 
 /*
  * Code [start, start + size) at the process's addresses, named name (a
- * new range) or, with sym, the code of that range moved there.
+ * new range) or, with sym, the code of that range moved there.  Returns
+ * its range, or SIZE_MAX if it was refused or known already.
  */
-static void
+static size_t
 add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
     size_t len, const size_t *sym)
 {
@@ -185,13 +206,13 @@ add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
 	if (size == 0 || size > PIECE_MAX || start + size < start ||
 	    c->npieces >= UINT32_MAX - 1) {
 		c->refused++;
-		return;
+		return SIZE_MAX;
 	}
 	there = piece_at(c, start);
 	if (there != NULL && there->start == start &&
 	    there->end == start + size && (sym != NULL ? there->sym == *sym :
 	    jit_names_same(there->sym, name, len)))
-		return;		/* a file read again: nothing new */
+		return SIZE_MAX;	/* a file read again: nothing new */
 	if (c->npieces == c->pieces_cap) {
 		c->pieces_cap = c->pieces_cap ? 2 * c->pieces_cap : 64;
 		c->pieces = xrealloc(c->pieces, c->pieces_cap * sizeof *c->pieces);
@@ -213,7 +234,7 @@ add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
 		/* the page's head, now this ref (hmap adds: the difference) */
 		hmap_add(&c->pages, pg, (uint64_t)c->nrefs - head);
 	}
-	c->npieces++;
+	return c->pieces[c->npieces++].sym;
 }
 
 /* ---- the files ---------------------------------------------------------- */
@@ -221,14 +242,55 @@ add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
 static void
 map_entry(const struct perfmap_entry *e, void *arg)
 {
-	add_piece(arg, e->start, e->size, e->name, e->name_len, NULL);
+	(void)add_piece(arg, e->start, e->size, e->name, e->name_len, NULL);
+}
+
+static void
+forget_debug(struct jit_code *c)
+{
+	free(c->debug);
+	free(c->debug_files);
+	c->debug = NULL;
+	c->debug_files = NULL;
+	c->ndebug = 0;
 }
 
 static void
 dump_load(const struct jitdump_load *l, void *arg)
 {
-	add_piece(arg, l->code_addr, l->code_size, l->name, strlen(l->name),
-	    NULL);
+	struct jit_code *c = arg;
+	size_t range = add_piece(c, l->code_addr, l->code_size, l->name,
+	    strlen(l->name), NULL);
+
+	/* its lines come before it (perf's jitdump specification) */
+	if (range != SIZE_MAX && c->ndebug > 0 && c->debug_addr == l->code_addr)
+		jit_names_lines(range, l->code_addr, l->code_size, c->debug,
+		    c->ndebug);
+	forget_debug(c);
+}
+
+/* A DEBUG_INFO: kept (its strings copied) for the CODE_LOAD after it. */
+static void
+dump_debug(const struct jitdump_debug *d, void *arg)
+{
+	struct jit_code *c = arg;
+	size_t bytes = 0;
+	char *at;
+
+	forget_debug(c);
+	for (size_t i = 0; i < d->n; i++)
+		bytes += strlen(d->lines[i].file) + 1;
+	c->debug = xcalloc(d->n + 1, sizeof *c->debug);
+	c->debug_files = at = xmalloc(bytes + 1);
+	for (size_t i = 0; i < d->n; i++) {
+		size_t len = strlen(d->lines[i].file) + 1;
+
+		c->debug[i] = d->lines[i];
+		c->debug[i].file = memcpy(at, d->lines[i].file, len);
+		at += len;
+	}
+	c->ndebug = d->n;
+	c->debug_addr = d->code_addr;
 }
 
 static void
@@ -240,7 +302,8 @@ dump_move(const struct jitdump_move *m, void *arg)
 	if (from != NULL && from->start == m->old_code_addr) {
 		size_t sym = from->sym;
 
-		add_piece(c, m->new_code_addr, m->code_size, NULL, 0, &sym);
+		(void)add_piece(c, m->new_code_addr, m->code_size, NULL, 0,
+		    &sym);
 	}
 }
 
@@ -316,8 +379,8 @@ now_ns(void)
 static void
 read_files(struct jit_code *c, int at_end)
 {
-	static const struct jitdump_ops ops = { dump_load, dump_move, NULL,
-	    NULL, NULL };
+	static const struct jitdump_ops ops = { dump_load, dump_move,
+	    dump_debug, NULL, NULL };
 	struct stat st;
 
 	if (stat(c->map_path, &st) == 0) {
