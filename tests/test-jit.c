@@ -301,6 +301,7 @@ folded(const char *prf, struct run *r)
 	FILE *f;
 	long size;
 
+	unlink(path);	/* export replaces only what it knows as its own */
 	run(r, argv);
 	if (r->status != 0)
 		fail_msg("export folded exited %d: %s", r->status, r->err);
