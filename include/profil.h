@@ -212,6 +212,20 @@ struct profil_symbol {
  * in one thread.  The stacks' counts add up to the profile's samples,
  * and their leaves to each object's, the kernel's and unknown samples.
  */
+/*
+ * A source line kept in the profile, for code whose file is not there to
+ * tell (generated code: a jitdump file's DEBUG_INFO): the code of object
+ * from addr up to the next kept line's addr in that object, or to the
+ * end of the function holding addr, is of line_files[file], line.
+ * Sorted by object, then addr, each (object, addr) once.
+ */
+struct profil_line {
+	uint32_t object;		/* into objects */
+	uint32_t file;			/* into line_files */
+	uint64_t addr;			/* as the object's symbols are */
+	uint32_t line;			/* 1 or more */
+};
+
 struct profil_frame {
 	uint32_t object;		/* into objects, or: */
 #define PROFIL_FRAME_KERNEL	UINT32_MAX	/* addr as in kernel_code */
@@ -323,6 +337,10 @@ struct profil_profile {
 	struct profil_kernel *kernel_code;	/* or NULL */
 	size_t nsymbols;
 	struct profil_symbol *symbols;		/* names kept, or none */
+	size_t nline_files;
+	char **line_files;			/* the source files of lines */
+	size_t nlines;
+	struct profil_line *lines;		/* source lines kept, or none */
 	size_t nframes;
 	struct profil_frame *frames;		/* sorted by object, addr */
 	size_t nstacks;

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "hmap.h"
 #include "jit-names.h"
+#include "jitdump.h"
 #include "jit.h"
 #include "profil.h"
 
@@ -33,6 +34,16 @@ static struct {
 	struct hmap by_name;		/* name's hash -> 1 + its range */
 	char **said;			/* problems, a line each */
 	size_t nsaid;
+	/* source lines (jitdump's DEBUG_INFO), by range and offset */
+	struct jline {
+		size_t range;
+		uint64_t offset;
+		uint32_t file, line;
+	} *lines;
+	size_t nlines, lines_cap;
+	char **files;			/* interned */
+	size_t nfiles;
+	struct hmap file_index;		/* name's hash -> 1 + index */
 } jit = { .obj = -1 };
 
 void
@@ -55,6 +66,7 @@ jit_begin(struct builder *b)
 	jit.obj = -1;
 	jit.next = 0x10000;		/* no code at 0: a frame's pc - 1 */
 	hmap_init(&jit.by_name);
+	hmap_init(&jit.file_index);
 }
 
 struct bframe
@@ -109,6 +121,51 @@ jit_names_range(uint64_t size, const char *name, size_t len)
 	if (at == 0 || strcmp(jit.syms[at - 1].name, s->name) == 0)
 		hmap_add(&jit.by_name, h, jit.nsyms + 1 - at);
 	return jit.nsyms++;
+}
+
+/* The index of file in jit.files, interned. */
+static uint32_t
+file_of(const char *file)
+{
+	uint64_t h = name_hash(file, strlen(file));
+	uint64_t at = hmap_get(&jit.file_index, h);
+
+	if (at != 0 && strcmp(jit.files[at - 1], file) == 0)
+		return (uint32_t)(at - 1);
+	for (size_t i = 0; i < jit.nfiles; i++)	/* a hash two names share */
+		if (strcmp(jit.files[i], file) == 0)
+			return (uint32_t)i;
+	jit.files = xrealloc(jit.files, (jit.nfiles + 1) * sizeof *jit.files);
+	jit.files[jit.nfiles] = xstrdup(file);
+	if (at == 0)
+		hmap_add(&jit.file_index, h, jit.nfiles + 1);
+	return (uint32_t)jit.nfiles++;
+}
+
+void
+jit_names_lines(size_t range, uint64_t code_addr, uint64_t code_size,
+    const struct jitdump_line *lines, size_t n)
+{
+	/* a range's first code says its lines: later versions' differ */
+	for (size_t i = jit.nlines; i > 0 && jit.lines[i - 1].range >= range;
+	    i--)
+		if (jit.lines[i - 1].range == range)
+			return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = lines[i].addr - code_addr;
+
+		if (lines[i].addr < code_addr || off >= code_size ||
+		    off >= jit.syms[range].end - jit.syms[range].start ||
+		    lines[i].line == 0 || lines[i].file[0] == '\0')
+			continue;
+		if (jit.nlines == jit.lines_cap) {
+			jit.lines_cap = jit.lines_cap ? 2 * jit.lines_cap : 256;
+			jit.lines = xrealloc(jit.lines, jit.lines_cap *
+			    sizeof *jit.lines);
+		}
+		jit.lines[jit.nlines++] = (struct jline){ range, off,
+		    file_of(lines[i].file), lines[i].line };
+	}
 }
 
 int
@@ -176,11 +233,61 @@ hit(const struct profil_profile *p, uint32_t obj, uint64_t lo, uint64_t hi)
 	    p->frames[a].addr < hi;
 }
 
+/* The lines record's order: by object, then address. */
+static int
+by_object_addr(const void *a, const void *b)
+{
+	const struct profil_line *x = a, *y = b;
+
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The lines of the ranges kept (kept[range]) into p, object obj, with
+ * the files they name; each (object, address) once.
+ */
+static void
+keep_lines(struct profil_profile *p, uint32_t obj, const char *kept)
+{
+	uint32_t *file_at = xcalloc(jit.nfiles + 1, sizeof *file_at);
+	size_t n = 0;
+
+	p->lines = xrealloc(p->lines, (p->nlines + jit.nlines + 1) *
+	    sizeof *p->lines);
+	for (size_t i = 0; i < jit.nlines; i++) {
+		const struct jline *l = &jit.lines[i];
+
+		if (!kept[l->range])
+			continue;
+		if (file_at[l->file] == 0) {
+			p->line_files = xrealloc(p->line_files,
+			    (p->nline_files + 1) * sizeof *p->line_files);
+			p->line_files[p->nline_files] = xstrdup(jit.files[l->file]);
+			file_at[l->file] = (uint32_t)++p->nline_files;
+		}
+		p->lines[p->nlines + n++] = (struct profil_line){ obj,
+		    file_at[l->file] - 1, jit.syms[l->range].start + l->offset,
+		    l->line };
+	}
+	free(file_at);
+	p->nlines += n;
+	qsort(p->lines, p->nlines, sizeof *p->lines, by_object_addr);
+	n = 0;
+	for (size_t i = 0; i < p->nlines; i++)
+		if (n == 0 || p->lines[i].object != p->lines[n - 1].object ||
+		    p->lines[i].addr != p->lines[n - 1].addr)
+			p->lines[n++] = p->lines[i];
+	p->nlines = n;
+}
+
 void
 jit_end(struct profil_profile *p, void (*warn)(const char *line))
 {
 	uint32_t obj = UINT32_MAX;
 	size_t n = 0;
+	char *kept;
 
 	for (size_t i = 0; p != NULL && i < p->nobjects; i++)
 		if (strcmp(p->objects[i].path, PROFIL_JIT_OBJECT) == 0)
@@ -191,15 +298,19 @@ jit_end(struct profil_profile *p, void (*warn)(const char *line))
 			n += hit(p, obj, jit.syms[i].start, jit.syms[i].end);
 		p->symbols = xrealloc(p->symbols, (p->nsymbols + n + 1) *
 		    sizeof *p->symbols);
+		kept = xcalloc(jit.nsyms + 1, 1);
 		for (size_t i = 0; i < jit.nsyms; i++)
 			if (hit(p, obj, jit.syms[i].start, jit.syms[i].end)) {
 				p->symbols[p->nsymbols++] = (struct profil_symbol){
 				    obj, jit.syms[i].start, jit.syms[i].end,
 				    jit.syms[i].name };
 				jit.syms[i].name = NULL;
+				kept[i] = 1;
 			}
 		qsort(p->symbols, p->nsymbols, sizeof *p->symbols,
 		    by_object_start);
+		keep_lines(p, obj, kept);
+		free(kept);
 	}
 	for (size_t i = 0; i < jit.nsaid; i++) {
 		if (warn != NULL)
@@ -211,6 +322,14 @@ jit_end(struct profil_profile *p, void (*warn)(const char *line))
 	free(jit.syms);
 	free(jit.said);
 	hmap_free(&jit.by_name);
+	for (size_t i = 0; i < jit.nfiles; i++)
+		free(jit.files[i]);
+	free(jit.files);
+	free(jit.lines);
+	hmap_free(&jit.file_index);
+	jit.files = NULL;
+	jit.lines = NULL;
+	jit.nfiles = jit.nlines = jit.lines_cap = 0;
 	jit.syms = NULL;
 	jit.said = NULL;
 	jit.nsyms = jit.syms_cap = jit.nsaid = 0;

@@ -20,6 +20,16 @@
  */
 size_t jit_names_range(uint64_t size, const char *name, size_t len);
 
+/*
+ * The source lines of range's code, loaded at code_addr, code_size
+ * bytes (a jitdump DEBUG_INFO's, lines[0..n) at the process's
+ * addresses): kept if range has none yet (its first code's), each with
+ * its offset into the range, to go into the profile with its name.
+ */
+struct jitdump_line;
+void jit_names_lines(size_t range, uint64_t code_addr, uint64_t code_size,
+    const struct jitdump_line *lines, size_t n);
+
 /* Whether range is name's (len bytes). */
 int jit_names_same(size_t range, const char *name, size_t len);
 
