@@ -5,9 +5,9 @@
  * hand (makecontext's), or a caller found by frame pointer from generated
  * code (JIT runtimes keep frame pointers).
  *
- * Invariant: a caller not told by CFI is kept only where by_frame_pointer
- * allows one and frame_pointer_caller finds it sound; take_frame
- * (unwind.c) cuts the stack at any other.
+ * Invariant: a caller not told by CFI is kept only where
+ * unwind_by_frame_pointer allows one and unwind_frame_pointer_caller finds
+ * it sound; take_frame (unwind.c) cuts the stack at any other.
  */
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -52,7 +52,7 @@ at_entry(Dwfl_Module *mod, uint64_t pc)
  * rel32 (e8) ends at ret, nor an indirect one (ff /2, 2 to 7 bytes).
  */
 int
-planted_return(struct unwind_space *s, uint64_t ret)
+unwind_planted_return(struct unwind_space *s, uint64_t ret)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, ret);
 	Dwarf_CFI *cfi;
@@ -120,7 +120,7 @@ lookup_cfi(struct unwind_space *s, uint64_t pc, struct cfi_rules *r)
 
 /* The index in s->rules of pc's rules, looked up once. */
 size_t
-rules_index(struct unwind_space *s, uint64_t pc)
+unwind_rules_index(struct unwind_space *s, uint64_t pc)
 {
 	uint64_t at = pc == UINT64_MAX ? 0 : hmap_get(&s->rules_at, pc);
 
@@ -152,7 +152,8 @@ unwind_frame_pointer_frames(void)
  * its files that has none (V8's builtins, in node's own text).
  */
 int
-by_frame_pointer(struct unwind_space *s, uint64_t pc, const struct bframe *f)
+unwind_by_frame_pointer(struct unwind_space *s, uint64_t pc,
+    const struct bframe *f)
 {
 	const struct addr_map *m;
 
@@ -199,7 +200,7 @@ after_call(struct unwind_space *s, uint64_t ret)
  * caller is found so is not remembered by the memo (its facts are CFI's).
  */
 int
-frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc)
+unwind_frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc)
 {
 	struct unwind_space *s = c->space;
 	struct bframe f;

@@ -78,39 +78,40 @@ struct unwind_space {
  * Forget what was learnt of s's modules (the CFI rules at each pc, the
  * stack memo): when they are reported again, or the rules grow too many.
  */
-void forget(struct unwind_space *s);
+void unwind_forget(struct unwind_space *s);
 /*
  * Make s's Dwfl and attach it at first use, and report the mappings to
  * it again if they changed.  0, or -1 if there is no Dwfl (nothing can
  * be unwound).
  */
-int sync_modules(struct unwind_space *s);
+int unwind_sync_modules(struct unwind_space *s);
 
 /* ---- unwind-cfi.c ---- */
 
 /*
  * The index in s->rules of the rules at pc, looked up in the CFI the
- * first time pc is asked for.  The index holds until forget(s); the
+ * first time pc is asked for.  The index holds until unwind_forget(s); the
  * pointer &s->rules[i] only until the next call (s->rules may move).
  */
-size_t rules_index(struct unwind_space *s, uint64_t pc);
+size_t unwind_rules_index(struct unwind_space *s, uint64_t pc);
 /* Whether ret, with no CFI at ret - 1, was planted by hand, not a call. */
-int planted_return(struct unwind_space *s, uint64_t ret);
+int unwind_planted_return(struct unwind_space *s, uint64_t ret);
 /*
  * Whether the caller of code without CFI at pc (located as *f) may be
  * looked for by frame pointer.
  */
-int by_frame_pointer(struct unwind_space *s, uint64_t pc,
+int unwind_by_frame_pointer(struct unwind_space *s, uint64_t pc,
     const struct bframe *f);
 /*
  * Whether the caller at pc that libdwfl found by frame pointer for c's
  * last frame is kept; if so, it is counted and c's stack not memorized.
  */
-int frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc);
+int unwind_frame_pointer_caller(struct current *c, Dwfl_Frame *frame,
+    uint64_t pc);
 
 /* ---- unwind.c ---- */
 
 /* libdwfl's thread callbacks: they answer from s->cur, the sample. */
-extern const Dwfl_Thread_Callbacks thread_callbacks;
+extern const Dwfl_Thread_Callbacks unwind_thread_callbacks;
 
 #endif

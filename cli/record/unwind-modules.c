@@ -158,7 +158,7 @@ unwind_space_new(pid_t pid, const struct addr_space *space)
 
 /* What was learnt of the modules as they were. */
 void
-forget(struct unwind_space *s)
+unwind_forget(struct unwind_space *s)
 {
 	hmap_free(&s->rules_at);
 	hmap_init(&s->rules_at);
@@ -172,7 +172,7 @@ drop_dwfl(struct unwind_space *s)
 	if (s->dwfl != NULL)
 		dwfl_end(s->dwfl);
 	s->dwfl = NULL;
-	forget(s);
+	unwind_forget(s);
 }
 
 void
@@ -230,14 +230,15 @@ report(struct unwind_space *s, const struct addr_map *m)
 
 /* The Dwfl, made and attached at first use, with the mappings reported. */
 int
-sync_modules(struct unwind_space *s)
+unwind_sync_modules(struct unwind_space *s)
 {
 	if (s->dwfl == NULL) {
 		Elf *arch = arch_elf();
 
 		s->dwfl = dwfl_begin(&dwfl_callbacks);
 		if (s->dwfl == NULL || arch == NULL ||
-		    !dwfl_attach_state(s->dwfl, arch, s->pid, &thread_callbacks, s)) {
+		    !dwfl_attach_state(s->dwfl, arch, s->pid,
+		    &unwind_thread_callbacks, s)) {
 			drop_dwfl(s);
 			return -1;
 		}
@@ -250,7 +251,7 @@ sync_modules(struct unwind_space *s)
 			report(s, &s->space->maps[i]);
 		dwfl_report_end(s->dwfl, NULL, NULL);
 		s->reported = s->space->generation;
-		forget(s);
+		unwind_forget(s);
 	}
 	return 0;
 }

@@ -104,7 +104,7 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 	    (const Dwarf_Word *)&c->regs[6]);
 }
 
-const Dwfl_Thread_Callbacks thread_callbacks = {
+const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
 	.next_thread = next_thread,
 	.get_thread = get_thread,
 	.memory_read = memory_read,
@@ -140,7 +140,7 @@ take_frame(Dwfl_Frame *frame, void *arg)
 			return DWARF_CB_ABORT;
 		/* unwound from the previous frame: by its CFI, or guessed? */
 		if (!c->prev_has_cfi && !(c->prev_by_fp &&
-		    frame_pointer_caller(c, frame, pc))) {
+		    unwind_frame_pointer_caller(c, frame, pc))) {
 			c->cut = PROFIL_CUT_NO_UNWIND;
 			return DWARF_CB_ABORT;
 		}
@@ -154,14 +154,15 @@ take_frame(Dwfl_Frame *frame, void *arg)
 	/* a return address: the call is the instruction before it */
 	if (!activation)
 		pc--;
-	i = rules_index(s, pc);
+	i = unwind_rules_index(s, pc);
 	r = &s->rules[i];
 	/* the trampoline makecontext put under a coroutine: its root */
-	planted = !activation && !r->has_cfi && planted_return(s, pc + 1);
+	planted = !activation && !r->has_cfi &&
+	    unwind_planted_return(s, pc + 1);
 	unwind_locate(s, planted ? pc + 1 : pc, &c->out[c->n]);
 	c->prev_has_cfi = r->has_cfi || planted;
 	c->prev_outermost = r->outermost || planted;
-	c->prev_by_fp = !c->prev_has_cfi && by_frame_pointer(s, pc,
+	c->prev_by_fp = !c->prev_has_cfi && unwind_by_frame_pointer(s, pc,
 	    &c->out[c->n]);
 	if (dwfl_frame_reg(frame, 7, &base) != 0)
 		base = 0;
@@ -286,7 +287,7 @@ unwind_with(struct unwind_space *s, pid_t tid,
 
 	if (n >= max)
 		return n;
-	if (sync_modules(s) < 0) {
+	if (unwind_sync_modules(s) < 0) {
 		/* no unwinder at all: the place itself, and a cut */
 		unwind_locate(s, regs[16], &out[n++]);
 		if (n < max)
@@ -306,7 +307,7 @@ unwind_with(struct unwind_space *s, pid_t tid,
 	} else
 		counts.misses++;
 	if (s->nrules >= CFI_MEMO_MAX)
-		forget(s);
+		unwind_forget(s);
 	memset(c, 0, sizeof *c);
 	c->tid = tid;
 	c->regs = regs;
