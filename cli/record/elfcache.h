@@ -2,12 +2,12 @@
  * elfcache.h - each object file opened once for a whole recording, and
  * shared by every process's unwinding session.
  *
- * libdwfl keeps a session per address space (unwind.c), and a session
- * opens the objects it needs CFI from.  Left to itself, each process of
- * a program that forks and execs opened its libc, its loader and its
- * executable again; here the second process of the same file gets the
- * first one's Elf descriptor (libelf counts the references), with the
- * file mapped once and no descriptor kept open.
+ * libdwfl keeps a session per address space (unwind-modules.c), and a
+ * session opens the objects it needs CFI from.  Left to itself, each
+ * process of a program that forks and execs opened its libc, its loader
+ * and its executable again; here the second process of the same file
+ * gets the first one's Elf descriptor (libelf counts the references),
+ * with the file mapped once and no descriptor kept open.
  */
 #ifndef PROFIL_RECORD_ELFCACHE_H
 #define PROFIL_RECORD_ELFCACHE_H

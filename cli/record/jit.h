@@ -21,7 +21,7 @@
  *
  * Frames in generated code have no call-frame information; JIT runtimes
  * keep frame pointers, and the unwinder may step by them where
- * jit_code_any says the process has generated code (unwind.c).
+ * jit_code_any says the process has generated code (unwind-cfi.c).
  *
  * The recorder is one thread; the naming state is the recording's.
  */
