@@ -1,9 +1,10 @@
 /*
  * fuzz-elf.c - what we make of an ELF file libdwfl and libelf have
- * parsed, fed any bytes as the file: the symbol table (cli/symbols/symbols.c),
- * the recorder's segment mapping (cli/record/builder.c) and the folding into
- * functions (cli/symbols/funcs.c).  Lookups must answer inside what they claim,
- * and a profile the builder makes must be one the reader accepts.
+ * parsed, fed any bytes as the file: the symbol table (cli/symbols/symbols.c,
+ * symtab-*.c), the recorder's segment mapping (cli/record/builder.c) and the
+ * folding into functions (cli/symbols/funcs.c).  Lookups must answer inside
+ * what they claim, and a profile the builder makes must be one the reader
+ * accepts.
  */
 #include <fcntl.h>
 #include <string.h>
