@@ -128,7 +128,10 @@ symtab_open(const struct profil_object *o, const char **problem)
 	return t;
 }
 
-/* The names the profile keeps for object index oi (`profil archive`). */
+/*
+ * The names the profile keeps for object index oi (`profil archive`; the
+ * recorder's for generated code), with its lines where it keeps some.
+ */
 static struct symtab *
 kept_names(const struct profil_profile *p, size_t oi)
 {
@@ -148,6 +151,14 @@ kept_names(const struct profil_profile *p, size_t oi)
 		/* sorted and apart already: the reader checked */
 		t->funcs[t->n++] = (struct func){ sy->start, sy->end, sy->name, 0 };
 	}
+	/* and its source lines (sorted by object: one run of them) */
+	for (size_t i = 0; i < p->nlines; i++)
+		if (p->lines[i].object == oi) {
+			if (t->lines == NULL)
+				t->lines = &p->lines[i];
+			t->nlines++;
+		}
+	t->line_files = p->line_files;
 	return t;
 }
 

@@ -63,8 +63,9 @@ const unsigned char *symtab_code(struct symtab *t, uint64_t start,
 
 /*
  * The source file (absolute when the compiler recorded where it ran)
- * and line of the instruction at addr, from
- * the DWARF line table; NULL when there is no debug information for it.
+ * and line of the instruction at addr, from the DWARF line table, or,
+ * for a table of kept names, from the lines the profile keeps (a JIT
+ * runtime's); NULL when there is no line information for it.
  */
 const char *symtab_source(struct symtab *t, uint64_t addr, int *line);
 

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <profil.h>
+
 #include "fdes.h"
 #include "scopes.h"
 
@@ -42,6 +44,10 @@ struct symtab {
 	struct label *labels;	/* where code no function symbol covers
 				   is known to start, by address */
 	size_t nlabels;
+	/* kept names' table: the profile's source lines of the object */
+	const struct profil_line *lines;	/* the profile's, sorted */
+	size_t nlines;
+	char *const *line_files;
 };
 
 /*

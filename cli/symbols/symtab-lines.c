@@ -67,12 +67,39 @@ intern_path(struct symtab *t, const char *dir, const char *file)
 	return s;
 }
 
+/*
+ * The line the profile keeps for addr: the last at or before it, in the
+ * function that holds addr (a line does not run on into the next).
+ */
+static const char *
+kept_source(struct symtab *t, uint64_t addr, int *line)
+{
+	size_t a = 0, b = t->nlines;
+	uint64_t start, end;
+
+	while (a < b) {		/* the first line past addr */
+		size_t mid = a + (b - a) / 2;
+
+		if (t->lines[mid].addr <= addr)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a == 0 || symtab_lookup(t, addr, &start, &end) == NULL ||
+	    t->lines[a - 1].addr < start)
+		return NULL;
+	*line = (int)t->lines[a - 1].line;
+	return t->line_files[t->lines[a - 1].file];
+}
+
 const char *
 symtab_source(struct symtab *t, uint64_t addr, int *line)
 {
 	Dwfl_Line *l;
 	const char *file, *dir;
 
+	if (t->nlines > 0)
+		return kept_source(t, addr, line);
 	if (!t->usable || (l = dwfl_module_getsrc(t->mod, addr)) == NULL)
 		return NULL;
 	file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
