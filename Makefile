@@ -36,7 +36,10 @@ ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
 $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
-LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c lib/prf.c \
+# the .prf codec: the file API, and a file per concern (lib/prf-internal.h)
+PRF_SRC   := lib/prf.c lib/prf-check.c lib/prf-decode.c lib/prf-decode-stacks.c \
+             lib/prf-encode.c
+LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c $(PRF_SRC) \
              lib/mappings.c lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
              lib/stackring.c \
              lib/thread_clock.c lib/thread_hook.c lib/threads.c
@@ -88,7 +91,7 @@ $(SHLIB): $(LIB_OBJ)
 # get the sampler and its constructors: the .prf codec, and the rest.
 LD        ?= ld
 OBJCOPY   ?= objcopy
-CODEC_OBJ := $(BUILD)/lib/prf.o $(BUILD)/lib/rio.o
+CODEC_OBJ := $(PRF_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/rio.o
 $(BUILD)/static/codec.o: $(CODEC_OBJ)
 $(BUILD)/static/sampler.o: $(filter-out $(CODEC_OBJ),$(STATIC_OBJ))
 $(BUILD)/static/%.o:
@@ -285,7 +288,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli -Ifuzz $(WARN) \
                 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
 # the .prf codec, and the command's code that reads profiles and ELF files
-FUZZ_SRC     := lib/prf.c lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
+FUZZ_SRC     := $(PRF_SRC) lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
                 cli/record/perf.c cli/record/perf-%.c cli/record/timer.c \
                 cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
@@ -339,7 +342,7 @@ fuzz-replay: $(FUZZ_BIN)
 
 # The replay of `make check`: the targets built like the tests.
 $(BUILD)/tests/replay-%: fuzz/fuzz-%.c fuzz/replay.c fuzz/fuzz.h \
-    $(BUILD)/lib/prf.o $(BUILD)/lib/rio.o $(filter $(BUILD)/cli/%,$(FUZZ_SRC:%.c=$(BUILD)/%.o))
+    $(CODEC_OBJ) $(filter $(BUILD)/cli/%,$(FUZZ_SRC:%.c=$(BUILD)/%.o))
 	@mkdir -p $(@D)
 	$(CC) $(CLICFLAGS) -Ifuzz -DREPLAY_CORPUS='"$(CURDIR)/tests/corpus/$*"' \
 	    -o $@ fuzz/fuzz-$*.c fuzz/replay.c $(filter %.o,$^) \

@@ -33,11 +33,11 @@ level() {	# level MODULE: its layer number, or nothing if unknown
 	echo "$layers" | awk -v m="$1" 'NF { n++; for (i = 1; i <= NF; i++)
 		if ($i == m) print n }'
 }
-module_of() {	# module_of PATH: lib/arch/x86_64/arch.h -> arch
+module_of() {	# module_of PATH: lib/arch/x86_64/arch.h -> arch, lib/prf-decode.c -> prf
 	b=${1##*/}
 	b=${b%.*}
 	b=${b%_wrap}
-	case $b in counter) b=arch ;; esac
+	case $b in counter) b=arch ;; prf-*) b=prf ;; esac
 	echo "$b"
 }
 
