@@ -38,7 +38,10 @@ void merge_stacks(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile *out, size_t *const *where,
     const struct merge_kplace *kp);
 
-/* lib/prf.c's MAX_STACK_FRAMES: expanded frames of all stacks it reads. */
+/*
+ * lib/prf-decode-stacks.c's MAX_STACK_FRAMES: expanded frames of all
+ * stacks it reads.
+ */
 extern size_t merge_max_stack_frames;
 
 #endif

@@ -2,9 +2,9 @@
  * wall-view.c - a wall profile as the views count it (wall-view.h).
  *
  * Invariant: the view is a consistent profile (its totals add up as
- * lib/prf.c checks them): the [off-cpu] object's histogram, the threads'
- * and processes' counts and the samples grow by the same intervals as
- * the off-CPU stacks' counts.
+ * lib/prf-check.c checks them): the [off-cpu] object's histogram, the
+ * threads' and processes' counts and the samples grow by the same
+ * intervals as the off-CPU stacks' counts.
  */
 #include <stdlib.h>
 #include <string.h>
