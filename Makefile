@@ -38,6 +38,7 @@ endif
 
 # the .prf codec: the file API, and a file per concern (lib/prf-internal.h)
 PRF_SRC   := lib/prf.c lib/prf-check.c lib/prf-decode.c lib/prf-decode-stacks.c \
+             lib/prf-lines.c \
              lib/prf-encode.c
 LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c $(PRF_SRC) \
              lib/mappings.c lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
@@ -209,7 +210,8 @@ $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 # test-merge compiles the merge module itself (#include)
 $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
-    cli/profile/merge-jit.c cli/profile/merge-jit.h cli/util.c
+    cli/profile/merge-jit.c cli/profile/merge-jit.h \
+    cli/profile/merge-lines.c cli/profile/merge-lines.h cli/util.c
 $(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)

@@ -143,6 +143,12 @@ check_totals(struct decoder *d)
 			return -1;
 		}
 	}
+	for (i = 0; i < p->nlines; i++)
+		if (p->lines[i].object >= p->nobjects) {
+			say(d, "a kept source line belongs to no object of the "
+			    "profile");
+			return -1;
+		}
 	if (check_stacks(d) < 0)
 		return -1;
 	if ((p->taken > 0 || p->weight_sq > 0) && p->weight_sq < p->samples) {

@@ -323,6 +323,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_PROCESS: return "process";
 	case PRF_TAG_KERNEL: return "kernel";
 	case PRF_TAG_SYMBOLS: return "symbols";
+	case PRF_TAG_LINES: return "lines";
 	case PRF_TAG_STACKS: return "stacks";
 	case PRF_TAG_WEIGHTS: return "weights";
 	case PRF_TAG_WALL: return "wall";
@@ -414,6 +415,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_STACKS:
 			rc = decode_stacks(d, &payload, &why);
+			break;
+		case PRF_TAG_LINES:
+			rc = decode_lines(d, &payload, &why);
 			break;
 		case PRF_TAG_WEIGHTS:
 			rc = decode_weights(d, &payload, &have_weights, &why);

@@ -331,6 +331,11 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		}
 		end_record(&out, at);
 	}
+	if (p->nlines > 0) {
+		at = begin_record_flags(&out, PRF_TAG_LINES, PRF_FLAG_OPTIONAL);
+		encode_lines(&out, p);
+		end_record(&out, at);
+	}
 	if (p->nstacks > 0) {
 		at = begin_record_flags(&out, PRF_TAG_STACKS, PRF_FLAG_OPTIONAL);
 		if (encode_stacks(&out, p) < 0) {

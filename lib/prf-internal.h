@@ -7,6 +7,7 @@
  *   prf-decode.c          bytes into a profile (profil_profile_parse):
  *                         the file header, then each record in turn
  *   prf-decode-stacks.c   the stacks record
+ *   prf-lines.c           the lines record, both ways
  *   prf-check.c           what must agree across records, after the end
  *   prf.c                 whole files: read, save; free a profile
  */
@@ -48,8 +49,18 @@ void say(struct decoder *d, const char *fmt, ...)
 int decode_stacks(struct decoder *d, struct rio_in *in, const char **why);
 
 /*
+ * The lines record: p's lines into out (the record's payload); its
+ * payload in into d->p (0, or -1 with the reason in *why, what was made
+ * left for profil_profile_free).  That each line's object is one of the
+ * profile's is check_totals'.
+ */
+void encode_lines(struct rio_out *out, const struct profil_profile *p);
+int decode_lines(struct decoder *d, struct rio_in *in, const char **why);
+
+/*
  * Once the end record is read: the header's totals agree with the parts,
- * every kept name and stack frame belongs to an object of the profile,
+ * every kept name, line and stack frame belongs to an object of the
+ * profile,
  * and the stacks add up to the flat profile.  0, or -1 with the cause
  * said (say).
  */

@@ -145,6 +145,10 @@ profil_profile_free(struct profil_profile *p)
 	for (i = 0; i < p->nsymbols; i++)
 		free(p->symbols[i].name);
 	free(p->symbols);
+	for (i = 0; i < p->nline_files; i++)
+		free(p->line_files[i]);
+	free(p->line_files);
+	free(p->lines);
 	for (i = 0; i < p->nstacks; i++)
 		free(p->stacks[i].frames);
 	free(p->stacks);
