@@ -26,6 +26,7 @@
 #include "../cli/profile/merge.c"
 #include "../cli/profile/merge-stacks.c"
 #include "../cli/profile/merge-jit.c"
+#include "../cli/profile/merge-lines.c"
 #include "../cli/util.c"
 
 /* ---- merge_profiles() on profiles made here ------------------------------ */

@@ -1,7 +1,7 @@
 /*
  * merge-jit.c - each profile's generated code at addresses of its own
  * (merge-jit.h).  A uniform move per profile keeps every order the
- * reader checked (buckets, frames by object then address, names).
+ * reader checked (buckets, frames by object then address, names, lines).
  */
 #include <string.h>
 
@@ -50,6 +50,9 @@ move_jit(struct profil_profile *p, uint32_t k, uint64_t by)
 			p->symbols[i].start += by;
 			p->symbols[i].end += by;
 		}
+	for (size_t i = 0; i < p->nlines; i++)
+		if (p->lines[i].object == k)
+			p->lines[i].addr += by;
 }
 
 void

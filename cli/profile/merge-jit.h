@@ -12,7 +12,8 @@
 #include <profil.h>
 
 /*
- * Move the [jit] addresses of in[1..n) (buckets, range, frames, names)
+ * Move the [jit] addresses of in[1..n) (buckets, range, frames, names,
+ * lines)
  * past those of the profiles before, so that no two profiles' [jit]
  * code shares an address: merged, each piece keeps its own name.
  */

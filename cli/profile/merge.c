@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "merge.h"
 #include "merge-jit.h"
+#include "merge-lines.h"
 #include "merge-stacks.h"
 
 __attribute__((format(printf, 3, 4))) static int
@@ -575,6 +576,7 @@ merge_profiles(struct profil_profile *const *in, const char *const *names,
 	kp = xcalloc(n, sizeof *kp);
 	merge_kernel(in, names, n, m, kp);
 	merge_symbols(in, n, m, where, kp);
+	merge_lines(in, n, m, where);
 	merge_stacks(in, names, n, m, where, kp);
 	for (size_t i = 0; i < n; i++)
 		free(where[i]);
