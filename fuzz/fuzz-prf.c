@@ -53,6 +53,16 @@ optional_difference(const struct profil_profile *a,
 		    a->symbols[i].end != b->symbols[i].end ||
 		    !same_str(a->symbols[i].name, b->symbols[i].name))
 			return "kept name";
+	/* a lines record without lines is none: its files are not kept */
+	if (a->nlines != b->nlines)
+		return "number of kept lines";
+	for (i = 0; i < a->nlines; i++)
+		if (a->lines[i].object != b->lines[i].object ||
+		    a->lines[i].addr != b->lines[i].addr ||
+		    a->lines[i].line != b->lines[i].line ||
+		    !same_str(a->line_files[a->lines[i].file],
+		    b->line_files[b->lines[i].file]))
+			return "kept line";
 	/* a stacks record without stacks is none: its frames are not kept */
 	if (a->nstacks != b->nstacks)
 		return "number of stacks";
@@ -167,6 +177,14 @@ check_model(const struct profil_profile *p)
 		    sy[-1].end > sy->start))))
 			fuzz_fail("kept name %zu (%s) out of order or range", i,
 			    sy->name);
+	}
+	for (size_t i = 0; i < p->nlines; i++) {
+		const struct profil_line *l = &p->lines[i];
+
+		if (l->object >= p->nobjects || l->file >= p->nline_files ||
+		    l->line == 0 || (i > 0 && (l[-1].object > l->object ||
+		    (l[-1].object == l->object && l[-1].addr >= l->addr))))
+			fuzz_fail("kept line %zu out of order or range", i);
 	}
 	for (size_t i = 1; i < p->nframes; i++)
 		if (p->frames[i - 1].object > p->frames[i].object ||

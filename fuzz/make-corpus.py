@@ -44,6 +44,7 @@ CORPUS = os.path.join(ROOT, "tests", "corpus")
 MAGIC = b"\x89PRF\r\n\x1a\n"
 HEADER, OBJECT, THREAD, PROCESS, END = 1, 2, 3, 4, 0xFFFF
 KERNEL, SYMBOLS, STACKS = 5, 6, 7
+LINES = 10
 U64 = (1 << 64) - 1
 
 
@@ -156,6 +157,9 @@ def prf_files(recorded):
     f["ok-made-full"] = finish(full)
     f["ok-made-zero-objects"] = finish([header(5, kernel=3, unknown=2)])
     f["ok-made-empty"] = finish([header(0, argv=())])
+    f["ok-made-lines"] = finish(full + [lines(
+        ["gen.js", "lib.js"], [(0, 0x1000, 0, 10), (0, 0x1004, 1, 7),
+                               (1, 0x20000, 0, 12)])])
     f["ok-made-unknown-optional-record"] = finish(
         full[:2] + [record(77, b"future", flags=1)] + full[2:])
     f["ok-made-top-of-address-space"] = finish([
@@ -314,6 +318,15 @@ def symbols(entries, n=None):
     for o, start, size, name in entries:
         p += varint(o) + varint(start) + varint(size) + string(name)
     return record(SYMBOLS, p, flags=FLAG_OPTIONAL)
+
+
+def lines(files, entries):
+    """files: names; entries: [(object, addr, file, line)] as written."""
+    p = varint(len(files)) + b"".join(string(n) for n in files)
+    p += varint(len(entries))
+    for o, addr, fi, line in entries:
+        p += varint(o) + varint(addr) + varint(fi) + varint(line)
+    return record(LINES, p, flags=FLAG_OPTIONAL)
 
 
 def stacks_payload(frames, nodes, stacks, counts=None, raw_frames=None):
@@ -543,6 +556,12 @@ def stacks_files():
             header(5, kernel=5), kernel(kcounts, samples=5)],
         "kernel-truncated": [header(4, kernel=4), record(
             KERNEL, string("6.1") + b"\x11" * 10, flags=FLAG_OPTIONAL)],
+        "lines-out-of-order": [header(0), obj("/a", {}, samples=0), lines(
+            ["a.js"], [(0, 0x20, 0, 1), (0, 0x10, 0, 2)])],
+        "lines-file-out-of-range": [header(0), obj("/a", {}, samples=0),
+                                    lines(["a.js"], [(0, 0x10, 1, 1)])],
+        "lines-of-no-object": [header(0), obj("/a", {}, samples=0), lines(
+            ["a.js"], [(1, 0x10, 0, 1)])],
         "symbols-overlap": [header(0), obj("/a", {}, samples=0), symbols(
             [(0, 0x1000, 0x10, "a"), (0, 0x100F, 0x10, "b")])],
         "symbols-out-of-order": [header(0), obj("/a", {}, samples=0),

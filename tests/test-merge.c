@@ -437,6 +437,19 @@ add_kernel(struct profil_profile *p, unsigned char id, unsigned char boot,
 	p->kernel_code = k;
 }
 
+/* A kept source line (the file added to p's files), after p's others. */
+static void
+add_line(struct profil_profile *p, uint32_t object, uint64_t addr,
+    const char *file, uint32_t line)
+{
+	p->line_files = xrealloc(p->line_files, (p->nline_files + 1) *
+	    sizeof *p->line_files);
+	p->line_files[p->nline_files] = xstrdup(file);
+	p->lines = xrealloc(p->lines, (p->nlines + 1) * sizeof *p->lines);
+	p->lines[p->nlines++] = (struct profil_line){ object,
+	    (uint32_t)p->nline_files++, addr, line };
+}
+
 static void
 add_symbol(struct profil_profile *p, uint32_t object, uint64_t start,
     uint64_t end, const char *name)
@@ -741,7 +754,19 @@ test_unit_jit_kept_apart(void **state)
 	add_stack(b, 20, 20, 7, 3, in_b);
 	add_run(a, 10, 1);
 	add_run(b, 20, 1);
+	/* a source line each, at the same made-up address */
+	add_line(a, 1, 0x10000, "a.js", 3);
+	add_line(b, 1, 0x10000, "b.js", 9);
 	m = merged(a, b);
+	/* both kept, b's moved with its code: each names its own file */
+	assert_int_equal(m->nlines, 2);
+	assert_string_equal(m->line_files[m->lines[0].file], "a.js");
+	assert_string_equal(m->line_files[m->lines[1].file], "b.js");
+	assert_true(m->lines[0].addr == 0x10000);
+	for (size_t k = 0; k < m->nsymbols; k++)
+		if (m->symbols[k].object == 1 &&
+		    strcmp(m->symbols[k].name, "JS:*other_fn b.js:9") == 0)
+			assert_true(m->lines[1].addr == m->symbols[k].start);
 	/* every [jit] sample and frame, by the name the merged file gives it */
 	for (size_t s = 0; s < m->nstacks; s++) {
 		const struct profil_stack *st = &m->stacks[s];

@@ -857,6 +857,86 @@ test_wall_refusals(void **state)
 	free(data);
 }
 
+/*
+ * Kept source lines (a JIT runtime's, tag 10) come back as written, and
+ * each way they can be wrong is refused with a cause: a file index out of
+ * range, a line 0, lines out of order or twice at one address, a line of
+ * no object of the profile.
+ */
+static char *line_files_[] = { "gen.js", "lib.js" };
+
+static void
+lines_profile(struct profil_profile *p, struct profil_object o[2],
+    struct profil_thread t[2], struct profil_process *pr,
+    struct profil_line *l)
+{
+	sample_profile(p, o, t, pr);
+	l[0] = (struct profil_line){ 0, 0, 0x1000, 10 };
+	l[1] = (struct profil_line){ 0, 1, 0x1004, 7 };
+	l[2] = (struct profil_line){ 1, 0, 0x20000, 12 };
+	p->nline_files = 2;
+	p->line_files = line_files_;
+	p->nlines = 3;
+	p->lines = l;
+}
+
+static void
+expect_lines_refusal(const struct profil_profile *p, const char *words)
+{
+	size_t size;
+	void *data = encoded(p, &size);
+
+	expect_refusal(data, size, words);
+	free(data);
+}
+
+static void
+test_lines_record(void **state)
+{
+	struct profil_profile p, *q;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	struct profil_line l[3];
+	char cause[256] = "";
+	size_t size;
+	void *data;
+
+	(void)state;
+	lines_profile(&p, o, t, &pr, l);
+	data = encoded(&p, &size);
+	q = profil_profile_parse(data, size, cause, sizeof cause);
+	if (q == NULL)
+		fail_msg("parse: %s", cause);
+	assert_int_equal(q->nline_files, 2);
+	assert_string_equal(q->line_files[1], "lib.js");
+	assert_int_equal(q->nlines, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(q->lines[i].object, l[i].object);
+		assert_int_equal(q->lines[i].file, l[i].file);
+		assert_true(q->lines[i].addr == l[i].addr);
+		assert_int_equal(q->lines[i].line, l[i].line);
+	}
+	profil_profile_free(q);
+	free(data);
+
+	lines_profile(&p, o, t, &pr, l);
+	l[1].file = 2;
+	expect_lines_refusal(&p, "bad line");
+	lines_profile(&p, o, t, &pr, l);
+	l[2].line = 0;
+	expect_lines_refusal(&p, "bad line");
+	lines_profile(&p, o, t, &pr, l);
+	l[1].addr = 0x1000;	/* twice at one address */
+	expect_lines_refusal(&p, "lines out of order");
+	lines_profile(&p, o, t, &pr, l);
+	l[1] = l[2], l[2] = (struct profil_line){ 0, 0, 0x2000, 3 };
+	expect_lines_refusal(&p, "lines out of order");
+	lines_profile(&p, o, t, &pr, l);
+	l[2].object = 2;	/* there are two objects */
+	expect_lines_refusal(&p, "a kept source line belongs to no object");
+}
+
 int
 main(void)
 {
@@ -874,6 +954,7 @@ main(void)
 		cmocka_unit_test(test_wall_round_trip),
 		cmocka_unit_test(test_cpu_profile_stays_version_1),
 		cmocka_unit_test(test_wall_refusals),
+		cmocka_unit_test(test_lines_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
