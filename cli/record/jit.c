@@ -401,7 +401,7 @@ read_files(struct jit_code *c, int at_end)
 }
 
 int
-jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f)
+jit_code_locate(struct jit_code *c, uint64_t pc, int anon, struct bframe *f)
 {
 	const struct piece *p;
 
@@ -414,7 +414,8 @@ jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f)
 	 * space: one run in two of bench/js/split.js had a fifth of hotB's
 	 * samples named hotA, whose old code had been there).
 	 */
-	if ((p = piece_at(c, pc)) == NULL || c->map != NULL || c->ndumps > 0) {
+	p = piece_at(c, pc);
+	if (anon && (p == NULL || c->map != NULL || c->ndumps > 0)) {
 		uint64_t now = now_ns();
 
 		if (now - c->read_ns >= JIT_READ_MS * 1000000ull) {

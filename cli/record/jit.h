@@ -83,10 +83,16 @@ void jit_code_follow(struct jit_code *c, const char *path);
 
 /*
  * Whether pc is in generated code the runtime named: then *f is its
- * [jit] frame.  A miss reads what was added to the files since they were
- * last read (no more often than JIT_READ_MS).
+ * [jit] frame.  anon: pc is in anonymous executable memory, where
+ * generated code lives; a miss there reads what was added to the files
+ * since they were last read (no more often than JIT_READ_MS), and so
+ * does a hit once they are followed.  A pc in no mapping known (yet) is
+ * looked up in what was read, and reads nothing: a process that has no
+ * generated code never looks at /tmp for it (a map left there by an
+ * earlier process of its pid is not even judged).
  */
-int jit_code_locate(struct jit_code *c, uint64_t pc, struct bframe *f);
+int jit_code_locate(struct jit_code *c, uint64_t pc, int anon,
+    struct bframe *f);
 
 /*
  * Whether a sample of process c, frames[0..n) (flat: one frame, no

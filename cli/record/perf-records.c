@@ -245,7 +245,7 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	}
 	m = mode == PERF_RECORD_MISC_USER ? addr_space_find(p->space, ip) : NULL;
 	if ((m == NULL || m->obj < 0) && mode == PERF_RECORD_MISC_USER &&
-	    jit_code_locate(p->space->jit, ip, &jf))
+	    jit_code_locate(p->space->jit, ip, m != NULL, &jf))
 		builder_sample(e->b, jf.obj, jf.value, w, (pid_t)pid, (pid_t)tid);
 	else if (m == NULL || m->obj < 0) {
 		jf = (struct bframe){ BFRAME_UNKNOWN, ip };

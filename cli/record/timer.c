@@ -386,7 +386,7 @@ resolve(struct builder *b, struct agent_region *r, int fd,
 		m = pc == AGENT_KERNEL_PC ? NULL : timer_slots_map(&slots[slot], pc);
 		named = pc != AGENT_KERNEL_PC && (m == NULL || m->obj < 0) &&
 		    slots[slot].space != NULL &&
-		    jit_code_locate(slots[slot].space->jit, pc, &jf);
+		    jit_code_locate(slots[slot].space->jit, pc, m != NULL, &jf);
 		if (stacked != NULL) {
 			uint64_t got = hmap_get(stacked, key);
 

@@ -192,7 +192,8 @@ unwind_locate(const struct unwind_space *s, uint64_t pc, struct bframe *f)
 {
 	const struct addr_map *m = addr_space_find(s->space, pc);
 
-	if ((m == NULL || m->obj < 0) && jit_code_locate(s->space->jit, pc, f))
+	if ((m == NULL || m->obj < 0) && jit_code_locate(s->space->jit, pc,
+	    m != NULL, f))
 		return;		/* generated code its runtime named */
 	if (m == NULL || m->obj < 0)
 		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
