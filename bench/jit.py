@@ -20,12 +20,13 @@ usage: bench/jit.py [BUILD_DIR [ROUNDS [SECONDS]]]   (build 5 2)
 import csv as csvmod
 import glob
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from common import children_cpu, quartiles
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -34,10 +35,6 @@ PROFIL = os.path.abspath(os.path.join(BUILD, "profil"))
 SPLIT = os.path.abspath(os.path.join(os.path.dirname(__file__), "js",
                                      "split.js"))
 
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def run(cmd, cwd):
@@ -100,12 +97,6 @@ def perf_share(data, cwd):
             b += float(w[0])
     return a / (a + b) if a + b else float("nan")
 
-
-def quartiles(xs):
-    if len(xs) < 2:
-        return (float("nan"), float("nan"))
-    q = statistics.quantiles(xs, n=4)
-    return q[0], q[2]
 
 
 def main():

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from common import quartiles
+
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 SECONDS = sys.argv[3] if len(sys.argv) > 3 else "1"
@@ -39,12 +41,6 @@ def run(cmd):
     i = words.index("round_trips")
     return int(words[i + 1]), float(words[i + 3])
 
-
-def quartiles(xs):
-    if len(xs) < 2:
-        return (float("nan"), float("nan"))
-    q = statistics.quantiles(xs, n=4)
-    return q[0], q[2]
 
 
 def main():

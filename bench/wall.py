@@ -19,12 +19,13 @@ each context switch costs --wall on the ping-pong program.
 usage: bench/wall.py [BUILD_DIR [ROUNDS [SECONDS]]]   (build 7 1)
 """
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from common import children_cpu, quartiles
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
@@ -33,10 +34,6 @@ PROFIL = os.path.abspath(os.path.join(BUILD, "profil"))
 PARKED = os.path.abspath(os.path.join(BUILD, "bench", "parked"))
 PP = os.path.abspath(os.path.join(BUILD, "bench", "pingpong"))
 
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def run(cmd):
@@ -50,12 +47,6 @@ def trips(out):
     words = out.split()
     return int(words[words.index("round_trips") + 1])
 
-
-def quartiles(xs):
-    if len(xs) < 2:
-        return (float("nan"), float("nan"))
-    q = statistics.quantiles(xs, n=4)
-    return q[0], q[2]
 
 
 def main():

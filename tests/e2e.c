@@ -405,3 +405,30 @@ e2e_teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+int
+csv_field(const char **at, char *buf, size_t size)
+{
+	const char *s = *at;
+	size_t n = 0;
+
+	if (*s == '\n' || *s == '\0')
+		return 0;
+	if (*s == '"') {
+		for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+			if (*s == '"')
+				s++;
+			if (n + 1 < size)
+				buf[n++] = *s;
+		}
+		if (*s == '"')
+			s++;
+	} else
+		for (; *s && *s != ',' && *s != '\n'; s++)
+			if (n + 1 < size)
+				buf[n++] = *s;
+	buf[n] = '\0';
+	if (*s == ',')
+		s++;
+	*at = s;
+	return 1;
+}

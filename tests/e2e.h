@@ -41,6 +41,13 @@ struct shares {
 void report(struct shares *s, const char *prf);
 /* The same for a report command line of one's own (--format csv in it). */
 void report_run(struct shares *s, char *const argv[]);
+
+/*
+ * The next field of a CSV line at *at (quoted or not: "" is a quote) into
+ * buf (size bytes, cut to fit); *at moves past it and its comma.  0 at
+ * the line's end.
+ */
+int csv_field(const char **at, char *buf, size_t size);
 /* Samples of a function (or object when function is NULL) in the CSV. */
 double samples_of(const struct shares *s, const char *function,
     const char *object);

@@ -39,35 +39,6 @@ struct tree {
 	struct node nodes[8192];
 };
 
-/* The next CSV field of *at (quoted or not) into buf; 0 at the line end. */
-static int
-csv_field(const char **at, char *buf, size_t size)
-{
-	const char *s = *at;
-	size_t n = 0;
-
-	if (*s == '\n' || *s == '\0')
-		return 0;
-	if (*s == '"') {
-		for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
-			if (*s == '"')
-				s++;
-			if (n + 1 < size)
-				buf[n++] = *s;
-		}
-		if (*s == '"')
-			s++;
-	} else
-		for (; *s && *s != ',' && *s != '\n'; s++)
-			if (n + 1 < size)
-				buf[n++] = *s;
-	buf[n] = '\0';
-	if (*s == ',')
-		s++;
-	*at = s;
-	return 1;
-}
-
 /* The call tree of prf (cpu: of its time on the CPU only), every node. */
 static void
 tree_of(struct tree *t, const char *prf, int cpu)

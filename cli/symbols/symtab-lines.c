@@ -9,10 +9,12 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cli.h"
 #include "scopes.h"
+#include "sorted.h"
 #include "symbols.h"
 #include "symtab-internal.h"
 
@@ -74,17 +76,10 @@ intern_path(struct symtab *t, const char *dir, const char *file)
 static const char *
 kept_source(struct symtab *t, uint64_t addr, int *line)
 {
-	size_t a = 0, b = t->nlines;
+	size_t a = sorted_upper(t->lines, t->nlines, sizeof *t->lines,
+	    offsetof(struct profil_line, addr), addr);
 	uint64_t start, end;
 
-	while (a < b) {		/* the first line past addr */
-		size_t mid = a + (b - a) / 2;
-
-		if (t->lines[mid].addr <= addr)
-			a = mid + 1;
-		else
-			b = mid;
-	}
 	if (a == 0 || symtab_lookup(t, addr, &start, &end) == NULL ||
 	    t->lines[a - 1].addr < start)
 		return NULL;
