@@ -23,8 +23,12 @@
 
 /*
  * Folded stacks have no signature: a file is taken for one when its first
- * line is text ending in a space and a count ("main;f;g 42").
+ * line is text ending in a space and a count ("main;f;g 42").  The line
+ * is read whole up to FOLDED_LINE_MAX: C++ names make lines of kilobytes
+ * (node's first line was 2.6 KiB, and export would not replace its own
+ * file when only 511 bytes of it were read).
  */
+#define FOLDED_LINE_MAX	(1 << 20)
 static int
 looks_folded(const char *head, size_t n)
 {
@@ -36,6 +40,25 @@ looks_folded(const char *head, size_t n)
 	while (digits > head && digits[-1] >= '0' && digits[-1] <= '9')
 		digits--;
 	return digits < end && digits > head && digits[-1] == ' ';
+}
+
+/* The start of fd's file into buf, up to its first newline or size bytes. */
+static ssize_t
+pread_line(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (n < size) {
+		ssize_t got = pread(fd, buf + n, size - n < 65536 ? size - n :
+		    65536, (off_t)n);
+
+		if (got < 0)
+			return -1;
+		if (got == 0 || memchr(buf + n, '\n', (size_t)got) != NULL)
+			return (ssize_t)(n + (size_t)got);
+		n += (size_t)got;
+	}
+	return (ssize_t)n;
 }
 
 int
@@ -68,11 +91,16 @@ outfile_may_replace(const char *path, const char *signature, char *cause,
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (strcmp(signature, OUTFILE_FOLDED) == 0) {
-		got = fd >= 0 ? read(fd, head, sizeof head - 1) : -1;
+		char *line = xmalloc(FOLDED_LINE_MAX);
+
+		got = fd >= 0 ? pread_line(fd, line, FOLDED_LINE_MAX) : -1;
 		if (fd >= 0)
 			close(fd);
-		if (got > 0 && looks_folded(head, (size_t)got))
+		if (got > 0 && looks_folded(line, (size_t)got)) {
+			free(line);
 			return 0;
+		}
+		free(line);
 	} else {
 		got = fd >= 0 ? read(fd, head, len < sizeof head ? len : sizeof head) :
 		    -1;

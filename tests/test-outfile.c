@@ -204,6 +204,43 @@ test_every_writer_keeps_foreign_files(void **state)
 }
 
 /*
+ * Folded stacks have no signature: export takes a file for its own by its
+ * first line, "frames count", however long (C++ names make lines of
+ * kilobytes: export refused to replace its own node.js export), and
+ * keeps a file whose first line is not one.
+ */
+static void
+test_folded_replaced_by_its_first_line(void **state)
+{
+	const char *prf = profile(), *out = tmp("stacks.folded");
+	char *export[] = { profil_bin, "export", "--format", "folded", "-o",
+	    (char *)out, (char *)prf, NULL };
+	static char line[4096];
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	memset(line, 'x', sizeof line - 8);
+	for (size_t i = 0; i < sizeof line - 8; i += 100)
+		line[i] = ';';
+	f = fopen(out, "w");
+	assert_non_null(f);
+	fprintf(f, "%s 7\nmain;f 3\n", line);	/* a long first stack */
+	assert_int_equal(fclose(f), 0);
+	run(&r, export);
+	if (r.status != 0)
+		fail_msg("export did not replace folded stacks with a long first "
+		    "line: %s", r.err);
+	f = fopen(out, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\nmain;f 3\n", line);	/* no count: not folded */
+	assert_int_equal(fclose(f), 0);
+	run(&r, export);
+	assert_int_equal(r.status, 1);
+	one_line_naming(&r, "not written by profil");
+}
+
+/*
  * A full disk: a 64 KiB tmpfs holding an old profile; writing a page too
  * big for it fails with one line, and the old file is intact.
  */
@@ -247,6 +284,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_refuses_foreign_files_and_links),
 		cmocka_unit_test(test_every_writer_keeps_foreign_files),
+		cmocka_unit_test(test_folded_replaced_by_its_first_line),
 		cmocka_unit_test(test_disk_full_keeps_the_old_file),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
