@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 from common import children_cpu, quartiles
 
@@ -106,6 +107,7 @@ def main():
     reach = {}
     for _ in range(ROUNDS):
         for flag in ("--perf-basic-prof", "--perf-prof"):
+            began = time.time()
             cwd = tempfile.mkdtemp(prefix="profil-jit-")
             node = ["node", flag, SPLIT, SECONDS]
             base, _ = run(node, cwd)
@@ -130,7 +132,7 @@ def main():
                                                            truth(out)))
             # node leaves its map in /tmp: ours, of this round
             for m in glob.glob("/tmp/perf-*.map"):
-                if os.path.getmtime(m) >= os.path.getmtime(cwd):
+                if os.path.getmtime(m) >= began:
                     os.unlink(m)
             shutil.rmtree(cwd)
     print(f"{ROUNDS} rounds of {SECONDS} s; load average before: "

@@ -194,9 +194,10 @@ after_call(struct unwind_space *s, uint64_t ret)
 
 /*
  * Whether the caller libdwfl found by frame pointer for the frame before
- * (which has no CFI) is one: its return address pc is in code, after a
- * call where the code is a file's (generated code cannot be read back),
- * and its frame is above the one before on the stack.  A frame whose
+ * (which has no CFI) is one: its return address pc is in code (a file's,
+ * right after a call; generated code, named or not yet: anonymous
+ * executable memory, which cannot be read back), and its frame is above
+ * the one before on the stack.  A frame whose
  * caller is found so is not remembered by the memo (its facts are CFI's).
  */
 int
@@ -209,9 +210,17 @@ unwind_frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc)
 	if (pc == 0 || dwfl_frame_reg(frame, 7, &sp) != 0 || sp <= c->prev_sp)
 		return 0;
 	unwind_locate(s, pc - 1, &f);
-	if (f.obj < 0)
-		return 0;
-	if (f.obj != jit_object() && !after_call(s, pc))
+	if (f.obj < 0) {
+		/*
+		 * Anonymous executable memory is code too: generated code
+		 * not named yet (V8 writes its jitdump file late; such
+		 * frames are named when the file is read whole).
+		 */
+		const struct addr_map *m = addr_space_find(s->space, pc - 1);
+
+		if (m == NULL || f.obj != BFRAME_UNKNOWN)
+			return 0;
+	} else if (f.obj != jit_object() && !after_call(s, pc))
 		return 0;
 	c->unfollowed = 1;
 	frame_pointer_frames++;
