@@ -194,10 +194,13 @@ $(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
     cli/util.c
 $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
 
-# test-jitfiles compiles the perf map and jitdump readers themselves (#include)
+# test-jitfiles compiles the perf map and jitdump readers and the unwind
+# tables' images themselves (#include)
 $(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h cli/util.c
+    cli/record/jitdump.c cli/record/jitdump.h cli/record/jit-tables.c \
+    cli/record/jit-tables.h tests/jit-eh.h cli/util.c
 $(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
 
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
@@ -252,7 +255,7 @@ $(BUILD)/tests/wall-workload-fp: tests/wall-workload.c
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
 # Code generated at run time and named by a perf map or a jitdump file
 # (issue 18): built without frame pointers, its generated code has them
-$(BUILD)/tests/jit-workload: tests/jit-workload.c
+$(BUILD)/tests/jit-workload: tests/jit-workload.c tests/jit-eh.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $<
 WORKLOADS += $(BUILD)/tests/jit-workload

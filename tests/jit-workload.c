@@ -29,6 +29,15 @@
  *   stalemap SECONDS  perfmap's code and map, the map's time set an
  *                     hour back, as if left by an earlier process of the
  *                     same pid: a profiler must not believe it
+ *   unwinding SECONDS jitdump's code with jit_six, jit_three and jit_one
+ *                     built WITHOUT a frame pointer (rbp saved and zeroed,
+ *                     a frame of 32 bytes), each CODE_LOAD after an
+ *                     UNWINDING_INFO record (.eh_frame and .eh_frame_hdr
+ *                     laid out after the code, as V8 writes them): only
+ *                     the unwind tables tell their callers
+ *   nounwind SECONDS  the same code without the UNWINDING_INFO records: a
+ *                     profiler cannot find their callers, and must not
+ *                     make one up
  *   forked SECONDS    perfmap in a process and in its forked child at
  *                     once, the same code at the same addresses, the
  *                     child's map (its own pid's) naming it child_six,
@@ -67,6 +76,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "jit-eh.h"
 
 static volatile unsigned long sink;
 static double work_scale = 1;	/* PROFIL_TEST_WORK_SCALE */
@@ -150,6 +161,31 @@ static const unsigned char calls_c_code[] = {
 	0x5d,				/* pop %rbp */
 	0xc3,				/* ret */
 };
+
+/*
+ * nofp(n): busy() with no frame pointer: rbp saved and zeroed (a frame
+ * pointer walk stops at it), 32 bytes of frame.  Its caller is known
+ * only from its unwind table (unwind_table()).
+ */
+static const unsigned char nofp_code[] = {
+	0x55,				/*  0 push %rbp */
+	0x31, 0xed,			/*  1 xor %ebp,%ebp */
+	0x48, 0x83, 0xec, 0x20,		/*  3 sub $0x20,%rsp */
+	0xb8, 0x01, 0x00, 0x00, 0x00,	/*  7 mov $1,%eax */
+	0x31, 0xc9,			/* 12 xor %ecx,%ecx */
+	0x48, 0xba,			/* 14 movabs $K,%rdx */
+	0x2d, 0x7f, 0x95, 0x4c, 0x2d, 0xf4, 0x51, 0x58,
+	/* 24 loop: */
+	0x48, 0x0f, 0xaf, 0xc2,		/* imul %rdx,%rax */
+	0x48, 0x01, 0xc8,		/* add %rcx,%rax */
+	0x48, 0xff, 0xc1,		/* inc %rcx */
+	0x48, 0x39, 0xf9,		/* cmp %rdi,%rcx */
+	0x72, 0xf1,			/* jb loop (-15) */
+	0x48, 0x83, 0xc4, 0x20,		/* 39 add $0x20,%rsp */
+	0x5d,				/* 43 pop %rbp */
+	0xc3,				/* 44 ret */
+};
+_Static_assert(sizeof nofp_code == 45, "nofp_code's offsets");
 
 typedef unsigned long (*jit_fn)(unsigned long n);
 
@@ -391,7 +427,8 @@ write_bad_map(void)
 
 /* ---- the jitdump file (jitdump.h; perf's jitdump-specification.txt) ------ */
 
-enum { JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1, JIT_CODE_DEBUG_INFO = 2 };
+enum { JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1, JIT_CODE_DEBUG_INFO = 2,
+	JIT_CODE_UNWINDING_INFO = 4 };
 
 struct jd_header {
 	uint32_t magic, version, total_size, elf_mach, pad1, pid;
@@ -420,6 +457,12 @@ struct jd_debug {
 	struct jd_prefix p;
 	uint64_t code_addr, nr_entry;
 	/* then the entries: addr u64, line u32, discrim u32, file name */
+};
+
+struct jd_unwind {
+	struct jd_prefix p;
+	uint64_t unwinding_size, eh_frame_hdr_size, mapped_size;
+	/* then .eh_frame, .eh_frame_hdr, padding to 8 */
 };
 
 static int dump_fd = -1;
@@ -502,6 +545,21 @@ dump_debug_info(int slot)
 	dump_write(buf, (size_t)(p - buf));
 }
 
+/* An UNWINDING_INFO record for the CODE_LOAD of size bytes after it. */
+static void
+dump_unwind(size_t size)
+{
+	unsigned char eh[80], pad[8] = { 0 };
+	size_t n = unwind_table(size, eh);
+	size_t total = (sizeof(struct jd_unwind) + n + 7) & ~(size_t)7;
+	struct jd_unwind r = { { JIT_CODE_UNWINDING_INFO, (uint32_t)total,
+	    mono_ns() }, n, 20, n };
+
+	dump_write(&r, sizeof r);
+	dump_write(eh, n);
+	dump_write(pad, total - sizeof r - n);
+}
+
 static void
 remove_dump(void)
 {
@@ -564,6 +622,34 @@ jitdump_mode(double seconds)
 	dump_load(ONE, sizeof busy_code, "jit_one");
 	dump_load(CALLS_C, sizeof calls_c_code, "jit_calls_c");
 	passes(seconds, cpu, seconds / 2, move_three);
+	print_split("jit", cpu);
+	remove_dump();
+}
+
+/*
+ * jit_six, jit_three and jit_one without frame pointers, named in a
+ * jitdump file, with their unwind tables or (tables == 0) without.
+ */
+static void
+unwinding_mode(double seconds, int tables)
+{
+	static const char *const names[] = { "jit_six", "jit_three", "jit_one" };
+	double cpu[4] = { 0 };
+
+	generate();
+	writable(1);
+	for (int slot = SIX; slot <= ONE; slot++)
+		memcpy(code + slot * SLOT, nofp_code, sizeof nofp_code);
+	writable(0);
+	point_at_slots();
+	open_dump();
+	for (int slot = SIX; slot <= ONE; slot++) {
+		if (tables)
+			dump_unwind(sizeof nofp_code);
+		dump_load(slot, sizeof nofp_code, names[slot - SIX]);
+	}
+	dump_load(CALLS_C, sizeof calls_c_code, "jit_calls_c");
+	passes(seconds, cpu, -1, NULL);
 	print_split("jit", cpu);
 	remove_dump();
 }
@@ -697,6 +783,10 @@ main(int argc, char **argv)
 		badmap_mode(seconds);
 	else if (strcmp(mode, "stalemap") == 0)
 		stalemap_mode(seconds);
+	else if (strcmp(mode, "unwinding") == 0)
+		unwinding_mode(seconds, 1);
+	else if (strcmp(mode, "nounwind") == 0)
+		unwinding_mode(seconds, 0);
 	else if (strcmp(mode, "forked") == 0)
 		forked_mode(seconds);
 	else {

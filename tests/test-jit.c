@@ -633,6 +633,99 @@ test_jitdump_timer(void **state)
 }
 
 /*
+ * unwinding: jit_six, jit_three and jit_one have no frame pointer (rbp
+ * zeroed) and come with their unwind tables (UNWINDING_INFO before each
+ * CODE_LOAD): named and split as measured, and their stacks whole,
+ * main;...;call_X;jit_X: found by the tables, as nothing else can.
+ */
+static void
+unwinding_check(const char *engine)
+{
+	static const char *const names[3] = { "jit_six", "jit_three", "jit_one" };
+	static struct run r;
+	const char *prf = tmp(strcmp(engine, "perf") == 0 ? "unw.prf" :
+	    "unw-timer.prf");
+	struct jit_split sp;
+	struct shares s;
+	char what[64];
+	double scale;
+
+	need_perf(engine);
+	snprintf(what, sizeof what, "unwinding info, %s engine", engine);
+	setenv("PROFIL_TEST_JITDIR", tmpdir, 1);
+	record_mode(&s, &r, engine, prf, "unwinding", 1,
+	    split_need(SPLIT_POINTS));
+	unsetenv("PROFIL_TEST_JITDIR");
+	split_said(&sp, r.out, "jit", names);
+	scale = weight_scale(prf);
+	assert_named(&s, &sp, scale, what);
+	assert_split_as_measured(&s, &sp, scale, SPLIT_POINTS, what);
+	assert_jit_stacks(prf, &sp, 1, what);
+}
+
+static void
+test_unwinding_perf(void **state)
+{
+	(void)state;
+	unwinding_check("perf");
+}
+
+static void
+test_unwinding_timer(void **state)
+{
+	(void)state;
+	unwinding_check("timer");
+}
+
+/*
+ * nounwind: the same code without its tables.  Its callers cannot be
+ * known (no frame pointer, no CFI): its stacks must end cut at it, not
+ * go on through a caller made up; at most 2% may reach main.
+ */
+static void
+test_no_unwinding_no_caller(void **state)
+{
+	static const char *const names[3] = { "jit_six", "jit_three", "jit_one" };
+	static struct run r;
+	static struct fstack st;
+	const char *prf = tmp("nounw.prf"), *stacks;
+	struct jit_split sp;
+	struct shares s;
+	double all = 0, whole = 0, cut = 0;
+
+	(void)state;
+	setenv("PROFIL_TEST_JITDIR", tmpdir, 1);
+	record_mode(&s, &r, "timer", prf, "nounwind", 1, most_need() /
+	    JIT_SHARE + E2E_STARTUP);
+	unsetenv("PROFIL_TEST_JITDIR");
+	split_said(&sp, r.out, "jit", names);
+	stacks = folded(prf, &r);
+	for (const char *at = stacks; next_stack(&at, &st); ) {
+		if (behind(&st))
+			continue;
+		for (int i = 0; i < sp.n; i++) {
+			if (strcmp(st.f[st.n - 1], sp.name[i]) != 0)
+				continue;
+			all += st.count;
+			if (has_frame(&st, "main", 0))
+				whole += st.count;
+			if (has_frame(&st, "[stack cut", 1))
+				cut += st.count;
+		}
+	}
+	if (all < most_need())
+		fail_msg("nounwind: %.0f samples of the generated functions, "
+		    "%.0f needed\n%.2000s", all, most_need(), stacks);
+	if (whole > 0.02 * all)
+		fail_msg("nounwind: %.0f of %.0f stacks of code without frame "
+		    "pointer or tables reach main: callers made up\n%.2000s",
+		    whole, all, stacks);
+	if (cut < 0.9 * all)
+		fail_msg("nounwind: %.0f of %.0f such stacks marked cut\n%.2000s",
+		    cut, all, stacks);
+}
+
+/*
  * reuse: jit_first, then jit_second loaded at the same address (a later
  * CODE_LOAD there), each named for its own time: 1:2 as measured; a
  * recorder that kept one name for the address has 0 or all in one.
@@ -1060,6 +1153,9 @@ main(void)
 		cmocka_unit_test(test_perfmap_timer),
 		cmocka_unit_test(test_jitdump_perf),
 		cmocka_unit_test(test_jitdump_timer),
+		cmocka_unit_test(test_unwinding_perf),
+		cmocka_unit_test(test_unwinding_timer),
+		cmocka_unit_test(test_no_unwinding_no_caller),
 		cmocka_unit_test(test_reuse_perf),
 		cmocka_unit_test(test_reuse_timer),
 		cmocka_unit_test(test_node_perf),

@@ -4,7 +4,8 @@
  * record comes out as written, each malformed one is counted and
  * skipped, and a file followed as it grows hands over only what is
  * wholly written, each thing once, holding no more than one line or one
- * record however the writes fall.
+ * record however the writes fall; and cli/record/jit-tables.c, whose
+ * ELF images of a record's unwind tables libdw reads the rules from.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,11 +21,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <libelf.h>
+
 #include "e2e.h"
 #include "harness.h"
+#include "jit-eh.h"
 
 #include "../cli/record/perfmap.c"
 #include "../cli/record/jitdump.c"
+#include "../cli/record/jit-tables.c"
 #include "../cli/util.c"
 
 /* ---- perf maps ------------------------------------------------------- */
@@ -1042,6 +1049,113 @@ test_jitdump_long_record(void **state)
 	free(o);
 }
 
+/* ---- unwind tables' images ------------------------------------------ */
+
+/*
+ * The CFA libdw reads at pc from an image's CFI: (register, offset), or
+ * -1 if it has no rule there.
+ */
+static int
+cfa_at(Dwarf_CFI *cfi, uint64_t pc, int64_t *off)
+{
+	Dwarf_Frame *fr;
+	Dwarf_Op *ops;
+	size_t nops;
+	int reg = -1;
+
+	if (dwarf_cfi_addrframe(cfi, pc, &fr) != 0)
+		return -1;
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1 &&
+	    ops[0].atom == DW_OP_bregx) {
+		reg = (int)ops[0].number;
+		*off = (int64_t)ops[0].number2;
+	}
+	free(fr);
+	return reg;
+}
+
+/* The CFA rules of tests/jit-eh.h's nofp() from an image of them. */
+static void
+assert_nofp_rules(const unsigned char *eh, size_t hdr_size)
+{
+	static const struct { uint64_t pc; int64_t off; } want[] = {
+		{ 0, 8 }, { 1, 16 }, { 6, 16 }, { 7, 48 }, { 30, 48 },
+		{ 42, 48 }, { 43, 16 }, { 44, 8 },
+	};
+	struct jit_tables t = { 0 };
+	struct jitdump_unwind u = { 0, hdr_size, JIT_EH_FRAME + hdr_size, eh,
+	    JIT_EH_FRAME, eh + JIT_EH_FRAME, hdr_size };
+	unsigned char *im;
+	size_t len;
+	uint32_t ref;
+	Dwarf_CFI *cfi;
+	Elf *elf;
+	int64_t off = 0;
+
+	assert_int_equal(ref = jit_tables_keep(&t, &u), 1);
+	im = jit_tables_image(&t, ref, 45, &len);
+	elf_version(EV_CURRENT);
+	assert_non_null(elf = elf_memory((char *)im, len));
+	assert_non_null(cfi = dwarf_getcfi_elf(elf));
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int reg = cfa_at(cfi, want[i].pc, &off);
+
+		if (reg != 7 || off != want[i].off)
+			fail_msg("pc %lu: CFA r%d%+ld, not rsp%+ld (hdr %zu bytes)",
+			    (unsigned long)want[i].pc, reg, (long)off,
+			    (long)want[i].off, hdr_size);
+	}
+	/* past the code: no rule (the FDE's range is the code's) */
+	assert_int_equal(cfa_at(cfi, 45, &off), -1);
+	dwarf_cfi_end(cfi);
+	elf_end(elf);
+	free(im);
+	jit_tables_free(&t);
+}
+
+/* An image of the tables gives nofp()'s rules, with .eh_frame_hdr or not. */
+static void
+test_tables_image(void **state)
+{
+	unsigned char eh[80];
+
+	(void)state;
+	assert_int_equal(unwind_table(45, eh), JIT_EH_FRAME + JIT_EH_HDR);
+	assert_nofp_rules(eh, JIT_EH_HDR);
+	assert_nofp_rules(eh, 0);
+}
+
+/*
+ * A record without tables (V8 writes one with mapped_size 0 and only a
+ * header for code that has none) keeps nothing; tables past
+ * JIT_TABLES_BYTES are counted, not kept.
+ */
+static void
+test_tables_none_and_too_many(void **state)
+{
+	unsigned char eh[80];
+	struct jit_tables t = { 0 };
+	struct jitdump_unwind none = { 0, JIT_EH_HDR, 0, eh, JIT_EH_FRAME,
+	    eh + JIT_EH_FRAME, JIT_EH_HDR };
+	struct jitdump_unwind hdr_only = { 0, JIT_EH_HDR, JIT_EH_HDR, eh, 0,
+	    eh, JIT_EH_HDR };
+	struct jitdump_unwind ok = { 0, JIT_EH_HDR, 80, eh, JIT_EH_FRAME,
+	    eh + JIT_EH_FRAME, JIT_EH_HDR };
+
+	(void)state;
+	unwind_table(45, eh);
+	assert_int_equal(jit_tables_keep(&t, &none), 0);
+	assert_int_equal(jit_tables_keep(&t, &hdr_only), 0);
+	assert_int_equal(t.dropped, 0);
+	assert_int_equal(jit_tables_keep(&t, &ok), 1);
+	assert_int_equal(jit_tables_keep(&t, &ok), 2);
+	t.nbytes = JIT_TABLES_BYTES - 79;	/* as if full but for 79 bytes */
+	assert_int_equal(jit_tables_keep(&t, &ok), 0);
+	assert_int_equal(t.dropped, 1);
+	assert_int_equal(t.n, 2);
+	jit_tables_free(&t);
+}
+
 int
 main(void)
 {
@@ -1064,6 +1178,8 @@ main(void)
 		cmocka_unit_test(test_jitdump_follow_broken),
 		cmocka_unit_test(test_jitdump_record_max),
 		cmocka_unit_test(test_jitdump_long_record),
+		cmocka_unit_test(test_tables_image),
+		cmocka_unit_test(test_tables_none_and_too_many),
 	};
 
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "hmap.h"
 #include "jit-names.h"
+#include "jit-tables.h"
 #include "jit.h"
 #include "jitdump.h"
 #include "perfmap.h"
@@ -36,6 +37,9 @@
 struct piece {
 	uint64_t start, end;		/* where the runtime put it */
 	size_t sym;			/* its name and [jit] range */
+	uint32_t table;			/* its unwind tables (jit-tables.h) */
+	uint8_t wanted;			/* the unwinder was told of them */
+	uint8_t gone;			/* newer code lies over part of it */
 };
 
 struct page_ref {
@@ -73,7 +77,20 @@ struct jit_code {
 	struct jitdump_line *debug;
 	size_t ndebug;
 	char *debug_files;		/* their file names, one after another */
+	/* the last UNWINDING_INFO's tables, for the CODE_LOAD after it */
+	uint32_t next_table;
+	struct jit_tables tables;
+	/* the pieces with tables that were sampled (jit_code_unwind) */
+	struct wanted {
+		uint32_t piece;
+		unsigned serial;	/* its name to the unwinder */
+	} *wanted;
+	size_t nwanted, wanted_cap;
+	unsigned unwind_generation;
 };
+
+/* Each piece with tables the unwinder was told of: a name of its own. */
+static unsigned unwind_serial;
 
 static void
 mapped(struct jit_code *c, const char *path)
@@ -114,6 +131,12 @@ forget_code(struct jit_code *c)
 	c->pieces = NULL;
 	c->refs = NULL;
 	c->npieces = c->pieces_cap = c->nrefs = c->refs_cap = 0;
+	jit_tables_free(&c->tables);
+	free(c->wanted);
+	c->wanted = NULL;
+	c->nwanted = c->wanted_cap = 0;
+	c->next_table = 0;
+	c->unwind_generation++;
 }
 
 void
@@ -131,6 +154,10 @@ jit_code_free(struct jit_code *c)
 		jit_say("process %d: %lu piece%s of generated code refused (over "
 		    "64 MiB, or past the end of memory)", (int)c->pid,
 		    c->refused, c->refused == 1 ? "" : "s");
+	if (c->tables.dropped > 0)
+		jit_say("process %d: the unwind tables of %lu piece%s of "
+		    "generated code not kept (over 64 MiB of them)", (int)c->pid,
+		    c->tables.dropped, c->tables.dropped == 1 ? "" : "s");
 	for (size_t i = 0; i < c->ndumps; i++) {
 		const char *why = jitdump_problem(c->dumps[i]);
 
@@ -196,9 +223,27 @@ piece_at(const struct jit_code *c, uint64_t pc)
  * new range) or, with sym, the code of that range moved there.  Returns
  * its range, or SIZE_MAX if it was refused or known already.
  */
+/* Older pieces with tables the unwinder has, under [start, end): gone. */
+static void
+cover_wanted(struct jit_code *c, uint64_t start, uint64_t end)
+{
+	for (uint64_t pg = start >> PAGE_SHIFT; pg <= (end - 1) >> PAGE_SHIFT;
+	    pg++)
+		for (uint64_t r = hmap_get(&c->pages, pg); r != 0;
+		    r = c->refs[r - 1].next) {
+			struct piece *p = &c->pieces[c->refs[r - 1].piece];
+
+			if (p->wanted && !p->gone && p->start < end &&
+			    start < p->end) {
+				p->gone = 1;
+				c->unwind_generation++;
+			}
+		}
+}
+
 static size_t
 add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
-    size_t len, const size_t *sym)
+    size_t len, const size_t *sym, uint32_t table)
 {
 	const struct piece *there;
 	struct piece *p;
@@ -213,14 +258,18 @@ add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
 	    there->end == start + size && (sym != NULL ? there->sym == *sym :
 	    jit_names_same(there->sym, name, len)))
 		return SIZE_MAX;	/* a file read again: nothing new */
+	if (c->nwanted > 0)
+		cover_wanted(c, start, start + size);
 	if (c->npieces == c->pieces_cap) {
 		c->pieces_cap = c->pieces_cap ? 2 * c->pieces_cap : 64;
 		c->pieces = xrealloc(c->pieces, c->pieces_cap * sizeof *c->pieces);
 	}
 	p = &c->pieces[c->npieces];
+	memset(p, 0, sizeof *p);
 	p->start = start;
 	p->end = start + size;
 	p->sym = sym != NULL ? *sym : jit_names_range(size, name, len);
+	p->table = table;
 	for (uint64_t pg = start >> PAGE_SHIFT; pg <= (p->end - 1) >> PAGE_SHIFT;
 	    pg++) {
 		uint64_t head = hmap_get(&c->pages, pg);
@@ -242,7 +291,7 @@ add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
 static void
 map_entry(const struct perfmap_entry *e, void *arg)
 {
-	(void)add_piece(arg, e->start, e->size, e->name, e->name_len, NULL);
+	(void)add_piece(arg, e->start, e->size, e->name, e->name_len, NULL, 0);
 }
 
 static void
@@ -260,13 +309,23 @@ dump_load(const struct jitdump_load *l, void *arg)
 {
 	struct jit_code *c = arg;
 	size_t range = add_piece(c, l->code_addr, l->code_size, l->name,
-	    strlen(l->name), NULL);
+	    strlen(l->name), NULL, c->next_table);
 
 	/* its lines come before it (perf's jitdump specification) */
 	if (range != SIZE_MAX && c->ndebug > 0 && c->debug_addr == l->code_addr)
 		jit_names_lines(range, l->code_addr, l->code_size, c->debug,
 		    c->ndebug);
 	forget_debug(c);
+	c->next_table = 0;
+}
+
+/* An UNWINDING_INFO: its tables, for the CODE_LOAD after it. */
+static void
+dump_unwind(const struct jitdump_unwind *u, void *arg)
+{
+	struct jit_code *c = arg;
+
+	c->next_table = jit_tables_keep(&c->tables, u);
 }
 
 /* A DEBUG_INFO: kept (its strings copied) for the CODE_LOAD after it. */
@@ -299,11 +358,12 @@ dump_move(const struct jitdump_move *m, void *arg)
 	struct jit_code *c = arg;
 	const struct piece *from = piece_at(c, m->old_code_addr);
 
+	/* the tables are relative to the code: they move with it */
 	if (from != NULL && from->start == m->old_code_addr) {
 		size_t sym = from->sym;
 
 		(void)add_piece(c, m->new_code_addr, m->code_size, NULL, 0,
-		    &sym);
+		    &sym, from->table);
 	}
 }
 
@@ -380,7 +440,7 @@ static void
 read_files(struct jit_code *c, int at_end)
 {
 	static const struct jitdump_ops ops = { dump_load, dump_move,
-	    dump_debug, NULL, NULL };
+	    dump_debug, dump_unwind, NULL };
 	struct stat st;
 
 	if (stat(c->map_path, &st) == 0) {
@@ -398,6 +458,57 @@ read_files(struct jit_code *c, int at_end)
 	}
 	for (size_t i = 0; i < c->ndumps; i++)
 		jitdump_read(c->dumps[i], &ops, c);
+}
+
+/* p was sampled and has tables: the unwinder is to have them. */
+static void
+want_tables(struct jit_code *c, const struct piece *p)
+{
+	struct piece *w = &c->pieces[p - c->pieces];
+
+	if (c->nwanted == c->wanted_cap) {
+		c->wanted_cap = c->wanted_cap ? 2 * c->wanted_cap : 64;
+		c->wanted = xrealloc(c->wanted, c->wanted_cap * sizeof *c->wanted);
+	}
+	c->wanted[c->nwanted++] = (struct wanted){ (uint32_t)(p - c->pieces),
+	    ++unwind_serial };
+	w->wanted = 1;
+	c->unwind_generation++;
+}
+
+unsigned
+jit_code_unwind_generation(const struct jit_code *c)
+{
+	return c != NULL ? c->unwind_generation : 0;
+}
+
+size_t
+jit_code_unwind_count(const struct jit_code *c)
+{
+	return c != NULL ? c->nwanted : 0;
+}
+
+int
+jit_code_unwind(const struct jit_code *c, size_t i, struct jit_unwind *u)
+{
+	const struct piece *p = &c->pieces[c->wanted[i].piece];
+
+	if (p->gone)
+		return 0;
+	u->start = p->start;
+	u->size = p->end - p->start;
+	u->piece = c->wanted[i].piece;
+	u->serial = c->wanted[i].serial;
+	return 1;
+}
+
+unsigned char *
+jit_code_unwind_image(const struct jit_code *c, const struct jit_unwind *u,
+    size_t *len)
+{
+	const struct piece *p = &c->pieces[u->piece];
+
+	return jit_tables_image(&c->tables, p->table, p->end - p->start, len);
 }
 
 int
@@ -426,6 +537,8 @@ jit_code_locate(struct jit_code *c, uint64_t pc, int anon, struct bframe *f)
 	}
 	if (p == NULL)
 		return 0;
+	if (p->table != 0 && !p->wanted && c->nwanted < JIT_UNWIND_MAX)
+		want_tables(c, p);
 	*f = jit_names_frame(p->sym, pc - p->start);
 	return 1;
 }

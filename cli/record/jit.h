@@ -19,9 +19,11 @@
  * that moved is one), and the names of the ranges that were sampled go
  * into its symbols record (jit_name_profile).
  *
- * Frames in generated code have no call-frame information; JIT runtimes
- * keep frame pointers, and the unwinder may step by them where
- * jit_code_any says the process has generated code (unwind-cfi.c).
+ * Frames in generated code have no call-frame information unless the
+ * runtime gives its unwind tables (jitdump UNWINDING_INFO: see
+ * jit_code_unwind below); JIT runtimes keep frame pointers, and the
+ * unwinder may step by them where jit_code_any says the process has
+ * generated code (unwind-cfi.c).
  *
  * The recorder is one thread; the naming state is the recording's.
  */
@@ -107,6 +109,29 @@ int jit_code_locate(struct jit_code *c, uint64_t pc, int anon,
 #define JIT_PENDING_MAX	65536
 int jit_code_defer(struct jit_code *c, const struct bframe *frames, size_t n,
     uint64_t weight, pid_t pid, pid_t tid, int flat);
+
+/*
+ * Unwind tables (jitdump UNWINDING_INFO, jit-tables.h): a piece of
+ * generated code that has them is handed to the unwinder once a sample
+ * is in it (jit_code_locate), up to JIT_UNWIND_MAX pieces a process:
+ * libdwfl takes each as a module, and costs in proportion to how many.
+ * The generation changes when one is handed over, or newer code lies
+ * over one (then jit_code_unwind says it is gone): the unwinder's cue to
+ * tell libdwfl again.
+ */
+#define JIT_UNWIND_MAX	4096
+struct jit_unwind {
+	uint64_t start, size;		/* the code */
+	uint32_t piece;
+	unsigned serial;		/* never the same twice in a recording */
+};
+unsigned jit_code_unwind_generation(const struct jit_code *c);
+size_t jit_code_unwind_count(const struct jit_code *c);
+/* The i-th piece with tables into *u: 1, or 0 if it is gone. */
+int jit_code_unwind(const struct jit_code *c, size_t i, struct jit_unwind *u);
+/* The ELF image of u's tables (jit_tables_image; malloc'd, *len bytes). */
+unsigned char *jit_code_unwind_image(const struct jit_code *c,
+    const struct jit_unwind *u, size_t *len);
 
 /* The [jit] object's index in the recording's builder, or -1 (none yet). */
 int jit_object(void);

@@ -70,6 +70,16 @@ struct unwind_space {
 	 * Emptied with the rules.
 	 */
 	struct stack_memo memo;
+	/*
+	 * Generated code with unwind tables (jit.h, jit_code_unwind): each
+	 * piece a module of its own, its ELF image here while libdwfl has
+	 * it.  jit_after: not told again before then (CLOCK_MONOTONIC ns),
+	 * so that telling costs a twentieth of the time at most.
+	 */
+	struct jit_image **images;
+	size_t nimages, images_cap;
+	unsigned jit_reported;	/* the code's unwind generation then */
+	uint64_t jit_after;
 };
 
 /* ---- unwind-modules.c ---- */

@@ -6,6 +6,11 @@
  * own copy of the vDSO) the first time it needs its CFI and keeps it
  * while the space lives.
  *
+ * Generated code whose runtime gave its unwind tables (jitdump
+ * UNWINDING_INFO) is reported too, once sampled: each piece a module
+ * "[jit-unwind N]" over the code, whose ELF is an image made of the
+ * tables (jit-tables.h), kept here as long as the module is reported.
+ *
  * Invariant: what was learnt of the modules (the CFI rules at each pc,
  * the stack memo) is forgotten whenever they are reported again.
  */
@@ -13,6 +18,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "addrspace.h"
 #include "cli.h"
@@ -86,6 +92,16 @@ layout_of(const char *path)
 	return l;
 }
 
+/* ---- generated code's unwind tables, as ELF images ---------------------- */
+
+#define JIT_MODULE	"[jit-unwind "
+
+struct jit_image {
+	unsigned char *bytes;
+	size_t len;
+	int seen;		/* reported this time */
+};
+
 /* ---- libdwfl's callbacks ------------------------------------------------- */
 
 static int
@@ -93,9 +109,16 @@ find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
     char **file_name, Elf **elfp)
 {
 	(void)mod;
-	(void)userdata;
 	(void)base;
 	*elfp = NULL;
+	if (strncmp(name, JIT_MODULE, strlen(JIT_MODULE)) == 0) {
+		const struct jit_image *im = *userdata;
+
+		/* its tables, the code at the module's start (jit-tables.h) */
+		if (im != NULL)
+			*elfp = elf_memory((char *)im->bytes, im->len);
+		return -1;
+	}
 	if (strcmp(name, "[vdso]") == 0) {
 		size_t size;
 		const void *image = vdso_image(&size);
@@ -166,12 +189,33 @@ unwind_forget(struct unwind_space *s)
 	stack_memo_clear(&s->memo);
 }
 
+/* The images of modules not reported this time (libdwfl has let go). */
+static void
+drop_images(struct unwind_space *s, int all)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nimages; i++) {
+		struct jit_image *im = s->images[i];
+
+		if (all || !im->seen) {
+			free(im->bytes);
+			free(im);
+		} else {
+			im->seen = 0;
+			s->images[k++] = im;
+		}
+	}
+	s->nimages = k;
+}
+
 static void
 drop_dwfl(struct unwind_space *s)
 {
 	if (s->dwfl != NULL)
 		dwfl_end(s->dwfl);
 	s->dwfl = NULL;
+	drop_images(s, 1);
 	unwind_forget(s);
 }
 
@@ -181,6 +225,7 @@ unwind_space_free(struct unwind_space *s)
 	if (s == NULL)
 		return;
 	drop_dwfl(s);
+	free(s->images);
 	hmap_free(&s->rules_at);
 	free(s->rules);
 	stack_memo_free(&s->memo);
@@ -229,10 +274,60 @@ report(struct unwind_space *s, const struct addr_map *m)
 	dwfl_report_module(s->dwfl, m->path, bias + l->lo, bias + l->hi);
 }
 
+/* The generated code with unwind tables that was sampled, as modules. */
+static void
+report_jit(struct unwind_space *s)
+{
+	const struct jit_code *c = s->space->jit;
+	size_t n = jit_code_unwind_count(c);
+
+	for (size_t i = 0; i < n; i++) {
+		struct jit_unwind u;
+		struct jit_image *im;
+		Dwfl_Module *mod;
+		char name[32];
+		void **ud;
+
+		if (!jit_code_unwind(c, i, &u))
+			continue;	/* newer code lies over it */
+		snprintf(name, sizeof name, JIT_MODULE "%u]", u.serial);
+		mod = dwfl_report_module(s->dwfl, name, u.start, u.start + u.size);
+		if (mod == NULL ||
+		    dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL,
+		    NULL) == NULL)
+			continue;
+		if (*ud == NULL) {	/* new: its image, for find_elf */
+			im = xcalloc(1, sizeof *im);
+			im->bytes = jit_code_unwind_image(c, &u, &im->len);
+			if (s->nimages == s->images_cap) {
+				s->images_cap = s->images_cap ? 2 * s->images_cap :
+				    16;
+				s->images = xrealloc(s->images, s->images_cap *
+				    sizeof *s->images);
+			}
+			s->images[s->nimages++] = im;
+			*ud = im;
+		}
+		((struct jit_image *)*ud)->seen = 1;
+	}
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* The Dwfl, made and attached at first use, with the mappings reported. */
 int
 unwind_sync_modules(struct unwind_space *s)
 {
+	unsigned jit_gen = jit_code_unwind_generation(s->space->jit);
+	uint64_t t0 = 0;
+
 	if (s->dwfl == NULL) {
 		Elf *arch = arch_elf();
 
@@ -245,14 +340,24 @@ unwind_sync_modules(struct unwind_space *s)
 		}
 		s->reported = s->space->generation - 1;
 	}
-	if (s->reported != s->space->generation) {
+	if (s->reported != s->space->generation || (jit_gen != s->jit_reported &&
+	    (t0 = mono_ns()) >= s->jit_after)) {
 		/* all again: a module reported the same comes back with its CFI */
 		dwfl_report_begin(s->dwfl);
 		for (size_t i = 0; i < s->space->n; i++)
 			report(s, &s->space->maps[i]);
+		report_jit(s);
 		dwfl_report_end(s->dwfl, NULL, NULL);
+		drop_images(s, 0);
 		s->reported = s->space->generation;
 		unwind_forget(s);
+		if (jit_gen != s->jit_reported) {
+			uint64_t t1 = mono_ns();
+
+			/* (libdwfl finds each module reported among those before) */
+			s->jit_after = t1 + 20 * (t1 - (t0 ? t0 : t1));
+			s->jit_reported = jit_gen;
+		}
 	}
 	return 0;
 }
