@@ -40,7 +40,7 @@
  * often gets fewer CPU-timer signals on this kernel).  At least one round
  * is done, so a tiny SECONDS still gives every function some time.
  *
- * PROFIL_TEST_WORK_SCALE=K (tests/README, "other speeds") multiplies
+ * PROFIL_TEST_WORK_SCALE=K (docs/design.md, "tests/") multiplies
  * every loop's work by K: 0.3 runs as if on a machine 3x as fast, 3 as
  * on one 3x as slow.  A test whose verdict depends on a fixed amount of
  * work shows it there.
