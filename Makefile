@@ -36,22 +36,19 @@ ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
 $(error profil supports x86_64 for now; lib/arch/$(ARCH)/ does not exist)
 endif
 
-# the .prf codec: the file API, and a file per concern (lib/prf-internal.h)
-PRF_SRC   := lib/prf.c lib/prf-check.c lib/prf-decode.c lib/prf-decode-stacks.c \
-             lib/prf-lines.c \
-             lib/prf-encode.c
-LIB_SRC   := lib/agent.c lib/api.c lib/bins.c lib/fault.c lib/handler.c lib/plan.c $(PRF_SRC) \
-             lib/mappings.c lib/ownfds.c lib/profil.c lib/rio.c lib/session.c lib/sigveil.c lib/sprofil.c \
-             lib/stackring.c \
-             lib/thread_clock.c lib/thread_hook.c lib/threads.c
+# lib/ is in rooms by layer (docs/design.md, "Layers"); the codec room is
+# the .prf file API and its byte streams (lib/codec/prf-internal.h)
+CODEC_SRC := $(wildcard lib/codec/*.c)
+LIB_SRC   := $(wildcard lib/*/*.c)
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
 # The static archive carries the PROFIL_WRAP flavour of the modules that
 # stand in front of the C library: the --wrap pthread_create hook, and no
 # signal veil or close wrappers (a static link has no RTLD_NEXT).
 WRAPPED    := thread_hook sigveil ownfds
-STATIC_OBJ := $(filter-out $(WRAPPED:%=$(BUILD)/lib/%.o),$(LIB_OBJ)) \
-              $(WRAPPED:%=$(BUILD)/lib/%_wrap.o)
+WRAPPED_SRC := $(foreach m,$(WRAPPED),$(filter %/$(m).c,$(LIB_SRC)))
+WRAPPED_OBJ := $(WRAPPED_SRC:%.c=$(BUILD)/%_wrap.o)
+STATIC_OBJ := $(filter-out $(WRAPPED_SRC:%.c=$(BUILD)/%.o),$(LIB_OBJ)) $(WRAPPED_OBJ)
 SONAME    := libprofil.so.$(SOMAJOR)
 SHLIB     := $(BUILD)/libprofil.so.$(VERSION)
 STLIB     := $(BUILD)/libprofil.a
@@ -69,7 +66,7 @@ $(BUILD)/%.o: %.c
 # The signal veil and the close wrappers stand in front of the C
 # library's: a sanitizer's runtime calls them while it starts, before
 # instrumented code may run, so they are built without sanitizers.
-$(BUILD)/lib/sigveil.o $(BUILD)/lib/ownfds.o: LIBCFLAGS := $(filter-out -fsanitize=%,$(LIBCFLAGS))
+$(BUILD)/lib/sampler/sigveil.o $(BUILD)/lib/sampler/ownfds.o: LIBCFLAGS := $(filter-out -fsanitize=%,$(LIBCFLAGS))
 
 $(BUILD)/lib/%_wrap.o: lib/%.c
 	@mkdir -p $(@D)
@@ -92,7 +89,7 @@ $(SHLIB): $(LIB_OBJ)
 # get the sampler and its constructors: the .prf codec, and the rest.
 LD        ?= ld
 OBJCOPY   ?= objcopy
-CODEC_OBJ := $(PRF_SRC:%.c=$(BUILD)/%.o) $(BUILD)/lib/rio.o
+CODEC_OBJ := $(CODEC_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/static/codec.o: $(CODEC_OBJ)
 $(BUILD)/static/sampler.o: $(filter-out $(CODEC_OBJ),$(STATIC_OBJ))
 $(BUILD)/static/%.o:
@@ -293,7 +290,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli -Ifuzz $(WARN) \
                 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
 # the .prf codec, and the command's code that reads profiles and ELF files
-FUZZ_SRC     := $(PRF_SRC) lib/rio.c $(filter-out cli/profil.c cli/cmd-%.c \
+FUZZ_SRC     := $(CODEC_SRC) $(filter-out cli/profil.c cli/cmd-%.c \
                 cli/record/perf.c cli/record/perf-%.c cli/record/timer.c \
                 cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
@@ -301,8 +298,8 @@ FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
 # the options target runs the subcommands themselves: all of the command
 # but its main, and the library (pthread_create hook in --wrap form)
 FUZZ_OPT_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out cli/profil.c,$(CLI_SRC)) \
-                $(filter-out $(WRAPPED:%=lib/%.c),$(LIB_SRC))) \
-                $(WRAPPED:%=$(FUZZ_BUILD)/lib/%_wrap.o) $(LIB_ASM:%.S=$(FUZZ_BUILD)/%.o)
+                $(filter-out $(WRAPPED_SRC),$(LIB_SRC))) \
+                $(WRAPPED_SRC:%.c=$(FUZZ_BUILD)/%_wrap.o) $(LIB_ASM:%.S=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_REPLAY  := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay-%)
 

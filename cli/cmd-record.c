@@ -17,7 +17,7 @@
 
 #include <profil.h>
 
-#include "budget.h"
+#include "sampler/budget.h"
 #include "cli.h"
 #include "outfile.h"
 #include "record/jit.h"

@@ -12,7 +12,7 @@
 #include <profil.h>
 
 #include "fuzz.h"
-#include "prf.h"
+#include "codec/prf.h"
 
 static int
 same_str(const char *a, const char *b)

@@ -33,7 +33,7 @@ level() {	# level MODULE: its layer number, or nothing if unknown
 	echo "$layers" | awk -v m="$1" 'NF { n++; for (i = 1; i <= NF; i++)
 		if ($i == m) print n }'
 }
-module_of() {	# module_of PATH: lib/arch/x86_64/arch.h -> arch, lib/prf-decode.c -> prf
+module_of() {	# module_of PATH: lib/arch/x86_64/arch.h -> arch, lib/codec/prf-decode.c -> prf
 	b=${1##*/}
 	b=${b%.*}
 	b=${b%_wrap}
@@ -42,7 +42,7 @@ module_of() {	# module_of PATH: lib/arch/x86_64/arch.h -> arch, lib/prf-decode.c
 }
 
 bad=0
-for f in lib/*.c lib/*.h lib/arch/*/*.h; do
+for f in lib/*/*.c lib/*/*.h lib/arch/*/*.h; do
 	m=$(module_of "$f")
 	ml=$(level "$m")
 	if [ -z "$ml" ]; then
@@ -65,7 +65,7 @@ for f in lib/*.c lib/*.h lib/arch/*/*.h; do
 done
 
 if [ -n "$build" ]; then
-	objs=$(ls "$build"/lib/*.o "$build"/lib/arch/*/*.o)
+	objs=$(ls "$build"/lib/*/*.o "$build"/lib/arch/*/*.o)
 	defs=$(mktemp) libc=$(mktemp)
 	nm -D --defined-only "$(${CC:-cc} -print-file-name=libc.so.6)" |
 	    awk '{ sub(/@.*/, "", $3); print $3 }' | sort -u >"$libc"

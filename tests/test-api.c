@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "budget.h"
+#include "sampler/budget.h"
 #include "harness.h"
 #include <profil.h>
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "bins.h"
+#include "plan/bins.h"
 
 #define IDX(pc, off, scale) bins_index((pc), (off), 1, (scale))
 

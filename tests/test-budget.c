@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "budget.h"
+#include "sampler/budget.h"
 #include "e2e.h"
 #include "harness.h"
 #include <profil.h>

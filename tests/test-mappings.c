@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "fault.h"
-#include "mappings.h"
+#include "plan/fault.h"
+#include "plan/mappings.h"
 
 static int
 parse(const char *line, uintptr_t *start, uintptr_t *end, int *writable)

@@ -11,8 +11,8 @@
 
 #include "harness.h"
 #include "arch.h"
-#include "fault.h"
-#include "plan.h"
+#include "plan/fault.h"
+#include "plan/plan.h"
 
 static struct plan_range
 range(uintptr_t lo, uintptr_t last)

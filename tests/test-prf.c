@@ -17,7 +17,7 @@
 
 #include "harness.h"
 #include <profil.h>
-#include "prf.h"
+#include "codec/prf.h"
 
 static struct profil_bucket exe_buckets[] = {
 	{ 0x1000, 5 }, { 0x1004, 7 }, { 0x2000, 1 }, { 0x9ffc, 1000000 },

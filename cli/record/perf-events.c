@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "budget.h"
+#include "sampler/budget.h"
 #include "cli.h"
 #include "perf-events.h"
 #include "record.h"

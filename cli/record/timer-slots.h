@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "addrspace.h"
-#include "agent.h"
+#include "agent/agent.h"
 #include "builder.h"
 
 /*

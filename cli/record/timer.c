@@ -31,12 +31,12 @@
 #include <profil.h>
 
 #include "addrspace.h"
-#include "agent.h"
-#include "budget.h"
+#include "agent/agent.h"
+#include "sampler/budget.h"
 #include "cli.h"
 #include "hmap.h"
 #include "record.h"
-#include "stackring.h"
+#include "sampler/stackring.h"
 #include "jit.h"
 #include "timer-slots.h"
 #include "unwind.h"

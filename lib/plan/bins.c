@@ -3,7 +3,7 @@
  * q * scale < n * 65536, i.e. q < m = ceil(n * 65536 / scale), so the last
  * counted pc is offset + m * g - 1 (g = 1 << granule_shift).
  */
-#include "bins.h"
+#include "plan/bins.h"
 
 int
 bins_last_pc(uintptr_t offset, unsigned granule_shift, uint64_t scale,

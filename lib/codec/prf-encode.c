@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "prf.h"
-#include "prf-internal.h"
+#include "codec/prf.h"
+#include "codec/prf-internal.h"
 
 static size_t
 begin_record_flags(struct rio_out *out, uint16_t tag, uint16_t flags)

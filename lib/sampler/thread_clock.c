@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "handler.h"
-#include "ownfds.h"
+#include "sampler/handler.h"
+#include "sampler/ownfds.h"
 #include "profil.h"
-#include "thread_clock.h"
+#include "sampler/thread_clock.h"
 
 /*
  * The period each of our perf clocks samples at, by fd, for the signal

@@ -28,7 +28,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "budget.h"
+#include "sampler/budget.h"
 
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "profil.h"
-#include "rio.h"
+#include "codec/rio.h"
 
 /* One of include/profil.h's functions: everything else stays hidden. */
 #define EXPORT __attribute__((visibility("default")))

@@ -6,11 +6,11 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "bins.h"
-#include "fault.h"
-#include "plan.h"
+#include "plan/bins.h"
+#include "plan/fault.h"
+#include "plan/plan.h"
 #include "profil.h"
-#include "session.h"
+#include "session/session.h"
 
 /* EFAULT "terminates profiling" (BSD); other errors leave it as it was. */
 static int

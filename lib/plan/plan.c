@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bins.h"
-#include "mappings.h"
-#include "plan.h"
+#include "plan/bins.h"
+#include "plan/mappings.h"
+#include "plan/plan.h"
 
 struct plan *
 plan_new(size_t capacity)

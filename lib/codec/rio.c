@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rio.h"
+#include "codec/rio.h"
 
 void
 rio_out_init(struct rio_out *out)

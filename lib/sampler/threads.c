@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "threads.h"
+#include "sampler/threads.h"
 
 struct thread_slot {
 	pid_t tid;

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "prf-internal.h"
+#include "codec/prf-internal.h"
 
 /*
  * Stacks agree with the flat profile: frames point at objects of the

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "fault.h"
+#include "plan/fault.h"
 
 static struct sigaction previous_segv, previous_bus;
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;

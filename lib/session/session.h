@@ -16,8 +16,8 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "budget.h"
-#include "plan.h"
+#include "sampler/budget.h"
+#include "plan/plan.h"
 
 struct profil_status;
 

@@ -15,8 +15,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "interpose.h"
-#include "ownfds.h"
+#include "sampler/interpose.h"
+#include "sampler/ownfds.h"
 
 static _Atomic uint64_t marks[OWNFDS_MAX / 64];
 

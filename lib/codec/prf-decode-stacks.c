@@ -5,8 +5,8 @@
  */
 #include <stdlib.h>
 
-#include "prf.h"
-#include "prf-internal.h"
+#include "codec/prf.h"
+#include "codec/prf-internal.h"
 
 /* Expanded frames of all stacks: a hostile file could ask for terabytes. */
 #define MAX_STACK_FRAMES	(1u << 24)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "stackring.h"
+#include "sampler/stackring.h"
 
 /*
  * Where this thread's stack was last found to end, so that the next copy

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "thread_clock.h"
+#include "sampler/thread_clock.h"
 
 /*
  * Arm a clock on every thread, and on threads created from now on.

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "prf.h"
-#include "prf-internal.h"
+#include "codec/prf.h"
+#include "codec/prf-internal.h"
 
 __attribute__((format(printf, 2, 3))) void
 say(struct decoder *d, const char *fmt, ...)

@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "fault.h"
-#include "plan.h"
+#include "plan/fault.h"
+#include "plan/plan.h"
 #include "profil.h"
-#include "session.h"
+#include "session/session.h"
 
 #define API_MAX_RANGES (1u << 20)
 

@@ -22,14 +22,14 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "bins.h"
-#include "fault.h"
-#include "handler.h"
+#include "plan/bins.h"
+#include "plan/fault.h"
+#include "sampler/handler.h"
 #include "profil.h"
-#include "session.h"
-#include "sigveil.h"
-#include "stackring.h"
-#include "threads.h"
+#include "session/session.h"
+#include "sampler/sigveil.h"
+#include "sampler/stackring.h"
+#include "sampler/threads.h"
 
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct plan *_Atomic live_plan;

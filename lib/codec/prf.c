@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "prf-internal.h"
+#include "codec/prf-internal.h"
 
 EXPORT struct profil_profile *
 profil_profile_read(const char *path, char *cause, size_t cause_size)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fault.h"
-#include "mappings.h"
+#include "plan/fault.h"
+#include "plan/mappings.h"
 
 /* A hex number at *s (at most 16 digits); advances *s.  -1 if none. */
 static int

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "arch.h"
-#include "handler.h"
+#include "sampler/handler.h"
 
 static int chosen_signo = -1;
 static pthread_mutex_t choose_lock = PTHREAD_MUTEX_INITIALIZER;

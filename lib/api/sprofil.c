@@ -10,11 +10,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "bins.h"
-#include "fault.h"
-#include "plan.h"
+#include "plan/bins.h"
+#include "plan/fault.h"
+#include "plan/plan.h"
 #include "profil.h"
-#include "session.h"
+#include "session/session.h"
 
 /* Entries sorted by decreasing pr_off; equal ones keep their order. */
 static int

@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "prf.h"
-#include "prf-internal.h"
+#include "codec/prf.h"
+#include "codec/prf-internal.h"
 
 void
 encode_lines(struct rio_out *out, const struct profil_profile *p)

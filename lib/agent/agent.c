@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "fault.h"
-#include "plan.h"
+#include "agent/agent.h"
+#include "plan/fault.h"
+#include "plan/plan.h"
 #include "profil.h"
-#include "session.h"
-#include "stackring.h"
+#include "session/session.h"
+#include "sampler/stackring.h"
 
 static struct agent_region *region;
 static struct plan_pcmap pcmap;

@@ -23,9 +23,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "handler.h"
-#include "interpose.h"
-#include "sigveil.h"
+#include "sampler/handler.h"
+#include "sampler/interpose.h"
+#include "sampler/sigveil.h"
 
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef int sigmask_fn(int, const sigset_t *, sigset_t *);

@@ -22,9 +22,9 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "agent.h"
-#include "interpose.h"
-#include "threads.h"
+#include "agent/agent.h"
+#include "sampler/interpose.h"
+#include "sampler/threads.h"
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *,
     void *(*)(void *), void *);
