@@ -2,7 +2,7 @@
 """budget.py - `profil record --samples N` against a fixed 1 kHz.
 
 A sample budget starts at 10 kHz and doubles the sampling period every
-N/8 samples (lib/budget.h), each sample counting its period.  This runs
+N/8 samples (lib/sampler/budget.h), each counting its period.  This runs
 programs of three lengths (calibrated here to about 30 ms, 2 s and 60 s
 of CPU), unprofiled, at a fixed 1 kHz and with a budget, alternating,
 and reports medians of:

@@ -1,5 +1,5 @@
 /*
- * fuzz-prf.c - the .prf reader (lib/prf-*.c over lib/rio.c) fed anything:
+ * fuzz-prf.c - the .prf reader (lib/codec/) fed anything:
  * it must return a profile or a non-empty cause, and a profile it accepts
  * must hold what the format promises (buckets, kept names and stacks in
  * order and in range, stacks adding up to the flat profile) and survive

@@ -304,8 +304,8 @@ test_own_sigprof_timer(void **state)
 
 /*
  * The timer engine samples with a real-time signal in the program, which
- * the injected library veils (lib/sigveil.h): what the program does to
- * every signal, it must not do to that one, nor see it done.
+ * the injected library veils (lib/sampler/sigveil.h): what the program
+ * does to every signal, it must not do to that one, nor see it done.
  */
 static void
 test_all_signals_blocked(void **state)
@@ -526,7 +526,7 @@ test_vfork_spawn_clone(void **state)
 /*
  * Every fd closed at start: above the tick rate the injected library
  * samples with perf events, whose fds a program closing everything would
- * close too; the library keeps them (lib/ownfds.h).
+ * close too; the library keeps them (lib/sampler/ownfds.h).
  */
 static void
 test_all_fds_closed(void **state)
@@ -540,7 +540,7 @@ test_all_fds_closed(void **state)
 /*
  * The same with close_range (one call unsharing the fd table) and
  * closefrom, a thread burning meanwhile: its perf fd, opened after the
- * first close, must survive the second (lib/ownfds.h).
+ * first close, must survive the second (lib/sampler/ownfds.h).
  */
 static void
 test_all_fds_closed_by_range(void **state)

@@ -1,6 +1,6 @@
 /*
- * test-budget.c - the sample budget (lib/budget.h): its arithmetic, and
- * `profil record --samples` end to end on both engines, and with perf
+ * test-budget.c - the sample budget (sampler/budget.h): its arithmetic,
+ * and `profil record --samples` end to end on both engines, and with perf
  * events refused.  The rate must really come down, the weighted counts
  * still add up to the CPU time, a 30 ms program must get several times
  * the samples of 1 kHz, and shares must stay within the errors of the

@@ -4,7 +4,7 @@
  * that existed before profiling started are sampled too; thousands of
  * threads that come and go leak no timers, fds or memory; a thread that
  * blocks every signal is sampled all the same (as the kernel's profil
- * was: the sampling signal is veiled, lib/sigveil.h).
+ * was: the sampling signal is veiled, lib/sampler/sigveil.h).
  */
 #include <malloc.h>
 #include <pthread.h>

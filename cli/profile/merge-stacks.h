@@ -39,7 +39,7 @@ void merge_stacks(struct profil_profile *const *in, const char *const *names,
     const struct merge_kplace *kp);
 
 /*
- * lib/prf-decode-stacks.c's MAX_STACK_FRAMES: expanded frames of all
+ * lib/codec/prf-decode-stacks.c's MAX_STACK_FRAMES: expanded frames of all
  * stacks it reads.
  */
 extern size_t merge_max_stack_frames;

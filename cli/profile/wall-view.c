@@ -2,7 +2,7 @@
  * wall-view.c - a wall profile as the views count it (wall-view.h).
  *
  * Invariant: the view is a consistent profile (its totals add up as
- * lib/prf-check.c checks them): the [off-cpu] object's histogram, the
+ * lib/codec/prf-check.c checks them): the [off-cpu] object's histogram, the
  * threads' and processes' counts and the samples grow by the same
  * intervals as the off-CPU stacks' counts.
  */

@@ -18,9 +18,10 @@ struct record_opts {
 	char **argv;			/* program and arguments */
 	unsigned rate_hz;		/* samples per CPU-second, about */
 	uint64_t period_ns;		/* CPU time between samples, exactly */
-	uint64_t samples;		/* --samples: a budget (lib/budget.h),
-					   rate_hz and period_ns where it
-					   starts; 0: a fixed rate */
+	uint64_t samples;		/* --samples: a budget
+					   (lib/sampler/budget.h), rate_hz
+					   and period_ns where it starts;
+					   0: a fixed rate */
 	unsigned stack_size;		/* bytes of stack copied for call
 					   stacks; 0: no call stacks */
 	unsigned bucket_bytes;

@@ -1,6 +1,6 @@
 /*
  * timer-slots.h - the timer engine's processes: each slot the injected
- * library took in the shared region (lib/agent.h) is a process image,
+ * library took in the shared region (lib/agent/agent.h) is a process image,
  * whose executable mappings are read from /proc/PID/maps while it lives
  * and kept, with every one they replaced, for placing its pcs and
  * unwinding its stacks.

@@ -1,7 +1,7 @@
 /*
  * timer.c - the timer engine: libprofil injected into the program
  * (LD_PRELOAD) samples every thread with the library's own mechanism into
- * a pc histogram in memory shared with us (lib/agent.h).  We watch which
+ * a pc histogram in memory shared with us (lib/agent/).  We watch which
  * code each process slot has mapped (/proc/PID/maps, while it lives) and
  * at the end resolve every pc to an object and file offset for the
  * builder.  A slot keeps every mapping seen in it; a pc that two of them
@@ -618,7 +618,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	free(slots);
 	munmap(region, region->size);
 	close(fd);
-	/* estimated from the threads' system time: see lib/session.c */
+	/* estimated from the threads' system time (lib/session/session.c) */
 	r->kernel_sampled = 1;
 	return 0;
 }
