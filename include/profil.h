@@ -343,6 +343,14 @@ struct profil_profile {
 	struct profil_line *lines;		/* source lines kept, or none */
 	size_t nframes;
 	struct profil_frame *frames;		/* sorted by object, addr */
+	/*
+	 * The frames whose caller, in the stacks, was found by following
+	 * the frame pointer, not by unwind tables (generated code and code
+	 * without them: a guess the recorder checked), as indices into
+	 * frames, ascending; none if every caller was found by the tables.
+	 */
+	size_t nfp_frames;
+	uint32_t *fp_frames;
 	size_t nstacks;
 	struct profil_stack *stacks;		/* none: no call stacks */
 	/*

@@ -937,6 +937,45 @@ test_lines_record(void **state)
 	expect_lines_refusal(&p, "a kept source line belongs to no object");
 }
 
+/*
+ * The fp frames record: the frames whose callers were found by frame
+ * pointer come back as written; indices out of order, or past the
+ * frames of the stacks, are refused.
+ */
+static void
+test_fp_frames_record(void **state)
+{
+	struct profil_profile p, *q;
+	uint32_t fp[2] = { 0, 2 };
+	char cause[256] = "";
+	size_t size;
+	void *data;
+
+	(void)state;
+	wall_profile(&p);
+	p.nfp_frames = 2;
+	p.fp_frames = fp;
+	data = encoded(&p, &size);
+	q = profil_profile_parse(data, size, cause, sizeof cause);
+	if (q == NULL)
+		fail_msg("parse: %s", cause);
+	assert_int_equal(q->nfp_frames, 2);
+	assert_int_equal(q->fp_frames[0], 0);
+	assert_int_equal(q->fp_frames[1], 2);
+	profil_profile_free(q);
+	free(data);
+
+	fp[0] = 2;	/* twice the same */
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "fp frames out of order");
+	free(data);
+	fp[0] = 0;
+	fp[1] = (uint32_t)p.nframes;	/* one past the last */
+	data = encoded(&p, &size);
+	expect_refusal(data, size, "no frame of the stacks");
+	free(data);
+}
+
 int
 main(void)
 {
@@ -955,6 +994,7 @@ main(void)
 		cmocka_unit_test(test_cpu_profile_stays_version_1),
 		cmocka_unit_test(test_wall_refusals),
 		cmocka_unit_test(test_lines_record),
+		cmocka_unit_test(test_fp_frames_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,7 +162,8 @@ static const char intro[] =
 "<span class=\"key\" style=\"background:#b9a3dc\"></span>off the CPU "
 "(a wall profile; <i>on the CPU only</i> shows the CPU part), "
 "<span class=\"key\" style=\"background:#a9a9a9\"></span>stack cut (the "
-"unwinder stopped; the box says why), "
+"unwinder stopped; the box says why; a box whose caller below was found by "
+"frame pointer, not unwind tables, says so too), "
 "<span class=\"key\" style=\"background:#d020e0\"></span>search match.</p>\n";
 
 static const char tools[] =
@@ -233,7 +234,7 @@ static const char script[] =
 "svg.addEventListener('click',function(e){var i=boxOf(e);if(i>=0){zoom=i;render();}});\n"
 "svg.addEventListener('mousemove',function(e){var i=boxOf(e);if(i<0){tip.hidden=true;return;}\n"
 " var f=fn(i),lines=[name(i),!f?'every sample':f[2]&2?'the unwinder stopped here':\n"
-"  f[2]&8?'off the CPU':f[1]+(f[2]&1?' (kernel)':''),\n"
+"  f[2]&8?'off the CPU':f[1]+(f[2]&1?' (kernel)':'')+(f[2]&16?'; its caller below found by frame pointer, not unwind tables':''),\n"
 "  cnt[i]+(d.cpu&&cnt!==d.cpu?' intervals of wall time, ':' samples, ')+pct(cnt[i]).toFixed(2)+'% \\u00b1 '+err95(cnt[i],total).toFixed(2)+' of all'];\n"
 " while(tip.firstChild)tip.removeChild(tip.firstChild);\n"
 " lines.forEach(function(s,k){var e=document.createElement(k?'div':'b');e.textContent=s;tip.appendChild(e);});\n"
@@ -342,10 +343,14 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 		json_string(fp, fn->function);
 		fputc(',', fp);
 		json_string(fp, fn->object);
-		/* 1 kernel, 2 stack cut, 4 unknown code, 8 off the CPU */
+		/*
+		 * 1 kernel, 2 stack cut, 4 unknown code, 8 off the CPU, 16 its
+		 * callers found by frame pointer
+		 */
 		fprintf(fp, ",%d]", (fn->kernel ? 1 : 0) | (fn->cut ? 2 : 0) |
 		    (strcmp(fn->object, "[unknown]") == 0 ? 4 : 0) |
-		    (strcmp(fn->object, WALL_VIEW_OBJECT) == 0 ? 8 : 0));
+		    (strcmp(fn->object, WALL_VIEW_OBJECT) == 0 ? 8 : 0) |
+		    (fn->fp_caller ? 16 : 0));
 	}
 	fputs("],\n\"parent\":[-1", fp);
 	for (size_t k = 1; k < norder; k++)

@@ -160,7 +160,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 		sprintf(row, "[%s]", base);
 		snprintf(key, sizeof key, "o%u:[]", fr->object);
 		add_line(l, func_of(s, key, &(struct stack_func){ own(s, row),
-		    row, base, fr->object, 0, 0, 0 }), NULL, 0);
+		    row, base, fr->object, 0, 0, 0, 0 }), NULL, 0);
 		return;
 	}
 	if (flags & STACKS_INLINES)
@@ -168,7 +168,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 	for (size_t j = 0; j + 1 < nin; j++) {
 		snprintf(key, sizeof key, "i%u:%s", fr->object, in[j].name);
 		add_line(l, func_of(s, key, &(struct stack_func){ in[j].name,
-		    in[j].name, base, fr->object, 0, 0, 0 }), in[j].file,
+		    in[j].name, base, fr->object, 0, 0, 0, 0 }), in[j].file,
 		    in[j].line);
 	}
 	if (nin > 0) {
@@ -180,7 +180,7 @@ object_frame(struct stacks *s, struct funcs *f, const struct profil_frame *fr,
 	snprintf(key, sizeof key, "o%u:%llx:%s", fr->object,
 	    (unsigned long long)start, name);
 	add_line(l, func_of(s, key, &(struct stack_func){ name, name, base,
-	    fr->object, start, 0, 0 }), file, file ? line : 0);
+	    fr->object, start, 0, 0, 0 }), file, file ? line : 0);
 }
 
 void
@@ -212,12 +212,12 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 			snprintf(key, sizeof key, "k%llx:%s",
 			    (unsigned long long)start, name);
 			add_line(&l, func_of(s, key, &(struct stack_func){ name,
-			    name, "[kernel]", FUNC_NO_OBJECT, start, 1, 0 }),
+			    name, "[kernel]", FUNC_NO_OBJECT, start, 1, 0, 0 }),
 			    NULL, 0);
 		} else if (fr->object == PROFIL_FRAME_UNKNOWN) {
 			add_line(&l, func_of(s, "u", &(struct stack_func){
 			    "[unknown]", "[unknown]", "[unknown]", FUNC_NO_OBJECT,
-			    0, 0, 0 }), NULL, 0);
+			    0, 0, 0, 0 }), NULL, 0);
 		} else if (fr->object == PROFIL_FRAME_OFFCPU) {
 			/* a wall profile's leaf: named as the wall view names it */
 			char buf[96];
@@ -226,16 +226,23 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 			    sizeof buf)));
 			snprintf(key, sizeof key, "w%s", name);
 			add_line(&l, func_of(s, key, &(struct stack_func){ name,
-			    name, "[off-cpu]", FUNC_NO_OBJECT, 0, 0, 0 }), NULL, 0);
+			    name, "[off-cpu]", FUNC_NO_OBJECT, 0, 0, 0, 0 }), NULL, 0);
 		} else {
 			name = cut_name(fr->addr);
 			snprintf(key, sizeof key, "c%s", name);
 			add_line(&l, func_of(s, key, &(struct stack_func){ name,
-			    name, "", FUNC_NO_OBJECT, 0, 0, 1 }), NULL, 0);
+			    name, "", FUNC_NO_OBJECT, 0, 0, 1, 0 }), NULL, 0);
 		}
 	}
 	s->first[p->nframes] = l.n;
 	s->lines = l.v;
+	/* the caller found by frame pointer is the outermost function's */
+	for (size_t k = 0; k < p->nfp_frames; k++) {
+		uint32_t i = p->fp_frames[k];
+
+		if (i < p->nframes && s->first[i + 1] > s->first[i])
+			s->funcs[s->lines[s->first[i + 1] - 1].func].fp_caller = 1;
+	}
 }
 
 void

@@ -26,6 +26,8 @@ struct stack_func {
 	uint64_t start;		/* its first address (0: none known) */
 	int kernel;		/* a kernel function */
 	int cut;		/* a made-up frame saying why a stack was cut */
+	int fp_caller;		/* its callers were found by frame pointer
+				   (somewhere: the profile's fp frames) */
 };
 
 /* One function's place in a frame, for the pprof export. */

@@ -151,6 +151,11 @@ check_totals(struct decoder *d)
 		}
 	if (check_stacks(d) < 0)
 		return -1;
+	if (p->nfp_frames > 0 && p->fp_frames[p->nfp_frames - 1] >= p->nframes) {
+		say(d, "a frame marked as found by frame pointer is no frame of "
+		    "the stacks");
+		return -1;
+	}
 	if ((p->taken > 0 || p->weight_sq > 0) && p->weight_sq < p->samples) {
 		say(d, "counts do not add up: squared weights sum to %llu, less "
 		    "than the %llu samples they weigh",

@@ -324,6 +324,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_KERNEL: return "kernel";
 	case PRF_TAG_SYMBOLS: return "symbols";
 	case PRF_TAG_LINES: return "lines";
+	case PRF_TAG_FP_FRAMES: return "fp frames";
 	case PRF_TAG_STACKS: return "stacks";
 	case PRF_TAG_WEIGHTS: return "weights";
 	case PRF_TAG_WALL: return "wall";
@@ -418,6 +419,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_LINES:
 			rc = decode_lines(d, &payload, &why);
+			break;
+		case PRF_TAG_FP_FRAMES:
+			rc = decode_fp_frames(d, &payload, &why);
 			break;
 		case PRF_TAG_WEIGHTS:
 			rc = decode_weights(d, &payload, &have_weights, &why);

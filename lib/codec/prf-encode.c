@@ -347,6 +347,12 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		}
 		end_record(&out, at);
 	}
+	if (p->nfp_frames > 0) {
+		at = begin_record_flags(&out, PRF_TAG_FP_FRAMES,
+		    PRF_FLAG_OPTIONAL);
+		encode_fp_frames(&out, p);
+		end_record(&out, at);
+	}
 	if (p->taken > 0 || p->weight_sq > 0) {
 		at = begin_record_flags(&out, PRF_TAG_WEIGHTS, PRF_FLAG_OPTIONAL);
 		rio_put_u64(&out, p->taken);

@@ -8,6 +8,7 @@
  *                         the file header, then each record in turn
  *   prf-decode-stacks.c   the stacks record
  *   prf-lines.c           the lines record, both ways
+ *   prf-fp-frames.c       the fp frames record, both ways
  *   prf-check.c           what must agree across records, after the end
  *   prf.c                 whole files: read, save; free a profile
  */
@@ -56,6 +57,14 @@ int decode_stacks(struct decoder *d, struct rio_in *in, const char **why);
  */
 void encode_lines(struct rio_out *out, const struct profil_profile *p);
 int decode_lines(struct decoder *d, struct rio_in *in, const char **why);
+
+/*
+ * The fp frames record, the same ways: the frames whose callers were
+ * found by frame pointer.  That each is a frame of the profile (the
+ * record comes after the stacks) is check_totals'.
+ */
+void encode_fp_frames(struct rio_out *out, const struct profil_profile *p);
+int decode_fp_frames(struct decoder *d, struct rio_in *in, const char **why);
 
 /*
  * Once the end record is read: the header's totals agree with the parts,
