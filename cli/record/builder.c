@@ -90,12 +90,6 @@ builder_external_threads(struct builder *b)
 	b->external_threads = 1;
 }
 
-void
-builder_omit_threads(struct builder *b)
-{
-	b->omit_threads = 1;
-}
-
 struct builder *
 builder_new(unsigned bucket_bytes)
 {

@@ -76,9 +76,6 @@ void builder_offcpu(struct builder *b, const struct bframe *frames, size_t n,
 /* The profile is a wall profile, taken as w says. */
 void builder_wall(struct builder *b, const struct profil_wall *w);
 
-/* Write no thread records (an engine that cannot tell threads apart). */
-void builder_omit_threads(struct builder *b);
-
 /*
  * Thread totals come from builder_thread_samples, not from the samples'
  * tids (an engine that counts threads apart from pcs).  If they do not
