@@ -8,9 +8,11 @@
  * would put in different code (an address reused) is credited to no
  * object: [unknown], never a wrong one.
  *
- * What it cannot do, and says: statically linked or set-uid programs (the
- * loader ignores LD_PRELOAD there), kernel-mode samples (time in system
- * calls is charged to the code that made them), per-thread breakdowns.
+ * Time in the kernel is the agent's estimate from each thread's system
+ * time (lib/session.c), counted at [kernel] with no kernel functions; the
+ * threads' samples are counted apart from the pcs, per thread
+ * (builder_external_threads).  What it cannot do, and says: statically
+ * linked or set-uid programs (the loader ignores LD_PRELOAD there).
  */
 #include <errno.h>
 #include <fcntl.h>
