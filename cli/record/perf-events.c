@@ -55,23 +55,8 @@ perf_paranoid(void)
  * chain (its user part is ours to unwind, not the frame-pointer walk).
  */
 /*
- * Data pages of each CPU's ring.  With stack copies a sample takes some
- * 16 KiB and a burst of them must not fill the ring before the recorder
- * gets a CPU (the kernel would drop them, and with them the flat
- * profile's samples): 8 MiB a CPU holds half a second of them at 1 kHz, and
- * from half full the recorder stops unwinding to catch up
- * (rings_behind).  Not more: the kernel allocates and zeroes the pages
- * when they are mapped, and frees them at the end, in a short program's
- * way (16 MiB rings cost 5 ms of wall here, 8 MiB 2.5); not less: 2 MiB
- * lost a third of the samples of a program of busy threads on a loaded
- * machine (tests/test-adversary.c busy), the recorder's turn coming too
- * late, and at 1 kHz a quarter of them under AddressSanitizer, its
- * recorder slow to start.  The price: the first read of a ring page
- * costs the recorder 1.3-1.9 µs in this VM (the hypervisor fills in the
- * mapping; the guest counts no fault), 5-8 ms for two 8 MiB rings.
- * Rings that start small and grow (the events moved to a bigger one)
- * lost samples of busy threads all the same: each move waits for an
- * RCU grace period, and the recorder then waits for its turn (README).
+ * Data pages of each CPU's ring: with stack copies 8 MiB at most, the
+ * size measured in bench/README.md, "The perf engine's rings".
  *
  * Without CAP_IPC_LOCK, what may be locked is perf_event_mlock_kb a CPU
  * and RLIMIT_MEMLOCK besides (the kernel's perf_mmap); a ring is its
