@@ -49,12 +49,6 @@ perf_paranoid(void)
 }
 
 /*
- * The events' attributes.  With stack_size, every sample also carries
- * the user registers and the top stack_size bytes of the user stack for
- * our unwinder, and, where the kernel is sampled, the kernel's own call
- * chain (its user part is ours to unwind, not the frame-pointer walk).
- */
-/*
  * Data pages of each CPU's ring: with stack copies 8 MiB at most, the
  * size measured in bench/README.md, "The perf engine's rings".
  *
@@ -96,6 +90,12 @@ ring_pages(int ncpus, unsigned stack_size)
 	return want;
 }
 
+/*
+ * The events' attributes.  With stack_size, every sample also carries
+ * the user registers and the top stack_size bytes of the user stack for
+ * our unwinder, and, where the kernel is sampled, the kernel's own call
+ * chain (its user part is ours to unwind, not the frame-pointer walk).
+ */
 static void
 set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
     int build_id, int on_exec, unsigned stack_size, unsigned pages)
