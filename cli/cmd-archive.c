@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "codec/prf.h"
 #include "symbols/find.h"
 #include "symbols/ksyms.h"
 #include "symbols/symbols.h"
@@ -202,7 +203,7 @@ archive_exec(int argc, char **argv)
 	if (out == NULL)
 		out = argv[optind];
 	find_search_set(symfs, debug_dirs);
-	if (outfile_may_replace(out, OUTFILE_PRF, cause, sizeof cause) < 0)
+	if (outfile_may_replace(out, PRF_MAGIC, cause, sizeof cause) < 0)
 		cli_die(1, "%s", cause);
 	p = profil_profile_read(argv[optind], cause, sizeof cause);
 	if (p == NULL)

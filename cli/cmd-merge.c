@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "codec/prf.h"
 #include "profile/merge.h"
 
 #define DEFAULT_OUTPUT "merged.prf"
@@ -110,7 +111,7 @@ merge_exec(int argc, char **argv)
 		return 1;
 	}
 	free_all(in, n);
-	if (outfile_may_replace(output, OUTFILE_PRF, cause, sizeof cause) < 0 ||
+	if (outfile_may_replace(output, PRF_MAGIC, cause, sizeof cause) < 0 ||
 	    profil_profile_save(sum, output, cause, sizeof cause) < 0) {
 		cli_error("cannot write %s: %s (any previous file there is "
 		    "unchanged)", output, cause);

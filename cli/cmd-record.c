@@ -20,6 +20,7 @@
 #include "sampler/budget.h"
 #include "cli.h"
 #include "outfile.h"
+#include "prf.h"
 #include "record/jit.h"
 #include "record/record.h"
 #include "record/unwind.h"
@@ -142,7 +143,7 @@ open_output(struct outfile *out, const char *path)
 
 	if (check_output_dir(path) < 0)
 		return -1;
-	if (outfile_open(out, path, OUTFILE_PRF, cause, sizeof cause) < 0) {
+	if (outfile_open(out, path, PRF_MAGIC, cause, sizeof cause) < 0) {
 		cli_error("%s", cause);
 		return -1;
 	}
@@ -166,7 +167,7 @@ commit_output(struct outfile *out, const struct profil_profile *p,
 	int rc;
 
 	pending = NULL;
-	if (outfile_may_replace(path, OUTFILE_PRF, cause, cause_size) < 0) {
+	if (outfile_may_replace(path, PRF_MAGIC, cause, cause_size) < 0) {
 		outfile_abort(out, NULL);
 		return -1;
 	}

@@ -13,8 +13,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Signatures of what profil writes, for outfile_may_replace. */
-#define OUTFILE_PRF	"\x89PRF\r\n\x1a\n"
+/*
+ * Signatures of what profil writes, for outfile_may_replace; a profile's
+ * is its magic, PRF_MAGIC (lib/prf.h).
+ */
 #define OUTFILE_GMON	"gmon"
 #define OUTFILE_GZIP	"\x1f\x8b"
 #define OUTFILE_HTML	"<!DOCTYPE html>\n<!-- profil report -->"
