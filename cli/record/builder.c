@@ -19,6 +19,7 @@
 #include "symbols/vdso.h"
 #include "cli.h"
 #include "hmap.h"
+#include "stacktree.h"
 
 #define MAX_SEGMENTS 16
 
@@ -73,9 +74,7 @@ struct builder {
 	size_t nframes, frames_cap;
 	struct hmap special_frames[4];	/* UNKNOWN, KERNEL, CUT, OFFCPU:
 					   value -> + 1 */
-	uint32_t *node_parent, *node_frame;	/* parent + 1 (0: a root) */
-	size_t nnodes, nodes_cap;
-	struct hmap node_index;		/* (parent + 1) << 32 | frame -> + 1 */
+	struct stacktree tree;		/* of frame numbers */
 	struct hmap stack_counts;	/* node << 32 | thread -> count */
 	/* wall profiles: node << 32 | thread -> 1 + index in off */
 	struct hmap stack_off;
@@ -100,7 +99,7 @@ builder_new(unsigned bucket_bytes)
 	hmap_init(&b->kernel_hist);
 	for (int i = 0; i < 4; i++)
 		hmap_init(&b->special_frames[i]);
-	hmap_init(&b->node_index);
+	stacktree_init(&b->tree);
 	hmap_init(&b->stack_counts);
 	hmap_init(&b->stack_off);
 	hmap_init(&b->thread_index);
@@ -121,14 +120,12 @@ builder_free(struct builder *b)
 	}
 	for (i = 0; i < 4; i++)
 		hmap_free(&b->special_frames[i]);
-	hmap_free(&b->node_index);
+	stacktree_free(&b->tree);
 	hmap_free(&b->stack_counts);
 	hmap_free(&b->stack_off);
 	free(b->off);
 	free(b->wall);
 	free(b->frames);
-	free(b->node_parent);
-	free(b->node_frame);
 	for (i = 0; i < b->nthreads; i++)
 		free(b->threads[i].name);
 	for (i = 0; i < b->nprocesses; i++)
@@ -464,35 +461,13 @@ frame_of(struct builder *b, int obj, uint64_t addr)
 	return (uint32_t)b->nframes++;
 }
 
-/* The node of frame under parent (UINT32_MAX: a root). */
-static uint32_t
-node_of(struct builder *b, uint32_t parent, uint32_t frame)
-{
-	uint64_t key = ((uint64_t)parent + 1) << 32 | frame;
-	uint64_t at = hmap_get(&b->node_index, key);
-
-	if (at != 0)
-		return (uint32_t)(at - 1);
-	if (b->nnodes == b->nodes_cap) {
-		b->nodes_cap = b->nodes_cap ? 2 * b->nodes_cap : 1024;
-		b->node_parent = xrealloc(b->node_parent,
-		    b->nodes_cap * sizeof *b->node_parent);
-		b->node_frame = xrealloc(b->node_frame,
-		    b->nodes_cap * sizeof *b->node_frame);
-	}
-	b->node_parent[b->nnodes] = parent == UINT32_MAX ? 0 : parent + 1;
-	b->node_frame[b->nnodes] = frame;
-	hmap_add(&b->node_index, key, b->nnodes + 1);
-	return (uint32_t)b->nnodes++;
-}
-
 /* The tree node of frames (leaf first), counted in the flat profile
    with weight at its leaf if count. */
 static uint32_t
 stack_node(struct builder *b, const struct bframe *frames, size_t n,
     int count, uint64_t weight, pid_t pid, pid_t tid)
 {
-	uint32_t node = UINT32_MAX;
+	uint32_t node = STACKTREE_ROOT;
 
 	/* outermost in: the tree shares the callers stacks have in common */
 	for (size_t i = n; i-- > 0;) {
@@ -514,7 +489,7 @@ stack_node(struct builder *b, const struct bframe *frames, size_t n,
 			else
 				builder_unknown(b, weight, pid, tid);
 		}
-		node = node_of(b, node, frame_of(b, obj, addr));
+		node = stacktree_node(&b->tree, node, frame_of(b, obj, addr));
 	}
 	return node;
 }
@@ -605,16 +580,16 @@ static void
 stack_frames(const struct builder *b, uint64_t key, const uint32_t *renumber,
     struct profil_stack *st)
 {
-	uint32_t leaf = (uint32_t)(key >> 32), depth = 0;
+	uint32_t leaf = (uint32_t)(key >> 32);
 	const struct bthread *t = &b->threads[(uint32_t)key];
 
-	for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
-		depth++;
 	st->pid = (uint32_t)t->pid;
 	st->tid = (uint32_t)t->tid;
-	st->frames = xcalloc(depth, sizeof *st->frames);
-	for (uint64_t k = (uint64_t)leaf + 1; k != 0; k = b->node_parent[k - 1])
-		st->frames[st->depth++] = renumber[b->node_frame[k - 1]];
+	st->frames = xcalloc(stacktree_depth(&b->tree, leaf),
+	    sizeof *st->frames);
+	st->depth = stacktree_frames(&b->tree, leaf, st->frames);
+	for (size_t d = 0; d < st->depth; d++)
+		st->frames[d] = renumber[st->frames[d]];
 }
 
 /*

@@ -1,0 +1,53 @@
+/*
+ * stacktree.h - the tree of distinct call stacks: a node is a frame under
+ * a parent node, so that stacks share the callers they have in common,
+ * and a stack is known by its leaf node alone.  Frames are the caller's
+ * numbers (an index into its own table of frames): the tree only pairs
+ * them.  A stack goes in from its outermost frame, the root's child, to
+ * its leaf:
+ *
+ *   node = STACKTREE_ROOT;
+ *   for (i = depth; i-- > 0;)
+ *           node = stacktree_node(t, node, frames[i]);
+ *
+ * Invariant: every (parent, frame) pair is one node, made once, and a
+ * parent is made before its children.
+ */
+#ifndef PROFIL_RECORD_STACKTREE_H
+#define PROFIL_RECORD_STACKTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hmap.h"
+
+#define STACKTREE_ROOT	UINT32_MAX	/* the parent of outermost frames */
+
+/* Zero-initialise, or stacktree_init; free with stacktree_free. */
+struct stacktree {
+	uint32_t *parent;	/* node's parent + 1 (0: a root's child) */
+	uint32_t *frame;	/* node's frame */
+	size_t n, cap;
+	struct hmap index;	/* (parent + 1) << 32 | frame -> node + 1 */
+};
+
+void stacktree_init(struct stacktree *t);
+void stacktree_free(struct stacktree *t);
+
+/*
+ * The node of frame under parent (STACKTREE_ROOT: an outermost frame),
+ * made if new.  Allocation exits on failure.
+ */
+uint32_t stacktree_node(struct stacktree *t, uint32_t parent, uint32_t frame);
+
+/* How many frames the stack whose leaf is node leaf holds. */
+size_t stacktree_depth(const struct stacktree *t, uint32_t leaf);
+
+/*
+ * The frames of the stack whose leaf is node leaf, leaf first, into
+ * out[0 .. stacktree_depth); returns their number.
+ */
+size_t stacktree_frames(const struct stacktree *t, uint32_t leaf,
+    uint32_t *out);
+
+#endif
