@@ -1,0 +1,208 @@
+/*
+ * builder-stacks.c - the builder's call stacks (builder-internal.h): each
+ * frame numbered once, stacks in the tree of distinct stacks
+ * (stacktree.h) from the outermost frame in, counted by (leaf node,
+ * thread); and at the end the profile's frames, sorted as the format
+ * wants them, and its stacks, leaf first.
+ */
+#include <stdlib.h>
+
+#include "builder-internal.h"
+#include "cli.h"
+
+void
+builder_stacks(struct builder *b)
+{
+	b->stacks = 1;
+}
+
+/* The frame number of (obj, addr): obj a builder object or BFRAME_*. */
+static uint32_t
+frame_of(struct builder *b, int obj, uint64_t addr)
+{
+	struct hmap *m = obj >= 0 ? &b->objects[obj].frames :
+	    &b->special_frames[-1 - obj];
+	uint64_t at = hmap_get(m, addr);
+
+	if (at != 0)
+		return (uint32_t)(at - 1);
+	if (b->nframes == b->frames_cap) {
+		b->frames_cap = b->frames_cap ? 2 * b->frames_cap : 1024;
+		b->frames = xrealloc(b->frames, b->frames_cap * sizeof *b->frames);
+	}
+	b->frames[b->nframes] = (struct bfr){ obj, addr };
+	hmap_add(m, addr, b->nframes + 1);
+	return (uint32_t)b->nframes++;
+}
+
+/* The tree node of frames (leaf first), counted in the flat profile
+   with weight at its leaf if count. */
+static uint32_t
+stack_node(struct builder *b, const struct bframe *frames, size_t n,
+    int count, uint64_t weight, pid_t pid, pid_t tid)
+{
+	uint32_t node = STACKTREE_ROOT;
+
+	/* outermost in: the tree shares the callers stacks have in common */
+	for (size_t i = n; i-- > 0;) {
+		int obj = frames[i].obj;
+		uint64_t addr = frames[i].value;
+
+		if (obj >= 0) {
+			addr = builder_link_address(&b->objects[obj],
+			    frames[i].value);
+			if (addr == UINT64_MAX) {
+				obj = BFRAME_UNKNOWN;
+				addr = frames[i].value;
+			}
+		}
+		if (i == 0 && count) {	/* the leaf: the flat profile's sample */
+			if (obj >= 0)
+				builder_count_at(b, obj, addr, weight, pid,
+				    tid);
+			else if (obj == BFRAME_KERNEL)
+				builder_kernel(b, addr, weight, pid, tid);
+			else
+				builder_unknown(b, weight, pid, tid);
+		}
+		node = stacktree_node(&b->tree, node, frame_of(b, obj, addr));
+	}
+	return node;
+}
+
+/* The builder's number for thread tid of pid. */
+static uint32_t
+thread_number(struct builder *b, pid_t pid, pid_t tid)
+{
+	builder_thread_of(b, pid, tid);
+	return (uint32_t)(hmap_get(&b->thread_index, (uint64_t)tid) - 1);
+}
+
+void
+builder_sample_stack(struct builder *b, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+{
+	uint32_t node, thread;
+
+	if (n == 0)
+		return;
+	node = stack_node(b, frames, n, 1, weight, pid, tid);
+	thread = thread_number(b, pid, tid);
+	hmap_add(&b->stack_counts, (uint64_t)node << 32 | thread, weight);
+}
+
+void
+builder_offcpu(struct builder *b, const struct bframe *frames, size_t n,
+    uint64_t off_ns, uint64_t sampled_ns, uint64_t observations, pid_t pid,
+    pid_t tid)
+{
+	uint64_t key, at;
+	struct boff *o;
+
+	if (n == 0 || off_ns == 0 || frames[0].obj != BFRAME_OFFCPU)
+		return;
+	key = (uint64_t)stack_node(b, frames, n, 0, 0, pid, tid) << 32 |
+	    thread_number(b, pid, tid);
+	if ((at = hmap_get(&b->stack_off, key)) == 0) {
+		if (b->noff == b->off_cap) {
+			b->off_cap = b->off_cap ? 2 * b->off_cap : 256;
+			b->off = xrealloc(b->off, b->off_cap * sizeof *b->off);
+		}
+		b->off[b->noff] = (struct boff){ 0, 0, 0 };
+		hmap_add(&b->stack_off, key, ++b->noff);
+		at = b->noff;
+	}
+	o = &b->off[at - 1];
+	o->off_ns += off_ns;
+	o->sampled_ns += sampled_ns < off_ns ? sampled_ns : off_ns;
+	o->observations += observations;
+}
+
+/* The profile's frame for builder frame f, objects renumbered by map. */
+static struct profil_frame
+profile_frame(const struct bfr *f, const size_t *map)
+{
+	uint32_t object = f->obj >= 0 ? (uint32_t)map[f->obj] :
+	    f->obj == BFRAME_KERNEL ? PROFIL_FRAME_KERNEL :
+	    f->obj == BFRAME_UNKNOWN ? PROFIL_FRAME_UNKNOWN :
+	    f->obj == BFRAME_OFFCPU ? PROFIL_FRAME_OFFCPU : PROFIL_FRAME_CUT;
+
+	return (struct profil_frame){ object, f->addr };
+}
+
+static const struct profil_frame *sort_frames_by;
+
+static int
+by_frame(const void *a, const void *b)
+{
+	const struct profil_frame *x = &sort_frames_by[*(const uint32_t *)a];
+	const struct profil_frame *y = &sort_frames_by[*(const uint32_t *)b];
+
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Stack st's thread and frames from key (node << 32 | thread). */
+static void
+stack_frames(const struct builder *b, uint64_t key, const uint32_t *renumber,
+    struct profil_stack *st)
+{
+	uint32_t leaf = (uint32_t)(key >> 32);
+	const struct bthread *t = &b->threads[(uint32_t)key];
+
+	st->pid = (uint32_t)t->pid;
+	st->tid = (uint32_t)t->tid;
+	st->frames = xcalloc(stacktree_depth(&b->tree, leaf),
+	    sizeof *st->frames);
+	st->depth = stacktree_frames(&b->tree, leaf, st->frames);
+	for (size_t d = 0; d < st->depth; d++)
+		st->frames[d] = renumber[st->frames[d]];
+}
+
+void
+builder_finish_stacks(struct builder *b, struct profil_profile *p,
+    const size_t *map)
+{
+	struct profil_frame *frames = xcalloc(b->nframes + 1, sizeof *frames);
+	uint32_t *order = xcalloc(b->nframes + 1, sizeof *order);
+	uint32_t *renumber = xcalloc(b->nframes + 1, sizeof *renumber);
+	uint64_t *keys;
+	size_t n;
+
+	for (size_t i = 0; i < b->nframes; i++) {
+		frames[i] = profile_frame(&b->frames[i], map);
+		order[i] = (uint32_t)i;
+	}
+	sort_frames_by = frames;
+	qsort(order, b->nframes, sizeof *order, by_frame);
+	p->frames = xcalloc(b->nframes + 1, sizeof *p->frames);
+	for (size_t i = 0; i < b->nframes; i++) {
+		p->frames[i] = frames[order[i]];
+		renumber[order[i]] = (uint32_t)i;
+	}
+	p->nframes = b->nframes;
+	keys = hmap_sorted_keys(&b->stack_counts, &n);
+	p->stacks = xcalloc(n + b->noff + 1, sizeof *p->stacks);
+	for (size_t i = 0; i < n; i++) {
+		struct profil_stack *st = &p->stacks[p->nstacks++];
+
+		stack_frames(b, keys[i], renumber, st);
+		st->count = hmap_get(&b->stack_counts, keys[i]);
+	}
+	free(keys);
+	keys = hmap_sorted_keys(&b->stack_off, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct profil_stack *st = &p->stacks[p->nstacks++];
+		const struct boff *o = &b->off[hmap_get(&b->stack_off, keys[i]) - 1];
+
+		stack_frames(b, keys[i], renumber, st);
+		st->off_ns = o->off_ns;
+		st->sampled_ns = o->sampled_ns;
+		st->observations = o->observations;
+	}
+	free(keys);
+	free(frames);
+	free(order);
+	free(renumber);
+}
