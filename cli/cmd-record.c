@@ -92,9 +92,12 @@ output_path(const char *tmpl, const char *program, pid_t pid)
 	return abs;
 }
 
-/* The directory the profile goes to must exist and be writable now. */
+/*
+ * The directory the profile goes to must exist and be writable now.  0,
+ * or -1 with a cause.
+ */
 static int
-check_output_dir(const char *path)
+check_output_dir(const char *path, char *cause, size_t cause_size)
 {
 	char *copy = xstrdup(path);
 	const char *dir = dirname(copy);
@@ -102,10 +105,11 @@ check_output_dir(const char *path)
 	int ok;
 
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		cli_error("%s: no such directory", dir);
+		snprintf(cause, cause_size, "%s: no such directory", dir);
 		ok = -1;
 	} else if (access(dir, W_OK) < 0) {
-		cli_error("%s: cannot write there: %s", dir, strerror(errno));
+		snprintf(cause, cause_size, "%s: cannot write there: %s", dir,
+		    strerror(errno));
 		ok = -1;
 	} else {
 		ok = 0;
@@ -133,20 +137,18 @@ remove_pending(void)
 
 /*
  * Create the temporary file beside path (with %p still 0 in it: only the
- * name changes at the end).  0, or -1 after one line on stderr.
+ * name changes at the end).  0, or -1 with a cause.
  */
 static int
-open_output(struct outfile *out, const char *path)
+open_output(struct outfile *out, const char *path, char *cause,
+    size_t cause_size)
 {
 	static int registered;
-	char cause[PATH_MAX + 256];
 
-	if (check_output_dir(path) < 0)
+	if (check_output_dir(path, cause, cause_size) < 0)
 		return -1;
-	if (outfile_open(out, path, PRF_MAGIC, cause, sizeof cause) < 0) {
-		cli_error("%s", cause);
+	if (outfile_open(out, path, PRF_MAGIC, cause, cause_size) < 0)
 		return -1;
-	}
 	if (!registered && atexit(remove_pending) == 0)
 		registered = 1;
 	pending = out;
@@ -544,7 +546,8 @@ record_exec(int argc, char **argv)
 		    "directory (%s)", output);
 	path = output_path(output, o.argv[0], 0);
 	launch_hold_signals();	/* before there is a file to leave behind */
-	if (open_output(&out, path) < 0) {
+	if (open_output(&out, path, cause, sizeof cause) < 0) {
+		cli_error("%s", cause);
 		free(path);
 		return EXIT_USAGE;
 	}
