@@ -4,13 +4,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,9 +17,8 @@
 
 #include "sampler/budget.h"
 #include "cli.h"
-#include "outfile.h"
-#include "prf.h"
 #include "record/jit.h"
+#include "record/output.h"
 #include "record/record.h"
 #include "record/unwind.h"
 #include "report/report.h"
@@ -57,7 +54,6 @@ _Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
 #define STR(x)			STR_(x)
 #define STR_(x)			#x
 
-/* PROGRAM.prf in the current directory, %p expanded; absolute. */
 /* What was wrong with a JIT runtime's files (jit.h): a line each. */
 static void
 say_jit(const char *line)
@@ -65,165 +61,7 @@ say_jit(const char *line)
 	cli_warn("%s", line);
 }
 
-static char *
-output_path(const char *tmpl, const char *program, pid_t pid)
-{
-	char name[PATH_MAX], out[PATH_MAX], cwd[PATH_MAX];
-	const char *slash = strrchr(program, '/');
-	size_t n = 0;
 
-	if (tmpl == NULL) {
-		snprintf(name, sizeof name, "%s.prf", slash ? slash + 1 : program);
-		tmpl = name;
-	}
-	for (const char *s = tmpl; *s && n < sizeof out - 24; s++) {
-		if (s[0] == '%' && s[1] == 'p') {
-			n += (size_t)snprintf(out + n, sizeof out - n, "%d", (int)pid);
-			s++;
-		} else {
-			out[n++] = *s;
-		}
-	}
-	out[n] = '\0';
-	if (out[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
-		return xstrdup(out);
-	char *abs = xmalloc(strlen(cwd) + strlen(out) + 2);
-	sprintf(abs, "%s/%s", cwd, out);
-	return abs;
-}
-
-/*
- * The directory the profile goes to must exist and be writable now.  0,
- * or -1 with a cause.
- */
-static int
-check_output_dir(const char *path, char *cause, size_t cause_size)
-{
-	char *copy = xstrdup(path);
-	const char *dir = dirname(copy);
-	struct stat st;
-	int ok;
-
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(cause, cause_size, "%s: no such directory", dir);
-		ok = -1;
-	} else if (access(dir, W_OK) < 0) {
-		snprintf(cause, cause_size, "%s: cannot write there: %s", dir,
-		    strerror(errno));
-		ok = -1;
-	} else {
-		ok = 0;
-	}
-	free(copy);
-	return ok;
-}
-
-/*
- * The temporary file the profile will be written to, open from before the
- * program runs until the profile is in place; removed by any exit before
- * that (cli_die deep in an engine included).  Only by the recorder: a
- * forked child that calls exit() must not take it away.
- */
-static struct outfile *pending;
-static pid_t pending_owner;
-
-static void
-remove_pending(void)
-{
-	if (pending != NULL && getpid() == pending_owner)
-		outfile_abort(pending, NULL);
-	pending = NULL;
-}
-
-/*
- * Create the temporary file beside path (with %p still 0 in it: only the
- * name changes at the end).  0, or -1 with a cause.
- */
-static int
-open_output(struct outfile *out, const char *path, char *cause,
-    size_t cause_size)
-{
-	static int registered;
-
-	if (check_output_dir(path, cause, cause_size) < 0)
-		return -1;
-	if (outfile_open(out, path, PRF_MAGIC, cause, cause_size) < 0)
-		return -1;
-	if (!registered && atexit(remove_pending) == 0)
-		registered = 1;
-	pending = out;
-	pending_owner = getpid();
-	return 0;
-}
-
-/*
- * p into the temporary file, renamed to path.  0, or -1 with a cause; the
- * temporary file is gone either way.
- */
-static int
-commit_output(struct outfile *out, const struct profil_profile *p,
-    const char *path, char *cause, size_t cause_size)
-{
-	void *data = NULL;
-	size_t size;
-	int rc;
-
-	pending = NULL;
-	if (outfile_may_replace(path, PRF_MAGIC, cause, cause_size) < 0) {
-		outfile_abort(out, NULL);
-		return -1;
-	}
-	out->path = path;
-	if (profil_profile_encode(p, &data, &size) < 0) {
-		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
-		outfile_abort(out, NULL);
-		return -1;
-	}
-	rc = outfile_write(out, data, size, cause, cause_size);
-	free(data);
-	if (rc < 0) {
-		outfile_abort(out, NULL);
-		return -1;
-	}
-	return outfile_commit(out, NULL, cause, cause_size);
-}
-
-/* The command line of a running process, as a NULL-terminated vector. */
-static char **
-process_cmdline(pid_t pid)
-{
-	char path[64], buf[65536];
-	char **argv = xcalloc(1, sizeof *argv);
-	size_t n = 0, len = 0, i;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-	f = fopen(path, "re");
-	if (f != NULL) {
-		len = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-	}
-	buf[len] = '\0';
-	for (i = 0; i < len; i += strlen(buf + i) + 1) {
-		argv = xrealloc(argv, (n + 2) * sizeof *argv);
-		argv[n++] = xstrdup(buf + i);
-	}
-	if (n == 0) {	/* a kernel thread or a zombie: use its name */
-		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-		f = fopen(path, "re");
-		buf[0] = '\0';
-		if (f != NULL) {
-			if (fgets(buf, sizeof buf, f) == NULL)
-				buf[0] = '\0';
-			fclose(f);
-		}
-		buf[strcspn(buf, "\n")] = '\0';
-		argv = xrealloc(argv, 2 * sizeof *argv);
-		argv[n++] = xstrdup(buf[0] ? buf : "process");
-	}
-	argv[n] = NULL;
-	return argv;
-}
 
 static int
 exit_status_of(int status)
@@ -525,7 +363,7 @@ record_exec(int argc, char **argv)
 			cli_die(EXIT_USAGE, "-p: attaching needs the perf engine");
 		if (kill(attach, 0) < 0 && errno == ESRCH)
 			cli_die(1, "-p: no process %d", (int)attach);
-		cmdline = process_cmdline(attach);
+		cmdline = record_attach_argv(attach);
 		o.argv = cmdline;
 	} else if (optind == argc) {
 		cli_error("no program to run (see 'profil record --help')");
@@ -546,7 +384,7 @@ record_exec(int argc, char **argv)
 		    "directory (%s)", output);
 	path = output_path(output, o.argv[0], 0);
 	launch_hold_signals();	/* before there is a file to leave behind */
-	if (open_output(&out, path, cause, sizeof cause) < 0) {
+	if (output_open(&out, path, cause, sizeof cause) < 0) {
 		cli_error("%s", cause);
 		free(path);
 		return EXIT_USAGE;
@@ -582,14 +420,14 @@ record_exec(int argc, char **argv)
 		cli_error("%s", cause);
 		jit_end(NULL, NULL);
 		builder_free(r.builder);
-		remove_pending();
+		output_remove_pending();
 		free(path);
 		return 1;
 	}
 	if (r.exec_errno != 0) {
 		jit_end(NULL, NULL);
 		builder_free(r.builder);
-		remove_pending();
+		output_remove_pending();
 		if (r.exec_errno == ENOENT)
 			cli_die(127, "%s: command not found", o.argv[0]);
 		cli_die(126, "cannot execute %s: %s", o.argv[0],
@@ -601,36 +439,11 @@ record_exec(int argc, char **argv)
 	p = builder_finish(r.builder);
 	builder_free(r.builder);
 	jit_end(p, say_jit);
-	p->interval_ns = o.period_ns;
-	p->engine = xstrdup(o.engine == ENGINE_PERF ? "perf" : "timer");
-	for (p->argc = 0; o.argv[p->argc] != NULL; p->argc++)
-		;
-	p->argv = xcalloc((size_t)p->argc + 1, sizeof *p->argv);
-	for (c = 0; c < p->argc; c++)
-		p->argv[c] = xstrdup(o.argv[c]);
-	p->start_ns = (int64_t)wall_start.tv_sec * 1000000000 + wall_start.tv_nsec;
-	p->duration_ns = r.wall_ns;
-	p->cpu_ns = r.cpu_ns;
-	p->taken = r.taken;
-	p->weight_sq = r.weight_sq;
-	/*
-	 * Every sample weighs 1 or more, so its square adds at least as much
-	 * as it: but the timer engine's handler adds the two in turn, and a
-	 * program killed or crashing between them (test-adversary's stack
-	 * overflow) left one short, and a profile its reader refused.
-	 */
-	if (p->taken > 0 || p->weight_sq > 0) {
-		if (p->weight_sq < p->taken)
-			p->weight_sq = p->taken;
-		if (p->weight_sq < p->samples)
-			p->weight_sq = p->samples;
-	}
-	p->budget = o.samples;
-	p->slowest_ns = r.slowest_ns;
+	output_header(p, &o, &r, &wall_start);
 
 	free(path);	/* out.path until now */
 	path = output_path(output, o.argv[0], r.pid);
-	if (commit_output(&out, p, path, cause, sizeof cause) < 0) {
+	if (output_commit(&out, p, path, cause, sizeof cause) < 0) {
 		cli_error("cannot write the profile: %s (any previous file there "
 		    "is unchanged)", cause);
 		profil_profile_free(p);

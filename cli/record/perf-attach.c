@@ -130,6 +130,42 @@ process_cpu_ns(pid_t pid)
 	return (utime + stime) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
+char **
+record_attach_argv(pid_t pid)
+{
+	char path[64], buf[65536];
+	char **argv = xcalloc(1, sizeof *argv);
+	size_t n = 0, len = 0, i;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (f != NULL) {
+		len = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	buf[len] = '\0';
+	for (i = 0; i < len; i += strlen(buf + i) + 1) {
+		argv = xrealloc(argv, (n + 2) * sizeof *argv);
+		argv[n++] = xstrdup(buf + i);
+	}
+	if (n == 0) {	/* a kernel thread or a zombie: use its name */
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+		f = fopen(path, "re");
+		buf[0] = '\0';
+		if (f != NULL) {
+			if (fgets(buf, sizeof buf, f) == NULL)
+				buf[0] = '\0';
+			fclose(f);
+		}
+		buf[strcspn(buf, "\n")] = '\0';
+		argv = xrealloc(argv, 2 * sizeof *argv);
+		argv[n++] = xstrdup(buf[0] ? buf : "process");
+	}
+	argv[n] = NULL;
+	return argv;
+}
+
 int
 record_perf_attach(const struct record_opts *o, pid_t pid,
     struct record_result *r, char *cause, size_t cause_size)

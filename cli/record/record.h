@@ -1,7 +1,8 @@
 /*
  * record.h - what `profil record` hands its engines, and what they give
  * back.  An engine runs the program to its end (or attaches to a pid),
- * feeding a builder; cmd-record.c owns options, the file and messages.
+ * feeding a builder; cmd-record.c owns options and messages, output.h the
+ * file.
  */
 #ifndef PROFIL_RECORD_H
 #define PROFIL_RECORD_H
@@ -130,6 +131,12 @@ int record_perf(const struct record_opts *o, struct record_result *r,
     char *cause, size_t cause_size);
 int record_perf_attach(const struct record_opts *o, pid_t pid,
     struct record_result *r, char *cause, size_t cause_size);
+/*
+ * The command line of running process pid as a NULL-terminated vector of
+ * malloc'd strings (its name where it has none: a kernel thread, a
+ * zombie): what an attached profile's argv says.
+ */
+char **record_attach_argv(pid_t pid);
 
 /* 0 if the timer engine can profile argv[0]; -1 with a reason in why[]. */
 int record_timer_check(char *const *argv, char *why, size_t why_size);
