@@ -1,10 +1,8 @@
 /*
  * wall.c - time off the CPU, measured by the switches and placed by
- * looks at the blocked threads (wall.h).
- *
- * Invariant: every nanosecond between a thread's switch out and its
- * next switch in goes to exactly one stack of that thread; a look
- * places an interval only if it was taken wholly inside it.
+ * looks at the blocked threads (wall.h, wall-internal.h): the threads
+ * and the stacks they were off the CPU at, the switches applied in
+ * order, the looks.  Where the time then goes is wall-place.c's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,69 +11,7 @@
 
 #include "blocked.h"
 #include "cli.h"
-#include "hmap.h"
-#include "unwind.h"
-#include "wall.h"
-
-#define SITE_MAX	(2 * UNWIND_MAX_DEPTH + 4)
-
-enum { T_ON, T_OFF, T_UNKNOWN, T_GONE };
-
-struct site {			/* a stack off the CPU, its leaf [off-cpu: ..] */
-	size_t n;
-	struct bframe *frames;
-};
-
-struct acc {			/* a thread's time at one site */
-	uint32_t site;
-	uint64_t off_ns, sampled_ns, observations;
-	uint64_t short_looks;	/* looks that found it here in a short block */
-};
-
-struct wthread {
-	pid_t pid, tid;
-	int state;
-	int preempted;		/* off: preempted (runnable), not blocked */
-	uint64_t since;		/* off or unknown: since when */
-	uint64_t last;		/* the time of its last switch applied */
-	uint64_t tried;		/* the last look's start */
-	int has_look;		/* a look placed, for the interval it is in */
-	uint64_t look_t1, look_t2;
-	uint32_t look_site;
-	struct bframe *stack;	/* the stack of its last CPU sample */
-	size_t nstack, stack_cap;
-	uint64_t pool_ns;	/* blocked, never looked at */
-	struct acc *accs;
-	size_t naccs, accs_cap;
-};
-
-struct wall {
-	struct builder *b;
-	uint64_t poll_ns, last_look;
-	unsigned stack_size;
-	wall_unwinder unwinder;
-	void *arg;
-	struct wthread *threads;
-	size_t nthreads, threads_cap;
-	struct hmap index;		/* tid -> index + 1 */
-	struct site *sites;
-	size_t nsites, sites_cap;
-	struct hmap site_index;		/* hash (+ probe) -> index + 1 */
-	struct hmap unreadable_pids;	/* pid -> errno */
-	pid_t unreadable;
-	int unreadable_err;
-	uint8_t *stack;
-	struct profil_wall stats;
-	uint64_t begin;			/* an attach's start: none counted before */
-	/*
-	 * Short blocks seen, by process and place (pid << 32 | site ->
-	 * looks), and the unseen time of threads that had no short block
-	 * seen themselves: at the end, placed as their process's were.
-	 */
-	struct hmap proc_looks;
-	struct deferred { pid_t pid, tid; uint64_t ns; } *deferred;
-	size_t ndeferred, deferred_cap;
-};
+#include "wall-internal.h"
 
 static uint64_t
 now_ns(void)
@@ -128,9 +64,8 @@ wall_free(struct wall *w)
 	free(w);
 }
 
-/* The site of frames, made if new. */
-static uint32_t
-site_of(struct wall *w, const struct bframe *frames, size_t n)
+uint32_t
+wall_site_of(struct wall *w, const struct bframe *frames, size_t n)
 {
 	uint64_t h = 1469598103934665603ull, at;
 	struct site *s;
@@ -160,18 +95,17 @@ site_of(struct wall *w, const struct bframe *frames, size_t n)
 	return (uint32_t)(w->nsites - 1);
 }
 
-/* A stack of nothing but [off-cpu: code], its place not known. */
-static uint32_t
-site_unplaced(struct wall *w, uint64_t code)
+uint32_t
+wall_site_unplaced(struct wall *w, uint64_t code)
 {
 	struct bframe f[2] = { { BFRAME_OFFCPU, code },
 		{ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN } };
 
-	return site_of(w, f, 2);
+	return wall_site_of(w, f, 2);
 }
 
-static struct wthread *
-thread_of(struct wall *w, pid_t pid, pid_t tid)
+struct wthread *
+wall_thread_of(struct wall *w, pid_t pid, pid_t tid)
 {
 	uint64_t at = hmap_get(&w->index, (uint64_t)(uint32_t)tid);
 	struct wthread *t;
@@ -198,8 +132,8 @@ thread_of(struct wall *w, pid_t pid, pid_t tid)
 	return t;
 }
 
-static struct acc *
-acc_of(struct wthread *t, uint32_t site)
+struct acc *
+wall_acc_of(struct wthread *t, uint32_t site)
 {
 	for (size_t i = 0; i < t->naccs; i++)
 		if (t->accs[i].site == site)
@@ -210,115 +144,6 @@ acc_of(struct wthread *t, uint32_t site)
 	}
 	t->accs[t->naccs] = (struct acc){ site, 0, 0, 0, 0 };
 	return &t->accs[t->naccs++];
-}
-
-/* len of t's time runnable: where its last CPU sample was (sampled). */
-static void
-add_runnable(struct wall *w, struct wthread *t, uint64_t len)
-{
-	struct bframe f[SITE_MAX];
-	size_t n = t->nstack < SITE_MAX - 1 ? t->nstack : SITE_MAX - 1;
-	uint32_t site;
-	struct acc *a;
-
-	f[0] = (struct bframe){ BFRAME_OFFCPU, PROFIL_OFFCPU_RUNNABLE };
-	if (n > 0) {
-		memcpy(&f[1], t->stack, n * sizeof *f);
-		site = site_of(w, f, n + 1);
-	} else
-		site = site_unplaced(w, PROFIL_OFFCPU_RUNNABLE);
-	a = acc_of(t, site);
-	a->off_ns += len;
-	if (n > 0) {		/* placed where the last sample was */
-		a->sampled_ns += len;
-		a->observations++;
-	}
-}
-
-/* The interval off the CPU since t->since ends at end: place it. */
-static void
-end_interval(struct wall *w, struct wthread *t, uint64_t end)
-{
-	uint64_t len = end > t->since ? end - t->since : 0;
-	struct acc *a;
-
-	if (t->preempted) {
-		add_runnable(w, t, len);
-		return;
-	}
-	if (t->has_look && t->look_t1 >= t->since && t->look_t2 <= end) {
-		a = acc_of(t, t->look_site);
-		a->off_ns += len;
-		if (len < 2 * w->poll_ns) {
-			a->short_looks++;
-			hmap_add(&w->proc_looks, (uint64_t)(uint32_t)t->pid << 32 |
-			    t->look_site, 1);
-		}
-		t->has_look = 0;
-		return;
-	}
-	if (t->has_look && t->look_t1 < t->since)
-		t->has_look = 0;	/* between two intervals: nowhere */
-	t->pool_ns += len;
-}
-
-/*
- * The thread's blocks never looked at go where the looks found its
- * short blocks, in proportion; then all its time to the builder.
- */
-static void
-flush(struct wall *w, struct wthread *t)
-{
-	uint64_t looks = 0, left = t->pool_ns;
-	size_t last = 0;
-
-	for (size_t i = 0; i < t->naccs; i++)
-		if (t->accs[i].short_looks > 0) {
-			looks += t->accs[i].short_looks;
-			last = i;
-		}
-	if (left > 0 && looks > 0) {
-		for (size_t i = 0; i < t->naccs; i++) {
-			struct acc *a = &t->accs[i];
-			uint64_t share;
-
-			if (a->short_looks == 0)
-				continue;
-			share = i == last ? left : (uint64_t)((unsigned __int128)
-			    t->pool_ns * a->short_looks / looks);
-			share = share < left ? share : left;
-			left -= share;
-			a->off_ns += share;
-			a->sampled_ns += share;
-			a->observations += a->short_looks;
-		}
-	} else if (left > 0 &&
-	    hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid)) {
-		struct acc *a = acc_of(t,
-		    site_unplaced(w, PROFIL_OFFCPU_BLOCKED));
-
-		a->off_ns += left;
-		a->sampled_ns += left;
-		w->stats.unread_ns += left;
-	} else if (left > 0) {
-		/* none of its own seen: as its process's were (wall_finish) */
-		if (w->ndeferred == w->deferred_cap) {
-			w->deferred_cap = w->deferred_cap ? 2 * w->deferred_cap : 64;
-			w->deferred = xrealloc(w->deferred,
-			    w->deferred_cap * sizeof *w->deferred);
-		}
-		w->deferred[w->ndeferred++] = (struct deferred){ t->pid, t->tid,
-		    left };
-	}
-	t->pool_ns = 0;
-	for (size_t i = 0; i < t->naccs; i++) {
-		const struct acc *a = &t->accs[i];
-		const struct site *s = &w->sites[a->site];
-
-		builder_offcpu(w->b, s->frames, s->n, a->off_ns, a->sampled_ns,
-		    a->observations, t->pid, t->tid);
-	}
-	t->naccs = 0;
 }
 
 /*
@@ -340,13 +165,13 @@ in_order(struct wthread *t, uint64_t time)
 void
 wall_thread_start(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 {
-	struct wthread *t = thread_of(w, pid, tid);
+	struct wthread *t = wall_thread_of(w, pid, tid);
 
 	if (!in_order(t, time))
 		return;		/* it has run already: its fork came late */
 	if (t->state == T_OFF || t->state == T_UNKNOWN)
-		end_interval(w, t, time);
-	flush(w, t);
+		wall_end_interval(w, t, time);
+	wall_flush(w, t);
 	t->state = T_OFF;
 	t->preempted = 1;
 	t->since = time;
@@ -356,7 +181,7 @@ wall_thread_start(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 void
 wall_thread_attach(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 {
-	struct wthread *t = thread_of(w, pid, tid);
+	struct wthread *t = wall_thread_of(w, pid, tid);
 
 	t->state = T_UNKNOWN;
 	t->preempted = 0;
@@ -370,13 +195,13 @@ void
 wall_switch_out(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
     int preempted)
 {
-	struct wthread *t = thread_of(w, pid, tid);
+	struct wthread *t = wall_thread_of(w, pid, tid);
 
 	w->stats.switches++;
 	if (!in_order(t, time))
 		return;
 	if (t->state == T_OFF)
-		end_interval(w, t, time);	/* a switch in lost: no gap */
+		wall_end_interval(w, t, time);	/* a switch in lost: no gap */
 	/* unknown until now: it was running, not blocked */
 	t->state = T_OFF;
 	t->preempted = preempted;
@@ -387,23 +212,23 @@ wall_switch_out(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
 void
 wall_switch_in(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 {
-	struct wthread *t = thread_of(w, pid, tid);
+	struct wthread *t = wall_thread_of(w, pid, tid);
 
 	if (!in_order(t, time))
 		return;
 	if (t->state == T_OFF || t->state == T_UNKNOWN)
-		end_interval(w, t, time);
+		wall_end_interval(w, t, time);
 	t->state = T_ON;
 }
 
 void
 wall_thread_exit(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 {
-	struct wthread *t = thread_of(w, pid, tid);
+	struct wthread *t = wall_thread_of(w, pid, tid);
 
 	if (t->state == T_OFF || t->state == T_UNKNOWN)
-		end_interval(w, t, time);
-	flush(w, t);
+		wall_end_interval(w, t, time);
+	wall_flush(w, t);
 	t->state = T_GONE;
 }
 
@@ -411,12 +236,12 @@ void
 wall_cpu_sample(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
     const struct bframe *frames, size_t n)
 {
-	struct wthread *t = thread_of(w, pid, tid);
+	struct wthread *t = wall_thread_of(w, pid, tid);
 
 	/* running, though no switch in said so (lost with a full ring) */
 	if (time != 0 && (t->state == T_OFF || t->state == T_UNKNOWN) &&
 	    t->since < time && in_order(t, time)) {
-		end_interval(w, t, time);
+		wall_end_interval(w, t, time);
 		t->state = T_ON;
 	}
 
@@ -436,9 +261,8 @@ wall_look_due(const struct wall *w, uint64_t now)
 	return now - w->last_look >= w->poll_ns;
 }
 
-/* Look at thread t, blocked (or unknown) and not looked at since. */
-static void
-look(struct wall *w, struct wthread *t)
+void
+wall_look_thread(struct wall *w, struct wthread *t)
 {
 	struct blocked_site bs;
 	struct bframe f[SITE_MAX];
@@ -479,79 +303,10 @@ look(struct wall *w, struct wthread *t)
 			unwind_locate(uw, bs.pc, &f[n++]);
 		f[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 	}
-	t->look_site = site_of(w, f, n);
+	t->look_site = wall_site_of(w, f, n);
 	t->look_t1 = t1;
 	t->look_t2 = now_ns();
 	t->has_look = 1;
-}
-
-int
-wall_look_now(struct wall *w, pid_t pid, pid_t tid)
-{
-	struct wthread *t = thread_of(w, pid, tid);
-	int had = t->has_look, rc;
-	uint32_t site = t->look_site;
-
-	if (hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)pid))
-		return -1;
-	t->has_look = 0;
-	t->tried = 0;
-	t->state = T_UNKNOWN;
-	look(w, t);
-	rc = t->has_look ? 1 : t->state == T_ON ? 0 : -1;
-	/* no switches here: nothing for wall_finish to end */
-	t->state = T_ON;
-	if (rc != 1) {
-		/* running, or unreadable: its place stays the last one seen */
-		t->has_look = had;
-		t->look_site = site;
-	}
-	return rc;
-}
-
-void
-wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
-{
-	struct wthread *t = thread_of(w, pid, tid);
-	struct acc *a;
-
-	if (ns == 0)
-		return;
-	if (!t->has_look) {
-		t->pool_ns += ns;
-		return;
-	}
-	a = acc_of(t, t->look_site);
-	a->off_ns += ns;
-	if (!exact) {
-		a->sampled_ns += ns;
-		a->observations++;
-		a->short_looks++;
-		hmap_add(&w->proc_looks, (uint64_t)(uint32_t)pid << 32 |
-		    t->look_site, 1);
-	}
-}
-
-void
-wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
-{
-	thread_of(w, pid, tid)->pool_ns += ns;
-}
-
-void
-wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
-{
-	if (ns > 0)
-		add_runnable(w, thread_of(w, pid, tid), ns);
-}
-
-void
-wall_thread_done(struct wall *w, pid_t pid, pid_t tid)
-{
-	struct wthread *t = thread_of(w, pid, tid);
-
-	flush(w, t);
-	t->state = T_GONE;
 }
 
 void
@@ -568,67 +323,8 @@ wall_look(struct wall *w)
 			continue;
 		if (hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid))
 			continue;
-		look(w, t);
+		wall_look_thread(w, t);
 	}
-}
-
-/*
- * Unseen time of a thread that had no short block seen: where its
- * process's short blocks were seen, in proportion, else nowhere known.
- */
-static void
-place_deferred(struct wall *w, const struct deferred *d, const uint64_t *keys,
-    size_t nkeys)
-{
-	uint64_t looks = 0, left = d->ns;
-	size_t lo = nkeys, hi = 0;
-	struct bframe unplaced[2] = { { BFRAME_OFFCPU, PROFIL_OFFCPU_BLOCKED },
-		{ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN } };
-
-	for (size_t k = 0; k < nkeys; k++)
-		if ((pid_t)(keys[k] >> 32) == d->pid) {
-			looks += hmap_get(&w->proc_looks, keys[k]);
-			lo = k < lo ? k : lo;
-			hi = k + 1;
-		}
-	if (looks == 0) {
-		builder_offcpu(w->b, unplaced, 2, d->ns, d->ns, 0, d->pid, d->tid);
-		return;
-	}
-	for (size_t k = lo; k < hi && left > 0; k++) {
-		uint64_t n = hmap_get(&w->proc_looks, keys[k]);
-		const struct site *s = &w->sites[(uint32_t)keys[k]];
-		uint64_t share = k + 1 == hi ? left : (uint64_t)((unsigned __int128)
-		    d->ns * n / looks);
-
-		share = share < left ? share : left;
-		left -= share;
-		if (share > 0)
-			builder_offcpu(w->b, s->frames, s->n, share, share, n,
-			    d->pid, d->tid);
-	}
-}
-
-void
-wall_finish(struct wall *w, uint64_t end)
-{
-	uint64_t *keys;
-	size_t nkeys;
-
-	for (size_t i = 0; i < w->nthreads; i++) {
-		struct wthread *t = &w->threads[i];
-
-		if (t->state == T_OFF || t->state == T_UNKNOWN)
-			end_interval(w, t, end);
-		if (t->state != T_GONE)
-			flush(w, t);
-		t->state = T_GONE;
-	}
-	keys = hmap_sorted_keys(&w->proc_looks, &nkeys);
-	for (size_t i = 0; i < w->ndeferred; i++)
-		place_deferred(w, &w->deferred[i], keys, nkeys);
-	free(keys);
-	builder_wall(w->b, &w->stats);
 }
 
 pid_t

@@ -1,0 +1,174 @@
+/*
+ * wall-place.c - where a thread's time off the CPU goes (wall.h's three
+ * ways, wall-internal.h): an interval placed at its look, its runnable
+ * time at its last CPU sample, its blocks never looked at where its
+ * short blocks were seen, else where its process's were; then to the
+ * builder.  Invariant: every nanosecond is placed once, at one stack.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "wall-internal.h"
+
+void
+wall_place_runnable(struct wall *w, struct wthread *t, uint64_t len)
+{
+	struct bframe f[SITE_MAX];
+	size_t n = t->nstack < SITE_MAX - 1 ? t->nstack : SITE_MAX - 1;
+	uint32_t site;
+	struct acc *a;
+
+	f[0] = (struct bframe){ BFRAME_OFFCPU, PROFIL_OFFCPU_RUNNABLE };
+	if (n > 0) {
+		memcpy(&f[1], t->stack, n * sizeof *f);
+		site = wall_site_of(w, f, n + 1);
+	} else
+		site = wall_site_unplaced(w, PROFIL_OFFCPU_RUNNABLE);
+	a = wall_acc_of(t, site);
+	a->off_ns += len;
+	if (n > 0) {		/* placed where the last sample was */
+		a->sampled_ns += len;
+		a->observations++;
+	}
+}
+
+void
+wall_end_interval(struct wall *w, struct wthread *t, uint64_t end)
+{
+	uint64_t len = end > t->since ? end - t->since : 0;
+	struct acc *a;
+
+	if (t->preempted) {
+		wall_place_runnable(w, t, len);
+		return;
+	}
+	if (t->has_look && t->look_t1 >= t->since && t->look_t2 <= end) {
+		a = wall_acc_of(t, t->look_site);
+		a->off_ns += len;
+		if (len < 2 * w->poll_ns) {
+			a->short_looks++;
+			hmap_add(&w->proc_looks, (uint64_t)(uint32_t)t->pid << 32 |
+			    t->look_site, 1);
+		}
+		t->has_look = 0;
+		return;
+	}
+	if (t->has_look && t->look_t1 < t->since)
+		t->has_look = 0;	/* between two intervals: nowhere */
+	t->pool_ns += len;
+}
+
+void
+wall_flush(struct wall *w, struct wthread *t)
+{
+	uint64_t looks = 0, left = t->pool_ns;
+	size_t last = 0;
+
+	for (size_t i = 0; i < t->naccs; i++)
+		if (t->accs[i].short_looks > 0) {
+			looks += t->accs[i].short_looks;
+			last = i;
+		}
+	if (left > 0 && looks > 0) {
+		for (size_t i = 0; i < t->naccs; i++) {
+			struct acc *a = &t->accs[i];
+			uint64_t share;
+
+			if (a->short_looks == 0)
+				continue;
+			share = i == last ? left : (uint64_t)((unsigned __int128)
+			    t->pool_ns * a->short_looks / looks);
+			share = share < left ? share : left;
+			left -= share;
+			a->off_ns += share;
+			a->sampled_ns += share;
+			a->observations += a->short_looks;
+		}
+	} else if (left > 0 &&
+	    hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid)) {
+		struct acc *a = wall_acc_of(t,
+		    wall_site_unplaced(w, PROFIL_OFFCPU_BLOCKED));
+
+		a->off_ns += left;
+		a->sampled_ns += left;
+		w->stats.unread_ns += left;
+	} else if (left > 0) {
+		/* none of its own seen: as its process's were (wall_finish) */
+		if (w->ndeferred == w->deferred_cap) {
+			w->deferred_cap = w->deferred_cap ? 2 * w->deferred_cap : 64;
+			w->deferred = xrealloc(w->deferred,
+			    w->deferred_cap * sizeof *w->deferred);
+		}
+		w->deferred[w->ndeferred++] = (struct deferred){ t->pid, t->tid,
+		    left };
+	}
+	t->pool_ns = 0;
+	for (size_t i = 0; i < t->naccs; i++) {
+		const struct acc *a = &t->accs[i];
+		const struct site *s = &w->sites[a->site];
+
+		builder_offcpu(w->b, s->frames, s->n, a->off_ns, a->sampled_ns,
+		    a->observations, t->pid, t->tid);
+	}
+	t->naccs = 0;
+}
+
+/*
+ * Unseen time of a thread that had no short block seen: where its
+ * process's short blocks were seen, in proportion, else nowhere known.
+ */
+static void
+place_deferred(struct wall *w, const struct deferred *d, const uint64_t *keys,
+    size_t nkeys)
+{
+	uint64_t looks = 0, left = d->ns;
+	size_t lo = nkeys, hi = 0;
+	struct bframe unplaced[2] = { { BFRAME_OFFCPU, PROFIL_OFFCPU_BLOCKED },
+		{ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN } };
+
+	for (size_t k = 0; k < nkeys; k++)
+		if ((pid_t)(keys[k] >> 32) == d->pid) {
+			looks += hmap_get(&w->proc_looks, keys[k]);
+			lo = k < lo ? k : lo;
+			hi = k + 1;
+		}
+	if (looks == 0) {
+		builder_offcpu(w->b, unplaced, 2, d->ns, d->ns, 0, d->pid, d->tid);
+		return;
+	}
+	for (size_t k = lo; k < hi && left > 0; k++) {
+		uint64_t n = hmap_get(&w->proc_looks, keys[k]);
+		const struct site *s = &w->sites[(uint32_t)keys[k]];
+		uint64_t share = k + 1 == hi ? left : (uint64_t)((unsigned __int128)
+		    d->ns * n / looks);
+
+		share = share < left ? share : left;
+		left -= share;
+		if (share > 0)
+			builder_offcpu(w->b, s->frames, s->n, share, share, n,
+			    d->pid, d->tid);
+	}
+}
+
+void
+wall_finish(struct wall *w, uint64_t end)
+{
+	uint64_t *keys;
+	size_t nkeys;
+
+	for (size_t i = 0; i < w->nthreads; i++) {
+		struct wthread *t = &w->threads[i];
+
+		if (t->state == T_OFF || t->state == T_UNKNOWN)
+			wall_end_interval(w, t, end);
+		if (t->state != T_GONE)
+			wall_flush(w, t);
+		t->state = T_GONE;
+	}
+	keys = hmap_sorted_keys(&w->proc_looks, &nkeys);
+	for (size_t i = 0; i < w->ndeferred; i++)
+		place_deferred(w, &w->deferred[i], keys, nkeys);
+	free(keys);
+	builder_wall(w->b, &w->stats);
+}
