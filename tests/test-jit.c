@@ -440,6 +440,90 @@ assert_jit_stacks(const char *prf, const struct jit_split *sp, int calls_c,
 	assert_jit_stacks_in(folded(prf, &r), sp, calls_c, what);
 }
 
+/* ---- frames whose callers were found by frame pointer --------------------- */
+
+/* The name p keeps for [jit] frame f, or "". */
+static const char *
+jit_name_of(const struct profil_profile *p, const struct profil_frame *f)
+{
+	for (size_t i = 0; i < p->nsymbols; i++)
+		if (p->symbols[i].object == f->object &&
+		    f->addr >= p->symbols[i].start && f->addr < p->symbols[i].end)
+			return p->symbols[i].name;
+	return "";
+}
+
+static int
+fp_marked(const struct profil_profile *p, uint32_t frame)
+{
+	for (size_t i = 0; i < p->nfp_frames; i++)
+		if (p->fp_frames[i] == frame)
+			return 1;
+	return 0;
+}
+
+/*
+ * The profile's fp frames: every frame of the generated functions named
+ * in by_fp[0..nfp) that has a caller in some stack is marked (its caller
+ * was found by frame pointer), and no frame of the program's own code
+ * (jit-workload, whose unwind tables tell every caller) nor of the
+ * functions in by_cfi[0..ncfi) is.
+ */
+static void
+assert_fp_frames(const char *prf, const char *const *by_fp, int nfp,
+    const char *const *by_cfi, int ncfi, const char *what)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+	unsigned char *has_caller;
+	size_t want = 0, marked = 0;
+
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	has_caller = calloc(p->nframes + 1, 1);
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (size_t d = 0; d + 1 < p->stacks[i].depth; d++)
+			if (p->frames[p->stacks[i].frames[d + 1]].object !=
+			    PROFIL_FRAME_CUT)
+				has_caller[p->stacks[i].frames[d]] = 1;
+	for (uint32_t i = 0; i < p->nframes; i++) {
+		const struct profil_frame *f = &p->frames[i];
+		const char *obj = f->object < p->nobjects ?
+		    p->objects[f->object].path : "";
+		int jit = strcmp(obj, PROFIL_JIT_OBJECT) == 0;
+		const char *name = jit ? jit_name_of(p, f) : "";
+		size_t len = strlen(obj);
+
+		if (len >= 12 && strcmp(obj + len - 12, "jit-workload") == 0 &&
+		    fp_marked(p, i))
+			fail_msg("%s: a frame of jit-workload (at %#llx), which has "
+			    "unwind tables, is marked as found by frame pointer",
+			    what, (unsigned long long)f->addr);
+		for (int k = 0; jit && k < ncfi; k++)
+			if (strcmp(name, by_cfi[k]) == 0 && fp_marked(p, i))
+				fail_msg("%s: %s, unwound by its tables, is marked "
+				    "as found by frame pointer", what, name);
+		for (int k = 0; jit && k < nfp; k++)
+			if (strcmp(name, by_fp[k]) == 0 && has_caller[i]) {
+				want++;
+				if (fp_marked(p, i))
+					marked++;
+				else
+					fail_msg("%s: a frame of %s (at %#llx) has a "
+					    "caller not marked as found by frame "
+					    "pointer", what, name,
+					    (unsigned long long)f->addr);
+			}
+	}
+	if (nfp > 0 && want == 0)
+		fail_msg("%s: no frame of the generated code has a caller", what);
+	print_message("%s: %zu of %zu frames of %d functions marked found by "
+	    "frame pointer; %zu fp frames in all\n", what, marked, want, nfp,
+	    p->nfp_frames);
+	free(has_caller);
+	profil_profile_free(p);
+}
+
 /* ---- running the program ------------------------------------------------- */
 
 static void
@@ -492,6 +576,10 @@ split_need(double points)
  * object [jit]; their stacks reach main through their C callers, and
  * c_leaf's through jit_calls_c; all of it after the map was removed.
  */
+/* The generated functions, all stepped through by frame pointer. */
+static const char *const fp_all[4] = { "jit_six", "jit_three",
+    "JS:*jit_one gen.js:3", "jit_calls_c" };
+
 static void
 perfmap_check(const char *engine)
 {
@@ -516,6 +604,7 @@ perfmap_check(const char *engine)
 	assert_jit_object(&s, &sp, what);
 	assert_split_as_measured(&s, &sp, scale, SPLIT_POINTS, what);
 	assert_jit_stacks(prf, &sp, 1, what);
+	assert_fp_frames(prf, fp_all, 4, NULL, 0, what);
 }
 
 static void
@@ -638,6 +727,8 @@ test_jitdump_timer(void **state)
  * CODE_LOAD): named and split as measured, and their stacks whole,
  * main;...;call_X;jit_X: found by the tables, as nothing else can.
  */
+static const char *const fp_calls[1] = { "jit_calls_c" };
+
 static void
 unwinding_check(const char *engine)
 {
@@ -661,6 +752,8 @@ unwinding_check(const char *engine)
 	assert_named(&s, &sp, scale, what);
 	assert_split_as_measured(&s, &sp, scale, SPLIT_POINTS, what);
 	assert_jit_stacks(prf, &sp, 1, what);
+	/* by their tables; jit_calls_c, which has none, by frame pointer */
+	assert_fp_frames(prf, fp_calls, 1, names, 3, what);
 }
 
 static void

@@ -80,6 +80,8 @@ struct builder {
 					   value -> + 1 */
 	struct stacktree tree;		/* of frame numbers */
 	struct hmap stack_counts;	/* node << 32 | thread -> count */
+	struct hmap fp_frames;		/* frame number -> 1: its callers were
+					   found by frame pointer (fpmarks.h) */
 	/* wall profiles: node << 32 | thread -> 1 + index in off */
 	struct hmap stack_off;
 	struct boff { uint64_t off_ns, sampled_ns, observations; } *off;

@@ -9,6 +9,7 @@
 
 #include "builder-internal.h"
 #include "cli.h"
+#include "fpmarks.h"
 
 void
 builder_stacks(struct builder *b)
@@ -41,7 +42,7 @@ static uint32_t
 stack_node(struct builder *b, const struct bframe *frames, size_t n,
     int count, uint64_t weight, pid_t pid, pid_t tid)
 {
-	uint32_t node = STACKTREE_ROOT;
+	uint32_t node = STACKTREE_ROOT, fr;
 
 	/* outermost in: the tree shares the callers stacks have in common */
 	for (size_t i = n; i-- > 0;) {
@@ -65,7 +66,11 @@ stack_node(struct builder *b, const struct bframe *frames, size_t n,
 			else
 				builder_unknown(b, weight, pid, tid);
 		}
-		node = stacktree_node(&b->tree, node, frame_of(b, obj, addr));
+		fr = frame_of(b, obj, addr);
+		if (fpmarks_any() && fpmarks_has(&frames[i]) &&
+		    hmap_get(&b->fp_frames, fr) == 0)
+			hmap_add(&b->fp_frames, fr, 1);
+		node = stacktree_node(&b->tree, node, fr);
 	}
 	return node;
 }
@@ -143,6 +148,14 @@ by_frame(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int
+by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Stack st's thread and frames from key (node << 32 | thread). */
 static void
 stack_frames(const struct builder *b, uint64_t key, const uint32_t *renumber,
@@ -182,6 +195,16 @@ builder_finish_stacks(struct builder *b, struct profil_profile *p,
 		renumber[order[i]] = (uint32_t)i;
 	}
 	p->nframes = b->nframes;
+	/* the frames whose callers were found by frame pointer, ascending */
+	keys = hmap_sorted_keys(&b->fp_frames, &n);
+	if (n > 0) {
+		p->fp_frames = xcalloc(n, sizeof *p->fp_frames);
+		for (size_t i = 0; i < n; i++)
+			p->fp_frames[i] = renumber[keys[i]];
+		p->nfp_frames = n;
+		qsort(p->fp_frames, n, sizeof *p->fp_frames, by_u32);
+	}
+	free(keys);
 	keys = hmap_sorted_keys(&b->stack_counts, &n);
 	p->stacks = xcalloc(n + b->noff + 1, sizeof *p->stacks);
 	for (size_t i = 0; i < n; i++) {

@@ -11,6 +11,7 @@
 
 #include "builder-internal.h"
 #include "cli.h"
+#include "fpmarks.h"
 
 void
 builder_external_threads(struct builder *b)
@@ -30,6 +31,7 @@ builder_new(unsigned bucket_bytes)
 		hmap_init(&b->special_frames[i]);
 	stacktree_init(&b->tree);
 	hmap_init(&b->stack_counts);
+	hmap_init(&b->fp_frames);
 	hmap_init(&b->stack_off);
 	hmap_init(&b->thread_index);
 	hmap_init(&b->process_index);
@@ -51,6 +53,8 @@ builder_free(struct builder *b)
 		hmap_free(&b->special_frames[i]);
 	stacktree_free(&b->tree);
 	hmap_free(&b->stack_counts);
+	hmap_free(&b->fp_frames);
+	fpmarks_clear();
 	hmap_free(&b->stack_off);
 	free(b->off);
 	free(b->wall);

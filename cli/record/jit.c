@@ -21,6 +21,7 @@
 
 #include "addrspace.h"
 #include "cli.h"
+#include "fpmarks.h"
 #include "hmap.h"
 #include "jit-names.h"
 #include "jit-tables.h"
@@ -588,9 +589,14 @@ flush_pending(struct jit_code *c)
 			const struct piece *p;
 
 			if (f[k].obj == BFRAME_UNKNOWN &&
-			    (p = piece_at(c, f[k].value)) != NULL)
+			    (p = piece_at(c, f[k].value)) != NULL) {
+				int fp = fpmarks_has(&f[k]);
+
 				f[k] = jit_names_frame(p->sym,
 				    f[k].value - p->start);
+				if (fp)		/* its mark goes with its name */
+					fpmarks_add(&f[k]);
+			}
 		}
 		if (!w->flat)
 			builder_sample_stack(jit_names_builder(), f, w->n, w->weight, w->pid,

@@ -17,6 +17,7 @@
 #include "addrspace.h"
 #include "cfirules.h"
 #include "cli.h"
+#include "fpmarks.h"
 #include "hmap.h"
 #include "jit.h"
 #include "unwind.h"
@@ -136,14 +137,6 @@ unwind_rules_index(struct unwind_space *s, uint64_t pc)
 	return s->nrules++;
 }
 
-static uint64_t frame_pointer_frames;
-
-uint64_t
-unwind_frame_pointer_frames(void)
-{
-	return frame_pointer_frames;
-}
-
 /*
  * Whether the caller of code without CFI at pc (located as *f) may be
  * found by its frame pointer: generated code (JIT runtimes keep frame
@@ -198,7 +191,8 @@ after_call(struct unwind_space *s, uint64_t ret)
  * right after a call; generated code, named or not yet: anonymous
  * executable memory, which cannot be read back), and its frame is above
  * the one before on the stack.  A frame whose
- * caller is found so is not remembered by the memo (its facts are CFI's).
+ * caller is found so is marked (fpmarks.h), and its stack is not
+ * remembered by the memo (its facts are CFI's).
  */
 int
 unwind_frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc)
@@ -223,6 +217,6 @@ unwind_frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc)
 	} else if (f.obj != jit_object() && !after_call(s, pc))
 		return 0;
 	c->unfollowed = 1;
-	frame_pointer_frames++;
+	fpmarks_add(&c->out[c->n - 1]);	/* the frame it was found from */
 	return 1;
 }

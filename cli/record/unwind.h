@@ -78,12 +78,6 @@ size_t unwind_blocked(struct unwind_space *s, pid_t tid, uint64_t sp,
  * not, and, with PROFIL_UNWIND_VERIFY=1 in the environment (every answer
  * checked by unwinding again), answers that differed.
  */
-/*
- * Frames whose caller was found by frame pointer, in code without CFI
- * (generated code: jit.h), so far.
- */
-uint64_t unwind_frame_pointer_frames(void);
-
 struct unwind_memo_counts {
 	uint64_t hits, misses, wrong;
 };
