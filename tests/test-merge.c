@@ -752,6 +752,14 @@ test_unit_jit_kept_apart(void **state)
 	add_symbol(b, 1, 0x11000, 0x12000, "JS:*caller b.js:2");
 	add_stack(a, 10, 10, 5, 2, in_a);
 	add_stack(b, 20, 20, 7, 3, in_b);
+	/* each leaf's caller found by frame pointer (frames by object, addr) */
+	a->fp_frames = xcalloc(1, sizeof *a->fp_frames);
+	a->fp_frames[0] = 1;			/* { 1, 0x10010 } */
+	a->nfp_frames = 1;
+	b->fp_frames = xcalloc(1, sizeof *b->fp_frames);
+	b->fp_frames[0] = 1;			/* { 1, 0x10020 } */
+	b->nfp_frames = 1;
+	assert_true(a->frames[1].addr == 0x10010 && b->frames[1].addr == 0x10020);
 	add_run(a, 10, 1);
 	add_run(b, 20, 1);
 	/* a source line each, at the same made-up address */
@@ -796,6 +804,22 @@ test_unit_jit_kept_apart(void **state)
 	assert_int_equal(counts[0], 12);	/* each leaf named: 5 + 7 */
 	assert_int_equal(counts[1], 7);		/* b's caller named */
 	assert_int_equal(m->objects[1].samples, 12);
+	/* a's hotA and b's leaf were marked found by frame pointer: so they are */
+	assert_int_equal(m->nfp_frames, 2);
+	for (size_t k = 0; k < m->nfp_frames; k++) {
+		const struct profil_frame *f = &m->frames[m->fp_frames[k]];
+		const char *name = NULL;
+
+		assert_int_equal(f->object, 1);
+		for (size_t y = 0; y < m->nsymbols; y++)
+			if (m->symbols[y].object == 1 &&
+			    f->addr >= m->symbols[y].start &&
+			    f->addr < m->symbols[y].end)
+				name = m->symbols[y].name;
+		assert_non_null(name);
+		assert_true(strcmp(name, k == 0 ? "JS:*hotA a.js:1" :
+		    "JS:*other_fn b.js:9") == 0);
+	}
 	profil_profile_free(m);
 	profil_profile_free(a);
 	profil_profile_free(b);

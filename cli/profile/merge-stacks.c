@@ -112,6 +112,29 @@ no_stacks(struct profil_profile *const *in, const char *const *names,
 	return 0;
 }
 
+/* A result frame is marked found by frame pointer if an input's was. */
+static void
+merge_fp_frames(struct profil_profile *const *in, size_t n,
+    struct profil_profile *out, uint32_t *const *renumber)
+{
+	unsigned char *marked = xcalloc(out->nframes + 1, 1);
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < in[i]->nfp_frames; k++)
+			if (in[i]->fp_frames[k] < in[i]->nframes)
+				marked[renumber[i][in[i]->fp_frames[k]]] = 1;
+	for (size_t f = 0; f < out->nframes; f++)
+		m += marked[f];
+	if (m > 0) {
+		out->fp_frames = xcalloc(m, sizeof *out->fp_frames);
+		for (size_t f = 0; f < out->nframes; f++)
+			if (marked[f])
+				out->fp_frames[out->nfp_frames++] = (uint32_t)f;
+	}
+	free(marked);
+}
+
 void
 merge_stacks(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile *out, size_t *const *where,
@@ -125,6 +148,7 @@ merge_stacks(struct profil_profile *const *in, const char *const *names,
 		return;
 	renumber = xcalloc(n, sizeof *renumber);
 	merge_frames(in, n, out, where, kp, renumber);
+	merge_fp_frames(in, n, out, renumber);
 	for (size_t k = 0; k < out->nframes; k++)
 		if (out->frames[k].object == PROFIL_FRAME_KERNEL &&
 		    out->frames[k].addr == 0)
@@ -181,8 +205,10 @@ merge_stacks(struct profil_profile *const *in, const char *const *names,
 			free(out->stacks[k].frames);
 		free(out->stacks);
 		free(out->frames);
+		free(out->fp_frames);
 		out->stacks = NULL;
 		out->frames = NULL;
-		out->nstacks = out->nframes = 0;
+		out->fp_frames = NULL;
+		out->nstacks = out->nframes = out->nfp_frames = 0;
 	}
 }
