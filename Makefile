@@ -128,8 +128,12 @@ else
 DWLIBS    := -ldw -lelf -lz
 endif
 
-$(BUILD)/profil: $(CLI_OBJ) $(STLIB)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STLIB) $(DWLIBS) -ldl -lpthread -lm
+# The recorder's builder shares the codec's tree of stacks (one copy,
+# lib/codec/stacktree.c): its object is linked in as it is, since
+# libprofil.a makes the library's internal names local.
+CLI_LIBOBJ := $(BUILD)/lib/codec/stacktree.o
+$(BUILD)/profil: $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB) $(DWLIBS) -ldl -lpthread -lm
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
@@ -350,7 +354,7 @@ $(BUILD)/tests/replay-%: fuzz/fuzz-%.c fuzz/replay.c fuzz/fuzz.h \
 	    -o $@ fuzz/fuzz-$*.c fuzz/replay.c $(filter %.o,$^) \
 	    -lcmocka $(FUZZ_LDLIBS)
 $(BUILD)/tests/replay-options: fuzz/fuzz-options.c fuzz/replay.c fuzz/fuzz.h \
-    $(filter-out $(BUILD)/cli/profil.o,$(CLI_OBJ)) $(STLIB)
+    $(filter-out $(BUILD)/cli/profil.o,$(CLI_OBJ)) $(CLI_LIBOBJ) $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) $(CLICFLAGS) -Ifuzz -DREPLAY_CORPUS='"$(CURDIR)/tests/corpus/options"' \
 	    -o $@ fuzz/fuzz-options.c fuzz/replay.c $(filter %.o,$^) $(STLIB) \

@@ -7,7 +7,7 @@
  *   builder-objects.c  the mapped files: segments, build-id, and file
  *                      offsets to link-time addresses
  *   builder-stacks.c   call stacks: frames, the tree of distinct stacks
- *                      (stacktree.h), their counts, and the profile's
+ *                      (lib/codec/stacktree.h), their counts, and the profile's
  *
  * Invariant: samples = object samples + kernel + unknown, and the same
  * sum over threads and over processes.
@@ -23,7 +23,7 @@
 
 #include "builder.h"
 #include "hmap.h"
-#include "stacktree.h"
+#include "codec/stacktree.h"
 
 #define MAX_SEGMENTS 16
 

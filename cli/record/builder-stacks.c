@@ -1,9 +1,9 @@
 /*
  * builder-stacks.c - the builder's call stacks (builder-internal.h): each
- * frame numbered once, stacks in the tree of distinct stacks
- * (stacktree.h) from the outermost frame in, counted by (leaf node,
- * thread); and at the end the profile's frames, sorted as the format
- * wants them, and its stacks, leaf first.
+ * frame numbered once, stacks in the tree of distinct stacks (the
+ * codec's, lib/codec/stacktree.h) from the outermost frame in, counted by
+ * (leaf node, thread); and at the end the profile's frames, sorted as the
+ * format wants them, and its stacks, leaf first.
  */
 #include <stdlib.h>
 
@@ -70,7 +70,9 @@ stack_node(struct builder *b, const struct bframe *frames, size_t n,
 		if (fpmarks_any() && fpmarks_has(&frames[i]) &&
 		    hmap_get(&b->fp_frames, fr) == 0)
 			hmap_add(&b->fp_frames, fr, 1);
-		node = stacktree_node(&b->tree, node, fr);
+		if ((node = stacktree_node(&b->tree, node, fr)) ==
+		    STACKTREE_ROOT)
+			cli_die(1, "out of memory");
 	}
 	return node;
 }

@@ -29,7 +29,7 @@ builder_new(unsigned bucket_bytes)
 	hmap_init(&b->kernel_hist);
 	for (int i = 0; i < 4; i++)
 		hmap_init(&b->special_frames[i]);
-	stacktree_init(&b->tree);
+	b->tree = (struct stacktree){ 0 };
 	hmap_init(&b->stack_counts);
 	hmap_init(&b->fp_frames);
 	hmap_init(&b->stack_off);

@@ -10,6 +10,7 @@
 
 #include "codec/prf.h"
 #include "codec/prf-internal.h"
+#include "codec/stacktree.h"
 
 static size_t
 begin_record_flags(struct rio_out *out, uint16_t tag, uint16_t flags)
@@ -88,92 +89,6 @@ encode_histogram(struct rio_out *out, const struct profil_object *o)
 }
 
 /*
- * Pairs (parent node + 1, frame) to node numbers while encoding stacks: an
- * open-addressing table the encoder owns (the library has no hash map of
- * its own elsewhere).
- */
-struct node_table {
-	uint64_t *keys;		/* (parent + 1) << 32 | frame, + 1; 0: empty */
-	uint32_t *nodes;
-	size_t cap, len;
-};
-
-/*
- * A slot for key in a table of cap (a power of two) slots.  Keys differ
- * mostly in their high half (the parent: recursion repeats one frame
- * under ever deeper parents), so every bit is mixed into the low ones
- * (MurmurHash3's finaliser); the top bits of a multiplication alone
- * left such keys two slots, and encoding a 4096-deep recursion took
- * 4096^2 probes.
- */
-static size_t
-node_slot(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	key *= 0xc4ceb9fe1a85ec53ull;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
-static int
-node_table_grow(struct node_table *t)
-{
-	size_t cap = t->cap ? 2 * t->cap : 1024;
-	uint64_t *keys = calloc(cap, sizeof *keys);
-	uint32_t *nodes = calloc(cap, sizeof *nodes);
-
-	if (keys == NULL || nodes == NULL) {
-		free(keys);
-		free(nodes);
-		return -1;
-	}
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t k;
-
-		if (t->keys[i] == 0)
-			continue;
-		k = node_slot(t->keys[i], cap);
-		while (keys[k] != 0)
-			k = (k + 1) & (cap - 1);
-		keys[k] = t->keys[i];
-		nodes[k] = t->nodes[i];
-	}
-	free(t->keys);
-	free(t->nodes);
-	t->keys = keys;
-	t->nodes = nodes;
-	t->cap = cap;
-	return 0;
-}
-
-/*
- * The node of frame under parent (UINT32_MAX: a root), made if new with
- * number t->len; its number, or -1 when out of memory.
- */
-static int64_t
-node_of(struct node_table *t, struct rio_out *nodes_out, uint32_t parent,
-    uint32_t frame)
-{
-	uint64_t key = (((uint64_t)parent + 1) << 32 | frame) + 1;
-	size_t k;
-
-	if (2 * (t->len + 1) > t->cap && node_table_grow(t) < 0)
-		return -1;
-	k = node_slot(key, t->cap);
-	for (; t->keys[k] != 0; k = (k + 1) & (t->cap - 1))
-		if (t->keys[k] == key)
-			return t->nodes[k];
-	t->keys[k] = key;
-	t->nodes[k] = (uint32_t)t->len;
-	/* parent as its number + 1, 0 for a root: always below our own */
-	rio_put_varint(nodes_out, parent == UINT32_MAX ? 0 : (uint64_t)parent + 1);
-	rio_put_varint(nodes_out, frame);
-	return (int64_t)t->len++;
-}
-
-/*
  * The stacks record's payload: frames (object, address delta within one
  * object), the tree of stacks from their outermost frame in (each node a
  * parent and a frame), and each stack as its leaf node, thread and count.
@@ -182,8 +97,8 @@ node_of(struct node_table *t, struct rio_out *nodes_out, uint32_t parent,
 static int
 encode_stacks(struct rio_out *out, const struct profil_profile *p)
 {
-	struct node_table t = { NULL, NULL, 0, 0 };
-	struct rio_out nodes, leaves;
+	struct stacktree t = { 0 };
+	struct rio_out leaves;
 	int rc = 0;
 
 	rio_put_varint(out, p->nframes);
@@ -199,11 +114,10 @@ encode_stacks(struct rio_out *out, const struct profil_profile *p)
 		rio_put_varint(out, f->object);
 		rio_put_varint(out, same ? f->addr - prev->addr : f->addr);
 	}
-	rio_out_init(&nodes);
 	rio_out_init(&leaves);
 	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct profil_stack *st = &p->stacks[i];
-		int64_t node = UINT32_MAX;
+		uint32_t node = STACKTREE_ROOT;
 
 		if (st->depth == 0 || st->depth > PRF_MAX_DEPTH) {
 			errno = EINVAL;
@@ -214,13 +128,12 @@ encode_stacks(struct rio_out *out, const struct profil_profile *p)
 			if (st->frames[d] >= p->nframes) {
 				errno = EINVAL;
 				rc = -1;
-			} else if ((node = node_of(&t, &nodes, (uint32_t)node,
-			    st->frames[d])) < 0) {
-				errno = ENOMEM;
-				rc = -1;
+			} else if ((node = stacktree_node(&t, node,
+			    st->frames[d])) == STACKTREE_ROOT) {
+				rc = -1;	/* ENOMEM */
 			}
 		}
-		rio_put_varint(&leaves, (uint64_t)node);
+		rio_put_varint(&leaves, node);
 		rio_put_varint(&leaves, st->pid);
 		rio_put_varint(&leaves, st->tid);
 		rio_put_varint(&leaves, st->count);
@@ -230,16 +143,18 @@ encode_stacks(struct rio_out *out, const struct profil_profile *p)
 			rio_put_varint(&leaves, st->observations);
 		}
 	}
-	rio_put_varint(out, t.len);
-	rio_put_bytes(out, nodes.data, nodes.len);
+	/* the nodes as made: parent + 1 (0 for a root), always below ours */
+	rio_put_varint(out, t.n);
+	for (size_t k = 0; k < t.n; k++) {
+		rio_put_varint(out, t.parent[k]);
+		rio_put_varint(out, t.frame[k]);
+	}
 	rio_put_varint(out, p->nstacks);
 	rio_put_bytes(out, leaves.data, leaves.len);
-	if (nodes.failed || leaves.failed)
+	if (leaves.failed)
 		out->failed = 1;
-	rio_out_free(&nodes);
 	rio_out_free(&leaves);
-	free(t.keys);
-	free(t.nodes);
+	stacktree_free(&t);
 	return rc;
 }
 

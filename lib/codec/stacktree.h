@@ -10,33 +10,39 @@
  *   for (i = depth; i-- > 0;)
  *           node = stacktree_node(t, node, frames[i]);
  *
- * Invariant: every (parent, frame) pair is one node, made once, and a
- * parent is made before its children.
+ * Nodes are numbered as they are made, 0 up, and a parent is made before
+ * its children: the .prf stacks record is the tree as it is
+ * (prf-encode.c), and the recorder's builder counts stacks by leaf node
+ * (cli/record/builder-stacks.c).  The one copy of it, in the codec's
+ * room, the lowest, so both reach it.
+ *
+ * Invariant: every (parent, frame) pair is one node, made once.
  */
-#ifndef PROFIL_RECORD_STACKTREE_H
-#define PROFIL_RECORD_STACKTREE_H
+#ifndef PROFIL_CODEC_STACKTREE_H
+#define PROFIL_CODEC_STACKTREE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hmap.h"
-
 #define STACKTREE_ROOT	UINT32_MAX	/* the parent of outermost frames */
 
-/* Zero-initialise, or stacktree_init; free with stacktree_free. */
+/* Zero-initialised is empty; free with stacktree_free. */
 struct stacktree {
 	uint32_t *parent;	/* node's parent + 1 (0: a root's child) */
 	uint32_t *frame;	/* node's frame */
 	size_t n, cap;
-	struct hmap index;	/* (parent + 1) << 32 | frame -> node + 1 */
+	/* (parent + 1) << 32 | frame, + 1 (0: empty) -> node, by open addressing */
+	uint64_t *keys;
+	uint32_t *nodes;
+	size_t slots;		/* a power of two, or 0 */
 };
 
-void stacktree_init(struct stacktree *t);
 void stacktree_free(struct stacktree *t);
 
 /*
  * The node of frame under parent (STACKTREE_ROOT: an outermost frame),
- * made if new.  Allocation exits on failure.
+ * made if new; or STACKTREE_ROOT, never a node, if memory ran out (errno
+ * ENOMEM) or the tree holds 2^32 - 2 nodes already.
  */
 uint32_t stacktree_node(struct stacktree *t, uint32_t parent, uint32_t frame);
 
