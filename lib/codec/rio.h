@@ -3,8 +3,9 @@
  * and fuzzers can use memory: a growable output buffer and a bounds-checked
  * input cursor.  Fixed little-endian byte order; LEB128 varints.
  *
- * Errors are sticky: after a failed get or put every later one fails too,
- * and the caller checks once (rio_ok) at a convenient point.
+ * Errors are sticky: after a failed get or put every later one fails too
+ * (a failed get gives 0, zeroed bytes or NULL), so the caller checks the
+ * stream's failed flag once, at a convenient point.
  */
 #ifndef PROFIL_RIO_H
 #define PROFIL_RIO_H
