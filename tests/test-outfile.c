@@ -2,8 +2,9 @@
  * test-outfile.c - what every command that writes a file promises
  * (cli/outfile.h): it replaces only a file profil wrote (or an empty
  * one), never follows or replaces a symlink, never touches a directory
- * or someone else's file, and a failed write (disk full) leaves the old
- * file as it was with no temporary file behind.
+ * or someone else's file, a failed write (disk full) leaves the old
+ * file as it was with no temporary file behind, and what it writes is
+ * 0644 whatever the umask.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -278,6 +279,53 @@ test_disk_full_keeps_the_old_file(void **state)
 	assert_int_equal(umount(mnt), 0);
 }
 
+/* Every writer's file is rw-r--r--, as profil_profile_save's, umask 077. */
+static void
+test_every_writer_makes_0644(void **state)
+{
+	const char *prf = tmp("mode.prf"), *page = tmp("mode.html");
+	const char *pb = tmp("mode.pb.gz"), *folded = tmp("mode.folded");
+	const char *merged = tmp("mode-merged.prf"), *gdir = tmp("mode-gmon");
+	char gmon[PATH_MAX];
+	const char *made[] = { prf, page, pb, folded, merged, gmon };
+	struct run r;
+	struct stat st;
+	mode_t old = umask(077);
+
+	(void)state;
+	assert_int_equal(mkdir(gdir, 0755), 0);
+	snprintf(gmon, sizeof gmon, "%s/gmon.workload.out", gdir);
+	char *record[] = { profil_bin, "record", "-q", "-o", (char *)prf,
+	    workload, "split", "0.011", NULL };
+	char *html[] = { profil_bin, "report", "--html", (char *)page,
+	    (char *)prf, NULL };
+	char *pprof[] = { profil_bin, "export", "--format", "pprof", "-o",
+	    (char *)pb, (char *)prf, NULL };
+	char *fold[] = { profil_bin, "export", "--format", "folded", "-o",
+	    (char *)folded, (char *)prf, NULL };
+	char *g[] = { profil_bin, "export", "--format", "gmon", "-o",
+	    (char *)gdir, (char *)prf, NULL };
+	char *merge[] = { profil_bin, "merge", "-q", "-o", (char *)merged,
+	    (char *)profile(), (char *)profile_copy(), NULL };
+	char **runs[] = { record, html, pprof, fold, g, merge };
+
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		run(&r, runs[i]);
+		if (r.status != 0)
+			fail_msg("%s %s: status %d: %s", runs[i][1], runs[i][2],
+			    r.status, r.err);
+	}
+	umask(old);
+	for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+		assert_int_equal(stat(made[i], &st), 0);
+		if ((st.st_mode & 07777) != 0644)
+			fail_msg("%s: mode %o, not 0644", made[i],
+			    (unsigned)(st.st_mode & 07777));
+	}
+	no_temporaries(tmpdir);
+	no_temporaries(gdir);
+}
+
 int
 main(void)
 {
@@ -286,6 +334,7 @@ main(void)
 		cmocka_unit_test(test_every_writer_keeps_foreign_files),
 		cmocka_unit_test(test_folded_replaced_by_its_first_line),
 		cmocka_unit_test(test_disk_full_keeps_the_old_file),
+		cmocka_unit_test(test_every_writer_makes_0644),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
 }

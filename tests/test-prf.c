@@ -2,8 +2,10 @@
  * test-prf.c - the .prf format: what is written is read back the same;
  * every malformed file is refused with a cause naming what and where,
  * without first building what a hostile stack tree describes; saving is
- * atomic and never follows a symlink.
+ * atomic, never follows a symlink, makes a 0644 file whatever the umask,
+ * and a save that fails late leaves the old file and no temporary one.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -374,6 +376,85 @@ test_save_is_atomic(void **state)
 {
 	(void)state;
 	FORKED(saving, 30);
+}
+
+/* How many names in dir hold ".tmp.": temporary files left behind. */
+static int
+temporaries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	CHECK(d != NULL, "opendir %s", dir);
+	while ((e = readdir(d)) != NULL)
+		n += strstr(e->d_name, ".tmp.") != NULL;
+	closedir(d);
+	return n;
+}
+
+/*
+ * Failures found late, after the data is written: the rename over a
+ * directory (EISDIR; as root, where no permission bit stops a write);
+ * the file made 0644 under any umask; a directory that does not exist.
+ */
+static void
+saving_failures(void)
+{
+	struct profil_profile p, *q;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	char dir[] = "/tmp/profil-test-XXXXXX", path[256], inner[300];
+	char cause[256] = "", cmd[300];
+	struct stat st;
+
+	sample_profile(&p, o, t, &pr);
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+
+	umask(077);
+	snprintf(path, sizeof path, "%s/a.prf", dir);
+	CHECK(profil_profile_save(&p, path, cause, sizeof cause) == 0, "%s", cause);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644,
+	    "mode %o, not 0644", (unsigned)(st.st_mode & 07777));
+
+	/* written whole, linked beside it, then the rename is refused */
+	snprintf(path, sizeof path, "%s/d.prf", dir);
+	snprintf(inner, sizeof inner, "%s/keep", path);
+	CHECK(mkdir(path, 0755) == 0, "mkdir");
+	int fd = open(inner, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && write(fd, "keep", 4) == 4 && close(fd) == 0, "keep");
+	errno = 0;
+	CHECK(profil_profile_save(&p, path, cause, sizeof cause) == -1,
+	    "saved over a directory");
+	CHECK(errno == EISDIR, "errno %d", errno);
+	CHECK(strcmp(cause, strerror(EISDIR)) == 0, "cause: %s", cause);
+	CHECK(lstat(path, &st) == 0 && S_ISDIR(st.st_mode), "directory replaced");
+	CHECK(stat(inner, &st) == 0 && st.st_size == 4, "directory emptied");
+	CHECK(temporaries(dir) == 0, "temporary file left after a failed rename");
+
+	/* a directory that is not there: nothing made, the cause says why */
+	snprintf(path, sizeof path, "%s/none/a.prf", dir);
+	errno = 0;
+	CHECK(profil_profile_save(&p, path, cause, sizeof cause) == -1,
+	    "saved into no directory");
+	CHECK(errno == ENOENT, "errno %d", errno);
+	CHECK(strcmp(cause, strerror(ENOENT)) == 0, "cause: %s", cause);
+
+	snprintf(path, sizeof path, "%s/a.prf", dir);
+	q = profil_profile_read(path, cause, sizeof cause);
+	CHECK(q != NULL, "first file damaged: %s", cause);
+	profil_profile_free(q);
+	CHECK(temporaries(dir) == 0, "temporary file left");
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK(system(cmd) == 0, "cleanup");
+}
+
+static void
+test_save_failures_leave_no_trace(void **state)
+{
+	(void)state;
+	FORKED(saving_failures, 30);
 }
 
 static void
@@ -987,6 +1068,7 @@ main(void)
 		cmocka_unit_test(test_counts_must_add_up),
 		cmocka_unit_test(test_weights_record),
 		cmocka_unit_test(test_save_is_atomic),
+		cmocka_unit_test(test_save_failures_leave_no_trace),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_stack_sizes_checked_first),
 		cmocka_unit_test(test_recursion_encodes_in_linear_time),
