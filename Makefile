@@ -128,10 +128,13 @@ else
 DWLIBS    := -ldw -lelf -lz
 endif
 
-# The recorder's builder shares the codec's tree of stacks (one copy,
-# lib/codec/stacktree.c): its object is linked in as it is, since
-# libprofil.a makes the library's internal names local.
-CLI_LIBOBJ := $(BUILD)/lib/codec/stacktree.o
+# Internal names of the library the command uses, linked in as their
+# objects are, since libprofil.a makes them local: the tree of distinct
+# stacks the recorder's builder shares with the codec (one copy,
+# lib/codec/stacktree.c), and the atomic file writer, rio_file
+# (cli/outfile.c).
+CLI_LIBOBJ := $(BUILD)/lib/codec/stacktree.o $(BUILD)/lib/codec/rio-file.o
+
 $(BUILD)/profil: $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB) $(DWLIBS) -ldl -lpthread -lm
 

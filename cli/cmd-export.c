@@ -111,7 +111,7 @@ export_folded_to(const struct profil_profile *p, const char *path,
 		    "a stack of its own");
 	if (strcmp(path, "-") != 0) {
 		if (outfile_open(&of, path, OUTFILE_FOLDED, cause, sizeof cause) < 0 ||
-		    (out = fdopen(of.fd, "w")) == NULL) {
+		    (out = fdopen(of.file.fd, "w")) == NULL) {
 			if (out == NULL)
 				outfile_abort(&of, NULL);
 			cli_error("%s", out == NULL ? strerror(errno) : cause);

@@ -211,7 +211,7 @@ write_gmon(const struct profil_profile *p, size_t oi, const struct hmap *arcs,
 		free(left);
 		return -1;
 	}
-	if ((f = fdopen(of.fd, "w")) == NULL) {
+	if ((f = fdopen(of.file.fd, "w")) == NULL) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		outfile_abort(&of, NULL);
 		free(left);

@@ -197,7 +197,7 @@ export_pprof_save(const struct profil_profile *p, const struct funcs *f,
 		pbuf_free(&msg);
 		return -1;
 	}
-	if (write_gzip(of.fd, msg.data, msg.len) < 0) {
+	if (write_gzip(of.file.fd, msg.data, msg.len) < 0) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		outfile_abort(&of, NULL);
 		rc = -1;

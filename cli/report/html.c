@@ -370,7 +370,7 @@ report_html(const struct profil_profile *p, const struct funcs *f,
 
 	if (outfile_open(&of, path, OUTFILE_HTML, cause, cause_size) < 0)
 		return -1;
-	if ((fp = fdopen(of.fd, "w")) == NULL) {
+	if ((fp = fdopen(of.file.fd, "w")) == NULL) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		outfile_abort(&of, NULL);
 		return -1;

@@ -1,7 +1,9 @@
 /*
  * rio.h - the byte streams every file format goes through, so that tests
  * and fuzzers can use memory: a growable output buffer and a bounds-checked
- * input cursor.  Fixed little-endian byte order; LEB128 varints.
+ * input cursor (rio.c).  Fixed little-endian byte order; LEB128 varints.
+ * And where the bytes end up: a file put in place whole or not at all
+ * (rio-file.c), the one way profil writes a file.
  *
  * Errors are sticky: after a failed get or put every later one fails too
  * (a failed get gives 0, zeroed bytes or NULL), so the caller checks the
@@ -51,5 +53,38 @@ static inline size_t rio_left(const struct rio_in *in)
 {
 	return in->failed ? 0 : in->len - in->pos;
 }
+
+/*
+ * A file that replaces path whole, or leaves it as it was: the bytes go
+ * to a temporary file in path's directory, which commit syncs, gives mode
+ * 0644 and renames over path (a symlink at path is replaced, never
+ * followed).  Whatever fails (disk full, no permission), the old file is
+ * intact and no temporary file is left; after a crash too, but for a
+ * NAME.tmp.XXXXXX where the file system has no unnamed files.  Errors:
+ * -1 with errno.
+ */
+struct rio_file {
+	int fd;			/* open for writing, close-on-exec */
+	char *tmp;		/* the temporary file's name, NULL while it has
+				 * none (O_TMPFILE) */
+};
+
+/*
+ * Create the temporary file beside path.  0, or -1 with errno and nothing
+ * to abort.  Creating it finds out early what only a write would tell (a
+ * read-only file system, /proc, a name the file system refuses, no inode
+ * left), so record opens its output before it runs the program.
+ */
+int rio_file_open(struct rio_file *f, const char *path);
+/* All of data to f->fd.  0, or -1 with errno (nothing is removed: abort). */
+int rio_file_write(struct rio_file *f, const void *data, size_t size);
+/*
+ * Sync, close and rename over path, which may differ from open's but in
+ * the same directory (record learns %p's pid late).  0, or -1 with errno
+ * (EIO if nothing said more) and the temporary file removed.
+ */
+int rio_file_commit(struct rio_file *f, const char *path);
+/* Give up: close f->fd (if not -1) and remove the temporary file. */
+void rio_file_abort(struct rio_file *f);
 
 #endif
