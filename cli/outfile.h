@@ -3,10 +3,10 @@
  * HTML).  A name may hold nothing yet, an empty file, or a regular file
  * profil wrote (it starts with that kind's signature): never a symlink,
  * a directory, a device or someone else's file.  The writing is the
- * library's rio_file (lib/codec/rio.h): the data goes to a temporary file
- * beside it, renamed over it once complete and synced, so a failure (disk
- * full, no permission, a crash) leaves the old file as it was and no
- * partial file behind.
+ * library's rio_file (lib/codec/rio.h), as profil_profile_save's: the
+ * data goes to a temporary file beside it, renamed over it once complete
+ * and synced, so a failure (disk full, no permission, a crash) leaves the
+ * old file as it was and no partial file behind.
  */
 #ifndef PROFIL_OUTFILE_H
 #define PROFIL_OUTFILE_H

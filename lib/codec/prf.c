@@ -1,6 +1,7 @@
 /*
  * prf.c - whole .prf files: read one (profil_profile_parse, in
- * prf-decode.c, does the work), save one atomically, free a profile.
+ * prf-decode.c, does the work), save one atomically (rio_file, rio.h),
+ * free a profile.
  * The codec's other parts are listed in prf-internal.h.
  */
 #include <errno.h>
@@ -65,59 +66,32 @@ fail:
 
 /* ---- saving --------------------------------------------------------------- */
 
+/* Through rio_file, as the command writes its files (rio.h). */
 EXPORT int
 profil_profile_save(const struct profil_profile *p, const char *path,
     char *cause, size_t cause_size)
 {
-	char *tmp = NULL;
+	struct rio_file f;
 	void *data = NULL;
-	size_t size, done = 0;
-	int fd = -1, saved, created = 0;
+	size_t size;
+	int rc = -1, saved;
 
 	if (profil_profile_encode(p, &data, &size) < 0)
-		goto fail;
-	tmp = malloc(strlen(path) + 16);
-	if (tmp == NULL)
-		goto fail;
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		goto fail;
-	created = 1;
-	while (done < size) {
-		ssize_t n = write(fd, (char *)data + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail;
-		done += (size_t)n;
+		goto out;
+	if (rio_file_open(&f, path) < 0)
+		goto out;
+	if (rio_file_write(&f, data, size) < 0) {
+		rio_file_abort(&f);
+		goto out;
 	}
-	if (fsync(fd) < 0 || fchmod(fd, 0644) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	/* rename replaces a symlink at path, never what it points to */
-	if (rename(tmp, path) < 0)
-		goto fail;
-	free(tmp);
-	free(data);
-	return 0;
-fail:
+	rc = rio_file_commit(&f, path);
+out:
 	saved = errno;
-	if (cause != NULL && cause_size > 0)
+	if (rc < 0 && cause != NULL && cause_size > 0)
 		snprintf(cause, cause_size, "%s", strerror(saved));
-	if (fd >= 0)
-		close(fd);
-	if (created)
-		unlink(tmp);
-	free(tmp);
 	free(data);
 	errno = saved;
-	return -1;
+	return rc;
 }
 
 EXPORT void
