@@ -18,7 +18,7 @@
 
 /*
  * Signatures of what profil writes, for outfile_may_replace; a profile's
- * is its magic, PRF_MAGIC (lib/prf.h).
+ * is its magic, PRF_MAGIC (lib/codec/prf.h).
  */
 #define OUTFILE_GMON	"gmon"
 #define OUTFILE_GZIP	"\x1f\x8b"
