@@ -1,0 +1,68 @@
+/*
+ * report.c - what the views of `profil report` (and record's and diff's
+ * messages) figure from a profile alike (report.h): shares, the error
+ * scale of weighted samples, the rates, what went unsampled or was cut.
+ */
+#include <stdio.h>
+
+#include "report.h"
+
+double
+report_percent(uint64_t k, uint64_t n)
+{
+	return n ? 100.0 * (double)k / (double)n : 0.0;
+}
+
+double
+report_error_scale(const struct profil_profile *p)
+{
+	if (p->weight_sq == 0 || p->samples == 0 || p->weight_sq <= p->samples)
+		return 1;
+	return (double)p->weight_sq / (double)p->samples;
+}
+
+int
+report_weighted(const struct profil_profile *p)
+{
+	return p->taken > 0 && (p->budget > 0 || report_error_scale(p) > 1.005);
+}
+
+const char *
+report_rates(const struct profil_profile *p, char *buf, size_t size)
+{
+	double hz = p->interval_ns ? 1e9 / (double)p->interval_ns : 0;
+
+	if (p->slowest_ns > p->interval_ns)
+		snprintf(buf, size, "%.0f Hz down to %.0f Hz", hz,
+		    1e9 / (double)p->slowest_ns);
+	else
+		snprintf(buf, size, "%.0f Hz", hz);
+	return buf;
+}
+
+int
+report_unsampled(const struct profil_profile *p, double *seen_ns)
+{
+	*seen_ns = (double)(p->samples + p->lost) * (double)p->interval_ns;
+	return p->interval_ns > 0 && p->cpu_ns >= 50 * p->interval_ns &&
+	    *seen_ns < 0.8 * (double)p->cpu_ns;
+}
+
+double
+report_cut_share(const struct profil_profile *p, uint64_t reason)
+{
+	uint64_t cut = 0, all = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *st = &p->stacks[i];
+		const struct profil_frame *last;
+
+		all += st->count;
+		if (st->depth == 0)
+			continue;
+		last = &p->frames[st->frames[st->depth - 1]];
+		if (last->object == PROFIL_FRAME_CUT && last->addr == reason)
+			cut += st->count;
+	}
+	return all > 0 ? (double)cut / (double)all : 0;
+}
