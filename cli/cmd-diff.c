@@ -203,7 +203,8 @@ diff_exec(int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			o.format = table_option_format(optarg);
+			if ((o.format = table_parse_format(optarg)) < 0)
+				cli_die(EXIT_USAGE, TABLE_FORMAT_REFUSED, optarg);
 			break;
 		case 'n':
 			o.limit = cli_option_limit(optarg);

@@ -254,7 +254,8 @@ report_exec(int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
 		switch (c) {
 		case 'f':
-			o.format = table_option_format(optarg);
+			if ((o.format = table_parse_format(optarg)) < 0)
+				cli_die(EXIT_USAGE, TABLE_FORMAT_REFUSED, optarg);
 			break;
 		case 'O':
 			view = VIEW_OBJECTS;

@@ -382,17 +382,6 @@ table_parse_format(const char *name)
 	return -1;
 }
 
-int
-table_option_format(const char *arg)
-{
-	int format = table_parse_format(arg);
-
-	if (format < 0)
-		cli_die(EXIT_USAGE, "--format: unknown format '%s' (text, csv or "
-		    "json)", arg);
-	return format;
-}
-
 void
 table_print(const struct table *t, int format, const int *text_order,
     const char *caption)

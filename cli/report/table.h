@@ -53,11 +53,13 @@ union cell *table_row(struct table *t);
 
 enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
-/* FORMAT_* for "text", "csv" or "json"; -1 for anything else. */
+/*
+ * FORMAT_* for "text", "csv" or "json"; -1 for anything else, of which a
+ * command's --format says TABLE_FORMAT_REFUSED (a printf format of name).
+ */
 int table_parse_format(const char *name);
-
-/* The argument of a --format option, or a one-line usage exit. */
-int table_option_format(const char *arg);
+#define TABLE_FORMAT_REFUSED \
+	"--format: unknown format '%s' (text, csv or json)"
 
 /*
  * Print t.  For text, text_order lists the columns to show (-1 ends it);
