@@ -43,6 +43,18 @@ extern void (*cli_exit_hook)(int status);
 __attribute__((noreturn, format(printf, 2, 3))) void cli_die(int status,
     const char *fmt, ...);
 
+/*
+ * The modules below the commands print nothing: an error is a cause they
+ * return, and a warning a line they hand to the caller's cli_warn_fn
+ * (NULL: none wanted), as jit_end does.  cli_say formats such a line and
+ * hands it over; cli_warn_line is what a command passes to have it said
+ * as cli_warn says its own ("profil: NAME: warning: " and the line).
+ */
+typedef void cli_warn_fn(const char *line);
+__attribute__((format(printf, 2, 3))) void cli_say(cli_warn_fn *warn,
+    const char *fmt, ...);
+void cli_warn_line(const char *line);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

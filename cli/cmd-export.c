@@ -196,9 +196,9 @@ export_exec(int argc, char **argv)
 	};
 	const char *format = NULL, *out = NULL, *symfs = NULL, *debug_dirs = NULL;
 	struct profil_profile *p;
-	char cause[256];
+	char cause[PATH_MAX + 256];
 	struct stat st;
-	int c, pprof, folded, status, made = 0, inlines = 0, cpu_only = 0;
+	int c, pprof, folded, status = 0, made = 0, inlines = 0, cpu_only = 0;
 
 	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
@@ -270,8 +270,13 @@ export_exec(int argc, char **argv)
 		}
 		made = 1;
 	}
-	status = pprof ? export_pprof(p, out, inlines) :
-	    export_gmon(p, argv[optind], out);
+	if (pprof) {
+		status = export_pprof(p, out, inlines);
+	} else if (export_gmon(p, argv[optind], out, cli_warn_line, cause,
+	    sizeof cause) < 0) {
+		cli_error("%s", cause);
+		status = 1;
+	}
 	if (made && status != 0)
 		rmdir(out);	/* only if nothing was written there */
 	profil_profile_free(p);

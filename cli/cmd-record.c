@@ -54,13 +54,6 @@ _Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
 #define STR(x)			STR_(x)
 #define STR_(x)			#x
 
-/* What was wrong with a JIT runtime's files (jit.h): a line each. */
-static void
-say_jit(const char *line)
-{
-	cli_warn("%s", line);
-}
-
 
 
 static int
@@ -438,7 +431,7 @@ record_exec(int argc, char **argv)
 
 	p = builder_finish(r.builder);
 	builder_free(r.builder);
-	jit_end(p, say_jit);
+	jit_end(p, cli_warn_line);
 	output_header(p, &o, &r, &wall_start);
 
 	free(path);	/* out.path until now */

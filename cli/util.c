@@ -63,6 +63,34 @@ cli_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+void
+cli_say(cli_warn_fn *warn, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+	int n;
+
+	if (warn == NULL)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	line = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(line, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	warn(line);
+	free(line);
+}
+
+void
+cli_warn_line(const char *line)
+{
+	cli_warn("%s", line);
+}
+
 void *
 xmalloc(size_t n)
 {

@@ -247,9 +247,9 @@ write_gmon(const struct profil_profile *p, size_t oi, const struct hmap *arcs,
 }
 
 int
-export_gmon(const struct profil_profile *p, const char *file, const char *dir)
+export_gmon(const struct profil_profile *p, const char *file, const char *dir,
+    cli_warn_fn *warn, char *cause, size_t cause_size)
 {
-	char cause[PATH_MAX + 256];
 	char path[PATH_MAX];
 	int written = 0;
 
@@ -267,22 +267,21 @@ export_gmon(const struct profil_profile *p, const char *file, const char *dir)
 		nstarts = gprof_functions(o->path, &starts);
 		hmap_init(&arcs);
 		collect_arcs(p, i, starts, nstarts, &arcs);
-		rc = write_gmon(p, i, &arcs, path, cause, sizeof cause);
+		rc = write_gmon(p, i, &arcs, path, cause, cause_size);
 		hmap_free(&arcs);
 		free(starts);
-		if (rc < 0) {
-			cli_error("%s", cause);
-			return 1;
-		}
+		if (rc < 0)
+			return -1;
 		printf("%s\t%s\n", path, o->path);
 		if (nstarts == NO_SYMTAB)
-			cli_warn("%s: %s has no symbol table (stripped): gprof "
+			cli_say(warn, "%s: %s has no symbol table (stripped): gprof "
 			    "will name none of its functions ('profil report' "
 			    "names them from its unwind tables)", path,
 			    slash + 1);
 		written++;
 	}
 	if (written == 0)
-		cli_warn("%s: no object has samples: nothing to export", file);
+		cli_say(warn, "%s: no object has samples: nothing to export",
+		    file);
 	return 0;
 }
