@@ -257,7 +257,7 @@ diff_exec(int argc, char **argv)
 	warn_unlike(p, argv + optind);
 	incl = p[0]->nstacks > 0 && p[1]->nstacks > 0;
 	for (int k = 0; k < 2; k++) {
-		funcs_build(&f[k], p[k], 1);
+		funcs_build(&f[k], p[k], cli_warn_line);
 		/* inlined code is its caller's here, as in the self rows */
 		if (incl)
 			stacks_name(&s[k], p[k], &f[k], STACKS_NO_LINES);

@@ -57,9 +57,9 @@ export_pprof(const struct profil_profile *p, const char *path, int inlines)
 
 	/* funcs.c's warnings say [OBJECT]; in pprof such code has addresses */
 	if (inlines)
-		funcs_build_inline(&f, p, 0);
+		funcs_build_inline(&f, p, NULL);
 	else
-		funcs_build(&f, p, 0);
+		funcs_build(&f, p, NULL);
 	for (size_t i = 0; i < p->nobjects; i++)
 		if (f.problems[i] != NULL)
 			cli_warn("%s: %s; its code has no function names (addresses "
@@ -101,9 +101,9 @@ export_folded_to(const struct profil_profile *p, const char *path,
 	int rc;
 
 	if (inlines)
-		funcs_build_inline(&f, p, 1);
+		funcs_build_inline(&f, p, cli_warn_line);
 	else
-		funcs_build(&f, p, 1);
+		funcs_build(&f, p, cli_warn_line);
 	stacks_name(&s, p, &f, (inlines ? STACKS_INLINES : 0) | STACKS_NO_LINES);
 	if (p->nstacks == 0)
 		cli_warn("the profile has no call stacks (recorded with "

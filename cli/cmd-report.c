@@ -400,10 +400,10 @@ report_exec(int argc, char **argv)
 	table_style(o.columns, want_colour(colour));
 
 	if (inlines)
-		funcs_build_inline(&f, p, 1);
+		funcs_build_inline(&f, p, cli_warn_line);
 	else if (html != NULL || view == VIEW_FLAT || view == VIEW_HISTOGRAM ||
 	    view == VIEW_ANNOTATE || view >= VIEW_CALLERS)
-		funcs_build(&f, p, 1);
+		funcs_build(&f, p, cli_warn_line);
 	/*
 	 * Stacks by function: the flat view's inclusive column and the call
 	 * views, inlined functions frames of their own with --inline only, as

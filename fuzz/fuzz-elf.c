@@ -157,7 +157,7 @@ check_builder(const uint64_t *addr, size_t naddr, size_t size)
 	q = profil_profile_parse(encoded, len, cause, sizeof cause);
 	if (q == NULL)
 		fuzz_fail("the builder's profile is refused: %s", cause);
-	funcs_build(&f, q, 0);
+	funcs_build(&f, q, NULL);
 	for (i = 0; i < f.nrows; i++)
 		sum += f.rows[i].samples;
 	if (sum != q->samples)

@@ -268,7 +268,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (p == NULL)
 		return 0;
-	funcs_build(&f, p, 0);
+	funcs_build(&f, p, NULL);
 	check_rows(p, &f);
 	fflush(stdout);
 	dup2(null_fd, 1);

@@ -217,7 +217,7 @@ object_rows(struct funcs *f, size_t *cap, size_t oi,
  * [kernel] row, and once the reason.
  */
 static void
-kernel_rows(struct funcs *f, size_t *cap, int warn)
+kernel_rows(struct funcs *f, size_t *cap, cli_warn_fn *warn)
 {
 	const struct profil_profile *p = f->p;
 	const struct profil_kernel *k = p->kernel_code;
@@ -228,9 +228,9 @@ kernel_rows(struct funcs *f, size_t *cap, int warn)
 		return;
 	if (k != NULL) {
 		f->ktab = ksyms_open_profile(p, &f->kproblem);
-		if (f->kproblem != NULL && warn)
-			cli_warn("kernel functions are not named: %s; kernel "
-			    "samples show as [kernel]", f->kproblem);
+		if (f->kproblem != NULL)
+			cli_say(warn, "kernel functions are not named: %s; "
+			    "kernel samples show as [kernel]", f->kproblem);
 		unnamed = 0;
 		for (size_t i = 0; i < k->code.nbuckets; i++) {
 			uint64_t addr = k->code.buckets[i].addr;
@@ -283,7 +283,8 @@ funcs_by_samples(const void *a, const void *b)
 }
 
 static void
-build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
+build(struct funcs *f, const struct profil_profile *p, cli_warn_fn *warn,
+    int inlines)
 {
 	size_t cap = 0, i, out;
 
@@ -303,9 +304,9 @@ build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 		if (o->nbuckets == 0 && !needed[i])
 			continue;	/* reading its symbols would be wasted */
 		f->tabs[i] = symtab_open_profile(p, i, &f->problems[i]);
-		if (warn && f->problems[i] != NULL)
-			cli_warn("%s: %s; its functions show as [%s]", o->path,
-			    f->problems[i], funcs_base_name(o->path));
+		if (f->problems[i] != NULL)
+			cli_say(warn, "%s: %s; its functions show as [%s]",
+			    o->path, f->problems[i], funcs_base_name(o->path));
 		if (o->bucket_bytes > 1 && p->nstacks > 0) {
 			struct profil_object exact = exact_object(p, i);
 
@@ -344,13 +345,15 @@ build(struct funcs *f, const struct profil_profile *p, int warn, int inlines)
 }
 
 void
-funcs_build(struct funcs *f, const struct profil_profile *p, int warn)
+funcs_build(struct funcs *f, const struct profil_profile *p,
+    cli_warn_fn *warn)
 {
 	build(f, p, warn, 0);
 }
 
 void
-funcs_build_inline(struct funcs *f, const struct profil_profile *p, int warn)
+funcs_build_inline(struct funcs *f, const struct profil_profile *p,
+    cli_warn_fn *warn)
 {
 	build(f, p, warn, 1);
 }

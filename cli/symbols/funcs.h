@@ -14,6 +14,7 @@
 
 #include <profil.h>
 
+#include "cli.h"
 #include "symbols.h"
 
 struct ksyms;
@@ -46,11 +47,13 @@ struct funcs {
 
 /*
  * Fold p (which must outlive f).  Objects whose symbols cannot be read
- * (or whose build-id differs) get one [OBJECT] row; if warn, each such
- * object with samples is named on stderr with the reason.  The symbols
- * of an object without samples are not read: nothing needs its names.
+ * (or whose build-id differs) get one [OBJECT] row; each such object with
+ * samples is named to warn with the reason (cli.h; NULL: to no one, the
+ * reasons stay in problems and kproblem).  The symbols of an object
+ * without samples are not read: nothing needs its names.
  */
-void funcs_build(struct funcs *f, const struct profil_profile *p, int warn);
+void funcs_build(struct funcs *f, const struct profil_profile *p,
+    cli_warn_fn *warn);
 
 /*
  * The same, but code the compiler inlined is credited to the innermost
@@ -58,7 +61,7 @@ void funcs_build(struct funcs *f, const struct profil_profile *p, int warn);
  * rows have no address range (start = end = 0).
  */
 void funcs_build_inline(struct funcs *f, const struct profil_profile *p,
-    int warn);
+    cli_warn_fn *warn);
 void funcs_free(struct funcs *f);
 
 /*
