@@ -105,7 +105,7 @@ merge_exec(int argc, char **argv)
 		}
 	}
 	if (merge_profiles(in, (const char *const *)argv + optind, n, &sum,
-	    cause, sizeof cause) < 0) {
+	    cli_warn_line, cause, sizeof cause) < 0) {
 		cli_error("%s", cause);
 		free_all(in, n);
 		return 1;

@@ -224,7 +224,7 @@ check_merge(const struct profil_profile *p)
 	size_t size;
 
 	/* (refused with a cause for no objects, odd bucket sizes, overflow) */
-	if (merge_profiles(in, names, 2, &sum, cause, sizeof cause) < 0) {
+	if (merge_profiles(in, names, 2, &sum, NULL, cause, sizeof cause) < 0) {
 		if (cause[0] == '\0')
 			fuzz_fail("merge refused without a cause");
 		return;

@@ -111,7 +111,8 @@ merged(struct profil_profile *a, struct profil_profile *b)
 	void *data;
 	size_t size;
 
-	if (merge_profiles(in, names, 2, &m, cause, sizeof cause) < 0)
+	if (merge_profiles(in, names, 2, &m, cli_warn_line, cause,
+	    sizeof cause) < 0)
 		fail_msg("merge refused: %s", cause);
 	assert_int_equal(profil_profile_encode(m, &data, &size), 0);
 	back = profil_profile_parse(data, size, cause, sizeof cause);
@@ -130,7 +131,8 @@ refused(struct profil_profile *a, struct profil_profile *b, const char *want)
 	const char *names[2] = { "a.prf", "b.prf" };
 	char cause[512] = "";
 
-	assert_int_equal(merge_profiles(in, names, 2, &m, cause, sizeof cause), -1);
+	assert_int_equal(merge_profiles(in, names, 2, &m, cli_warn_line, cause,
+	    sizeof cause), -1);
 	assert_null(m);
 	if (strstr(cause, want) == NULL || strchr(cause, '\n') != NULL)
 		fail_msg("cause [%s] does not say '%s' in one line", cause, want);

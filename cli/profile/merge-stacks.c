@@ -94,7 +94,7 @@ by_stack(const void *a, const void *b)
 /* The reason the result can have no stacks, said once; 1 if there is one. */
 static int
 no_stacks(struct profil_profile *const *in, const char *const *names,
-    size_t n)
+    size_t n, cli_warn_fn *warn)
 {
 	size_t with = 0;
 
@@ -104,7 +104,7 @@ no_stacks(struct profil_profile *const *in, const char *const *names,
 		return 1;	/* nothing lost: nothing to say */
 	for (size_t i = 0; i < n; i++)
 		if (in[i]->samples > 0 && in[i]->nstacks == 0) {
-			cli_warn("%s has no call stacks (recorded with "
+			cli_say(warn, "%s has no call stacks (recorded with "
 			    "--no-call-graph, or by an older profil): the merged "
 			    "profile keeps none", names[i]);
 			return 1;
@@ -138,13 +138,13 @@ merge_fp_frames(struct profil_profile *const *in, size_t n,
 void
 merge_stacks(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile *out, size_t *const *where,
-    const struct merge_kplace *kp)
+    const struct merge_kplace *kp, cli_warn_fn *warn)
 {
 	uint32_t **renumber, kernel_nowhere = UINT32_MAX;
 	struct profil_stack *all;
 	size_t total = 0, m = 0, frames = 0;
 
-	if (no_stacks(in, names, n))
+	if (no_stacks(in, names, n, warn))
 		return;
 	renumber = xcalloc(n, sizeof *renumber);
 	merge_frames(in, n, out, where, kp, renumber);
@@ -198,9 +198,9 @@ merge_stacks(struct profil_profile *const *in, const char *const *names,
 	}
 	free(all);
 	if (frames > merge_max_stack_frames) {
-		cli_warn("the merged call stacks would hold %zu frames, more than "
-		    "a reader takes (%zu): the merged profile keeps none", frames,
-		    merge_max_stack_frames);
+		cli_say(warn, "the merged call stacks would hold %zu frames, "
+		    "more than a reader takes (%zu): the merged profile keeps "
+		    "none", frames, merge_max_stack_frames);
 		for (size_t k = 0; k < out->nstacks; k++)
 			free(out->stacks[k].frames);
 		free(out->stacks);

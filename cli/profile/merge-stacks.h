@@ -10,6 +10,8 @@
 
 #include <profil.h>
 
+#include "cli.h"
+
 /*
  * Where an input's kernel addresses land in the result: moved by delta
  * (placed), or nowhere when the result keeps no addresses of that kernel.
@@ -29,14 +31,14 @@ struct merge_kplace {
  * profile's off-CPU time, sampled part and observations; its off-CPU
  * frames kept as they are, as unknown and cut ones).
  *
- * The result gets no stacks, and a one-line warning says why, when an
- * input with samples has none (its samples would have no stack: the
- * leaves could not add up) or when they would hold more frames than the
- * reader takes (merge_max_stack_frames).
+ * The result gets no stacks, and a line to warn says why, when an input
+ * with samples has none (its samples would have no stack: the leaves
+ * could not add up) or when they would hold more frames than the reader
+ * takes (merge_max_stack_frames).
  */
 void merge_stacks(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile *out, size_t *const *where,
-    const struct merge_kplace *kp);
+    const struct merge_kplace *kp, cli_warn_fn *warn);
 
 /*
  * lib/codec/prf-decode-stacks.c's MAX_STACK_FRAMES: expanded frames of all

@@ -392,12 +392,13 @@ placeable(const struct profil_kernel *first, const struct profil_kernel *ki)
  * input's boot: another boot of the same kernel is moved by the
  * difference of _text.  When an input with kernel samples has no kernel
  * record, or another kernel, or a boot that cannot be placed, the result
- * keeps the kernel counts without addresses, and says so.  kp[i]
+ * keeps the kernel counts without addresses, and says so to warn.  kp[i]
  * receives where input i's kernel addresses go.
  */
 static void
 merge_kernel(struct profil_profile *const *in, const char *const *names,
-    size_t n, struct profil_profile *out, struct merge_kplace *kp)
+    size_t n, struct profil_profile *out, struct merge_kplace *kp,
+    cli_warn_fn *warn)
 {
 	const struct profil_kernel *first = NULL;
 	struct profil_kernel *k;
@@ -415,9 +416,9 @@ merge_kernel(struct profil_profile *const *in, const char *const *names,
 			continue;
 		}
 		if (!placeable(first, ki)) {
-			cli_warn("%s was recorded on another kernel or boot than "
-			    "%s: the merged kernel samples keep no addresses",
-			    names[i], names[0]);
+			cli_say(warn, "%s was recorded on another kernel or boot "
+			    "than %s: the merged kernel samples keep no "
+			    "addresses", names[i], names[0]);
 			return;
 		}
 	}
@@ -536,7 +537,8 @@ merge_symbols(struct profil_profile *const *in, size_t n,
 
 int
 merge_profiles(struct profil_profile *const *in, const char *const *names,
-    size_t n, struct profil_profile **out, char *cause, size_t cause_size)
+    size_t n, struct profil_profile **out, cli_warn_fn *warn, char *cause,
+    size_t cause_size)
 {
 	struct profil_profile *m;
 	struct merge_kplace *kp;
@@ -574,10 +576,10 @@ merge_profiles(struct profil_profile *const *in, const char *const *names,
 	sum_buckets(in, n, target, m, where);
 	keep_runs(in, n, m);
 	kp = xcalloc(n, sizeof *kp);
-	merge_kernel(in, names, n, m, kp);
+	merge_kernel(in, names, n, m, kp, warn);
 	merge_symbols(in, n, m, where, kp);
 	merge_lines(in, n, m, where);
-	merge_stacks(in, names, n, m, where, kp);
+	merge_stacks(in, names, n, m, where, kp, warn);
 	for (size_t i = 0; i < n; i++)
 		free(where[i]);
 	free(where);

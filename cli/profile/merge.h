@@ -10,6 +10,8 @@
 
 #include <profil.h>
 
+#include "cli.h"
+
 /*
  * Sum in[0..n-1] (n >= 1; names[i] is how causes name in[i]) into a new
  * profile, stored in *out (free it with profil_profile_free()).
@@ -47,13 +49,14 @@
  * totals still add up.
  *
  * Call stacks are summed as merge-stacks.h says: kept when every input
- * with samples has them (else a warning on stderr says which has none),
+ * with samples has them (else a line to warn says which has none),
  * frames moved to the result's objects and kernel addresses, identical
  * stacks (frames, pid, tid) summed.  Kept names (symbols) are the union
  * of the inputs', each once; the kernel's move with its addresses and go
  * where the result keeps none.
  */
 int merge_profiles(struct profil_profile *const *in, const char *const *names,
-    size_t n, struct profil_profile **out, char *cause, size_t cause_size);
+    size_t n, struct profil_profile **out, cli_warn_fn *warn, char *cause,
+    size_t cause_size);
 
 #endif
