@@ -325,6 +325,9 @@ verify_report(int *status)
 	if (v == NULL || strcmp(v, "1") != 0)
 		return;
 	unwind_memo_counts(&m);
+	if (m.wrong > 0)
+		fprintf(stderr, "profil: unwind memo wrong at pc 0x%llx\n",
+		    (unsigned long long)m.first_wrong_pc);
 	fprintf(stderr, "profil: unwind memo: %llu answered, %llu unwound, "
 	    "%llu wrong\n", (unsigned long long)m.hits,
 	    (unsigned long long)m.misses, (unsigned long long)m.wrong);

@@ -12,7 +12,6 @@
  * checks of unwind-cfi.c (generated code), else the stack is cut there.
  */
 #include <elfutils/libdwfl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,11 +324,9 @@ unwind_with(struct unwind_space *s, pid_t tid,
 		memorize(s);
 	if (c->cut != 0)
 		out[c->n++] = (struct bframe){ BFRAME_CUT, (uint64_t)c->cut };
-	if (nknown > 0 && !same_frames(known, nknown, &out[n], c->n - n)) {
-		if (counts.wrong++ == 0)	/* the first says where */
-			fprintf(stderr, "profil: unwind memo wrong at pc "
-			    "0x%llx\n", (unsigned long long)regs[16]);
-	}
+	if (nknown > 0 && !same_frames(known, nknown, &out[n], c->n - n) &&
+	    counts.wrong++ == 0)
+		counts.first_wrong_pc = regs[16];	/* the first says where */
 	return c->n;
 }
 

@@ -80,6 +80,7 @@ size_t unwind_blocked(struct unwind_space *s, pid_t tid, uint64_t sp,
  */
 struct unwind_memo_counts {
 	uint64_t hits, misses, wrong;
+	uint64_t first_wrong_pc;	/* where the first wrong one was */
 };
 void unwind_memo_counts(struct unwind_memo_counts *out);
 
