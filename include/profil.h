@@ -134,8 +134,9 @@ struct profil_status {
 /*
  * Start profiling with cfg (NULL: defaults, no ranges), replacing any
  * session of any form.  Returns 0, or -1 with errno: EINVAL (bad config),
- * EFAULT (a buffer not writable), ENOTSUP (mechanism not available),
- * or the error of the failing system call.
+ * EFAULT (a buffer not writable, or the ranges not readable: this stops
+ * the running session, as profil()'s EFAULT does), ENOTSUP (mechanism not
+ * available), or the error of the failing system call.
  */
 int profil_start(const struct profil_config *cfg);
 

@@ -112,6 +112,57 @@ test_counters_up_to_a_hole(void **state)
 }
 
 /*
+ * EFAULT ends the profiling that was running, as profil()'s does (BSD:
+ * "profiling is terminated"), whichever memory was bad: counters that
+ * are not writable, or a ranges array that cannot be read.  Any other
+ * refusal leaves it running.
+ */
+static void
+efault_stops(void)
+{
+	static uint32_t counters[1024];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	struct profil_range r = { 0x10000, 0x10400, counters, 4, 4 };
+	struct profil_range bad = r;
+	struct profil_config cfg = { 0, 0, &r, 1, 0, 0 };
+	struct profil_status st;
+
+	CHECK(ro != MAP_FAILED && none != MAP_FAILED, "mmap");
+	CHECK(profil_start(&cfg) == 0, "start: %s", strerror(errno));
+	bad.bucket_bytes = 3;
+	cfg.ranges = &bad;
+	errno = 0;
+	CHECK(profil_start(&cfg) == -1 && errno == EINVAL, "errno %d", errno);
+	profil_get_status(&st);
+	CHECK(st.active, "EINVAL stopped the running profiling");
+
+	bad = r;
+	bad.counters = ro;
+	errno = 0;
+	CHECK(profil_start(&cfg) == -1 && errno == EFAULT, "errno %d", errno);
+	profil_get_status(&st);
+	CHECK(!st.active, "read-only counters left the profiling on");
+
+	cfg.ranges = &r;
+	CHECK(profil_start(&cfg) == 0, "restart: %s", strerror(errno));
+	cfg.ranges = none;
+	errno = 0;
+	CHECK(profil_start(&cfg) == -1 && errno == EFAULT, "errno %d", errno);
+	profil_get_status(&st);
+	CHECK(!st.active, "an unreadable ranges array left the profiling on");
+}
+
+static void
+test_efault_stops_profiling(void **state)
+{
+	(void)state;
+	FORKED(efault_stops, 30);
+}
+
+/*
  * The default: CPU timers at the tick rate.  The magnitude is exact (one
  * count per 1/rate s of CPU); distinct signals are at most one per tick,
  * fewer when two expiries fall in one tick (si_overrun then carries it).
@@ -560,6 +611,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_counters_up_to_a_hole),
+		cmocka_unit_test(test_efault_stops_profiling),
 		cmocka_unit_test(test_default_is_timer_at_tick_rate),
 		cmocka_unit_test(test_auto_above_tick_rate_reaches_it),
 		cmocka_unit_test(test_timer_overruns_keep_the_magnitude),

@@ -113,13 +113,19 @@ test_invalid_arrays_are_einval(void **state)
 	profil_get_status(&st);
 	assert_true(st.active);
 
+	/* EFAULT, for the array or a buffer, ends it (as profil()'s does) */
 	errno = 0;
 	assert_int_equal(extended(NULL, 1, 0), -1);
 	assert_int_equal(errno, EFAULT);
+	profil_get_status(&st);
+	assert_false(st.active);
+	assert_int_equal(extended(ok, 2, 0), 0);
 	struct profil_args nobuf = range_of(A, A + 64, NULL);
 	errno = 0;
 	assert_int_equal(extended(&nobuf, 1, 0), -1);
 	assert_int_equal(errno, EFAULT);
+	profil_get_status(&st);
+	assert_false(st.active);
 
 	/* n == 0 and profil(0,0,0,0) stop the extended form */
 	assert_int_equal(extended(ok, 2, 0), 0);

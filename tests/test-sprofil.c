@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/profil.h>
 #include <sys/wait.h>
 
@@ -410,6 +411,53 @@ test_bad_arguments(void **state)
 	assert_false(st.active);
 }
 
+/*
+ * EFAULT ends the profiling that was running, as profil()'s does (BSD:
+ * "profiling is terminated"), whichever memory was bad: a counter, the
+ * array, or *tvp.
+ */
+static void
+efault_stops(void)
+{
+	static unsigned short buf[64];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	struct prof p = { buf, sizeof buf, (size_t)__start_spin_a, 0x10000 };
+	struct prof nobuf = p;
+	struct profil_status st;
+
+	CHECK(ro != MAP_FAILED && none != MAP_FAILED, "mmap");
+	nobuf.pr_base = NULL;
+	CHECK(sprofil(&p, 1, NULL, 0) == 0, "start: %s", strerror(errno));
+	errno = 0;
+	CHECK(sprofil(&nobuf, 1, NULL, 0) == -1 && errno == EFAULT,
+	    "errno %d", errno);
+	profil_get_status(&st);
+	CHECK(!st.active, "a NULL buffer left the profiling on");
+
+	CHECK(sprofil(&p, 1, NULL, 0) == 0, "restart: %s", strerror(errno));
+	errno = 0;
+	CHECK(sprofil(none, 1, NULL, 0) == -1 && errno == EFAULT,
+	    "errno %d", errno);
+	profil_get_status(&st);
+	CHECK(!st.active, "an unreadable array left the profiling on");
+
+	CHECK(sprofil(&p, 1, NULL, 0) == 0, "restart: %s", strerror(errno));
+	errno = 0;
+	CHECK(sprofil(&p, 1, ro, 0) == -1 && errno == EFAULT, "errno %d", errno);
+	profil_get_status(&st);
+	CHECK(!st.active, "a read-only tvp left the profiling on");
+}
+
+static void
+test_efault_stops_profiling(void **state)
+{
+	(void)state;
+	FORKED(efault_stops, 30);
+}
+
 int
 main(void)
 {
@@ -422,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_prof_uint_and_period),
 		cmocka_unit_test(test_restart_after_off),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_efault_stops_profiling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

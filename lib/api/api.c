@@ -49,6 +49,7 @@ profil_start(const struct profil_config *cfg)
 	if (fault_install() < 0)
 		return -1;
 	if (fault_probe(cfg->ranges, cfg->nranges * sizeof *cfg->ranges, 0) < 0) {
+		session_stop();	/* EFAULT ends profiling, as profil()'s */
 		errno = EFAULT;
 		return -1;
 	}
@@ -76,6 +77,7 @@ profil_start(const struct profil_config *cfg)
 		goto invalid;
 	if (plan_check_writable(plan) < 0) {
 		plan_free(plan);
+		session_stop();
 		errno = EFAULT;
 		return -1;
 	}

@@ -12,7 +12,10 @@
 #include "profil.h"
 #include "session/session.h"
 
-/* EFAULT "terminates profiling" (BSD); other errors leave it as it was. */
+/*
+ * EFAULT "terminates profiling" (BSD), whichever memory was bad; other
+ * errors leave it as it was.
+ */
 static int
 start_checked(struct plan *plan)
 {
@@ -50,6 +53,7 @@ profil_extended(const struct profil_args *args, size_t n, size_t flags)
 	if (fault_install() < 0)
 		return -1;
 	if (fault_probe(args, n * sizeof *args, 0) < 0) {
+		session_stop();
 		errno = EFAULT;
 		return -1;
 	}

@@ -99,6 +99,7 @@ sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 		return -1;
 	if (fault_probe(profp, (size_t)profcnt * sizeof *profp, 0) < 0 ||
 	    (tvp != NULL && fault_probe(tvp, sizeof *tvp, 1) < 0)) {
+		session_stop();	/* EFAULT ends profiling, as profil()'s */
 		errno = EFAULT;
 		return -1;
 	}
