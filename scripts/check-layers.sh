@@ -41,6 +41,7 @@ thread_clock
 threads
 session
 agent
+front
 api profil sprofil
 thread_hook
 '

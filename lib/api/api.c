@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "plan/fault.h"
+#include "api/front.h"
 #include "plan/plan.h"
 #include "profil.h"
 #include "session/session.h"
@@ -46,13 +46,8 @@ profil_start(const struct profil_config *cfg)
 		errno = EINVAL;
 		return -1;
 	}
-	if (fault_install() < 0)
+	if (front_probe(cfg->ranges, cfg->nranges * sizeof *cfg->ranges, 0) < 0)
 		return -1;
-	if (fault_probe(cfg->ranges, cfg->nranges * sizeof *cfg->ranges, 0) < 0) {
-		session_stop();	/* EFAULT ends profiling, as profil()'s */
-		errno = EFAULT;
-		return -1;
-	}
 	plan = plan_new(cfg->nranges);
 	if (plan == NULL)
 		return -1;
@@ -73,16 +68,8 @@ profil_start(const struct profil_config *cfg)
 		r.counters = in->counters;
 		plan_add(plan, &r);
 	}
-	if (plan_seal(plan) < 0)
-		goto invalid;
-	if (plan_check_writable(plan) < 0) {
-		plan_free(plan);
-		session_stop();
-		errno = EFAULT;
-		return -1;
-	}
-	return session_start(plan, cfg->rate_hz, cfg->mechanism,
-	    (cfg->flags & PROFIL_BUDGET) ? cfg->samples : 0, NULL);
+	return front_start(plan, cfg->rate_hz, cfg->mechanism,
+	    (cfg->flags & PROFIL_BUDGET) ? cfg->samples : 0);
 invalid:
 	plan_free(plan);
 	errno = EINVAL;

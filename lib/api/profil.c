@@ -1,36 +1,17 @@
 /*
  * profil.c - the classic profil() call and the Tru64 extended form
- * (offset == (size_t)-1).  Both build a plan and start a session; a bad
- * buffer is refused with EFAULT before anything is counted.
+ * (offset == (size_t)-1).  Both build a plan and start it as every
+ * front end does (front.h): a bad buffer is refused with EFAULT before
+ * anything is counted.
  */
 #include <errno.h>
 #include <stdint.h>
 
+#include "api/front.h"
 #include "plan/bins.h"
-#include "plan/fault.h"
 #include "plan/plan.h"
 #include "profil.h"
 #include "session/session.h"
-
-/*
- * EFAULT "terminates profiling" (BSD), whichever memory was bad; other
- * errors leave it as it was.
- */
-static int
-start_checked(struct plan *plan)
-{
-	if (fault_install() < 0) {
-		plan_free(plan);
-		return -1;
-	}
-	if (plan_check_writable(plan) < 0) {
-		plan_free(plan);
-		session_stop();
-		errno = EFAULT;
-		return -1;
-	}
-	return session_start(plan, 0, PROFIL_MECH_AUTO, 0, NULL);
-}
 
 /*
  * Tru64: n ranges in decreasing lowpc order, none overlapping, each with
@@ -50,13 +31,8 @@ profil_extended(const struct profil_args *args, size_t n, size_t flags)
 		session_stop();
 		return 0;
 	}
-	if (fault_install() < 0)
+	if (front_probe(args, n * sizeof *args, 0) < 0)
 		return -1;
-	if (fault_probe(args, n * sizeof *args, 0) < 0) {
-		session_stop();
-		errno = EFAULT;
-		return -1;
-	}
 	plan = plan_new(n);
 	if (plan == NULL)
 		return -1;
@@ -78,9 +54,7 @@ profil_extended(const struct profil_args *args, size_t n, size_t flags)
 			goto invalid;	/* not decreasing, or overlapping */
 		plan_add(plan, &r);
 	}
-	if (plan_seal(plan) < 0)
-		goto invalid;
-	return start_checked(plan);
+	return front_start(plan, 0, PROFIL_MECH_AUTO, 0);
 invalid:
 	plan_free(plan);
 	errno = EINVAL;
@@ -112,5 +86,5 @@ profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
 	if (plan == NULL)
 		return -1;
 	plan_add(plan, &r);
-	return start_checked(plan);
+	return front_start(plan, 0, PROFIL_MECH_AUTO, 0);
 }

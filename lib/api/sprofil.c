@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "api/front.h"
 #include "plan/bins.h"
-#include "plan/fault.h"
 #include "plan/plan.h"
 #include "profil.h"
 #include "session/session.h"
@@ -95,14 +95,9 @@ sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 		session_stop();
 		return 0;
 	}
-	if (fault_install() < 0)
+	if (front_probe(profp, (size_t)profcnt * sizeof *profp, 0) < 0 ||
+	    (tvp != NULL && front_probe(tvp, sizeof *tvp, 1) < 0))
 		return -1;
-	if (fault_probe(profp, (size_t)profcnt * sizeof *profp, 0) < 0 ||
-	    (tvp != NULL && fault_probe(tvp, sizeof *tvp, 1) < 0)) {
-		session_stop();	/* EFAULT ends profiling, as profil()'s */
-		errno = EFAULT;
-		return -1;
-	}
 	order = malloc((size_t)profcnt * sizeof *order);
 	plan = plan_new((size_t)profcnt);
 	if (order == NULL || plan == NULL)
@@ -140,16 +135,8 @@ sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 		session_stop();
 		return 0;
 	}
-	if (plan_seal(plan) < 0 || plan_check_writable(plan) < 0) {
-		int saved = errno;
-		plan_free(plan);
-		if (saved == EFAULT)
-			session_stop();
-		errno = saved;
-		return -1;
-	}
 	period_ns = session_period_ns(0, PROFIL_MECH_AUTO);
-	if (session_start(plan, 0, PROFIL_MECH_AUTO, 0, NULL) < 0)
+	if (front_start(plan, 0, PROFIL_MECH_AUTO, 0) < 0)
 		return -1;
 	if (tvp != NULL) {
 		tvp->tv_sec = (time_t)(period_ns / 1000000000u);
