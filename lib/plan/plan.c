@@ -80,8 +80,12 @@ invalid:
 	return -1;
 }
 
-int
-plan_range_span(const struct plan_range *r, void **first, size_t *bytes)
+/*
+ * The bytes of counters range r can touch.  -1 if they would not fit in
+ * memory (the range is then unusable).
+ */
+static int
+range_span(const struct plan_range *r, void **first, size_t *bytes)
 {
 	uint64_t lo = bins_index(r->lowpc, r->offset, r->granule_shift, r->scale);
 	uint64_t hi = bins_index(r->lastpc, r->offset, r->granule_shift, r->scale);
@@ -112,7 +116,7 @@ plan_check_writable(const struct plan *plan)
 		void *first;
 		size_t bytes;
 
-		if (plan_range_span(&plan->ranges[i], &first, &bytes) < 0 ||
+		if (range_span(&plan->ranges[i], &first, &bytes) < 0 ||
 		    !mappings_writable(&maps, first, bytes))
 			goto fault;
 	}

@@ -92,12 +92,6 @@ int plan_seal(struct plan *plan);
  */
 int plan_check_writable(const struct plan *plan);
 
-/*
- * The bytes of counters range r can touch.  -1 if they would not fit in
- * memory (the range is then unusable).
- */
-int plan_range_span(const struct plan_range *r, void **first, size_t *bytes);
-
 /* The range holding pc, or NULL.  Async-signal-safe. */
 static inline struct plan_range *
 plan_find(const struct plan *plan, uintptr_t pc)

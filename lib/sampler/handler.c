@@ -97,12 +97,6 @@ choose_signal(void)
 }
 
 int
-handler_signo(void)
-{
-	return chosen_signo;
-}
-
-int
 handler_install(handler_sample_fn *on_sample, handler_other_fn *on_other)
 {
 	struct sigaction sa;

@@ -43,9 +43,6 @@ typedef int handler_other_fn(int sig, siginfo_t *info, void *ucontext);
  */
 int handler_install(handler_sample_fn *on_sample, handler_other_fn *on_other);
 
-/* The signal handler_install chose, or -1 before it did. */
-int handler_signo(void);
-
 /* Whether info is of a sample (our timer's or perf event's signal). */
 int handler_is_sample(const siginfo_t *info);
 

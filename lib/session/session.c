@@ -475,8 +475,16 @@ env_count(const char *name)
 	return *end == '\0' ? (uint64_t)v : 0;
 }
 
-void
-session_defaults(unsigned *rate_hz, int *mechanism, uint64_t *samples)
+/*
+ * Environment defaults (secure_getenv) for what the caller left open
+ * (rate 0, mechanism AUTO, no budget): PROFIL_SAMPLES, a budget (only
+ * when the rate is open too; not a number or below 1: ignored);
+ * PROFIL_HZ, a rate above PROFIL_MAX_HZ taken as PROFIL_MAX_HZ, one that
+ * is not a number or below 1 ignored (then BUDGET_START_HZ with a
+ * budget, else the tick rate); PROFIL_MECHANISM.
+ */
+static void
+env_defaults(unsigned *rate_hz, int *mechanism, uint64_t *samples)
 {
 	const char *env;
 
@@ -550,7 +558,7 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism,
 
 	if (shared != NULL)
 		samples = shared->samples;
-	session_defaults(&rate_hz, &mechanism, &samples);
+	env_defaults(&rate_hz, &mechanism, &samples);
 	if (rate_hz > PROFIL_MAX_HZ || mechanism < PROFIL_MECH_AUTO ||
 	    mechanism > PROFIL_MECH_PERF) {
 		plan_free(plan);
@@ -701,7 +709,7 @@ session_period_ns(unsigned rate_hz, int mechanism)
 {
 	uint64_t samples = 0;
 
-	session_defaults(&rate_hz, &mechanism, &samples);
+	env_defaults(&rate_hz, &mechanism, &samples);
 	if (rate_hz == 0 || rate_hz > PROFIL_MAX_HZ)
 		rate_hz = thread_clock_tick_hz();
 	return 1000000000u / rate_hz;

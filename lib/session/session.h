@@ -63,16 +63,6 @@ void session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
 void session_set_pc_tag(uint64_t tag);
 
 /*
- * Environment defaults (secure_getenv) for what the caller left open
- * (rate 0, mechanism AUTO, no budget): PROFIL_SAMPLES, a budget (only
- * when the rate is open too; not a number or below 1: ignored);
- * PROFIL_HZ, a rate above PROFIL_MAX_HZ taken as PROFIL_MAX_HZ, one that
- * is not a number or below 1 ignored (then BUDGET_START_HZ with a
- * budget, else the tick rate); PROFIL_MECHANISM.
- */
-void session_defaults(unsigned *rate_hz, int *mechanism, uint64_t *samples);
-
-/*
  * In a forked child, call hook after the session's own child work (locks
  * reset, the child's threads armed if sampling is on), so that hook sees
  * the child's session as it will run; hook may call session_stop.  One
