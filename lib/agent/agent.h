@@ -28,6 +28,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "plan/plan.h"
 #include "sampler/budget.h"
 
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
@@ -36,10 +37,10 @@
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
 /*
  * The pc at which a slot's samples of time in the kernel are counted
- * (the share of the threads' system time between their samples): in no
- * user address space, and below 2^48 like every key's pc.
+ * (the share of the threads' system time between their samples): the
+ * pcmap's (plan.h), named here for the recorder that reads the region.
  */
-#define AGENT_KERNEL_PC		((1ull << 48) - 1)
+#define AGENT_KERNEL_PC		PLAN_PCMAP_KERNEL_PC
 
 struct agent_proc {
 	_Atomic int32_t pid;		/* 0: slot not (yet) filled */

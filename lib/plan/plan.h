@@ -52,12 +52,18 @@ struct plan_pcmap {
 	/*
 	 * Whether samples that stand for time in the kernel (the share of
 	 * system time since the thread's last sample) count apart, at pc
-	 * SESSION_KERNEL_PC, rather than at the user pc the signal found.
+	 * PLAN_PCMAP_KERNEL_PC, rather than at the user pc the signal found.
 	 */
 	int kernel_time;
 };
 
 #define PLAN_PCMAP_PROBES 64		/* slots tried before giving up */
+/*
+ * The pc at which a pcmap counts samples that stand for time in the
+ * kernel (kernel_time), under the tag as any pc: in no user address
+ * space, and below 2^48 like every key's pc.
+ */
+#define PLAN_PCMAP_KERNEL_PC	((1ull << 48) - 1)
 
 struct plan {
 	size_t nranges, capacity;

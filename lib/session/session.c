@@ -263,12 +263,12 @@ count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
 
 	if (atomic_load(&m->off))
 		goto fault;
-	if ((uint64_t)pc >> 48 != 0 || (uint64_t)pc == SESSION_KERNEL_PC)
+	if ((uint64_t)pc >> 48 != 0 || (uint64_t)pc == PLAN_PCMAP_KERNEL_PC)
 		goto no_room;		/* not a user-space pc we can tag */
 	rc = user ? count_key(m->keys, m->counts, m->mask, key, user) : 1;
 	if (rc == 1 && kernel > 0)
 		rc = count_key(m->keys, m->counts, m->mask,
-		    tag | SESSION_KERNEL_PC, kernel);
+		    tag | PLAN_PCMAP_KERNEL_PC, kernel);
 	if (rc < 0)
 		goto fault;
 	if (rc == 0)

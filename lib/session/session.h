@@ -52,13 +52,6 @@ uint64_t session_period_ns(unsigned rate_hz, int mechanism);
 void session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
     const void *ucontext);
 
-/*
- * The pc at which a pcmap counts samples that stand for time in the
- * kernel (plan_pcmap's kernel_time), under the tag as any pc: the
- * timer engine's AGENT_KERNEL_PC.
- */
-#define SESSION_KERNEL_PC	((1ull << 48) - 1)
-
 /* The tag (top 16 bits) of keys a plan's pcmap gets from now on. */
 void session_set_pc_tag(uint64_t tag);
 
