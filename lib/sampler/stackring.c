@@ -91,7 +91,7 @@ stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
 	s->tid = tid;
 	s->weight = weight;
 	s->kernel_weight = kernel_weight;
-	s->stack_addr = regs[7] - STACKRING_RED_ZONE;
+	s->stack_addr = regs[ARCH_REG_SP] - ARCH_RED_ZONE;
 	s->size = copy_stack(s->data, (uintptr_t)s->stack_addr, r->stack_size);
 	atomic_store_explicit(&s->seq, h + 1, memory_order_release);
 	return 0;

@@ -18,8 +18,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define STACKRING_NREGS		17	/* DWARF rax..r15, rip */
-#define STACKRING_RED_ZONE	128	/* copied below sp: the x86-64 ABI's */
+/*
+ * The registers of a capture: arch.h's ARCH_NREGS (stackring.c checks),
+ * spelled out for the recorder, which reads the ring without arch.h.
+ */
+#define STACKRING_NREGS		17
 
 struct stackring_slot {
 	_Atomic uint64_t seq;		/* n + 1 once ring slot n is written */
@@ -27,7 +30,7 @@ struct stackring_slot {
 	uint32_t tid;
 	uint64_t weight;		/* samples the capture stands for, */
 	uint64_t kernel_weight;		/*   of them in the kernel */
-	uint64_t regs[STACKRING_NREGS];
+	uint64_t regs[STACKRING_NREGS];	/* DWARF order (x86-64: rax..r15, rip) */
 	uint64_t stack_addr;		/* where the copy starts */
 	uint64_t size;			/* bytes copied */
 	unsigned char data[];		/* stack_size bytes of room */

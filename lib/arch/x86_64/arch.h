@@ -21,6 +21,11 @@ arch_context_pc(const void *ucontext)
 
 /* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
 #define ARCH_NREGS 17
+#define ARCH_REG_SP 7		/* rsp, in those */
+#define ARCH_REG_PC 16		/* rip */
+
+/* Bytes below the stack pointer a leaf function may use (the ABI's). */
+#define ARCH_RED_ZONE 128
 
 /* The interrupted thread's registers, in DWARF order, for an unwinder. */
 static inline void
