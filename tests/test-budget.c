@@ -48,6 +48,26 @@ test_policy(void **state)
 	assert_int_equal(budget_shift(10000, 100000, 1ull << 40), 9);
 }
 
+/* What a sample weighs, and its square, as both engines count them. */
+static void
+test_weights(void **state)
+{
+	(void)state;
+	assert_int_equal(budget_weight(100000, 100000), 1);
+	assert_int_equal(budget_weight(100000 << 5, 100000), 32);
+	assert_int_equal(budget_weight(50000, 100000), 1);	/* below the base */
+	assert_int_equal(budget_weight(100000, 0), 1);		/* no base */
+	assert_true(budget_weight_sq(32, 0, 1) == 1024);
+	/* 3 user, 8 kernel at a unit of 4: 9 + 2 samples of 4 each */
+	assert_true(budget_weight_sq(3, 8, 4) == 9 + 32);
+	assert_true(budget_weight_sq(1ull << 32, 0, 1) == UINT64_MAX);
+	assert_true(budget_weight_sq(UINT32_MAX, 0, 1) ==
+	    (uint64_t)UINT32_MAX * UINT32_MAX);
+	assert_true(budget_sum_saturating(UINT64_MAX - 1, 1) == UINT64_MAX);
+	assert_true(budget_sum_saturating(UINT64_MAX - 1, 2) == UINT64_MAX);
+	assert_true(budget_sum_saturating(5, 7) == 12);
+}
+
 /*
  * `profil record -q --samples N [-F HZ] -e ENGINE -o prf PROGRAM...`,
  * through helper-noperf for NOPERF; it must succeed.  Returns the
@@ -651,6 +671,7 @@ main(void)
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_halves_at_different_rates),

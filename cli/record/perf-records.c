@@ -17,6 +17,7 @@
 #include "perf-procs.h"
 #include "perf-records.h"
 #include "procmaps.h"
+#include "sampler/budget.h"
 #include "unwind.h"
 #include "wall.h"
 
@@ -203,12 +204,11 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 static uint64_t
 weigh(struct engine *e, uint64_t period)
 {
-	uint64_t base = e->opts->period_ns;
-	uint64_t w = base > 0 && period > base ? period / base : 1;
+	uint64_t w = budget_weight(period, e->opts->period_ns);
 
 	e->taken++;
-	e->weight_sq = w > UINT32_MAX || e->weight_sq > UINT64_MAX - w * w ?
-	    UINT64_MAX : e->weight_sq + w * w;
+	e->weight_sq = budget_sum_saturating(e->weight_sq,
+	    budget_weight_sq(w, 0, 1));
 	return w;
 }
 

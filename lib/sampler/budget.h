@@ -72,14 +72,47 @@ budget_shift(uint64_t samples, uint64_t base_ns, uint64_t taken)
 	return k < most ? (unsigned)k : most;
 }
 
+/*
+ * A sample's weight, in base periods: the period it was taken at over
+ * the base (under a budget a power of two, so whole), and 1 for a period
+ * no longer than the base, or no base.
+ */
+static inline uint64_t
+budget_weight(uint64_t period_ns, uint64_t base_ns)
+{
+	return base_ns > 0 && period_ns > base_ns ? period_ns / base_ns : 1;
+}
+
+/*
+ * A sample's part in the sum of squared weights (weight_sq), in base
+ * periods squared: its user time is one observation of weight user; time
+ * counted as the kernel's is kernel / unit observations of the clock's
+ * period, unit, each: kernel * unit.  UINT64_MAX when it does not fit.
+ */
+static inline uint64_t
+budget_weight_sq(uint64_t user, uint64_t kernel, uint64_t unit)
+{
+	unsigned __int128 sq = (unsigned __int128)user * user +
+	    (unsigned __int128)kernel * unit;
+
+	return sq > UINT64_MAX ? UINT64_MAX : (uint64_t)sq;
+}
+
 /* a + b, or UINT64_MAX when that does not fit (Σw² of a very long run) */
+static inline uint64_t
+budget_sum_saturating(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* *to += v atomically, saturating as budget_sum_saturating. */
 static inline void
 budget_add_saturating(_Atomic uint64_t *to, uint64_t v)
 {
 	uint64_t old = atomic_load_explicit(to, memory_order_relaxed);
 
 	while (!atomic_compare_exchange_weak_explicit(to, &old,
-	    old > UINT64_MAX - v ? UINT64_MAX : old + v, memory_order_relaxed,
+	    budget_sum_saturating(old, v), memory_order_relaxed,
 	    memory_order_relaxed))
 		;
 }

@@ -364,21 +364,7 @@ budget_weigh(struct budget *b, const siginfo_t *info)
 		threads_set_period(want);
 		thread_clock_retune(info, period, want);
 	}
-	return (unsigned long)(period / base);
-}
-
-/*
- * A sample's part in the squared weights: the user pc's weight is one
- * observation; time counted as the kernel's is kernel / unit samples of
- * the clock's period (unit), each of weight unit.
- */
-static uint64_t
-weight_squared(unsigned long user, unsigned long kernel, unsigned long unit)
-{
-	unsigned __int128 sq = (unsigned __int128)user * user +
-	    (unsigned __int128)kernel * unit;
-
-	return sq > UINT64_MAX ? UINT64_MAX : (uint64_t)sq;
+	return (unsigned long)budget_weight(period, base);
 }
 
 void
@@ -421,8 +407,8 @@ session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
 	}
 weigh:
 	if (budget != NULL)
-		budget_add_saturating(&budget->weight_sq, weight_squared(by_tick ?
-		    weight - kernel : weight, kernel, unit));
+		budget_add_saturating(&budget->weight_sq, budget_weight_sq(
+		    by_tick ? weight - kernel : weight, kernel, unit));
 out:
 	atomic_fetch_sub(&readers, 1);
 }
