@@ -31,7 +31,7 @@ api
 # Modules, lowest first; modules on one line are peers that do not use
 # each other.
 layers='
-arch bins budget interpose rio stacktree
+arch bins budget interpose rio sigmark stacktree
 fault ownfds prf stackring
 mappings
 plan

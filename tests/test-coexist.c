@@ -1,13 +1,16 @@
 /*
  * test-coexist.c - profiling never takes anything from the program: its
- * own ITIMER_PROF/SIGPROF handler keeps ticking while it is profiled, and
- * blocking system calls never fail with EINTR because of a sample.
+ * own ITIMER_PROF/SIGPROF handler keeps ticking while it is profiled,
+ * blocking system calls never fail with EINTR because of a sample, and
+ * its own sigaction in front of the C library's never sees ours.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +202,59 @@ test_no_eintr_perf(void **state)
 	FORKED(blocking_perf, 60);
 }
 
+/*
+ * The program's own sigaction, in front of the C library's as a runtime
+ * that chains handlers puts one: passes every call on, and counts those
+ * for a real-time signal while rt_counting is set.
+ */
+typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn *_Atomic next_sigaction;
+static atomic_int rt_counting, rt_calls;
+
+int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	sigaction_fn *next = atomic_load(&next_sigaction);
+
+	if (next == NULL) {
+		next = (sigaction_fn *)dlsym(RTLD_NEXT, "sigaction");
+		atomic_store(&next_sigaction, next);
+	}
+	if (atomic_load(&rt_counting) && sig >= SIGRTMIN && sig <= SIGRTMAX)
+		atomic_fetch_add(&rt_calls, 1);
+	return next(sig, act, old);
+}
+
+/*
+ * The sampling signal's handler is installed with the C library's
+ * sigaction, not through whatever stands in front of it for the program
+ * (our own veil, or the program's wrapper here).
+ */
+static void
+own_sigaction(void)
+{
+	struct profil_config cfg = { 0 };
+
+#ifdef __SANITIZE_THREAD__
+	/* its interceptor must see our handler, and the program's is first */
+	harness_skip("under ThreadSanitizer the handler goes through the "
+	    "program's sigaction");
+#endif
+	atomic_store(&rt_counting, 1);
+	CHECK(profil_start(&cfg) == 0, "profil_start: %s", strerror(errno));
+	atomic_store(&rt_counting, 0);
+	profil_stop();
+	CHECK(atomic_load(&rt_calls) == 0, "the sampling signal's handler went "
+	    "through the program's sigaction (%d calls)", atomic_load(&rt_calls));
+}
+
+static void
+test_program_sigaction_sees_nothing_of_ours(void **state)
+{
+	(void)state;
+	FORKED(own_sigaction, 30);
+}
+
 int
 main(void)
 {
@@ -206,6 +262,7 @@ main(void)
 		cmocka_unit_test(test_program_keeps_its_itimer_prof),
 		cmocka_unit_test(test_no_eintr_timer),
 		cmocka_unit_test(test_no_eintr_perf),
+		cmocka_unit_test(test_program_sigaction_sees_nothing_of_ours),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,8 @@
 
 #include "arch.h"
 #include "sampler/handler.h"
+#include "sampler/interpose.h"
+#include "sampler/sigmark.h"
 
 static int chosen_signo = -1;
 static pthread_mutex_t choose_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -34,7 +36,7 @@ sample_handler(int sig, siginfo_t *info, void *ucontext)
 	handler_other_fn *on_other = atomic_load(&on_other_fn);
 	unsigned long weight;
 
-	if (!handler_is_sample(info))
+	if (!sigmark_is_sample(info))
 		weight = 0;	/* sent by someone else: not a sample */
 	else if (info->si_code == SI_TIMER)
 		weight = 1 + (info->si_overrun > 0 ? (unsigned long)info->si_overrun : 0);
@@ -50,16 +52,43 @@ sample_handler(int sig, siginfo_t *info, void *ucontext)
 	errno = saved_errno;
 }
 
-int
-handler_is_sample(const siginfo_t *info)
+typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+
+/*
+ * The sigaction the handler is installed with: the C library's, not the
+ * veil's wrapper (sigveil.h), which stands in front of it for the
+ * program, never for us.  Found past libprofil (RTLD_NEXT), as the veil
+ * finds it; where that finds nothing (a static program, which has no
+ * wrappers), the C library's by its name.  Under ThreadSanitizer, its
+ * interceptor instead, found by the name: it must see our handler to
+ * run it only where instrumented code may run (it holds a signal until
+ * then), and calls on through the veil's wrapper with a handler of its
+ * own, as it does for the program's.
+ */
+#ifdef __SANITIZE_THREAD__
+static sigaction_fn *real_sigaction(void) { return sigaction; }
+#else
+static void *_Atomic next_sigaction;
+
+static sigaction_fn *
+real_sigaction(void)
 {
-	return (info->si_code == SI_TIMER &&
-	    info->si_value.sival_int == HANDLER_TIMER_COOKIE) ||
-	    info->si_code == POLL_IN;
+	sigaction_fn *fn = (sigaction_fn *)interpose_next(&next_sigaction,
+	    "sigaction");
+
+	return fn != NULL ? fn : sigaction;
 }
 
-int
-handler_is_sampler(const struct sigaction *sa)
+/* Looked up early, as the veil's functions are (interpose.h). */
+__attribute__((constructor(101))) static void
+resolve_real(void)
+{
+	real_sigaction();
+}
+#endif
+
+static int
+is_sampler(const struct sigaction *sa)
 {
 	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == sample_handler;
 }
@@ -69,9 +98,9 @@ signal_is_free(int signo)
 {
 	struct sigaction sa;
 
-	if (sigaction(signo, NULL, &sa) < 0)
+	if (real_sigaction()(signo, NULL, &sa) < 0)
 		return 0;
-	return handler_is_sampler(&sa) ||
+	return is_sampler(&sa) ||
 	    (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL);
 }
 
@@ -122,7 +151,7 @@ handler_install(handler_sample_fn *on_sample, handler_other_fn *on_other)
 	sigdelset(&sa.sa_mask, SIGFPE);
 	sigdelset(&sa.sa_mask, SIGILL);
 	sigdelset(&sa.sa_mask, SIGTRAP);
-	if (sigaction(signo, &sa, NULL) < 0)
+	if (real_sigaction()(signo, &sa, NULL) < 0)
 		signo = -1;
 	pthread_mutex_unlock(&choose_lock);
 	return signo;

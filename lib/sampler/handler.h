@@ -4,21 +4,21 @@
  * Samples arrive as a real-time signal that the program does not use
  * (never SIGPROF, which stays the program's), raised on the thread that
  * consumed the CPU time, by a POSIX CPU-time timer (si_code SI_TIMER,
- * weighted by 1 + si_overrun) or a perf event (si_code POLL_IN).
+ * weighted by 1 + si_overrun) or a perf event (si_code POLL_IN); which
+ * signals are samples, sigmark.h says.
  *
  * Layer: above fault and plan, below sigveil and the session.  It calls
  * nothing above it: what to do with a sample, and with a signal of that
  * number that is not one, are functions its caller hands to
- * handler_install (the session passes session_sample and sigveil_deliver).
+ * handler_install (the session passes session_sample and sigveil_deliver);
+ * and it installs its handler with the C library's sigaction, not
+ * through the veil's wrapper in front of it.
  */
 #ifndef PROFIL_HANDLER_H
 #define PROFIL_HANDLER_H
 
 #include <signal.h>
 #include <stdint.h>
-
-/* The value timers put in si_value, so stray signals are told apart. */
-#define HANDLER_TIMER_COOKIE 0x70726f66
 
 /*
  * Called by the handler for a sample of weight at pc, and for a signal of
@@ -42,12 +42,6 @@ typedef int handler_other_fn(int sig, siginfo_t *info, void *ucontext);
  * with errno.
  */
 int handler_install(handler_sample_fn *on_sample, handler_other_fn *on_other);
-
-/* Whether info is of a sample (our timer's or perf event's signal). */
-int handler_is_sample(const siginfo_t *info);
-
-/* Whether sa installs our sampling handler. */
-int handler_is_sampler(const struct sigaction *sa);
 
 /* In a forked child: reset the lock another thread may have held. */
 void handler_fork_child(void);

@@ -9,9 +9,11 @@
  *
  * The wrappers are in the shared library only (not with PROFIL_WRAP, the
  * static library's flavour): there RTLD_NEXT finds the C library's
- * functions, or a sanitizer's that end in the C library's.  Calls from
- * libprofil itself come through them too and pass: the veil never stands
- * in front of our own handler.
+ * functions, or a sanitizer's that end in the C library's.  Our own
+ * handler is installed past them (handler.c), so the veil never stands
+ * in front of it; under ThreadSanitizer, whose interceptor comes first
+ * and calls on through them, what comes through is its own handler,
+ * taken for the program's as any other.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,8 +25,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "sampler/handler.h"
 #include "sampler/interpose.h"
+#include "sampler/sigmark.h"
 #include "sampler/sigveil.h"
 
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
@@ -233,7 +235,7 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int v = atomic_load(&veiled);
 
-	if (v == 0 || sig != v || (act != NULL && handler_is_sampler(act)))
+	if (v == 0 || sig != v)
 		return real_sigaction_fn()(sig, act, old);
 	if (old != NULL)
 		read_act(old);
@@ -332,7 +334,7 @@ drop_pending_samples(int v)
 	sigaddset(&one, v);
 	while (n < 64 && real_sigtimedwait_fn() != NULL &&
 	    real_sigtimedwait_fn()(&one, &info, &zero) == v)
-		if (!handler_is_sample(&info))
+		if (!sigmark_is_sample(&info))
 			kept[n++] = info;
 	for (int i = 0; i < n; i++)
 		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), v,
@@ -458,7 +460,7 @@ sigtimedwait(const sigset_t *set, siginfo_t *info,
 		if (v != 0 && sigismember(set, v) == 1)
 			drop_pending_samples(v);
 		sig = real_sigtimedwait_fn()(set, info, timeout);
-	} while (v != 0 && sig == v && handler_is_sample(info));
+	} while (v != 0 && sig == v && sigmark_is_sample(info));
 	return sig;
 }
 

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sampler/handler.h"
-#include "sampler/ownfds.h"
 #include "profil.h"
+#include "sampler/ownfds.h"
+#include "sampler/sigmark.h"
 #include "sampler/thread_clock.h"
 
 /*
@@ -86,7 +86,7 @@ arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	memset(&ev, 0, sizeof ev);
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = spec->signo;
-	ev.sigev_value.sival_int = HANDLER_TIMER_COOKIE;
+	ev.sigev_value.sival_int = SIGMARK_TIMER_COOKIE;
 	ev._sigev_un._tid = tid;
 	if (timer_create(thread_cpu_clock(tid), &ev, &timer) < 0)
 		return -1;
@@ -214,13 +214,6 @@ thread_clock_forget(struct thread_clock *clock)
 	clock->fd = -1;
 }
 
-static int
-from_our_timer(const siginfo_t *info)
-{
-	return info->si_code == SI_TIMER &&
-	    info->si_value.sival_int == HANDLER_TIMER_COOKIE;
-}
-
 static uint64_t
 ns_of(const struct timespec *ts)
 {
@@ -237,7 +230,7 @@ thread_clock_period(const siginfo_t *info)
 {
 	struct itimerspec its;
 
-	if (from_our_timer(info)) {
+	if (sigmark_from_timer(info)) {
 		if (syscall(SYS_timer_gettime, info->si_timerid, &its) < 0)
 			return 0;
 		return ns_of(&its.it_interval);
@@ -265,7 +258,7 @@ thread_clock_retune(const siginfo_t *info, uint64_t current_ns,
 	struct itimerspec its;
 	uint64_t since, first;
 
-	if (from_our_timer(info)) {
+	if (sigmark_from_timer(info)) {
 		if (syscall(SYS_timer_gettime, info->si_timerid, &its) < 0)
 			return -1;
 		since = ns_of(&its.it_value) < current_ns ?
