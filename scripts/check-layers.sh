@@ -54,7 +54,8 @@ module_of() {	# module_of PATH: lib/arch/x86_64/arch.h -> arch, lib/codec/prf-de
 	b=${1##*/}
 	b=${b%.*}
 	b=${b%_wrap}
-	case $b in counter) b=arch ;; prf-*) b=prf ;; rio-*) b=rio ;; esac
+	case $b in counter) b=arch ;; prf-*) b=prf ;; rio-*) b=rio ;;
+	session-*) b=session ;; esac
 	echo "$b"
 }
 room_of() {	# room_of PATH-UNDER-LIB: plan/fault.h -> plan, arch/x86_64/arch.h -> arch

@@ -1,417 +1,48 @@
 /*
- * session.c - the process's one profiling session: the plan the signal
- * handler reads, the sampling clocks, and the totals.
+ * session.c - the process's one profiling session, the caller's side:
+ * starting and stopping it (the plan the signal handler reads, the
+ * sampling clocks), its totals, its defaults, and fork.  The handler's
+ * side is in session-sample.c and its kin (session-internal.h).
  *
  * Invariant: a plan is freed only after it has been unpublished and no
- * handler that may have read it is still running.  Handlers announce
- * themselves in `readers` before they load the plan pointer, so a writer
- * that swaps the pointer and then sees readers == 0 knows no handler holds
- * the old plan (all accesses are sequentially consistent).
+ * handler that may have read it is still running (retire(): see
+ * session-internal.h).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
-#include "arch.h"
-#include "plan/bins.h"
 #include "plan/fault.h"
-#include "sampler/handler.h"
 #include "profil.h"
-#include "session/session.h"
+#include "sampler/handler.h"
 #include "sampler/sigveil.h"
-#include "sampler/stackring.h"
 #include "sampler/threads.h"
+#include "session/session-internal.h"
+#include "session/session.h"
 
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct plan *_Atomic live_plan;
-static atomic_ulong readers;
-static _Atomic uint64_t pc_tag = 1ull << 48;	/* see plan_pcmap */
 static void (*_Atomic fork_child_hook)(void);	/* session_on_fork_child */
 
-static struct {
-	atomic_ullong signals, samples, outside, saturated, faulted;
-	atomic_uint ranges_off;
-} stats;
+/* What the handler's side reads (session-internal.h). */
+struct plan *_Atomic session_live_plan;
+atomic_ulong session_readers;
+struct session_stats session_stats;
+struct budget *_Atomic session_live_budget;
+uint64_t session_base_ns;
 
 static struct {
 	int active;
 	int mechanism;
 	unsigned rate_hz, resolution_hz;
-	uint64_t period_ns;		/* the base period: a count's time */
 	struct timespec cpu_start, cpu_stop;
 } running;
 
-/*
- * The budget and counters samples go to (budget.h): the agent's shared
- * ones, or own_budget.  Published before the clocks are armed, taken
- * away after they are disarmed; NULL: samples are counted as they come.
- */
+/* The budget of a session of our own (not the agent's shared one). */
 static struct budget own_budget;
-static struct budget *_Atomic live_budget;
-
-/* ---- the signal handler's side ----------------------------------------- */
-
-static void
-count_into(struct plan_range *r, uintptr_t pc, unsigned long weight)
-{
-	uint64_t index = bins_index(pc, r->offset, r->granule_shift, r->scale);
-	char *counter = (char *)r->counters + index * r->counter_bytes;
-	long lost;
-
-	lost = r->counter_bytes == 2
-	    ? profil_arch_add_u16((uint16_t *)counter, weight)
-	    : profil_arch_add_u32((uint32_t *)counter, weight);
-	if (lost < 0) {
-		/* The buffer went away: this range stops, the program goes on. */
-		if (atomic_exchange(&r->off, 1) == 0)
-			atomic_fetch_add(&stats.ranges_off, 1);
-		atomic_fetch_add(&stats.faulted, weight);
-	} else if (lost > 0) {
-		atomic_fetch_add(&stats.saturated, (unsigned long)lost);
-	}
-}
-
-static void
-count_overflow(struct plan *plan, unsigned long weight)
-{
-	long lost;
-
-	if (plan->overflow == NULL || atomic_load(&plan->overflow_off))
-		return;
-	lost = plan->overflow_bytes == 2
-	    ? profil_arch_add_u16(plan->overflow, weight)
-	    : profil_arch_add_u32(plan->overflow, weight);
-	if (lost < 0)
-		atomic_store(&plan->overflow_off, 1);
-	else if (lost > 0)
-		atomic_fetch_add(&stats.saturated, (unsigned long)lost);
-}
-
-/*
- * Multiplicative hash of a key, tag (process slot) bits included: folded
- * down first, or every process's copy of a pc would share one probe
- * sequence (the product's bits 20 and up do not depend on bits 44 and up
- * of the key) and a few hundred processes would run it out.
- */
-static uint64_t
-pcmap_slot(uint64_t key, uint64_t mask)
-{
-	key ^= key >> 32;
-	return (key * 0x9e3779b97f4a7c15ull >> 20) & mask;
-}
-
-/*
- * Add weight to key's count in an open-addressing table in shared memory
- * (fault-safe accesses).  1 if counted, 0 if no room, -1 on a fault.
- */
-static int
-count_key(uint64_t *keys, uint64_t *counts, uint64_t mask, uint64_t key,
-    unsigned long weight)
-{
-	uint64_t i = pcmap_slot(key, mask);
-
-	for (int probe = 0; probe < PLAN_PCMAP_PROBES; probe++, i = (i + 1) & mask) {
-		uint64_t found = 0;
-		long rc = profil_arch_cas_u64(&keys[i], &found, key);
-
-		if (rc < 0)
-			return -1;
-		if (rc == 1 || found == key)
-			return profil_arch_add_u64(&counts[i], weight) < 0 ? -1 : 1;
-	}
-	return 0;
-}
-
-/*
- * What the thread's clocks said at its last sample (initial-exec TLS: no
- * call into the loader in a handler), and the kernel samples owed but
- * not yet whole.
- */
-static __thread struct {
-	int known;		/* the fields below are this thread's */
-	uint64_t user_us, sys_us;	/* CPU timer: as the kernel charged it */
-	uint64_t cpu_ns;	/* perf clock: the thread's CPU clock */
-	double owed;
-} kernel_split __attribute__((tls_model("initial-exec")));
-
-/*
- * A thread's first sample only sets the baseline: its times run from
- * its start, which exec does not move (the previous image's time is in
- * them), and a forked child's restart from 0 under its parent's.
- */
-static int
-kernel_baseline(int stale)
-{
-	if (kernel_split.known && !stale)
-		return 0;
-	kernel_split.known = 1;
-	kernel_split.owed = 0;
-	return 1;
-}
-
-/* k kernel samples, fractions and debts carried to the next sample. */
-static unsigned long
-kernel_owed(double k, unsigned long most)
-{
-	k += kernel_split.owed;
-	if (k > (double)most) {
-		kernel_split.owed = k - (double)most;
-		return most;
-	}
-	if (k < 0) {
-		kernel_split.owed = k;
-		return 0;
-	}
-	kernel_split.owed = k - (double)(unsigned long)k;
-	return (unsigned long)k;
-}
-
-/*
- * How many of this sample's weight stand for time the thread spent in
- * the kernel since its last sample.  The signal arrives on the way back
- * to user mode, with the pc after the system call: without this, that
- * time is the user code's (docs/design.md, "Kernel time").  Raw system
- * calls: async-signal-safe, no libc wrapper in the way.
- *
- * CPU timer (by_tick): the weight is the ticks of user and kernel time
- * since the last sample, and the kernel charged each tick to one or the
- * other: kernel = weight * dsys / (duser + dsys).
- */
-static unsigned long
-kernel_by_tick(unsigned long weight)
-{
-	struct rusage ru;
-	uint64_t user, sys, du, ds;
-
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
-		return 0;
-	user = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
-	sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
-	if (kernel_baseline(user < kernel_split.user_us ||
-	    sys < kernel_split.sys_us)) {
-		kernel_split.user_us = user;
-		kernel_split.sys_us = sys;
-		return 0;
-	}
-	du = user - kernel_split.user_us;
-	ds = sys - kernel_split.sys_us;
-	kernel_split.user_us = user;
-	kernel_split.sys_us = sys;
-	return kernel_owed(du + ds > 0 ? (double)weight * (double)ds /
-	    (double)(du + ds) : 0, weight);
-}
-
-/*
- * perf clock (user mode only): its kernel samples are the fires it
- * dropped in kernel mode, the thread's CPU time since the last sample in
- * periods less the samples delivered, on top of the weight: credited
- * to the next sample's stack, the code the system call returned to.
- * The thread's CPU clock, not getrusage: a running thread's rusage moves
- * at its ticks only, so each sample's share came in lumps a tick apart.
- * Not the system time alone: what a sample
- * itself costs in the kernel (the interrupt, the signal's delivery)
- * follows its fire at once, so the next fire is in user mode and that
- * time is in the user samples already (counted twice, it added 14% at
- * 5 kHz).
- */
-static unsigned long
-kernel_by_clock(unsigned long weight)
-{
-	struct timespec ts;
-	uint64_t now;
-
-	if (running.period_ns == 0 ||
-	    syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	now = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-	if (kernel_baseline(now < kernel_split.cpu_ns)) {
-		kernel_split.cpu_ns = now;
-		return 0;
-	}
-	now -= kernel_split.cpu_ns;
-	kernel_split.cpu_ns += now;
-	return kernel_owed((double)now / (double)running.period_ns -
-	    (double)weight, ~0ul);
-}
-
-static unsigned long
-kernel_weight(unsigned long weight, int by_tick)
-{
-	return by_tick ? kernel_by_tick(weight) : kernel_by_clock(weight);
-}
-
-/* *kernel_out: how much of the weight (or on top of it) is the kernel's */
-static void
-count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
-    int by_tick, const void *ucontext, unsigned long *kernel_out)
-{
-	uint64_t tag = atomic_load(&pc_tag), key = tag | (uint64_t)pc;
-	unsigned long kernel = m->kernel_time ? kernel_weight(weight, by_tick) : 0;
-	unsigned long user = by_tick ? weight - kernel : weight;
-	int rc;
-
-	*kernel_out = kernel;
-
-	if (atomic_load(&m->off))
-		goto fault;
-	if ((uint64_t)pc >> 48 != 0 || (uint64_t)pc == PLAN_PCMAP_KERNEL_PC)
-		goto no_room;		/* not a user-space pc we can tag */
-	rc = user ? count_key(m->keys, m->counts, m->mask, key, user) : 1;
-	if (rc == 1 && kernel > 0)
-		rc = count_key(m->keys, m->counts, m->mask,
-		    tag | PLAN_PCMAP_KERNEL_PC, kernel);
-	if (rc < 0)
-		goto fault;
-	if (rc == 0)
-		goto no_room;
-	weight = user + kernel;
-	if (m->tkeys != NULL || m->stacks != NULL) {
-		/* a raw system call: no libc wrapper, no cached value to trust */
-		uint32_t tid = (uint32_t)syscall(SYS_gettid);
-		uint64_t tkey = tag >> 16 | tid;
-
-		if (m->tkeys != NULL) {
-			rc = count_key(m->tkeys, m->tcounts, m->tmask, tkey, weight);
-			if (rc < 0)
-				goto fault;
-			if (rc == 0 && profil_arch_add_u64(m->tlost, weight) < 0)
-				goto fault;
-		}
-		/* a full ring drops the stack, not the sample */
-		if (m->stacks != NULL)
-			stackring_capture(m->stacks, ucontext, (uint32_t)(tag >> 48),
-			    tid, weight, kernel);
-	}
-	return;
-no_room:
-	atomic_fetch_add(&stats.saturated, weight);
-	if (profil_arch_add_u64(m->lost, weight) < 0)
-		atomic_store(&m->off, 1);
-	return;
-fault:
-	/* the shared memory went away: stop touching it */
-	atomic_store(&m->off, 1);
-	atomic_fetch_add(&stats.faulted, weight);
-}
-
-void
-session_set_pc_tag(uint64_t tag)
-{
-	atomic_store(&pc_tag, tag);
-}
-
-/*
- * If the interrupted code blocks SIGSEGV or SIGBUS (a program that blocks
- * every signal), so does this handler, and a fault in a counter update
- * would kill the process instead of reaching fault.c.  Unblock them until
- * the handler returns (sigreturn puts the program's mask back), unless
- * one is pending: it would be delivered here, before the program means
- * to take it.  Raw system calls: no wrapper or interceptor in between.
- * Returns 0 if buffers may be touched, -1 if not.
- */
-static int
-unblock_faults(const ucontext_t *uc)
-{
-	sigset_t faults, pending;
-
-	if (sigismember(&uc->uc_sigmask, SIGSEGV) != 1 &&
-	    sigismember(&uc->uc_sigmask, SIGBUS) != 1)
-		return 0;
-	if (syscall(SYS_rt_sigpending, &pending, _NSIG / 8) < 0 ||
-	    sigismember(&pending, SIGSEGV) == 1 ||
-	    sigismember(&pending, SIGBUS) == 1)
-		return -1;
-	sigemptyset(&faults);
-	sigaddset(&faults, SIGSEGV);
-	sigaddset(&faults, SIGBUS);
-	return syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &faults, NULL,
-	    _NSIG / 8) < 0 ? -1 : 0;
-}
-
-/*
- * A sample under a budget: counted as taken, and its weight in base
- * periods returned, the period its clock samples at now over the base
- * (the kernel cannot be asked what a perf clock's period was: each
- * thread's clock changes only here, in its own handler, or when armed).
- * Once the budget wants a longer period than that, this thread's clock
- * is retuned; the other threads' follow at their next samples, and
- * clocks armed from now on (new threads, forked children) start at it.
- * So every sample weighs its own period, whatever the other threads do.
- */
-static unsigned long
-budget_weigh(struct budget *b, const siginfo_t *info)
-{
-	uint64_t taken = atomic_fetch_add_explicit(&b->taken, 1,
-	    memory_order_relaxed) + 1;
-	uint64_t base = running.period_ns, period, want;
-
-	if (b->samples == 0 || base == 0)
-		return 1;
-	period = thread_clock_period(info);
-	if (period < base || period % base != 0)
-		return 1;	/* not a clock of ours we can tell */
-	want = base << budget_shift(b->samples, base, taken);
-	if (want > period) {
-		threads_set_period(want);
-		thread_clock_retune(info, period, want);
-	}
-	return (unsigned long)budget_weight(period, base);
-}
-
-void
-session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
-    const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-	int by_tick = info->si_code == SI_TIMER;
-	unsigned long unit = 1, kernel = 0;
-	struct budget *budget;
-	struct plan *plan;
-	struct plan_range *r;
-
-	atomic_fetch_add(&readers, 1);
-	plan = atomic_load(&live_plan);
-	if (plan == NULL)
-		goto out;
-	budget = atomic_load(&live_budget);
-	if (budget != NULL)
-		unit = budget_weigh(budget, info);
-	weight *= unit;
-	atomic_fetch_add(&stats.signals, 1);
-	atomic_fetch_add(&stats.samples, weight);
-	if (unblock_faults(uc) < 0) {
-		atomic_fetch_add(&stats.faulted, weight);
-		goto weigh;
-	}
-	r = plan_find(plan, pc);
-	if (r == NULL) {
-		atomic_fetch_add(&stats.outside, weight);
-		if (plan->pcmap != NULL)
-			count_pc(plan->pcmap, pc, weight, by_tick, ucontext,
-			    &kernel);
-		else
-			count_overflow(plan, weight);
-	} else if (atomic_load(&r->off)) {
-		atomic_fetch_add(&stats.faulted, weight);
-	} else {
-		count_into(r, pc, weight);
-	}
-weigh:
-	if (budget != NULL)
-		budget_add_saturating(&budget->weight_sq, budget_weight_sq(
-		    by_tick ? weight - kernel : weight, kernel, unit));
-out:
-	atomic_fetch_sub(&readers, 1);
-}
 
 /* ---- the caller's side ------------------------------------------------- */
 
@@ -419,19 +50,19 @@ out:
 static void
 wait_for_handlers(void)
 {
-	while (atomic_load(&readers) != 0)
+	while (atomic_load(&session_readers) != 0)
 		sched_yield();
 }
 
 static void
 reset_stats(void)
 {
-	atomic_store(&stats.signals, 0);
-	atomic_store(&stats.samples, 0);
-	atomic_store(&stats.outside, 0);
-	atomic_store(&stats.saturated, 0);
-	atomic_store(&stats.faulted, 0);
-	atomic_store(&stats.ranges_off, 0);
+	atomic_store(&session_stats.signals, 0);
+	atomic_store(&session_stats.samples, 0);
+	atomic_store(&session_stats.outside, 0);
+	atomic_store(&session_stats.saturated, 0);
+	atomic_store(&session_stats.faulted, 0);
+	atomic_store(&session_stats.ranges_off, 0);
 }
 
 static int
@@ -570,22 +201,22 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism,
 	base_ns = 1000000000u / rate_hz;
 	/* Same clocks, unbudgeted before and after: only the plan changes. */
 	same_clocks = running.active && running.mechanism == chosen &&
-	    running.period_ns == base_ns && atomic_load(&live_budget) == NULL &&
-	    budget == NULL;
+	    session_base_ns == base_ns &&
+	    atomic_load(&session_live_budget) == NULL && budget == NULL;
 	if (!same_clocks) {
 		if (running.active)
 			threads_disarm_all();
 		running.active = 0;
 		/* no handler may weigh with the old base or budget now */
-		atomic_store(&live_budget, NULL);
+		atomic_store(&session_live_budget, NULL);
 		wait_for_handlers();
 		if (budget == &own_budget) {
 			own_budget.samples = samples;
 			atomic_store(&own_budget.taken, 0);
 			atomic_store(&own_budget.weight_sq, 0);
 		}
-		running.period_ns = base_ns;
-		atomic_store(&live_budget, budget);
+		session_base_ns = base_ns;
+		atomic_store(&session_live_budget, budget);
 	}
 	/*
 	 * A budget's clocks start where it is now: a new process image of
@@ -596,16 +227,16 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism,
 	    base_ns, atomic_load(&budget->taken)) : base_ns;
 	spec.signo = signo;
 	if (same_clocks) {
-		old = atomic_exchange(&live_plan, plan);
+		old = atomic_exchange(&session_live_plan, plan);
 		reset_stats();
 		retire(old);
 	} else {
-		old = atomic_exchange(&live_plan, plan);
+		old = atomic_exchange(&session_live_plan, plan);
 		reset_stats();
 		if (threads_arm_all(&spec) < 0) {
 			saved = errno;
-			retire(atomic_exchange(&live_plan, NULL));
-			atomic_store(&live_budget, NULL);
+			retire(atomic_exchange(&session_live_plan, NULL));
+			atomic_store(&session_live_budget, NULL);
 			plan_free(old);
 			errno = saved;
 			pthread_mutex_unlock(&session_lock);
@@ -638,9 +269,9 @@ session_stop(void)
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &running.cpu_stop);
 		running.active = 0;
 	}
-	retire(atomic_exchange(&live_plan, NULL));
+	retire(atomic_exchange(&session_live_plan, NULL));
 	/* no handler holds the plan, so none is in the budget's counters */
-	atomic_store(&live_budget, NULL);
+	atomic_store(&session_live_budget, NULL);
 	pthread_mutex_unlock(&session_lock);
 }
 
@@ -663,11 +294,12 @@ session_fill_status(struct profil_status *st)
 	st->mechanism = running.mechanism;
 	st->rate_hz = running.rate_hz;
 	st->resolution_hz = running.resolution_hz;
-	budget = atomic_load(&live_budget);
+	budget = atomic_load(&session_live_budget);
 	if (running.active && budget != NULL && budget->samples > 0) {
 		/* the rate the budget has come down to by now */
-		uint64_t period = running.period_ns << budget_shift(budget->samples,
-		    running.period_ns, atomic_load(&budget->taken));
+		uint64_t period = session_base_ns <<
+		    budget_shift(budget->samples, session_base_ns,
+		    atomic_load(&budget->taken));
 		unsigned hz = (unsigned)(1000000000u / period);
 
 		if (hz < st->resolution_hz)
@@ -682,12 +314,12 @@ session_fill_status(struct profil_status *st)
 	pthread_mutex_unlock(&session_lock);
 	st->tick_hz = thread_clock_tick_hz();
 	st->threads = threads_armed();
-	st->signals = atomic_load(&stats.signals);
-	st->samples = atomic_load(&stats.samples);
-	st->outside = atomic_load(&stats.outside);
-	st->saturated = atomic_load(&stats.saturated);
-	st->faulted = atomic_load(&stats.faulted);
-	st->ranges_off = atomic_load(&stats.ranges_off);
+	st->signals = atomic_load(&session_stats.signals);
+	st->samples = atomic_load(&session_stats.samples);
+	st->outside = atomic_load(&session_stats.outside);
+	st->saturated = atomic_load(&session_stats.saturated);
+	st->faulted = atomic_load(&session_stats.faulted);
+	st->ranges_off = atomic_load(&session_stats.ranges_off);
 }
 
 uint64_t
@@ -724,7 +356,8 @@ fork_child(void)
 	void (*hook)(void);
 
 	pthread_mutex_init(&session_lock, NULL);
-	atomic_store(&readers, 0);	/* handlers of other threads are gone */
+	/* handlers of other threads are gone */
+	atomic_store(&session_readers, 0);
 	handler_fork_child();
 	sigveil_fork_child();
 	fault_fork_child();

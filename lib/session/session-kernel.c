@@ -1,0 +1,131 @@
+/*
+ * session-kernel.c - how much of a sample stands for time its thread
+ * spent in the kernel since its last sample (session-internal.h), for
+ * pcmaps that count that time apart.  Runs in the signal handler: raw
+ * system calls and this thread's own TLS only.
+ */
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session/session-internal.h"
+
+/*
+ * What the thread's clocks said at its last sample (initial-exec TLS: no
+ * call into the loader in a handler), and the kernel samples owed but
+ * not yet whole.
+ */
+static __thread struct {
+	int known;		/* the fields below are this thread's */
+	uint64_t user_us, sys_us;	/* CPU timer: as the kernel charged it */
+	uint64_t cpu_ns;	/* perf clock: the thread's CPU clock */
+	double owed;
+} kernel_split __attribute__((tls_model("initial-exec")));
+
+/*
+ * A thread's first sample only sets the baseline: its times run from
+ * its start, which exec does not move (the previous image's time is in
+ * them), and a forked child's restart from 0 under its parent's.
+ */
+static int
+kernel_baseline(int stale)
+{
+	if (kernel_split.known && !stale)
+		return 0;
+	kernel_split.known = 1;
+	kernel_split.owed = 0;
+	return 1;
+}
+
+/* k kernel samples, fractions and debts carried to the next sample. */
+static unsigned long
+kernel_owed(double k, unsigned long most)
+{
+	k += kernel_split.owed;
+	if (k > (double)most) {
+		kernel_split.owed = k - (double)most;
+		return most;
+	}
+	if (k < 0) {
+		kernel_split.owed = k;
+		return 0;
+	}
+	kernel_split.owed = k - (double)(unsigned long)k;
+	return (unsigned long)k;
+}
+
+/*
+ * How many of this sample's weight stand for time the thread spent in
+ * the kernel since its last sample.  The signal arrives on the way back
+ * to user mode, with the pc after the system call: without this, that
+ * time is the user code's (docs/design.md, "Kernel time").  Raw system
+ * calls: async-signal-safe, no libc wrapper in the way.
+ *
+ * CPU timer (by_tick): the weight is the ticks of user and kernel time
+ * since the last sample, and the kernel charged each tick to one or the
+ * other: kernel = weight * dsys / (duser + dsys).
+ */
+static unsigned long
+kernel_by_tick(unsigned long weight)
+{
+	struct rusage ru;
+	uint64_t user, sys, du, ds;
+
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	user = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
+	sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+	if (kernel_baseline(user < kernel_split.user_us ||
+	    sys < kernel_split.sys_us)) {
+		kernel_split.user_us = user;
+		kernel_split.sys_us = sys;
+		return 0;
+	}
+	du = user - kernel_split.user_us;
+	ds = sys - kernel_split.sys_us;
+	kernel_split.user_us = user;
+	kernel_split.sys_us = sys;
+	return kernel_owed(du + ds > 0 ? (double)weight * (double)ds /
+	    (double)(du + ds) : 0, weight);
+}
+
+/*
+ * perf clock (user mode only): its kernel samples are the fires it
+ * dropped in kernel mode, the thread's CPU time since the last sample in
+ * periods less the samples delivered, on top of the weight: credited
+ * to the next sample's stack, the code the system call returned to.
+ * The thread's CPU clock, not getrusage: a running thread's rusage moves
+ * at its ticks only, so each sample's share came in lumps a tick apart.
+ * Not the system time alone: what a sample
+ * itself costs in the kernel (the interrupt, the signal's delivery)
+ * follows its fire at once, so the next fire is in user mode and that
+ * time is in the user samples already (counted twice, it added 14% at
+ * 5 kHz).
+ */
+static unsigned long
+kernel_by_clock(unsigned long weight)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (session_base_ns == 0 ||
+	    syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	now = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+	if (kernel_baseline(now < kernel_split.cpu_ns)) {
+		kernel_split.cpu_ns = now;
+		return 0;
+	}
+	now -= kernel_split.cpu_ns;
+	kernel_split.cpu_ns += now;
+	return kernel_owed((double)now / (double)session_base_ns -
+	    (double)weight, ~0ul);
+}
+
+unsigned long
+session_kernel_weight(unsigned long weight, int by_tick)
+{
+	return by_tick ? kernel_by_tick(weight) : kernel_by_clock(weight);
+}
