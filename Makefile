@@ -110,7 +110,8 @@ $(INTLIB): $(STATIC_OBJ)
 # ---- the profil command: links libprofil statically, with its internals ----
 CLI_SRC   := $(wildcard cli/*.c cli/*/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
-CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Icli $(WARN) $(SANFLAGS) $(CFLAGS)
+CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli $(WARN) \
+             $(SANFLAGS) $(CFLAGS)
 
 $(BUILD)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)

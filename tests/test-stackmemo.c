@@ -27,16 +27,16 @@
 #define SP	0x7ffd0000f000ull
 #define PC	0x401234ull
 
-static uint64_t regs[CFI_NREGS];
+static uint64_t regs[ARCH_NREGS];
 static uint64_t stack[64];		/* the copy, from SP */
 
 static void
 reset_sample(void)
 {
-	for (int r = 0; r < CFI_NREGS; r++)
+	for (int r = 0; r < ARCH_NREGS; r++)
 		regs[r] = 0x1000 + (uint64_t)r;
-	regs[7] = SP;
-	regs[16] = PC;
+	regs[ARCH_REG_SP] = SP;
+	regs[ARCH_REG_PC] = PC;
 	for (int i = 0; i < 64; i++)
 		stack[i] = 0xdead0000 + (uint64_t)i;
 }
@@ -91,12 +91,12 @@ test_answers_only_when_every_fact_holds(void **state)
 	regs[6]++;
 	assert_int_equal(find(&m, sizeof stack, 8), 0);
 	regs[6]--;
-	regs[16]++;
+	regs[ARCH_REG_PC]++;
 	assert_int_equal(find(&m, sizeof stack, 8), 0);
-	regs[16]--;
-	regs[7] += 8;
+	regs[ARCH_REG_PC]--;
+	regs[ARCH_REG_SP] += 8;
 	assert_int_equal(find(&m, sizeof stack, 8), 0);
-	regs[7] -= 8;
+	regs[ARCH_REG_SP] -= 8;
 	/* a fact's word beyond the copy (SP + 40 .. 48): not known to hold */
 	assert_int_equal(find(&m, 44, 8), 0);
 	assert_int_equal(find(&m, 48, 8), 3);
@@ -145,7 +145,7 @@ test_bounded(void **state)
 	assert_true(m.len <= STACK_MEMO_WORDS);
 	assert_true(m.cap <= STACK_MEMO_WORDS);
 	/* the newest still answers */
-	regs[16] = 199999;
+	regs[ARCH_REG_PC] = 199999;
 	{
 		struct bframe out[4];
 
@@ -165,7 +165,7 @@ rules(int base, int32_t off)
 	r.has_cfi = r.simple = 1;
 	r.cfa_reg = (uint8_t)base;
 	r.cfa_off = off;
-	for (int i = 0; i < CFI_NREGS; i++)
+	for (int i = 0; i < ARCH_NREGS; i++)
 		r.kind[i] = RULE_SAME;
 	r.kind[7] = RULE_IS_CFA;
 	r.kind[16] = RULE_AT_CFA;
@@ -202,7 +202,7 @@ test_facts_follow_the_rules(void **state)
 		{ cfa1 - 16, 0x7ffd0000f200ull, 1 },	/* rbp */
 		{ cfa1 - 8, 0x403000, 1 },	/* return address */
 	};
-	struct memo_fact f[CFI_NREGS + 4];
+	struct memo_fact f[ARCH_NREGS + 4];
 	size_t n;
 
 	(void)state;
@@ -236,7 +236,7 @@ test_facts_follow_the_rules(void **state)
 	/* a rule not understood: every register, every word read */
 	r1.simple = 0;
 	n = stack_memo_facts(regs, steps, 2, reads, 4, f);
-	assert_int_equal(n, CFI_NREGS + 4);
+	assert_int_equal(n, ARCH_NREGS + 4);
 
 	/* a slot the rules name that was never read: everything too */
 	r1.simple = 1;
@@ -244,7 +244,7 @@ test_facts_follow_the_rules(void **state)
 	n = stack_memo_facts(regs, steps, 2, reads + 1, 3, f);
 	assert_int_equal(n, 5);
 	n = stack_memo_facts(regs, steps, 2, reads, 3, f);
-	assert_int_equal(n, CFI_NREGS + 3);
+	assert_int_equal(n, ARCH_NREGS + 3);
 }
 
 int

@@ -57,16 +57,16 @@ cfi_rules_read(Dwarf_Frame *frame, struct cfi_rules *r)
 	r->has_cfi = 1;
 	r->simple = 1;
 	if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
-	    ops[0].atom == DW_OP_bregx && ops[0].number < CFI_NREGS &&
+	    ops[0].atom == DW_OP_bregx && ops[0].number < ARCH_NREGS &&
 	    fits(ops[0].number2, &r->cfa_off))
 		r->cfa_reg = (uint8_t)ops[0].number;
 	else if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
 	    ops[0].atom >= DW_OP_breg0 && ops[0].atom < DW_OP_breg0 +
-	    CFI_NREGS && fits(ops[0].number, &r->cfa_off))
+	    ARCH_NREGS && fits(ops[0].number, &r->cfa_off))
 		r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
 	else
 		r->simple = 0;
-	for (int regno = 0; regno < CFI_NREGS; regno++) {
+	for (int regno = 0; regno < ARCH_NREGS; regno++) {
 		r->kind[regno] = (uint8_t)rule_of(frame, regno, &r->off[regno]);
 		if (r->kind[regno] == RULE_OTHER)
 			r->simple = 0;

@@ -15,7 +15,7 @@
 
 #include <elfutils/libdw.h>
 
-#define CFI_NREGS	17	/* x86-64 DWARF 0-16, 16 the return address */
+#include "arch.h"
 
 enum { RULE_UNDEFINED, RULE_SAME, RULE_AT_CFA, RULE_IS_CFA, RULE_OTHER };
 
@@ -25,8 +25,8 @@ struct cfi_rules {
 	uint8_t simple;		/* every rule below is one of the shapes */
 	uint8_t cfa_reg;	/* CFA = cfa_reg + cfa_off */
 	int32_t cfa_off;
-	uint8_t kind[CFI_NREGS];	/* RULE_* of each caller's register */
-	int32_t off[CFI_NREGS];		/* n of RULE_AT_CFA and RULE_IS_CFA */
+	uint8_t kind[ARCH_NREGS];	/* RULE_* of each caller's register */
+	int32_t off[ARCH_NREGS];		/* n of RULE_AT_CFA and RULE_IS_CFA */
 };
 
 /* The rules of frame (from dwarf_cfi_addrframe) into *r; has_cfi set. */

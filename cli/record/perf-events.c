@@ -20,6 +20,7 @@
 
 #include "sampler/budget.h"
 #include "cli.h"
+#include "perf-regs.h"
 #include "perf-events.h"
 #include "record.h"
 #include "unwind.h"
@@ -27,12 +28,6 @@
 #define RING_PAGES	64		/* data pages per CPU: 256 KiB */
 #define STACK_RING_PAGES 2048		/* with stack copies: 8 MiB, at most */
 #define STACK_RING_TOTAL 8192		/* pages, all CPUs' rings together */
-/*
- * User registers for the unwinder: AX..IP (perf's 0-8) and R8..R15
- * (16-23), in that order in a sample; perf-records.c's from_sample says
- * where each DWARF register is among them.
- */
-#define REGS_MASK	(0x1ffull | 0xffull << 16)
 
 int
 perf_paranoid(void)
@@ -110,7 +105,7 @@ set_attr(struct perf_event_attr *a, uint64_t period_ns, int exclude_kernel,
 	    PERF_SAMPLE_PERIOD;
 	if (stack_size) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = REGS_MASK;
+		a->sample_regs_user = ARCH_PERF_REGS_MASK;
 		a->sample_stack_user = stack_size;
 		if (!exclude_kernel) {
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "perf-regs.h"
 #include "hmap.h"
 #include "jit.h"
 #include "perf-procs.h"
@@ -21,13 +22,6 @@
 #include "unwind.h"
 #include "wall.h"
 
-/*
- * The user registers a sample carries (REGS_MASK, perf-events.c):
- * from_sample[i] is where DWARF register i (rax rdx rcx rbx rsi rdi rbp
- * rsp r8..r15 rip) is among them.
- */
-static const int from_sample[UNWIND_NREGS] = { 0, 3, 2, 1, 4, 5, 6, 7, 9, 10,
-	11, 12, 13, 14, 15, 16, 8 };
 #define MAX_FRAMES	(2 * UNWIND_MAX_DEPTH + 2)	/* kernel + user + cut */
 #define MISC_MMAP_BUILD_ID (1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 
@@ -68,7 +62,7 @@ struct sample_extra {
 	const uint64_t *chain;		/* kernel call chain, markers in it */
 	uint64_t nchain;
 	int has_regs;			/* user registers (not a kernel thread) */
-	uint64_t regs[UNWIND_NREGS];	/* DWARF order */
+	uint64_t regs[ARCH_NREGS];	/* DWARF order */
 	const uint8_t *stack;		/* the copy of the user stack */
 	uint64_t stack_size;
 };
@@ -99,14 +93,14 @@ sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
 	memcpy(&v, rec + at, 8);	/* abi: 0 when there are no registers */
 	at += 8;
 	if (v != PERF_SAMPLE_REGS_ABI_NONE) {
-		uint64_t raw[UNWIND_NREGS];
+		uint64_t raw[ARCH_NREGS];
 
 		if (size - at < sizeof raw)
 			return -1;
 		memcpy(raw, rec + at, sizeof raw);
 		at += sizeof raw;
-		for (int i = 0; i < UNWIND_NREGS; i++)
-			x->regs[i] = raw[from_sample[i]];
+		for (int i = 0; i < ARCH_NREGS; i++)
+			x->regs[i] = raw[arch_perf_reg_at(i)];
 		x->has_regs = 1;
 	}
 	if (size - at < 8)
@@ -165,11 +159,11 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 	}
 	if (x.has_regs && p->uw != NULL && e->behind) {
 		/* unwinding less, so as to lose no sample: say where */
-		unwind_locate(p->uw, x.regs[16], &frames[n++]);
+		unwind_locate(p->uw, x.regs[ARCH_REG_PC], &frames[n++]);
 		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
 	} else if (x.has_regs && p->uw != NULL) {
 		/* at most UNWIND_MAX_DEPTH user frames, then a cut */
-		n = unwind_stack(p->uw, tid, x.regs, x.regs[7], x.stack,
+		n = unwind_stack(p->uw, tid, x.regs, x.regs[ARCH_REG_SP], x.stack,
 		    x.stack_size, frames, n, n + UNWIND_MAX_DEPTH + 1);
 		/*
 		 * Past the copy, where the kernel copied less than asked: it

@@ -81,7 +81,7 @@ stack_memo_find(const struct stack_memo *m, const uint64_t *regs,
     uint64_t stack_addr, const unsigned char *stack, size_t size,
     struct bframe *out, size_t room)
 {
-	uint64_t at = hmap_get(&m->heads, key_of(regs[16], regs[7]));
+	uint64_t at = hmap_get(&m->heads, key_of(regs[ARCH_REG_PC], regs[ARCH_REG_SP]));
 
 	for (; at != 0; at = m->pool[at - 1]) {
 		const uint64_t *e = &m->pool[at - 1];
@@ -177,7 +177,7 @@ follow(const struct memo_step *steps, size_t nsteps,
 
 		if (!r->simple || !steps[k].cfa_known)
 			return 0;
-		for (int reg = 0; reg < CFI_NREGS; reg++) {
+		for (int reg = 0; reg < ARCH_NREGS; reg++) {
 			if (!(need & 1u << reg))
 				continue;
 			switch (r->kind[reg]) {
@@ -217,11 +217,11 @@ stack_memo_facts(const uint64_t *regs, const struct memo_step *steps,
 
 	memset(relevant, 0, sizeof relevant);
 	if (!follow(steps, nsteps, reads, nreads, relevant, &used)) {
-		used = (1u << CFI_NREGS) - 1;
+		used = (1u << ARCH_NREGS) - 1;
 		memset(relevant, 1, sizeof relevant);
 	}
 	used |= 1u << 7 | 1u << 16;	/* the memo's key */
-	for (int reg = 0; reg < CFI_NREGS; reg++)
+	for (int reg = 0; reg < ARCH_NREGS; reg++)
 		if (used & 1u << reg)
 			facts[n++] = (struct memo_fact){ MEMO_REG(reg), regs[reg] };
 	for (size_t i = 0; i < nreads; i++)

@@ -58,7 +58,7 @@ size_t stack_memo_find(const struct stack_memo *m, const uint64_t *regs,
  * What an unwinding that ended whole depended on, from what it did: in
  * step k it found frame k's caller from frame k's rules and CFA, reading
  * the stack words of reads[] marked k.  Written to facts (room for
- * CFI_NREGS + nreads): the registers of regs and the words read that
+ * ARCH_NREGS + nreads): the registers of regs and the words read that
  * the frames' pcs and CFAs were computed from, following each rule back;
  * every register and every word read if some step's rules are not
  * simple (cfirules.h).  Their number.
@@ -78,7 +78,7 @@ size_t stack_memo_facts(const uint64_t *regs, const struct memo_step *steps,
 
 /*
  * Remember frames[0..nframes) as what facts[0..nfacts) give; the facts
- * must include registers 7 (sp = regs[7]) and 16 (pc = regs[16]).
+ * must include registers 7 (sp = regs[ARCH_REG_SP]) and 16 (pc = regs[ARCH_REG_PC]).
  */
 void stack_memo_add(struct stack_memo *m, uint64_t pc, uint64_t sp,
     const struct memo_fact *facts, size_t nfacts,

@@ -44,7 +44,7 @@ timer_stacks_drain(struct builder *b, struct agent_region *r,
 		if (slot == 0 || slot >= AGENT_MAX_PROCS || s->weight == 0 ||
 		    s->size > ring->stack_size)
 			goto next;
-		if (!fresh && timer_slots_map(&slots[slot], s->regs[16]) == NULL) {
+		if (!fresh && timer_slots_map(&slots[slot], s->regs[ARCH_REG_PC]) == NULL) {
 			timer_slots_snapshot_all(b, r, slots);
 			fresh = 1;
 		}
@@ -66,7 +66,7 @@ timer_stacks_drain(struct builder *b, struct agent_region *r,
 			    s->weight - kernel, pid, (pid_t)s->tid, 0))
 				builder_sample_stack(b, frames + 1, n,
 				    s->weight - kernel, pid, (pid_t)s->tid);
-			hmap_add(stacked, (uint64_t)slot << 48 | (s->regs[16] &
+			hmap_add(stacked, (uint64_t)slot << 48 | (s->regs[ARCH_REG_PC] &
 			    ((1ull << 48) - 1)), s->weight - kernel);
 		}
 		if (kernel > 0) {

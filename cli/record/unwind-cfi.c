@@ -105,7 +105,7 @@ lookup_cfi(struct unwind_space *s, uint64_t pc, struct cfi_rules *r)
 		    dwarf_cfi_addrframe(cfis[i], pc - bias[i], &frame) != 0)
 			continue;
 		cfi_rules_read(frame, r);
-		r->outermost = r->kind[16] == RULE_UNDEFINED;
+		r->outermost = r->kind[ARCH_REG_PC] == RULE_UNDEFINED;
 		free(frame);
 		return;
 	}
@@ -201,7 +201,7 @@ unwind_frame_pointer_caller(struct current *c, Dwfl_Frame *frame, uint64_t pc)
 	struct bframe f;
 	Dwarf_Word sp;
 
-	if (pc == 0 || dwfl_frame_reg(frame, 7, &sp) != 0 || sp <= c->prev_sp)
+	if (pc == 0 || dwfl_frame_reg(frame, ARCH_REG_SP, &sp) != 0 || sp <= c->prev_sp)
 		return 0;
 	unwind_locate(s, pc - 1, &f);
 	if (f.obj < 0) {

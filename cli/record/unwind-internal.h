@@ -28,7 +28,7 @@ struct addr_space;
 struct current {
 	pid_t tid;
 	const uint64_t *regs;
-	int no_rbp;		/* regs[6] unknown: a blocked thread's */
+	int no_rbp;		/* regs[ARCH_REG_FP] unknown: a blocked thread's */
 	int only_sp_pc;		/* only rsp and the pc known */
 	uint64_t stack_addr;
 	const unsigned char *stack;

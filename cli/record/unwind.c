@@ -31,7 +31,7 @@ static struct {
 	struct memo_read reads[MEMO_READS];
 	struct memo_step steps[UNWIND_MAX_DEPTH];
 	size_t rule_index[UNWIND_MAX_DEPTH];
-	struct memo_fact facts[CFI_NREGS + MEMO_READS];
+	struct memo_fact facts[ARCH_NREGS + MEMO_READS];
 } scratch;
 
 /* ---- libdwfl's thread callbacks: the sample at hand ---------------------- */
@@ -87,7 +87,7 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 
 	/* DWARF 0-16; 16 is the return address column, here the pc */
 	if (!c->only_sp_pc)
-		return dwfl_thread_state_registers(thread, 0, UNWIND_NREGS,
+		return dwfl_thread_state_registers(thread, 0, ARCH_NREGS,
 		    (const Dwarf_Word *)c->regs);
 	/*
 	 * A blocked thread: its stack pointer and pc, and maybe a frame
@@ -95,12 +95,12 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 	 * needs one stops rather than goes on from a made-up value.
 	 */
 	if (!dwfl_thread_state_registers(thread, 7, 1,
-	    (const Dwarf_Word *)&c->regs[7]) ||
+	    (const Dwarf_Word *)&c->regs[ARCH_REG_SP]) ||
 	    !dwfl_thread_state_registers(thread, 16, 1,
-	    (const Dwarf_Word *)&c->regs[16]))
+	    (const Dwarf_Word *)&c->regs[ARCH_REG_PC]))
 		return false;
 	return c->no_rbp || dwfl_thread_state_registers(thread, 6, 1,
-	    (const Dwarf_Word *)&c->regs[6]);
+	    (const Dwarf_Word *)&c->regs[ARCH_REG_FP]);
 }
 
 const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
@@ -163,7 +163,7 @@ take_frame(Dwfl_Frame *frame, void *arg)
 	c->prev_outermost = r->outermost || planted;
 	c->prev_by_fp = !c->prev_has_cfi && unwind_by_frame_pointer(s, pc,
 	    &c->out[c->n]);
-	if (dwfl_frame_reg(frame, 7, &base) != 0)
+	if (dwfl_frame_reg(frame, ARCH_REG_SP, &base) != 0)
 		base = 0;
 	c->prev_sp = base;
 	c->n++;
@@ -194,7 +194,7 @@ unwind_once(struct unwind_space *s)
 	rc = dwfl_getthread_frames(s->dwfl, c->tid, take_frame, c);
 	if (c->n == c->first) {
 		/* not even the first frame: the pc as it is */
-		unwind_locate(s, c->regs[16], &c->out[c->n++]);
+		unwind_locate(s, c->regs[ARCH_REG_PC], &c->out[c->n++]);
 		c->cut = PROFIL_CUT_BROKEN;
 	} else if (c->cut == 0 && !c->prev_outermost) {
 		/*
@@ -269,14 +269,14 @@ memorize(struct unwind_space *s)
 		scratch.steps[k].rules = &s->rules[scratch.rule_index[k]];
 	nfacts = stack_memo_facts(c->regs, scratch.steps, nsteps,
 	    scratch.reads, c->nreads, scratch.facts);
-	stack_memo_add(&s->memo, c->regs[16], c->regs[7], scratch.facts, nfacts,
+	stack_memo_add(&s->memo, c->regs[ARCH_REG_PC], c->regs[ARCH_REG_SP], scratch.facts, nfacts,
 	    &c->out[c->first], c->n - c->first);
 }
 
 /* unwind_stack, with only_sp_pc/no_rbp as struct current has them. */
 static size_t
 unwind_with(struct unwind_space *s, pid_t tid,
-    const uint64_t regs[UNWIND_NREGS], int only_sp_pc, int no_rbp,
+    const uint64_t regs[ARCH_NREGS], int only_sp_pc, int no_rbp,
     uint64_t stack_addr, const void *stack, size_t size, struct bframe *out,
     size_t n, size_t max)
 {
@@ -288,7 +288,7 @@ unwind_with(struct unwind_space *s, pid_t tid,
 		return n;
 	if (unwind_sync_modules(s) < 0) {
 		/* no unwinder at all: the place itself, and a cut */
-		unwind_locate(s, regs[16], &out[n++]);
+		unwind_locate(s, regs[ARCH_REG_PC], &out[n++]);
 		if (n < max)
 			out[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BROKEN };
 		return n;
@@ -326,13 +326,13 @@ unwind_with(struct unwind_space *s, pid_t tid,
 		out[c->n++] = (struct bframe){ BFRAME_CUT, (uint64_t)c->cut };
 	if (nknown > 0 && !same_frames(known, nknown, &out[n], c->n - n) &&
 	    counts.wrong++ == 0)
-		counts.first_wrong_pc = regs[16];	/* the first says where */
+		counts.first_wrong_pc = regs[ARCH_REG_PC];	/* the first says where */
 	return c->n;
 }
 
 size_t
 unwind_stack(struct unwind_space *s, pid_t tid,
-    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
+    const uint64_t regs[ARCH_NREGS], uint64_t stack_addr, const void *stack,
     size_t size, struct bframe *out, size_t n, size_t max)
 {
 	return unwind_with(s, tid, regs, 0, 0, stack_addr, stack, size, out, n,
@@ -356,13 +356,13 @@ size_t
 unwind_blocked(struct unwind_space *s, pid_t tid, uint64_t sp, uint64_t pc,
     const void *stack, size_t size, struct bframe *out, size_t n, size_t max)
 {
-	uint64_t regs[UNWIND_NREGS] = { 0 };
+	uint64_t regs[ARCH_NREGS] = { 0 };
 	struct bframe *best = NULL;
 	size_t got, tries = 0;
 	const uint8_t *bytes = stack;
 
-	regs[7] = sp;
-	regs[16] = pc;
+	regs[ARCH_REG_SP] = sp;
+	regs[ARCH_REG_PC] = pc;
 	got = unwind_with(s, tid, regs, 1, 1, sp, stack, size, out, n, max);
 	if (whole(out, n, got) || size < 16)
 		return got;
@@ -388,7 +388,7 @@ unwind_blocked(struct unwind_space *s, pid_t tid, uint64_t sp, uint64_t pc,
 		if (f.obj < 0)
 			continue;
 		tries++;
-		regs[6] = at;
+		regs[ARCH_REG_FP] = at;
 		k = unwind_with(s, tid, regs, 1, 0, sp, stack, size, out, n, max);
 		if (whole(out, n, k) && k > got) {
 			free(best);

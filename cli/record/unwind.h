@@ -20,10 +20,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch.h"
 #include "builder.h"
 
 /* x86-64 DWARF registers 0-16: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
-#define UNWIND_NREGS	17
 #define UNWIND_MAX_DEPTH 128	/* frames of one stack; deeper is cut */
 
 struct unwind_space;
@@ -57,7 +57,7 @@ void unwind_locate(const struct unwind_space *s, uint64_t pc,
  * Returns the new number of frames in out, at most max.
  */
 size_t unwind_stack(struct unwind_space *s, pid_t tid,
-    const uint64_t regs[UNWIND_NREGS], uint64_t stack_addr, const void *stack,
+    const uint64_t regs[ARCH_NREGS], uint64_t stack_addr, const void *stack,
     size_t size, struct bframe *out, size_t n, size_t max);
 
 /*

@@ -21,8 +21,9 @@ arch_context_pc(const void *ucontext)
 
 /* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
 #define ARCH_NREGS 17
-#define ARCH_REG_SP 7		/* rsp, in those */
-#define ARCH_REG_PC 16		/* rip */
+#define ARCH_REG_FP 6		/* rbp, in those */
+#define ARCH_REG_SP 7		/* rsp */
+#define ARCH_REG_PC 16		/* rip; in CFI, the return address column */
 
 /* Bytes below the stack pointer a leaf function may use (the ABI's). */
 #define ARCH_RED_ZONE 128
