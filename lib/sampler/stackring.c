@@ -26,8 +26,6 @@ static __thread uintptr_t stack_end __attribute__((tls_model("initial-exec")));
 #define PAGE 4096
 #define MAX_PAGES 20		/* iovecs: a 64 KiB copy over 17 pages */
 
-_Static_assert(ARCH_NREGS == STACKRING_NREGS, "one register set");
-
 /*
  * Copy [from, from + n) up to the first page that cannot be read, by
  * process_vm_readv on ourselves: it stops there instead of faulting (a

@@ -18,11 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/*
- * The registers of a capture: arch.h's ARCH_NREGS (stackring.c checks),
- * spelled out for the recorder, which reads the ring without arch.h.
- */
-#define STACKRING_NREGS		17
+#include "arch.h"
 
 struct stackring_slot {
 	_Atomic uint64_t seq;		/* n + 1 once ring slot n is written */
@@ -30,7 +26,7 @@ struct stackring_slot {
 	uint32_t tid;
 	uint64_t weight;		/* samples the capture stands for, */
 	uint64_t kernel_weight;		/*   of them in the kernel */
-	uint64_t regs[STACKRING_NREGS];	/* DWARF order (x86-64: rax..r15, rip) */
+	uint64_t regs[ARCH_NREGS];	/* DWARF order (arch.h) */
 	uint64_t stack_addr;		/* where the copy starts */
 	uint64_t size;			/* bytes copied */
 	unsigned char data[];		/* stack_size bytes of room */
