@@ -26,7 +26,7 @@ int
 front_start(struct plan *plan, unsigned rate_hz, int mechanism,
     uint64_t samples)
 {
-	/* (the fault handler: plan_check_writable's probes where /proc is not) */
+	/* the fault handler: where /proc is not, the check probes the pages */
 	if (plan_seal(plan) < 0 || fault_install() < 0) {
 		int saved = errno;	/* EINVAL: ranges overlap */
 

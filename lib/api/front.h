@@ -28,10 +28,10 @@ int front_probe(const void *p, size_t len, int write);
 /*
  * Seal plan and start it (session_start's rate_hz, mechanism and
  * samples) if every counter it can touch is writable memory.  The plan
- * is ours, also on failure.  Returns 0, or -1 with errno: EINVAL (its
- * ranges overlap), EFAULT (a counter is not writable: the running
- * session is stopped), or the error of the fault handler's install or
- * of session_start.
+ * passes to front_start, also on failure.  Returns 0, or -1 with errno:
+ * EINVAL (its ranges overlap), EFAULT (a counter is not writable: the
+ * running session is stopped), or the error of the fault handler's
+ * install or of session_start.
  */
 int front_start(struct plan *plan, unsigned rate_hz, int mechanism,
     uint64_t samples);
