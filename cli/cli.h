@@ -120,4 +120,10 @@ void cli_print_wrapped(const char *first, const char *text, int indent,
 /* Flush and close stdout, exiting with an error if that failed. */
 int cli_finish_stdout(int status);
 
+/*
+ * qsort's order of struct profil_symbol as the .prf symbols record keeps
+ * them: by object, then start (docs/prf-format.md).
+ */
+int cli_symbol_order(const void *a, const void *b);
+
 #endif

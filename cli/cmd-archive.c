@@ -129,16 +129,6 @@ keep_kernel(const struct profil_profile *p, struct kept *k)
 	return 0;
 }
 
-static int
-by_object_start(const void *a, const void *b)
-{
-	const struct profil_symbol *x = a, *y = b;
-
-	if (x->object != y->object)
-		return x->object < y->object ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Sorted, and apart: a repeat (one name found from two buckets) goes. */
 static void
 tidy(struct kept *k)
@@ -146,7 +136,7 @@ tidy(struct kept *k)
 	size_t out = 0;
 
 	if (k->n > 1)
-		qsort(k->v, k->n, sizeof *k->v, by_object_start);
+		qsort(k->v, k->n, sizeof *k->v, cli_symbol_order);
 	for (size_t i = 0; i < k->n; i++) {
 		struct profil_symbol *prev = out ? &k->v[out - 1] : NULL;
 

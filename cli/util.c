@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <profil.h>
+
 #include "cli.h"
 
 const char *cli_name;
@@ -307,4 +309,14 @@ cli_help(const struct cmd *cmd, const struct option *options)
 			printf("  --%s (undocumented)\n", options->name);
 	printf("\nSee profil(1).\n");
 	return cli_finish_stdout(0);
+}
+
+int
+cli_symbol_order(const void *a, const void *b)
+{
+	const struct profil_symbol *x = a, *y = b;
+
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
 }

@@ -189,17 +189,6 @@ jit_object(void)
 
 /* ---- the profile -------------------------------------------------------- */
 
-/* The symbols record's order: by object, then start. */
-static int
-by_object_start(const void *a, const void *b)
-{
-	const struct profil_symbol *x = a, *y = b;
-
-	if (x->object != y->object)
-		return x->object < y->object ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Whether [lo, hi) holds an address the [jit] object's counts or frames do. */
 static int
 hit(const struct profil_profile *p, uint32_t obj, uint64_t lo, uint64_t hi)
@@ -308,7 +297,7 @@ jit_end(struct profil_profile *p, void (*warn)(const char *line))
 				kept[i] = 1;
 			}
 		qsort(p->symbols, p->nsymbols, sizeof *p->symbols,
-		    by_object_start);
+		    cli_symbol_order);
 		keep_lines(p, obj, kept);
 		free(kept);
 	}
