@@ -26,25 +26,25 @@ check_stacks(struct decoder *d)
 		uint32_t o = p->frames[i].object;
 
 		if (o == PROFIL_FRAME_OFFCPU && p->wall == NULL) {
-			say(d, "an off-CPU frame in a profile without a wall "
+			prf_say(d, "an off-CPU frame in a profile without a wall "
 			    "record");
 			return -1;
 		}
 		if (o == PROFIL_FRAME_OFFCPU &&
 		    p->frames[i].addr > PROFIL_OFFCPU_BLOCKED) {
-			say(d, "an off-CPU frame of an unknown kind (%#llx)",
+			prf_say(d, "an off-CPU frame of an unknown kind (%#llx)",
 			    (unsigned long long)p->frames[i].addr);
 			return -1;
 		}
 		if (o >= p->nobjects && o != PROFIL_FRAME_KERNEL &&
 		    o != PROFIL_FRAME_UNKNOWN && o != PROFIL_FRAME_CUT &&
 		    (o != PROFIL_FRAME_OFFCPU || p->wall == NULL)) {
-			say(d, "a stack frame belongs to no object of the profile");
+			prf_say(d, "a stack frame belongs to no object of the profile");
 			return -1;
 		}
 	}
 	if ((leaves = calloc(p->nobjects + 1, sizeof *leaves)) == NULL) {
-		say(d, "out of memory");
+		prf_say(d, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < p->nstacks; i++) {
@@ -53,28 +53,28 @@ check_stacks(struct decoder *d)
 
 		for (size_t k = 0; k + 1 < st->depth; k++)
 			if (p->frames[st->frames[k]].object == PROFIL_FRAME_CUT) {
-				say(d, "a stack goes on past its cut");
+				prf_say(d, "a stack goes on past its cut");
 				goto out;
 			}
 		for (size_t k = 1; k < st->depth; k++)
 			if (p->frames[st->frames[k]].object == PROFIL_FRAME_OFFCPU) {
-				say(d, "an off-CPU frame that is not a stack's leaf");
+				prf_say(d, "an off-CPU frame that is not a stack's leaf");
 				goto out;
 			}
 		/* off the CPU: time, not samples, and nowhere in the histograms */
 		if ((leaf->object == PROFIL_FRAME_OFFCPU) != (st->off_ns > 0)) {
-			say(d, "a stack's off-CPU time is not at an off-CPU leaf");
+			prf_say(d, "a stack's off-CPU time is not at an off-CPU leaf");
 			goto out;
 		}
 		if (st->off_ns > 0) {
 			if (__builtin_add_overflow(off, st->off_ns, &off)) {
-				say(d, "off-CPU times overflow");
+				prf_say(d, "off-CPU times overflow");
 				goto out;
 			}
 			continue;
 		}
 		if (__builtin_add_overflow(total, st->count, &total)) {
-			say(d, "stack counts overflow");
+			prf_say(d, "stack counts overflow");
 			goto out;
 		}
 		if (leaf->object == PROFIL_FRAME_KERNEL)
@@ -84,12 +84,12 @@ check_stacks(struct decoder *d)
 		else if (leaf->object < p->nobjects)
 			leaves[leaf->object] += st->count;
 		else {
-			say(d, "a stack starts at a cut, not at a sampled place");
+			prf_say(d, "a stack starts at a cut, not at a sampled place");
 			goto out;
 		}
 	}
 	if (total != p->samples || kernel != p->kernel || unknown != p->unknown) {
-		say(d, "counts do not add up: the stacks have %llu samples (%llu "
+		prf_say(d, "counts do not add up: the stacks have %llu samples (%llu "
 		    "kernel, %llu unknown), the header says %llu (%llu, %llu)",
 		    (unsigned long long)total, (unsigned long long)kernel,
 		    (unsigned long long)unknown, (unsigned long long)p->samples,
@@ -98,7 +98,7 @@ check_stacks(struct decoder *d)
 	}
 	for (size_t i = 0; i < p->nobjects; i++)
 		if (leaves[i] != p->objects[i].samples) {
-			say(d, "counts do not add up: stacks end in %s %llu times, "
+			prf_say(d, "counts do not add up: stacks end in %s %llu times, "
 			    "its histogram has %llu samples", p->objects[i].path,
 			    (unsigned long long)leaves[i],
 			    (unsigned long long)p->objects[i].samples);
@@ -112,7 +112,7 @@ out:
 
 /* The totals must agree with the parts. */
 int
-check_totals(struct decoder *d)
+prf_check_totals(struct decoder *d)
 {
 	const struct profil_profile *p = d->p;
 	unsigned __int128 sum = (unsigned __int128)p->kernel + p->unknown;
@@ -121,13 +121,13 @@ check_totals(struct decoder *d)
 	for (i = 0; i < p->nobjects; i++)
 		sum += p->objects[i].samples;
 	if (sum != p->samples) {
-		say(d, "counts do not add up: objects, kernel and unknown make "
+		prf_say(d, "counts do not add up: objects, kernel and unknown make "
 		    "%llu samples, the header says %llu",
 		    (unsigned long long)sum, (unsigned long long)p->samples);
 		return -1;
 	}
 	if (p->kernel_code != NULL && p->kernel_code->code.samples != p->kernel) {
-		say(d, "counts do not add up: the kernel record has %llu samples, "
+		prf_say(d, "counts do not add up: the kernel record has %llu samples, "
 		    "the header says %llu kernel samples",
 		    (unsigned long long)p->kernel_code->code.samples,
 		    (unsigned long long)p->kernel);
@@ -138,26 +138,26 @@ check_totals(struct decoder *d)
 
 		if (object == PROFIL_SYMBOL_KERNEL ? p->kernel_code == NULL :
 		    object >= p->nobjects) {
-			say(d, "a kept name (%s) belongs to no object of the "
+			prf_say(d, "a kept name (%s) belongs to no object of the "
 			    "profile", p->symbols[i].name);
 			return -1;
 		}
 	}
 	for (i = 0; i < p->nlines; i++)
 		if (p->lines[i].object >= p->nobjects) {
-			say(d, "a kept source line belongs to no object of the "
+			prf_say(d, "a kept source line belongs to no object of the "
 			    "profile");
 			return -1;
 		}
 	if (check_stacks(d) < 0)
 		return -1;
 	if (p->nfp_frames > 0 && p->fp_frames[p->nfp_frames - 1] >= p->nframes) {
-		say(d, "a frame marked as found by frame pointer is no frame of "
+		prf_say(d, "a frame marked as found by frame pointer is no frame of "
 		    "the stacks");
 		return -1;
 	}
 	if ((p->taken > 0 || p->weight_sq > 0) && p->weight_sq < p->samples) {
-		say(d, "counts do not add up: squared weights sum to %llu, less "
+		prf_say(d, "counts do not add up: squared weights sum to %llu, less "
 		    "than the %llu samples they weigh",
 		    (unsigned long long)p->weight_sq,
 		    (unsigned long long)p->samples);
@@ -167,7 +167,7 @@ check_totals(struct decoder *d)
 		for (sum = 0, i = 0; i < p->nthreads; i++)
 			sum += p->threads[i].samples;
 		if (sum != p->samples) {
-			say(d, "counts do not add up: threads have %llu samples, "
+			prf_say(d, "counts do not add up: threads have %llu samples, "
 			    "the header says %llu", (unsigned long long)sum,
 			    (unsigned long long)p->samples);
 			return -1;
@@ -177,7 +177,7 @@ check_totals(struct decoder *d)
 		for (sum = 0, i = 0; i < p->nprocesses; i++)
 			sum += p->processes[i].samples;
 		if (sum != p->samples) {
-			say(d, "counts do not add up: processes have %llu samples, "
+			prf_say(d, "counts do not add up: processes have %llu samples, "
 			    "the header says %llu", (unsigned long long)sum,
 			    (unsigned long long)p->samples);
 			return -1;

@@ -19,7 +19,7 @@
  * frames, and a refusal must not cost building them.
  */
 int
-decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
+prf_decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 {
 	struct profil_profile *p = d->p;
 	uint64_t nframes = rio_get_varint(in), nnodes, nstacks, total = 0;

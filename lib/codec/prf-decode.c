@@ -16,7 +16,7 @@
 #include "codec/prf-internal.h"
 
 __attribute__((format(printf, 2, 3))) void
-say(struct decoder *d, const char *fmt, ...)
+prf_say(struct decoder *d, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -343,16 +343,16 @@ decode(struct decoder *d)
 
 	if (rio_get_bytes(in, magic, sizeof magic) < 0 ||
 	    memcmp(magic, PRF_MAGIC, PRF_MAGIC_LEN) != 0) {
-		say(d, "not a profil file (bad magic)");
+		prf_say(d, "not a profil file (bad magic)");
 		return -1;
 	}
 	version = rio_get_u32(in);
 	if (in->failed) {
-		say(d, "truncated file header at byte %zu", in->len);
+		prf_say(d, "truncated file header at byte %zu", in->len);
 		return -1;
 	}
 	if (version != PRF_VERSION && version != PRF_VERSION_CPU) {
-		say(d, "unsupported version %u (this reader knows %u and %u)",
+		prf_say(d, "unsupported version %u (this reader knows %u and %u)",
 		    version, PRF_VERSION_CPU, PRF_VERSION);
 		return -1;
 	}
@@ -367,33 +367,33 @@ decode(struct decoder *d)
 
 		if (in->failed) {
 			if (at == in->len)
-				say(d, "no end record: the file was cut short at "
+				prf_say(d, "no end record: the file was cut short at "
 				    "byte %zu", at);
 			else
-				say(d, "truncated record header at byte %zu", at);
+				prf_say(d, "truncated record header at byte %zu", at);
 			return -1;
 		}
 		if (length > rio_left(in)) {
-			say(d, "truncated %s record at byte %zu (%u bytes "
+			prf_say(d, "truncated %s record at byte %zu (%u bytes "
 			    "announced, %zu left)", tag_name(tag), at, length,
 			    rio_left(in));
 			return -1;
 		}
 		if (flags & ~PRF_FLAG_OPTIONAL) {
-			say(d, "bad %s record at byte %zu: unknown flags %#x",
+			prf_say(d, "bad %s record at byte %zu: unknown flags %#x",
 			    tag_name(tag), at, flags);
 			return -1;
 		}
 		rio_in_init(&payload, in->data + in->pos, length);
 		in->pos += length;
 		if (!have_header && tag != PRF_TAG_HEADER) {
-			say(d, "the first record (byte %zu) is not the header", at);
+			prf_say(d, "the first record (byte %zu) is not the header", at);
 			return -1;
 		}
 		switch (tag) {
 		case PRF_TAG_HEADER:
 			if (have_header) {
-				say(d, "second header record at byte %zu", at);
+				prf_say(d, "second header record at byte %zu", at);
 				return -1;
 			}
 			have_header = 1;
@@ -415,13 +415,13 @@ decode(struct decoder *d)
 			rc = decode_symbols(d, &payload, &why);
 			break;
 		case PRF_TAG_STACKS:
-			rc = decode_stacks(d, &payload, &why);
+			rc = prf_decode_stacks(d, &payload, &why);
 			break;
 		case PRF_TAG_LINES:
-			rc = decode_lines(d, &payload, &why);
+			rc = prf_decode_lines(d, &payload, &why);
 			break;
 		case PRF_TAG_FP_FRAMES:
-			rc = decode_fp_frames(d, &payload, &why);
+			rc = prf_decode_fp_frames(d, &payload, &why);
 			break;
 		case PRF_TAG_WEIGHTS:
 			rc = decode_weights(d, &payload, &have_weights, &why);
@@ -434,41 +434,41 @@ decode(struct decoder *d)
 			uint32_t want = (uint32_t)crc32_z(0, in->data, at);
 
 			if (payload.failed || length != 4) {
-				say(d, "bad end record at byte %zu", at);
+				prf_say(d, "bad end record at byte %zu", at);
 				return -1;
 			}
 			if (crc != want) {
-				say(d, "checksum mismatch: the file is damaged "
+				prf_say(d, "checksum mismatch: the file is damaged "
 				    "(stored %08x, computed %08x)", crc, want);
 				return -1;
 			}
 			if (rio_left(in) != 0) {
-				say(d, "%zu bytes after the end record", rio_left(in));
+				prf_say(d, "%zu bytes after the end record", rio_left(in));
 				return -1;
 			}
 			/* a wall profile's file says how it was taken */
 			if (d->version >= 2 && d->p->wall == NULL) {
-				say(d, "a version 2 file without its wall record");
+				prf_say(d, "a version 2 file without its wall record");
 				return -1;
 			}
-			return check_totals(d);
+			return prf_check_totals(d);
 		}
 		default:
 			if (!(flags & PRF_FLAG_OPTIONAL)) {
-				say(d, "unknown record type %u at byte %zu", tag, at);
+				prf_say(d, "unknown record type %u at byte %zu", tag, at);
 				return -1;
 			}
 			continue;
 		}
 		if (rc < 0 || payload.failed) {
-			say(d, "%s %s record at byte %zu%s%s",
+			prf_say(d, "%s %s record at byte %zu%s%s",
 			    why && strcmp(why, "truncated") != 0 ? "bad" : "truncated",
 			    tag_name(tag), at, why && strcmp(why, "truncated") ? ": " : "",
 			    why && strcmp(why, "truncated") ? why : "");
 			return -1;
 		}
 		if (rio_left(&payload) != 0) {
-			say(d, "bad %s record at byte %zu: %zu bytes left over",
+			prf_say(d, "bad %s record at byte %zu: %zu bytes left over",
 			    tag_name(tag), at, rio_left(&payload));
 			return -1;
 		}
@@ -487,7 +487,7 @@ profil_profile_parse(const void *data, size_t size, char *cause,
 	d.cause_size = cause_size;
 	d.p = calloc(1, sizeof *d.p);
 	if (d.p == NULL) {
-		say(&d, "out of memory");
+		prf_say(&d, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}

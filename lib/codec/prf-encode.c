@@ -248,7 +248,7 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 	}
 	if (p->nlines > 0) {
 		at = begin_record_flags(&out, PRF_TAG_LINES, PRF_FLAG_OPTIONAL);
-		encode_lines(&out, p);
+		prf_encode_lines(&out, p);
 		end_record(&out, at);
 	}
 	if (p->nstacks > 0) {
@@ -265,7 +265,7 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 	if (p->nfp_frames > 0) {
 		at = begin_record_flags(&out, PRF_TAG_FP_FRAMES,
 		    PRF_FLAG_OPTIONAL);
-		encode_fp_frames(&out, p);
+		prf_encode_fp_frames(&out, p);
 		end_record(&out, at);
 	}
 	if (p->taken > 0 || p->weight_sq > 0) {

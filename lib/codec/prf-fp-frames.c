@@ -14,7 +14,7 @@
 #include "codec/prf-internal.h"
 
 void
-encode_fp_frames(struct rio_out *out, const struct profil_profile *p)
+prf_encode_fp_frames(struct rio_out *out, const struct profil_profile *p)
 {
 	rio_put_varint(out, p->nfp_frames);
 	for (size_t i = 0; i < p->nfp_frames; i++)
@@ -23,7 +23,7 @@ encode_fp_frames(struct rio_out *out, const struct profil_profile *p)
 }
 
 int
-decode_fp_frames(struct decoder *d, struct rio_in *in, const char **why)
+prf_decode_fp_frames(struct decoder *d, struct rio_in *in, const char **why)
 {
 	struct profil_profile *p = d->p;
 	uint64_t n = rio_get_varint(in), at = 0;

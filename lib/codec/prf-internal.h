@@ -39,7 +39,7 @@ struct decoder {
 };
 
 /* Why d refuses its file, printf-style, into d->cause if it has room. */
-void say(struct decoder *d, const char *fmt, ...)
+void prf_say(struct decoder *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
@@ -47,32 +47,32 @@ void say(struct decoder *d, const char *fmt, ...)
  * with the reason in *why ("truncated" for a short record); whatever was
  * made is left in d->p for profil_profile_free.
  */
-int decode_stacks(struct decoder *d, struct rio_in *in, const char **why);
+int prf_decode_stacks(struct decoder *d, struct rio_in *in, const char **why);
 
 /*
  * The lines record: p's lines into out (the record's payload); its
  * payload in into d->p (0, or -1 with the reason in *why, what was made
  * left for profil_profile_free).  That each line's object is one of the
- * profile's is check_totals'.
+ * profile's is prf_check_totals'.
  */
-void encode_lines(struct rio_out *out, const struct profil_profile *p);
-int decode_lines(struct decoder *d, struct rio_in *in, const char **why);
+void prf_encode_lines(struct rio_out *out, const struct profil_profile *p);
+int prf_decode_lines(struct decoder *d, struct rio_in *in, const char **why);
 
 /*
  * The fp frames record, the same ways: the frames whose callers were
  * found by frame pointer.  That each is a frame of the profile (the
- * record comes after the stacks) is check_totals'.
+ * record comes after the stacks) is prf_check_totals'.
  */
-void encode_fp_frames(struct rio_out *out, const struct profil_profile *p);
-int decode_fp_frames(struct decoder *d, struct rio_in *in, const char **why);
+void prf_encode_fp_frames(struct rio_out *out, const struct profil_profile *p);
+int prf_decode_fp_frames(struct decoder *d, struct rio_in *in, const char **why);
 
 /*
  * Once the end record is read: the header's totals agree with the parts,
  * every kept name, line and stack frame belongs to an object of the
  * profile,
  * and the stacks add up to the flat profile.  0, or -1 with the cause
- * said (say).
+ * said (prf_say).
  */
-int check_totals(struct decoder *d);
+int prf_check_totals(struct decoder *d);
 
 #endif

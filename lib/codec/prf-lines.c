@@ -12,7 +12,7 @@
 #include "codec/prf-internal.h"
 
 void
-encode_lines(struct rio_out *out, const struct profil_profile *p)
+prf_encode_lines(struct rio_out *out, const struct profil_profile *p)
 {
 	rio_put_varint(out, p->nline_files);
 	for (size_t i = 0; i < p->nline_files; i++)
@@ -29,7 +29,7 @@ encode_lines(struct rio_out *out, const struct profil_profile *p)
 }
 
 int
-decode_lines(struct decoder *d, struct rio_in *in, const char **why)
+prf_decode_lines(struct decoder *d, struct rio_in *in, const char **why)
 {
 	struct profil_profile *p = d->p;
 	uint64_t n = rio_get_varint(in);
