@@ -43,9 +43,10 @@ LIB_SRC   := $(wildcard lib/*/*.c)
 LIB_ASM   := $(wildcard lib/arch/$(ARCH)/*.S)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_ASM:%.S=$(BUILD)/%.o)
 # The static archive carries the PROFIL_WRAP flavour of the modules that
-# stand in front of the C library: the --wrap pthread_create hook, and no
-# signal veil or close wrappers (a static link has no RTLD_NEXT).
-WRAPPED    := thread_hook sigveil ownfds
+# stand in front of the C library: the --wrap pthread_create hook, no
+# signal veil or close wrappers, and a handler installed with sigaction
+# itself (a static link has no RTLD_NEXT: nothing to look past).
+WRAPPED    := thread_hook sigveil ownfds handler
 WRAPPED_SRC := $(foreach m,$(WRAPPED),$(filter %/$(m).c,$(LIB_SRC)))
 WRAPPED_OBJ := $(WRAPPED_SRC:%.c=$(BUILD)/%_wrap.o)
 STATIC_OBJ := $(filter-out $(WRAPPED_SRC:%.c=$(BUILD)/%.o),$(LIB_OBJ)) $(WRAPPED_OBJ)

@@ -59,13 +59,14 @@ typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
  * veil's wrapper (sigveil.h), which stands in front of it for the
  * program, never for us.  Found past libprofil (RTLD_NEXT), as the veil
  * finds it; where that finds nothing (a static program, which has no
- * wrappers), the C library's by its name.  Under ThreadSanitizer, its
- * interceptor instead, found by the name: it must see our handler to
- * run it only where instrumented code may run (it holds a signal until
- * then), and calls on through the veil's wrapper with a handler of its
- * own, as it does for the program's.
+ * wrappers), the C library's by its name, as in libprofil.a (PROFIL_WRAP:
+ * a static link has no veil, and no lookup is linked in).  Under
+ * ThreadSanitizer, its interceptor instead, found by the name: it must
+ * see our handler to run it only where instrumented code may run (it
+ * holds a signal until then), and calls on through the veil's wrapper
+ * with a handler of its own, as it does for the program's.
  */
-#ifdef __SANITIZE_THREAD__
+#if defined(__SANITIZE_THREAD__) || defined(PROFIL_WRAP)
 static sigaction_fn *real_sigaction(void) { return sigaction; }
 #else
 static void *_Atomic next_sigaction;
