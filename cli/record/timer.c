@@ -11,7 +11,7 @@
  * the launch and the loop until the program ends.
  *
  * Time in the kernel is the agent's estimate from each thread's system
- * time (lib/session.c), counted at [kernel] with no kernel functions; the
+ * time (lib/session/session-kernel.c), counted at [kernel] with no kernel functions; the
  * threads' samples are counted apart from the pcs, per thread
  * (builder_external_threads).  What it cannot do, and says: statically
  * linked or set-uid programs (the loader ignores LD_PRELOAD there).
@@ -311,7 +311,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	free(slots);
 	munmap(region, region->size);
 	close(fd);
-	/* estimated from the threads' system time (lib/session/session.c) */
+	/* estimated from the threads' system time (lib/session/session-kernel.c) */
 	r->kernel_sampled = 1;
 	return 0;
 }
