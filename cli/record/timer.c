@@ -11,8 +11,8 @@
  * the launch and the loop until the program ends.
  *
  * Time in the kernel is the agent's estimate from each thread's system
- * time (lib/session/session-kernel.c), counted at [kernel] with no kernel functions; the
- * threads' samples are counted apart from the pcs, per thread
+ * time (lib/session/session-kernel.c), counted at [kernel] with no kernel
+ * functions; the threads' samples are counted apart from the pcs, per thread
  * (builder_external_threads).  What it cannot do, and says: statically
  * linked or set-uid programs (the loader ignores LD_PRELOAD there).
  */
