@@ -54,7 +54,7 @@ module_of() {	# module_of PATH: lib/arch/x86_64/arch.h -> arch, lib/codec/prf-de
 	b=${1##*/}
 	b=${b%.*}
 	b=${b%_wrap}
-	case $b in counter|perf-regs) b=arch ;; prf-*) b=prf ;; rio-*) b=rio ;;
+	case $b in counter|perf-regs|syscall-names) b=arch ;; prf-*) b=prf ;; rio-*) b=rio ;;
 	session-*) b=session ;; esac
 	echo "$b"
 }

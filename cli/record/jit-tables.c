@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "cli.h"
 #include "jit-tables.h"
 #include "jitdump.h"
@@ -73,7 +74,7 @@ jit_tables_image(const struct jit_tables *t, uint32_t ref, uint64_t code_size,
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	eh.e_type = ET_DYN;
-	eh.e_machine = EM_X86_64;	/* the unwinder's machine (unwind.h) */
+	eh.e_machine = ARCH_ELF_MACHINE;
 	eh.e_version = EV_CURRENT;
 	eh.e_phoff = sizeof eh;
 	eh.e_shoff = off_sh;

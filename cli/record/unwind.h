@@ -23,7 +23,6 @@
 #include "arch.h"
 #include "builder.h"
 
-/* x86-64 DWARF registers 0-16: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
 #define UNWIND_MAX_DEPTH 128	/* frames of one stack; deeper is cut */
 
 struct unwind_space;

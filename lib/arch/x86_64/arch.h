@@ -25,6 +25,9 @@ arch_context_pc(const void *ucontext)
 #define ARCH_REG_SP 7		/* rsp */
 #define ARCH_REG_PC 16		/* rip; in CFI, the return address column */
 
+/* The ELF machine of this one (an ELF image made for libdwfl). */
+#define ARCH_ELF_MACHINE EM_X86_64
+
 /* Bytes below the stack pointer a leaf function may use (the ABI's). */
 #define ARCH_RED_ZONE 128
 

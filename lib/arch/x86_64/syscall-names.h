@@ -4,7 +4,9 @@
  * kernel's uapi headers (<sys/syscall.h>, __NR_*) with
  *   echo '#include <sys/syscall.h>' | gcc -dM -E - | grep __NR_
  * The numbers are the kernel's ABI: they never change, only grow; one
- * missing here is named by its number.  Only offcpu.c includes it.
+ * missing here is named by its number.  Only cli/symbols/offcpu.c
+ * includes it: a wall profile keeps a blocked thread's system call by
+ * this machine's number (docs/prf-format.md).
  */
 static const struct {
 	unsigned nr;
