@@ -87,10 +87,11 @@ stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
 	memcpy(s->regs, regs, sizeof s->regs);
 	s->tag = tag;
 	s->tid = tid;
-	s->weight = weight;
-	s->kernel_weight = kernel_weight;
 	s->stack_addr = regs[ARCH_REG_SP] - ARCH_RED_ZONE;
 	s->size = copy_stack(s->data, (uintptr_t)s->stack_addr, r->stack_size);
+	/* nothing copied: the slot is published empty (weight 0), given up */
+	s->weight = s->size ? weight : 0;
+	s->kernel_weight = s->size ? kernel_weight : 0;
 	atomic_store_explicit(&s->seq, h + 1, memory_order_release);
-	return 0;
+	return s->size ? 0 : -1;
 }

@@ -24,7 +24,8 @@ struct stackring_slot {
 	_Atomic uint64_t seq;		/* n + 1 once ring slot n is written */
 	uint32_t tag;			/* the writer's process slot */
 	uint32_t tid;
-	uint64_t weight;		/* samples the capture stands for, */
+	uint64_t weight;		/* samples the capture stands for (0:
+					   none, a capture given up), */
 	uint64_t kernel_weight;		/*   of them in the kernel */
 	uint64_t regs[ARCH_NREGS];	/* DWARF order (arch.h) */
 	uint64_t stack_addr;		/* where the copy starts */
@@ -49,8 +50,12 @@ struct stackring {
 /*
  * Capture the thread interrupted in ucontext: its registers and up to
  * stack_size bytes of its stack from its stack pointer's red zone up,
- * stopping where the stack ends.  Returns 0, or -1 when the ring is full
- * (counted in dropped).  Async-signal-safe.
+ * stopping where the stack ends.  Returns 0 if the capture carries the
+ * sample (weight, kernel_weight of it) to the reader; -1 if it does not,
+ * and the caller must count the sample itself: the ring was full
+ * (counted in dropped), or not a byte of the stack could be copied (the
+ * slot is published with weight 0, which the reader skips).
+ * Async-signal-safe.
  */
 int stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
     uint32_t tid, uint64_t weight, uint64_t kernel_weight);
