@@ -176,7 +176,7 @@ TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
 $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB) $(INTLIB)
 	@mkdir -p $(@D)
 	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
-	    $(if $(filter bins mappings plan,$*),$(INTLIB)) \
+	    $(if $(filter bins mappings pcmap plan,$*),$(INTLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $(EXTRA_LIBS)
 
 # test-link checks the sources and this build's objects

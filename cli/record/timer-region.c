@@ -127,7 +127,7 @@ resolve_threads(struct builder *b, struct agent_region *r, int fd,
 
 void
 timer_region_resolve(struct builder *b, struct agent_region *r, int fd,
-    struct slot_maps *slots, pid_t only_pid, const struct hmap *stacked)
+    struct slot_maps *slots, pid_t only_pid, int stacks)
 {
 	const uint64_t *keys = (const uint64_t *)((char *)r + r->keys_offset);
 	const uint64_t *counts = (const uint64_t *)((char *)r + r->counts_offset);
@@ -160,12 +160,7 @@ timer_region_resolve(struct builder *b, struct agent_region *r, int fd,
 		named = pc != AGENT_KERNEL_PC && (m == NULL || m->obj < 0) &&
 		    slots[slot].space != NULL &&
 		    jit_code_locate(slots[slot].space->jit, pc, m != NULL, &jf);
-		if (stacked != NULL) {
-			uint64_t got = hmap_get(stacked, key);
-
-			if (got >= count)
-				continue;
-			count -= got;
+		if (stacks) {		/* its capture failed */
 			f[0] = named ? jf : pc == AGENT_KERNEL_PC ?
 			    (struct bframe){ BFRAME_KERNEL, 0 } :
 			    m == NULL || m->obj < 0 ?
@@ -215,6 +210,14 @@ timer_region_weights(const struct agent_region *r,
 		pid = slots[slot].pid ? slots[slot].pid : (pid_t)r->procs[slot].pid;
 		if (pid == only_pid)
 			kept += (double)counts[i];
+	}
+	for (unsigned slot = 1; slot < AGENT_MAX_PROCS; slot++) {
+		pid_t pid = slots[slot].pid ? slots[slot].pid :
+		    (pid_t)r->procs[slot].pid;
+
+		all += (double)slots[slot].captured;
+		if (pid == only_pid)
+			kept += (double)slots[slot].captured;
 	}
 	share = all > 0 ? kept / all : 1;
 	res->taken = (uint64_t)((double)res->taken * share + 0.5);

@@ -13,7 +13,6 @@
 
 #include "agent/agent.h"
 #include "builder.h"
-#include "hmap.h"
 #include "record.h"
 #include "timer-slots.h"
 
@@ -29,19 +28,20 @@ struct agent_region *timer_region_new(int *fd_out, unsigned rate_hz,
  * Every pc of the histogram, to its object and file offset; with only_pid
  * (--no-children) the samples of other processes are left out: the
  * children were sampled (they inherit the library), but not profiled.
- * With stacks, what the captures counted already (stacked) is not
- * counted again; samples whose capture found the ring full count with a
- * stack cut at once ("no stack taken").  Then the lost samples, and each
- * thread's count to its process.  fd is the region's memfd.
+ * With stacks, the histogram holds only the samples whose capture failed
+ * (the others came with their stacks, timer_stacks_drain): each counts
+ * with a stack cut at once ("no stack taken").  Then the lost samples,
+ * and each thread's count to its process.  fd is the region's memfd.
  */
 void timer_region_resolve(struct builder *b, struct agent_region *r, int fd,
-    struct slot_maps *slots, pid_t only_pid, const struct hmap *stacked);
+    struct slot_maps *slots, pid_t only_pid, int stacks);
 
 /*
  * The weights record's figures (profil.h) into res: the region counts
  * every sample of every process.  With --no-children the profile keeps
  * only the program's, so taken and the squared weights are scaled to its
- * share of all the counts: the same error scale, for its samples.
+ * share of all the counts (the histogram's and, with stacks, each slot's
+ * captured, all drained by then): the same error scale, for its samples.
  */
 void timer_region_weights(const struct agent_region *r,
     const struct record_opts *o, pid_t only_pid,

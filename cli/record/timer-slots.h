@@ -26,6 +26,7 @@ struct slot_maps {
 	uint64_t text;			/* agent_proc.text */
 	struct addr_space *space;	/* with its history; NULL until opened */
 	struct unwind_space *uw;	/* with call stacks: its unwinder */
+	uint64_t captured;		/* samples that came with a stack */
 };
 
 /*

@@ -10,20 +10,20 @@
 
 #include "agent/agent.h"
 #include "builder.h"
-#include "hmap.h"
 #include "timer-slots.h"
 #include "wall.h"
 
 /*
  * The captures the ring holds, in order, unwound and counted with their
- * stacks (their samples too: the leaf is the flat profile's sample); the
- * samples each (slot, pc) so got go into stacked (slot << 48 | pc ->
- * samples), for timer_region_resolve.  With only_pid (--no-children)
- * those of other processes are left out.  With w (--wall), each is where
- * a preemption of its thread would hit.
+ * stacks (their samples too: the leaf is the flat profile's sample, and
+ * the pc histogram does not have it); each slot's captured gets their
+ * samples, for timer_region_weights.  With only_pid (--no-children)
+ * those of other processes are left out of the profile (not of
+ * captured).  With w (--wall), each is where a preemption of its thread
+ * would hit.  With last (once, at the end), also the captures published
+ * behind one that never will be.
  */
 void timer_stacks_drain(struct builder *b, struct agent_region *r,
-    struct slot_maps *slots, pid_t only_pid, struct hmap *stacked,
-    struct wall *w);
+    struct slot_maps *slots, pid_t only_pid, struct wall *w, int last);
 
 #endif

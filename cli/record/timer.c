@@ -1,7 +1,9 @@
 /*
  * timer.c - the timer engine: libprofil injected into the program
  * (LD_PRELOAD) samples every thread with the library's own mechanism into
- * a pc histogram in memory shared with us (lib/agent/agent.h, timer-region.h).
+ * a pc histogram in memory shared with us (lib/agent/agent.h, timer-region.h),
+ * or, with call stacks, into a ring of captures there: a sample travels
+ * one way, the histogram having only those whose capture failed.
  * We watch which code each process slot has mapped (/proc/PID/maps, while
  * it lives: timer-slots.h), drain its stack captures as they come
  * (timer-stacks.h) and at the end resolve every pc to an object and file
@@ -37,7 +39,6 @@
 #include "addrspace.h"
 #include "agent/agent.h"
 #include "cli.h"
-#include "hmap.h"
 #include "record.h"
 #include "timer-region.h"
 #include "timer-slots.h"
@@ -208,7 +209,6 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	struct agent_region *region;
 	struct launch l;
 	struct pollfd pfd;
-	struct hmap stacked;	/* slot << 48 | pc -> samples with a stack */
 	struct wall *w = NULL;	/* --wall: time off the CPU */
 	struct wall_stat *ws = NULL;
 	uint64_t start, last_snapshot = 0;
@@ -256,7 +256,6 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
 	l.on_reap = on_reap;
 	l.reap_arg = r->builder;
-	hmap_init(&stacked);
 	if (o->wall) {
 		w = wall_new(r->builder, STACK_POLL_MS * 1000000ull,
 		    o->stack_size, slot_unwinder, slots);
@@ -279,7 +278,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		}
 		if (region->stacks_offset)
 			timer_stacks_drain(r->builder, region, slots, only,
-			    &stacked, w);
+			    w, 0);
 		/* before launch_poll reaps what ended: see wall_stat_poll */
 		if (ws != NULL)
 			wall_poll(ws, slots, only, now_ns(),
@@ -289,8 +288,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	r->wall_ns = now_ns() - start;
 	timer_slots_snapshot_all(r->builder, region, slots);	/* children still running */
 	if (region->stacks_offset)
-		timer_stacks_drain(r->builder, region, slots, only, &stacked,
-		    w);
+		timer_stacks_drain(r->builder, region, slots, only, w, 1);
 	if (w != NULL) {
 		wall_stat_free(ws, start + r->wall_ns);
 		wall_finish(w, start + r->wall_ns);
@@ -299,9 +297,8 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		wall_free(w);
 	}
 	timer_region_resolve(r->builder, region, fd, slots, only,
-	    region->stacks_offset ? &stacked : NULL);
+	    region->stacks_offset != 0);
 	timer_region_weights(region, o, only, slots, r);
-	hmap_free(&stacked);
 	launch_finish(&l, o, r);
 	launch_close(&l);
 	for (int i = 0; i < AGENT_MAX_PROCS; i++) {

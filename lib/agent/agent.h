@@ -7,9 +7,10 @@
  * process that loads libprofil with that variable set (the program, its
  * forked children, programs it execs), the agent maps the region, takes a
  * process slot, and samples every thread with the library's mechanism
- * into the region's pc histogram, keyed by slot and pc.  The counts live
- * in the region, so a crash or SIGKILL loses nothing; the recorder maps
- * pcs to objects through /proc/PID/maps.
+ * into the region's pc histogram, keyed by slot and pc, or, with call
+ * stacks, into its ring of captures (each sample in one of the two,
+ * never both).  The counts live in the region, so a crash or SIGKILL
+ * loses nothing; the recorder maps pcs to objects through /proc/PID/maps.
  *
  * A slot stands for one address space as long as no code leaves it: a
  * process takes a new one when it forks, when it execs (the new image's
@@ -33,7 +34,8 @@
 
 #define AGENT_ENV_FD		"PROFIL_AGENT_FD"
 #define AGENT_MAGIC		0x4741706c69666f72ull	/* "rofilpAG" */
-#define AGENT_VERSION		5
+#define AGENT_VERSION		6	/* 6: a captured sample is not in
+					   the pc histogram */
 #define AGENT_MAX_PROCS		4096	/* slots 1..4095; tag = slot << 48 */
 /*
  * The pc at which a slot's samples of time in the kernel are counted
@@ -57,12 +59,16 @@ struct agent_region {
 	uint32_t version;
 	uint32_t rate_hz;
 	uint64_t size;			/* bytes of the whole region */
+	/*
+	 * The pc histogram: with call stacks, only the samples whose capture
+	 * failed (the others travel in the ring, never here); without, all.
+	 */
 	uint64_t capacity;		/* pc histogram slots, a power of 2 */
 	uint64_t keys_offset, counts_offset;	/* from the region start */
-	uint64_t lost;			/* samples that found no room */
+	uint64_t lost;			/* samples kept nowhere: no room */
 	/*
 	 * The same samples per thread: key (slot << 32) | tid, counted for
-	 * each sample the pc histogram kept; tlost those without room.
+	 * each sample kept (histogram or ring); tlost those without room.
 	 */
 	uint64_t tcapacity, tkeys_offset, tcounts_offset;
 	uint64_t tlost;
@@ -70,8 +76,9 @@ struct agent_region {
 	int32_t mechanism;		/* enum profil_mechanism */
 	/*
 	 * Call stacks (0: none taken): a stackring.h ring at this offset, of
-	 * stacks_bytes, where each counted sample's registers and stack top
-	 * go for the recorder to unwind.
+	 * stacks_bytes, where each sample's registers and stack top go for
+	 * the recorder to unwind; a sample captured there is counted there
+	 * only, its weight with it.
 	 */
 	uint64_t stacks_offset, stacks_bytes;
 	/*

@@ -40,13 +40,15 @@ struct plan_pcmap {
 	atomic_int off;			/* set once the memory faulted */
 	/*
 	 * Optional (tkeys NULL: none): the same samples per thread, keyed
-	 * (tag >> 16) | tid, counted only for samples the pc table kept;
-	 * *tlost gets those that found no room here.
+	 * (tag >> 16) | tid, counted for every sample kept (in the pc table
+	 * or in a capture); *tlost gets those that found no room here.
 	 */
 	uint64_t *tkeys, *tcounts, tmask, *tlost;
 	/*
-	 * Optional (NULL: none): where each counted sample's registers and
-	 * stack top go, for the recorder to unwind (stackring.h).
+	 * Optional (NULL: none): where each sample's registers and stack top
+	 * go, for the recorder to unwind (stackring.h).  A sample so
+	 * captured is not counted in the pc table: only one whose capture
+	 * failed is.
 	 */
 	struct stackring *stacks;
 	/*

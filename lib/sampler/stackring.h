@@ -9,8 +9,9 @@
  * Many handlers write (threads, processes), one recorder reads.  A
  * writer reserves a slot by compare-and-swap on head, fills it, and
  * publishes it by storing its sequence number; the reader takes slots in
- * order and moves tail on.  A full ring drops the capture (counted): the
- * sample itself is counted in the flat profile all the same.
+ * order and moves tail on.  A sample travels one way: with its capture,
+ * or, when the capture fails (a full ring, a stack that could not be
+ * copied), counted by pc alone (session-pcmap.c), never both.
  */
 #ifndef PROFIL_STACKRING_H
 #define PROFIL_STACKRING_H

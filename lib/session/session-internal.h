@@ -42,9 +42,11 @@ extern struct budget *_Atomic session_live_budget;
 extern uint64_t session_base_ns;	/* the base period: a count's time */
 
 /*
- * Count a sample in no range at pc into the pcmap m (session-pcmap.c);
- * *kernel_out: how much of the weight (or, by a perf clock, on top of
- * it) is the kernel's.  Async-signal-safe.
+ * Count a sample in no range at pc into the pcmap m (session-pcmap.c):
+ * with its stack captured in m's ring if it has one and the capture
+ * succeeds, else in its pc table; and in its thread table.  *kernel_out:
+ * how much of the weight (or, by a perf clock, on top of it) is the
+ * kernel's, computed once here.  Async-signal-safe.
  */
 void session_count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
     int by_tick, const void *ucontext, unsigned long *kernel_out);

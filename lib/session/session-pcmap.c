@@ -1,10 +1,11 @@
 /*
  * session-pcmap.c - samples in no range of a plan that has a pcmap,
- * counted by pc (and by thread, with their stacks captured) in the
- * open-addressing tables `profil record`'s timer engine shares with the
- * program (plan.h, agent.h).  Runs in the signal handler: the tables are
- * touched only through the fault-safe arch functions, and a fault turns
- * the pcmap off for good.
+ * counted by thread, and either by pc or, with stacks, in a capture
+ * (stackring.h), never both: the open-addressing tables and the ring
+ * `profil record`'s timer engine shares with the program (plan.h,
+ * agent.h).  Runs in the signal handler: the tables are touched only
+ * through the fault-safe arch functions, and a fault turns the pcmap off
+ * for good.
  */
 #include <signal.h>
 #include <stdatomic.h>
@@ -54,53 +55,87 @@ count_key(uint64_t *keys, uint64_t *counts, uint64_t mask, uint64_t key,
 	return 0;
 }
 
+/*
+ * Count user at pc and kernel at PLAN_PCMAP_KERNEL_PC in the pc table,
+ * both under tag.  Returns how much of the two was counted (what found
+ * no room was not), or -1 on a fault.
+ */
+static long
+count_pcs(struct plan_pcmap *m, uint64_t tag, uintptr_t pc,
+    unsigned long user, unsigned long kernel)
+{
+	unsigned long kept = 0;
+	int rc;
+
+	if ((uint64_t)pc >> 48 != 0 || (uint64_t)pc == PLAN_PCMAP_KERNEL_PC)
+		return 0;		/* not a user-space pc we can tag */
+	rc = user ? count_key(m->keys, m->counts, m->mask, tag | pc, user) : 1;
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return 0;
+	kept = user;
+	if (kernel > 0) {
+		rc = count_key(m->keys, m->counts, m->mask,
+		    tag | PLAN_PCMAP_KERNEL_PC, kernel);
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
+			kept += kernel;
+	}
+	return (long)kept;
+}
+
+/*
+ * A sample travels one way.  With stacks, its capture carries it whole
+ * (user and kernel parts) to the recorder; only a sample whose capture
+ * failed is counted in the pc table, where the recorder gives it with
+ * no stack.  Without stacks, the pc table counts every sample.  The
+ * thread table counts whatever either kept; what neither kept is lost.
+ */
 void
 session_count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
     int by_tick, const void *ucontext, unsigned long *kernel_out)
 {
-	uint64_t tag = atomic_load(&pc_tag), key = tag | (uint64_t)pc;
+	uint64_t tag = atomic_load(&pc_tag);
 	unsigned long kernel = m->kernel_time ?
 	    session_kernel_weight(weight, by_tick) : 0;
 	unsigned long user = by_tick ? weight - kernel : weight;
-	int rc;
+	unsigned long kept;
+	uint32_t tid = 0;
+	long counted;
 
 	*kernel_out = kernel;
-
+	weight = user + kernel;
 	if (atomic_load(&m->off))
 		goto fault;
-	if ((uint64_t)pc >> 48 != 0 || (uint64_t)pc == PLAN_PCMAP_KERNEL_PC)
-		goto no_room;		/* not a user-space pc we can tag */
-	rc = user ? count_key(m->keys, m->counts, m->mask, key, user) : 1;
-	if (rc == 1 && kernel > 0)
-		rc = count_key(m->keys, m->counts, m->mask,
-		    tag | PLAN_PCMAP_KERNEL_PC, kernel);
-	if (rc < 0)
-		goto fault;
-	if (rc == 0)
-		goto no_room;
-	weight = user + kernel;
-	if (m->tkeys != NULL || m->stacks != NULL) {
-		/* a raw system call: no libc wrapper, no cached value to trust */
-		uint32_t tid = (uint32_t)syscall(SYS_gettid);
-		uint64_t tkey = tag >> 16 | tid;
-
-		if (m->tkeys != NULL) {
-			rc = count_key(m->tkeys, m->tcounts, m->tmask, tkey, weight);
-			if (rc < 0)
-				goto fault;
-			if (rc == 0 && profil_arch_add_u64(m->tlost, weight) < 0)
-				goto fault;
-		}
-		/* a full ring drops the stack, not the sample */
-		if (m->stacks != NULL)
-			stackring_capture(m->stacks, ucontext, (uint32_t)(tag >> 48),
-			    tid, weight, kernel);
+	/* a raw system call: no libc wrapper, no cached value to trust */
+	if (m->tkeys != NULL || m->stacks != NULL)
+		tid = (uint32_t)syscall(SYS_gettid);
+	if (m->stacks != NULL && stackring_capture(m->stacks, ucontext,
+	    (uint32_t)(tag >> 48), tid, weight, kernel) == 0) {
+		kept = weight;
+	} else {
+		counted = count_pcs(m, tag, pc, user, kernel);
+		if (counted < 0)
+			goto fault;
+		kept = (unsigned long)counted;
 	}
-	return;
-no_room:
-	atomic_fetch_add(&session_stats.saturated, weight);
-	if (profil_arch_add_u64(m->lost, weight) < 0)
-		atomic_store(&m->off, 1);
+	if (kept < weight) {
+		/* no room: lost, the rest of the sample counts */
+		atomic_fetch_add(&session_stats.saturated, weight - kept);
+		if (profil_arch_add_u64(m->lost, weight - kept) < 0) {
+			atomic_store(&m->off, 1);
+			return;
+		}
+	}
+	if (kept > 0 && m->tkeys != NULL) {
+		int rc = count_key(m->tkeys, m->tcounts, m->tmask,
+		    tag >> 16 | tid, kept);
+
+		if (rc < 0 || (rc == 0 && profil_arch_add_u64(m->tlost, kept) < 0))
+			goto fault;
+	}
 	return;
 fault:
 	/* the shared memory went away: stop touching it */
