@@ -326,6 +326,56 @@ test_every_writer_makes_0644(void **state)
 	no_temporaries(gdir);
 }
 
+/*
+ * The kernel's symbol cache ($XDG_CACHE_HOME/profil) holds kernel
+ * addresses: written as the user's own (0600) whatever the umask, by the
+ * one writer (no temporary file left).  It is written where a report
+ * names kernel code and /proc/kallsyms shows addresses (root here).
+ */
+static void
+test_kernel_cache_is_private(void **state)
+{
+	const char *prf = tmp("kcache.prf"), *cache = tmp("kcache");
+	char dir[PATH_MAX], path[PATH_MAX * 2] = "";
+	struct run r;
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	mode_t old;
+
+	(void)state;
+	if (!harness_perf_allowed() || geteuid() != 0)
+		SKIP("kernel samples and kallsyms' addresses need perf and root");
+	char *record[] = { profil_bin, "record", "-q", "-e", "perf", "-o",
+	    (char *)prf, workload, "writes", "0.2", NULL };
+	char *report[] = { profil_bin, "report", (char *)prf, NULL };
+
+	run(&r, record);
+	if (r.status != 0)
+		fail_msg("record: status %d: %s", r.status, r.err);
+	assert_int_equal(mkdir(cache, 0755), 0);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	old = umask(0);
+	run(&r, report);
+	umask(old);
+	unsetenv("XDG_CACHE_HOME");
+	if (r.status != 0)
+		fail_msg("report: status %d: %s", r.status, r.err);
+	snprintf(dir, sizeof dir, "%s/profil", cache);
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+	closedir(d);
+	if (path[0] == '\0')
+		fail_msg("no kernel symbol cache in %s after: %s", dir, r.out);
+	assert_int_equal(stat(path, &st), 0);
+	if ((st.st_mode & 07777) != 0600)
+		fail_msg("%s: mode %o, not 0600", path,
+		    (unsigned)(st.st_mode & 07777));
+	no_temporaries(dir);
+}
+
 int
 main(void)
 {
@@ -335,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_folded_replaced_by_its_first_line),
 		cmocka_unit_test(test_disk_full_keeps_the_old_file),
 		cmocka_unit_test(test_every_writer_makes_0644),
+		cmocka_unit_test(test_kernel_cache_is_private),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
 }

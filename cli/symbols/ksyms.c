@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "codec/rio.h"
 #include "kernel.h"
 #include "ksyms.h"
 #include "sorted.h"
@@ -239,9 +240,8 @@ save_cache(const struct ksyms *t, const char *path,
     const struct profil_kernel *local)
 {
 	struct cache_head h;
-	char *tmp = xmalloc(strlen(path) + 16), *dir = xstrdup(path);
-	FILE *f;
-	int fd;
+	struct rio_file f;
+	char *dir = xstrdup(path);
 
 	*strrchr(dir, '/') = '\0';
 	/* ~/.cache, then ~/.cache/profil: one level at a time */
@@ -255,26 +255,20 @@ save_cache(const struct ksyms *t, const char *path,
 	}
 	mkdir(dir, 0700);
 	free(dir);
-	sprintf(tmp, "%s.tmp.XXXXXX", path);
-	if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		return;
-	}
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, CACHE_MAGIC, 8);
 	h.count = t->n;
 	h.text = local->text_addr;
 	memcpy(h.boot_id, local->boot_id, 16);
-	fwrite(&h, sizeof h, 1, f);
-	fwrite(t->syms, sizeof *t->syms, t->n, f);
-	fwrite(t->names, 1, t->names_size, f);
-	if (fclose(f) != 0 || rename(tmp, path) < 0)
-		unlink(tmp);
-	free(tmp);
+	/* kernel addresses: the user's own (0600); a cache, so best effort */
+	if (rio_file_open_mode(&f, path, 0600) < 0)
+		return;
+	if (rio_file_write(&f, &h, sizeof h) < 0 ||
+	    rio_file_write(&f, t->syms, t->n * sizeof *t->syms) < 0 ||
+	    rio_file_write(&f, t->names, t->names_size) < 0)
+		rio_file_abort(&f);
+	else
+		(void)rio_file_commit(&f, path);
 }
 
 struct ksyms *

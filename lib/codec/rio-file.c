@@ -55,7 +55,14 @@ open_unnamed(const char *path)
 int
 rio_file_open(struct rio_file *f, const char *path)
 {
+	return rio_file_open_mode(f, path, 0644);
+}
+
+int
+rio_file_open_mode(struct rio_file *f, const char *path, mode_t mode)
+{
 	f->fd = -1;
+	f->mode = mode;
 	if ((f->tmp = tmp_name(path)) == NULL)
 		return -1;
 	/*
@@ -121,11 +128,11 @@ link_unnamed(int fd, const char *path, char **tmp)
 /*
  * Where the unnamed file cannot be linked (no /proc, and no capability
  * to link by descriptor), its contents copied to a named temporary file
- * beside path (*tmp, malloc'd), synced: 0, or -1 with errno.  The data
+ * beside path (*tmp, malloc'd), synced, of mode: 0, or -1 with errno.  The data
  * is never lost for want of a name.
  */
 static int
-copy_unnamed(int fd, const char *path, char **tmp)
+copy_unnamed(int fd, const char *path, mode_t mode, char **tmp)
 {
 	char buf[65536];
 	off_t at = 0;
@@ -152,7 +159,7 @@ copy_unnamed(int fd, const char *path, char **tmp)
 			break;
 		at += got;
 	}
-	if (got < 0 || fsync(out) < 0 || fchmod(out, 0644) < 0 || close(out) < 0) {
+	if (got < 0 || fsync(out) < 0 || fchmod(out, mode) < 0 || close(out) < 0) {
 		int saved = errno;
 
 		close(out);
@@ -193,9 +200,9 @@ rio_file_commit(struct rio_file *f, const char *path)
 	int failed;
 
 	errno = 0;
-	failed = f->fd < 0 || fsync(f->fd) < 0 || fchmod(f->fd, 0644) < 0;
+	failed = f->fd < 0 || fsync(f->fd) < 0 || fchmod(f->fd, f->mode) < 0;
 	if (!failed && f->tmp == NULL && link_unnamed(f->fd, path,
-	    &f->tmp) < 0 && copy_unnamed(f->fd, path, &f->tmp) < 0)
+	    &f->tmp) < 0 && copy_unnamed(f->fd, path, f->mode, &f->tmp) < 0)
 		failed = 1;
 	if (f->fd >= 0)
 		failed |= close(f->fd) < 0;

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct rio_out {
 	uint8_t *data;
@@ -56,8 +57,8 @@ static inline size_t rio_left(const struct rio_in *in)
 
 /*
  * A file that replaces path whole, or leaves it as it was: the bytes go
- * to a temporary file in path's directory, which commit syncs, gives mode
- * 0644 and renames over path (a symlink at path is replaced, never
+ * to a temporary file in path's directory, which commit syncs, gives its
+ * mode (0644, or rio_file_open_mode's) and renames over path (a symlink at path is replaced, never
  * followed).  Whatever fails (disk full, no permission), the old file is
  * intact and no temporary file is left; after a crash too, but for a
  * NAME.tmp.XXXXXX where the file system has no unnamed files.  Errors:
@@ -67,6 +68,7 @@ struct rio_file {
 	int fd;			/* open for writing, close-on-exec */
 	char *tmp;		/* the temporary file's name, NULL while it has
 				 * none (O_TMPFILE) */
+	mode_t mode;		/* the file's, once committed */
 };
 
 /*
@@ -76,6 +78,9 @@ struct rio_file {
  * left), so record opens its output before it runs the program.
  */
 int rio_file_open(struct rio_file *f, const char *path);
+/* The same, for a file of mode (0600: a private cache, such as kernel
+ * addresses). */
+int rio_file_open_mode(struct rio_file *f, const char *path, mode_t mode);
 /* All of data to f->fd.  0, or -1 with errno (nothing is removed: abort). */
 int rio_file_write(struct rio_file *f, const void *data, size_t size);
 /*
