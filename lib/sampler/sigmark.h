@@ -16,8 +16,10 @@
 
 /* What our timers put in si_value ("prof"). */
 #define SIGMARK_TIMER_COOKIE	0x70726f66
+/* What a perf clock's kernel watch puts there ("prow"): thread_clock.h. */
+#define SIGMARK_WATCH_COOKIE	0x70726f77
 
-/* Whether info is of one of our CPU-time timers. */
+/* Whether info is of one of our CPU-time timers that sample. */
 static inline int
 sigmark_from_timer(const siginfo_t *info)
 {
@@ -25,11 +27,23 @@ sigmark_from_timer(const siginfo_t *info)
 	    info->si_value.sival_int == SIGMARK_TIMER_COOKIE;
 }
 
-/* Whether info is of a sample (our timer's or perf event's signal). */
+/* Whether info is of a perf clock's kernel watch (not a sample). */
+static inline int
+sigmark_from_watch(const siginfo_t *info)
+{
+	return info->si_code == SI_TIMER &&
+	    info->si_value.sival_int == SIGMARK_WATCH_COOKIE;
+}
+
+/*
+ * Whether info is ours: a sample (our timer's or perf event's signal),
+ * or a kernel watch's.
+ */
 static inline int
 sigmark_is_sample(const siginfo_t *info)
 {
-	return sigmark_from_timer(info) || info->si_code == POLL_IN;
+	return sigmark_from_timer(info) || sigmark_from_watch(info) ||
+	    info->si_code == POLL_IN;
 }
 
 #endif

@@ -75,10 +75,11 @@ first_expiry_ns(const struct clock_spec *spec, pid_t tid)
 	return 1 + (x ^ (x >> 31)) % spread;
 }
 
+/* A CPU-time timer on thread tid, its signal marked with cookie. */
 static int
-arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
+cpu_timer(const struct clock_spec *spec, pid_t tid, int cookie,
+    uint64_t first, uint64_t period_ns, timer_t *out)
 {
-	uint64_t first = first_expiry_ns(spec, tid);
 	struct sigevent ev;
 	struct itimerspec its;
 	timer_t timer;
@@ -86,12 +87,12 @@ arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	memset(&ev, 0, sizeof ev);
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = spec->signo;
-	ev.sigev_value.sival_int = SIGMARK_TIMER_COOKIE;
+	ev.sigev_value.sival_int = cookie;
 	ev._sigev_un._tid = tid;
 	if (timer_create(thread_cpu_clock(tid), &ev, &timer) < 0)
 		return -1;
-	its.it_interval.tv_sec = (time_t)(spec->period_ns / 1000000000u);
-	its.it_interval.tv_nsec = (long)(spec->period_ns % 1000000000u);
+	its.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
 	its.it_value.tv_sec = (time_t)(first / 1000000000u);
 	its.it_value.tv_nsec = (long)(first % 1000000000u);
 	if (timer_settime(timer, 0, &its, NULL) < 0) {
@@ -100,8 +101,17 @@ arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 		errno = saved;
 		return -1;
 	}
+	*out = timer;
+	return 0;
+}
+
+static int
+arm_timer(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
+{
+	if (cpu_timer(spec, tid, SIGMARK_TIMER_COOKIE, first_expiry_ns(spec, tid),
+	    spec->period_ns, &clock->timer) < 0)
+		return -1;
 	clock->mechanism = PROFIL_MECH_TIMER;
-	clock->timer = timer;
 	clock->fd = -1;
 	clock->tid = tid;
 	return 0;
@@ -153,6 +163,14 @@ arm_perf(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	clock->tid = tid;
 	note_perf_period(fd, spec->period_ns);
 	ownfds_mark(fd);	/* a program closing every fd keeps this one */
+	/*
+	 * Its kernel watch, at every tick of the thread's CPU time; without
+	 * one (a limit on timers), its kernel time goes where its next
+	 * sample is (session-kernel.c).
+	 */
+	if (spec->watch_kernel && cpu_timer(spec, tid, SIGMARK_WATCH_COOKIE, 1,
+	    1000000000u / thread_clock_tick_hz(), &clock->watch) == 0)
+		clock->watching = 1;
 	return 0;
 fail:
 	saved = errno;
@@ -193,6 +211,9 @@ still_ours(const struct thread_clock *clock)
 void
 thread_clock_disarm(struct thread_clock *clock)
 {
+	if (clock->watching)
+		timer_delete(clock->watch);
+	clock->watching = 0;
 	if (clock->mechanism == PROFIL_MECH_TIMER)
 		timer_delete(clock->timer);
 	else if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock)) {
@@ -206,6 +227,7 @@ thread_clock_disarm(struct thread_clock *clock)
 void
 thread_clock_forget(struct thread_clock *clock)
 {
+	clock->watching = 0;	/* timers are not inherited */
 	if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock)) {
 		note_perf_period(clock->fd, 0);
 		ownfds_close(clock->fd);

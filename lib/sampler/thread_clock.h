@@ -16,6 +16,15 @@ struct clock_spec {
 	int mechanism;		/* PROFIL_MECH_TIMER or PROFIL_MECH_PERF */
 	uint64_t period_ns;	/* CPU time between samples */
 	int signo;		/* the sampling signal */
+	/*
+	 * A perf clock samples user mode only, and its fires in the kernel
+	 * are lost.  With watch_kernel, the thread also gets a CPU-time
+	 * timer at the tick rate (its kernel watch, SIGMARK_WATCH_COOKIE):
+	 * a tick that comes in the kernel signals on the way back from
+	 * the system call, with the user stack that made it, which is
+	 * where the kernel time the perf clock missed goes.
+	 */
+	int watch_kernel;
 };
 
 struct thread_clock {
@@ -24,6 +33,8 @@ struct thread_clock {
 	int fd;
 	uint64_t perf_id;	/* the event's unique id: is fd still ours? */
 	pid_t tid;
+	int watching;		/* a perf clock's kernel watch: watch */
+	timer_t watch;
 };
 
 /*

@@ -43,20 +43,28 @@ extern uint64_t session_base_ns;	/* the base period: a count's time */
 
 /*
  * Count a sample in no range at pc into the pcmap m (session-pcmap.c):
+ * user in the user code at pc, kernel in the kernel called from there;
  * with its stack captured in m's ring if it has one and the capture
- * succeeds, else in its pc table; and in its thread table.  *kernel_out:
- * how much of the weight (or, by a perf clock, on top of it) is the
- * kernel's, computed once here.  Async-signal-safe.
+ * succeeds, else in its pc table; and in its thread table.
+ * Async-signal-safe.
  */
-void session_count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
-    int by_tick, const void *ucontext, unsigned long *kernel_out);
+void session_count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long user,
+    unsigned long kernel, const void *ucontext);
 
 /*
  * How much of a sample of weight, or on top of it, stands for time the
  * thread spent in the kernel since its last sample (session-kernel.c):
  * by_tick for a CPU timer's sample (a part of weight), else a perf
- * clock's (on top of it).  Async-signal-safe.
+ * clock's (on top of it; 0 while the thread's kernel watch places that
+ * time instead).  Async-signal-safe.
  */
 unsigned long session_kernel_weight(unsigned long weight, int by_tick);
+/*
+ * At a tick of the thread's kernel watch (thread_clock.h): the kernel
+ * time its perf clock missed since the last payment, if the tick came in
+ * the kernel (the signal waits for the system call to return, ucontext
+ * at the call that entered it), else 0.  Async-signal-safe.
+ */
+unsigned long session_kernel_watch(const void *ucontext);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "session/session-internal.h"
 
 /*
@@ -22,6 +23,7 @@ static __thread struct {
 	uint64_t user_us, sys_us;	/* CPU timer: as the kernel charged it */
 	uint64_t cpu_ns;	/* perf clock: the thread's CPU clock */
 	double owed;
+	int watched;		/* its kernel watch has ticked: it pays */
 } kernel_split __attribute__((tls_model("initial-exec")));
 
 /*
@@ -36,6 +38,7 @@ kernel_baseline(int stale)
 		return 0;
 	kernel_split.known = 1;
 	kernel_split.owed = 0;
+	kernel_split.watched = 0;
 	return 1;
 }
 
@@ -94,8 +97,12 @@ kernel_by_tick(unsigned long weight)
 /*
  * perf clock (user mode only): its kernel samples are the fires it
  * dropped in kernel mode, the thread's CPU time since the last sample in
- * periods less the samples delivered, on top of the weight: credited
- * to the next sample's stack, the code the system call returned to.
+ * periods less the samples delivered, on top of the weight.  Owed until
+ * the thread's kernel watch ticks in the kernel (session_kernel_watch),
+ * which has the stack that made the call; a thread without a watch (no
+ * timer to be had) has them at this sample's stack, the code the system
+ * call returned to: right within a run of system calls, wrong by the
+ * time to the next sample at each change of phase.
  * The thread's CPU clock, not getrusage: a running thread's rusage moves
  * at its ticks only, so each sample's share came in lumps a tick apart.
  * Not the system time alone: what a sample
@@ -120,8 +127,36 @@ kernel_by_clock(unsigned long weight)
 	}
 	now -= kernel_split.cpu_ns;
 	kernel_split.cpu_ns += now;
+	if (kernel_split.watched) {
+		/* owed, fractions and debts alike, until the watch pays */
+		kernel_split.owed += (double)now / (double)session_base_ns -
+		    (double)weight;
+		return 0;
+	}
 	return kernel_owed((double)now / (double)session_base_ns -
 	    (double)weight, ~0ul);
+}
+
+/*
+ * The kernel watch's tick is a timer on the thread's CPU time, checked
+ * at the scheduler's tick: one that came while the thread was in a
+ * system call signals on its way back (arch_context_after_syscall),
+ * with the user stack that made the call, and a tick's worth of kernel
+ * time lies behind it.  What the perf clock missed since the last such
+ * tick is paid there: the amount is the clock's (exact), the place the
+ * watch's (sampled at the tick rate, among the calls that entered the
+ * kernel).  Ticks in user code pay nothing: the perf clock has that
+ * time.  What is owed when the thread ends is not counted.
+ */
+unsigned long
+session_kernel_watch(const void *ucontext)
+{
+	if (!kernel_split.known)
+		return 0;	/* no perf sample yet: no baseline */
+	kernel_split.watched = 1;
+	if (!arch_context_after_syscall(ucontext))
+		return 0;
+	return kernel_owed(0, ~0ul);
 }
 
 unsigned long

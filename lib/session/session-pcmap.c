@@ -94,19 +94,14 @@ count_pcs(struct plan_pcmap *m, uint64_t tag, uintptr_t pc,
  * thread table counts whatever either kept; what neither kept is lost.
  */
 void
-session_count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long weight,
-    int by_tick, const void *ucontext, unsigned long *kernel_out)
+session_count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long user,
+    unsigned long kernel, const void *ucontext)
 {
 	uint64_t tag = atomic_load(&pc_tag);
-	unsigned long kernel = m->kernel_time ?
-	    session_kernel_weight(weight, by_tick) : 0;
-	unsigned long user = by_tick ? weight - kernel : weight;
-	unsigned long kept;
+	unsigned long weight = user + kernel, kept;
 	uint32_t tid = 0;
 	long counted;
 
-	*kernel_out = kernel;
-	weight = user + kernel;
 	if (atomic_load(&m->off))
 		goto fault;
 	/* a raw system call: no libc wrapper, no cached value to trust */

@@ -15,6 +15,7 @@
 
 #include "arch.h"
 #include "plan/bins.h"
+#include "sampler/sigmark.h"
 #include "sampler/thread_clock.h"
 #include "sampler/threads.h"
 #include "session/session-internal.h"
@@ -114,6 +115,30 @@ budget_weigh(struct budget *b, const siginfo_t *info)
 	return (unsigned long)budget_weight(period, base);
 }
 
+/*
+ * A tick of a perf clock's kernel watch (thread_clock.h): not a sample
+ * of its own, but where the kernel time the clock missed is paid, if
+ * the tick came in the kernel.  Only a pcmap counts kernel time apart.
+ */
+static void
+watch_tick(struct plan *plan, uintptr_t pc, const ucontext_t *uc)
+{
+	struct budget *budget = atomic_load(&session_live_budget);
+	unsigned long kernel;
+
+	if (plan->pcmap == NULL || !plan->pcmap->kernel_time ||
+	    plan_find(plan, pc) != NULL ||
+	    (kernel = session_kernel_watch(uc)) == 0)
+		return;
+	if (unblock_faults(uc) < 0)
+		return;
+	session_count_pc(plan->pcmap, pc, 0, kernel, uc);
+	/* kernel periods of the base period each (budget.h) */
+	if (budget != NULL)
+		budget_add_saturating(&budget->weight_sq,
+		    budget_weight_sq(0, kernel, 1));
+}
+
 void
 session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
     const void *ucontext)
@@ -129,6 +154,10 @@ session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
 	plan = atomic_load(&session_live_plan);
 	if (plan == NULL)
 		goto out;
+	if (sigmark_from_watch(info)) {
+		watch_tick(plan, pc, uc);
+		goto out;
+	}
 	budget = atomic_load(&session_live_budget);
 	if (budget != NULL)
 		unit = budget_weigh(budget, info);
@@ -142,10 +171,12 @@ session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
 	r = plan_find(plan, pc);
 	if (r == NULL) {
 		atomic_fetch_add(&session_stats.outside, weight);
-		if (plan->pcmap != NULL)
-			session_count_pc(plan->pcmap, pc, weight, by_tick,
-			    ucontext, &kernel);
-		else
+		if (plan->pcmap != NULL) {
+			kernel = plan->pcmap->kernel_time ?
+			    session_kernel_weight(weight, by_tick) : 0;
+			session_count_pc(plan->pcmap, pc, by_tick ?
+			    weight - kernel : weight, kernel, ucontext);
+		} else
 			count_overflow(plan, weight);
 	} else if (atomic_load(&r->off)) {
 		atomic_fetch_add(&session_stats.faulted, weight);

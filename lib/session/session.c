@@ -37,6 +37,7 @@ uint64_t session_base_ns;
 static struct {
 	int active;
 	int mechanism;
+	int watch_kernel;		/* the clocks' kernel watch is armed */
 	unsigned rate_hz, resolution_hz;
 	struct timespec cpu_start, cpu_stop;
 } running;
@@ -170,7 +171,7 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism,
 	struct clock_spec spec;
 	struct plan *old;
 	struct budget *budget;
-	int chosen, signo, saved, same_clocks;
+	int chosen, signo, saved, same_clocks, watch;
 	uint64_t base_ns;
 
 	if (shared != NULL)
@@ -199,9 +200,12 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism,
 	sigveil_start(signo);
 	budget = shared != NULL ? shared : samples ? &own_budget : NULL;
 	base_ns = 1000000000u / rate_hz;
+	/* perf clocks counting the kernel's time apart: watched (see there) */
+	watch = chosen == PROFIL_MECH_PERF && plan != NULL && plan->pcmap != NULL &&
+	    plan->pcmap->kernel_time;
 	/* Same clocks, unbudgeted before and after: only the plan changes. */
 	same_clocks = running.active && running.mechanism == chosen &&
-	    session_base_ns == base_ns &&
+	    running.watch_kernel == watch && session_base_ns == base_ns &&
 	    atomic_load(&session_live_budget) == NULL && budget == NULL;
 	if (!same_clocks) {
 		if (running.active)
@@ -226,6 +230,7 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism,
 	spec.period_ns = budget != NULL ? base_ns << budget_shift(budget->samples,
 	    base_ns, atomic_load(&budget->taken)) : base_ns;
 	spec.signo = signo;
+	spec.watch_kernel = watch;
 	if (same_clocks) {
 		old = atomic_exchange(&session_live_plan, plan);
 		reset_stats();
@@ -247,6 +252,7 @@ session_start(struct plan *plan, unsigned rate_hz, int mechanism,
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &running.cpu_start);
 	running.active = 1;
 	running.mechanism = chosen;
+	running.watch_kernel = watch;
 	running.rate_hz = rate_hz;
 	running.resolution_hz = chosen == PROFIL_MECH_PERF ||
 	    rate_hz < thread_clock_tick_hz() ? rate_hz : thread_clock_tick_hz();

@@ -19,6 +19,26 @@ arch_context_pc(const void *ucontext)
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 }
 
+/*
+ * Whether the signal was delivered on the way back from a system call:
+ * its pc is the instruction after the call (or the call itself, about
+ * to be restarted).  x86-64's syscall instruction leaves its return
+ * address in rcx, which the kernel saves with the other registers; an
+ * interrupt of user code finds rcx equal to the pc only by chance (at
+ * the very instruction a system call returned to, which is as good).
+ * So a CPU timer's tick that came in the kernel is told from one that
+ * came in user code, with no memory read and no system call.
+ */
+static inline int
+arch_context_after_syscall(const void *ucontext)
+{
+	const ucontext_t *uc = ucontext;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t rcx = (uint64_t)uc->uc_mcontext.gregs[REG_RCX];
+
+	return rcx == pc || rcx == pc + 2;
+}
+
 /* DWARF registers 0-16 of x86-64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
 #define ARCH_NREGS 17
 #define ARCH_REG_FP 6		/* rbp, in those */
