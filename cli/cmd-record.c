@@ -22,6 +22,7 @@
 #include "record/record.h"
 #include "record/unwind.h"
 #include "report/report.h"
+#include "symbols/ksyms.h"
 
 #define DEFAULT_RATE_HZ		1000
 #define DEFAULT_BUCKET_BYTES	1
@@ -455,20 +456,25 @@ record_exec(int argc, char **argv)
 		if (o.samples)
 			fprintf(stderr, "profil: %llu samples (%s, %.0f Hz real; "
 			    "worth %.0f of equal weight), %.2f s CPU, %llu lost, "
-			    "%s engine%s; wrote %s\n",
+			    "%s engine; wrote %s\n",
 			    (unsigned long long)p->taken, report_rates(p, rates,
 			    sizeof rates), cpu > 0 ? (double)p->taken / cpu : 0.0,
 			    p->weight_sq ? (double)p->samples *
 			    (double)p->samples / (double)p->weight_sq : 0.0, cpu,
-			    (unsigned long long)p->lost, p->engine,
-			    r.kernel_sampled ? "" : " (user mode only)", path);
+			    (unsigned long long)p->lost, p->engine, path);
 		else
 			fprintf(stderr, "profil: %llu samples, %.2f s CPU (%.0f Hz "
-			    "real), %llu lost, %s engine%s; wrote %s\n",
+			    "real), %llu lost, %s engine; wrote %s\n",
 			    (unsigned long long)p->samples, cpu,
 			    cpu > 0 ? (double)p->samples / cpu : 0.0,
-			    (unsigned long long)p->lost, p->engine,
-			    r.kernel_sampled ? "" : " (user mode only)", path);
+			    (unsigned long long)p->lost, p->engine, path);
+		if (!r.kernel_sampled && strcmp(p->engine, "perf") == 0)
+			fprintf(stderr, "profil: kernel time is not sampled here "
+			    "(perf_event_paranoid %d): %.2f s of it counted from "
+			    "the threads' switches, as %s under the calls the "
+			    "samples around it share\n", perf_paranoid(),
+			    (double)r.kernel_counted * (double)p->interval_ns / 1e9,
+			    KSYMS_UNSAMPLED);
 		if (p->wall != NULL)
 			wall_summary(p);
 		if (taken < 100)

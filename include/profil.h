@@ -229,7 +229,11 @@ struct profil_line {
 
 struct profil_frame {
 	uint32_t object;		/* into objects, or: */
-#define PROFIL_FRAME_KERNEL	UINT32_MAX	/* addr as in kernel_code */
+#define PROFIL_FRAME_KERNEL	UINT32_MAX	/* addr as in kernel_code, or: */
+#define PROFIL_KERNEL_UNSAMPLED	1	/* kernel time counted, not
+					   sampled (only user mode may be
+					   sampled): the frames under it
+					   are where the kernel was entered */
 #define PROFIL_FRAME_UNKNOWN	(UINT32_MAX - 1)	/* code in no object
 						   (JIT, unmapped): addr
 						   is the pc itself */

@@ -167,12 +167,12 @@ add_kernel(struct pprof_builder *b, const struct funcs *f)
 	int rc = 0, no_line = 0;
 
 	hmap_init(&by_start);
-	if (k != NULL && f->kproblem == NULL && p->kernel_code != NULL) {
+	if (f->kproblem == NULL && p->kernel_code != NULL) {
 		const struct profil_object *code = &p->kernel_code->code;
 
 		unnamed = 0;
 		for (size_t i = 0; i < code->nbuckets && rc == 0; i++) {
-			const char *name = ksyms_lookup(k, code->buckets[i].addr,
+			const char *name = ksyms_name(k, code->buckets[i].addr,
 			    &start, &end);
 
 			if (name == NULL) {

@@ -20,14 +20,14 @@
 
 #include "cli.h"
 #include "hmap.h"
+#include "kernel-time.h"
 #include "perf-drain.h"
 #include "perf-engine.h"
 #include "perf-events.h"
-#include "wall.h"
-#include "wall.h"
 #include "perf-procs.h"
 #include "procmaps.h"
 #include "record.h"
+#include "wall.h"
 
 static pid_t *
 list_threads(pid_t pid, size_t *n)
@@ -206,8 +206,13 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	synthesize(&e, pid, tids, ntids);
 	start = perf_engine_now_ns();
 	perf_engine_wall_start(&e);
-	for (size_t k = 0; e.wall != NULL && k < ntids; k++)
-		wall_thread_attach(e.wall, pid, tids[k], start);
+	perf_engine_kernel_time_start(&e);
+	for (size_t k = 0; k < ntids; k++) {
+		if (e.wall != NULL)
+			wall_thread_attach(e.wall, pid, tids[k], start);
+		if (e.ktime != NULL)
+			kernel_time_attach(e.ktime, pid, tids[k], start);
+	}
 	free(tids);
 	cpu0 = process_cpu_ns(pid);
 	pfd = xcalloc((size_t)e.nrings + 2, sizeof *pfd);
@@ -236,6 +241,7 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	r->cpu_ns = cpu;
 	perf_drain(&e);
 	perf_engine_wall_finish(&e, start + r->wall_ns);
+	perf_engine_kernel_time_finish(&e, start + r->wall_ns);
 	perf_events_close(&e);
 	r->taken = e.taken;
 	r->weight_sq = e.weight_sq;

@@ -12,7 +12,9 @@
 
 #include <profil.h>
 
+#include "kernel-time.h"
 #include "perf-engine.h"
+#include "perf-records.h"
 #include "perf-procs.h"
 #include "symbols/kernel.h"
 #include "unwind.h"
@@ -79,6 +81,25 @@ perf_engine_wall_finish(struct engine *e, uint64_t end_ns)
 	    &e->result->wall_unreadable_errno);
 	wall_free(e->wall);
 	e->wall = NULL;
+}
+
+void
+perf_engine_kernel_time_start(struct engine *e)
+{
+	if (!e->result->kernel_sampled)
+		e->ktime = kernel_time_new(e->opts->period_ns,
+		    perf_records_kernel_time, e);
+}
+
+void
+perf_engine_kernel_time_finish(struct engine *e, uint64_t end_ns)
+{
+	if (e->ktime == NULL)
+		return;
+	kernel_time_finish(e->ktime, end_ns);
+	e->result->kernel_counted = kernel_time_counted(e->ktime);
+	kernel_time_free(e->ktime);
+	e->ktime = NULL;
 }
 
 int

@@ -26,6 +26,7 @@ struct ring;				/* perf-events.h */
 struct proc;				/* perf-procs.h */
 struct pending;				/* perf-drain.c */
 struct wall;				/* wall.h */
+struct kernel_time;			/* kernel-time.h */
 
 struct engine {
 	const struct record_opts *opts;
@@ -64,6 +65,11 @@ struct engine {
 	size_t nset_fds;
 	uint64_t taken, weight_sq;	/* samples, and their weights squared */
 	struct wall *wall;		/* --wall: switches go there */
+	/*
+	 * Only user mode sampled: the kernel's time counted from the
+	 * threads' switches instead (kernel-time.h), or NULL.
+	 */
+	struct kernel_time *ktime;
 };
 
 /*
@@ -74,6 +80,13 @@ struct engine {
  */
 void perf_engine_wall_start(struct engine *e);
 void perf_engine_wall_finish(struct engine *e, uint64_t end_ns);
+/*
+ * Where only user mode is sampled: count the kernel's time from the
+ * threads' switches from now on (kernel-time.h); at the end, what the
+ * threads still there ran since their last samples, to end_ns.
+ */
+void perf_engine_kernel_time_start(struct engine *e);
+void perf_engine_kernel_time_finish(struct engine *e, uint64_t end_ns);
 /* How long to wait before the next drain, in ms: poll_ms, or sooner. */
 int perf_engine_poll_ms(const struct engine *e, int poll_ms);
 /* After a drain: look at blocked threads if it is time. */

@@ -255,11 +255,13 @@ perf_events_open(struct engine *e, const pid_t *tids, size_t ntids,
 retry:
 	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
 	    e->opts->stack_size, pages);
-	if (e->opts->wall) {
+	if (e->opts->wall || exclude_kernel) {
 		/*
-		 * --wall: the times of switches compared with the looks'
-		 * (CLOCK_MONOTONIC), one switch record per switch from the
-		 * event that owns its CPU's ring (or follows it, attached).
+		 * --wall, and the kernel's time where it is not sampled
+		 * (kernel-time.h): the times of switches, compared with the
+		 * looks' and the end's (CLOCK_MONOTONIC), one switch record
+		 * per switch from the event that owns its CPU's ring (or
+		 * follows it, attached).
 		 */
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;

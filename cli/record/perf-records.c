@@ -15,6 +15,7 @@
 #include "perf-regs.h"
 #include "hmap.h"
 #include "jit.h"
+#include "kernel-time.h"
 #include "perf-procs.h"
 #include "perf-records.h"
 #include "procmaps.h"
@@ -119,6 +120,31 @@ sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
 	return 0;
 }
 
+/* A sample's stack to the builder, or kept back for a JIT name. */
+static void
+give_stack(struct engine *e, struct proc *p, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+{
+	if (!jit_code_defer(p->space->jit, frames, n, weight, pid, tid, 0))
+		builder_sample_stack(e->b, frames, n, weight, pid, tid);
+}
+
+void
+perf_records_kernel_time(void *arg, const struct bframe *frames, size_t n,
+    uint64_t count, uint64_t unit, pid_t pid, pid_t tid)
+{
+	struct engine *e = arg;
+
+	e->taken += count;
+	e->weight_sq = budget_sum_saturating(e->weight_sq,
+	    budget_weight_sq(0, count * unit, unit));
+	if (e->opts->stack_size)
+		give_stack(e, perf_procs_get(e, pid), frames, n, count * unit,
+		    pid, tid);
+	else
+		builder_kernel(e->b, frames[0].value, count * unit, pid, tid);
+}
+
 /*
  * A sample with its stack: kernel frames from the kernel's call chain,
  * then the user stack unwound from the registers and stack copy.
@@ -126,7 +152,7 @@ sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
 static void
 sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
     size_t size, uint64_t ip, int kernel_mode, pid_t pid, pid_t tid,
-    uint64_t weight)
+    uint64_t weight, uint64_t period)
 {
 	struct bframe frames[MAX_FRAMES];
 	struct sample_extra x;
@@ -182,11 +208,13 @@ sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
 			    frames[0]) : (struct bframe){ BFRAME_UNKNOWN, ip };
 		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
 	}
-	if (!jit_code_defer(p->space->jit, frames, n, weight, pid, tid, 0))
-		builder_sample_stack(e->b, frames, n, weight, pid, tid);
+	give_stack(e, p, frames, n, weight, pid, tid);
 	if (e->wall != NULL)
 		wall_cpu_sample(e->wall, pid, tid, perf_records_time(rec, size),
 		    frames, n);
+	if (e->ktime != NULL)
+		kernel_time_sample(e->ktime, pid, tid, perf_records_time(rec,
+		    size), period, frames, n);
 }
 
 /*
@@ -230,9 +258,13 @@ on_sample(struct engine *e, const uint8_t *rec, size_t size)
 	p = perf_procs_get(e, (pid_t)pid);
 	if (e->opts->stack_size) {
 		sample_with_stack(e, p, rec, size, ip,
-		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid, w);
+		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid, w,
+		    period);
 		return;
 	}
+	if (e->ktime != NULL)
+		kernel_time_sample(e->ktime, (pid_t)pid, (pid_t)tid,
+		    perf_records_time(rec, size), period, NULL, 0);
 	if (mode == PERF_RECORD_MISC_KERNEL) {
 		builder_kernel(e->b, ip, w, (pid_t)pid, (pid_t)tid);
 		return;
@@ -309,6 +341,10 @@ on_comm(struct engine *e, const uint8_t *rec, size_t size)
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* a new image: a new address space */
 		perf_procs_exec(perf_procs_get(e, (pid_t)pid));
+		/* enabled at the exec: its clock runs from here */
+		if (e->ktime != NULL)
+			kernel_time_running(e->ktime, (pid_t)pid, (pid_t)tid,
+			    perf_records_time(rec, size));
 	}
 	builder_comm(e->b, (pid_t)pid, (pid_t)tid, comm);
 }
@@ -325,6 +361,9 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	if (e->wall != NULL && (e->opts->follow_children ||
 	    (pid_t)ids[0] == e->result->pid))
 		wall_thread_start(e->wall, (pid_t)ids[0], (pid_t)ids[2],
+		    perf_records_time(rec, size));
+	if (e->ktime != NULL)
+		kernel_time_start(e->ktime, (pid_t)ids[0], (pid_t)ids[2],
 		    perf_records_time(rec, size));
 	if (ids[0] == ids[1])
 		return;		/* a new thread: same address space */
@@ -346,6 +385,9 @@ on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
 	if (e->wall != NULL && (e->opts->follow_children ||
 	    (pid_t)ids[0] == e->result->pid))
 		wall_thread_exit(e->wall, (pid_t)ids[0], (pid_t)ids[2],
+		    perf_records_time(rec, size));
+	if (e->ktime != NULL)
+		kernel_time_exit(e->ktime, (pid_t)ids[0], (pid_t)ids[2],
 		    perf_records_time(rec, size));
 	if (ids[0] != ids[2] ||
 	    (at = hmap_get(&e->proc_index, (uint64_t)ids[0])) == 0)
@@ -376,18 +418,28 @@ perf_records_apply(struct engine *e, const uint8_t *rec, size_t size)
 		on_exit_record(e, rec, size);
 		break;
 	case PERF_RECORD_SWITCH: {
-		/* --wall: a thread off the CPU or back on it, and when */
+		/*
+		 * A thread off the CPU or back on it, and when: for --wall,
+		 * and for the kernel's time where it is not sampled
+		 */
 		struct sample_id id = trailer(rec, size);
+		int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
 
-		if (e->wall == NULL || size < sizeof *h + 16)
+		if (size < sizeof *h + 16)
 			break;
 		if (!e->opts->follow_children && (pid_t)id.pid != e->result->pid)
 			break;
-		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
+		if (e->ktime != NULL && out)
+			kernel_time_switch_out(e->ktime, (pid_t)id.pid,
+			    (pid_t)id.tid, id.time);
+		else if (e->ktime != NULL)
+			kernel_time_switch_in(e->ktime, (pid_t)id.pid,
+			    (pid_t)id.tid, id.time);
+		if (e->wall != NULL && out)
 			wall_switch_out(e->wall, (pid_t)id.pid, (pid_t)id.tid,
 			    id.time, (h->misc &
 			    PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
-		else
+		else if (e->wall != NULL)
 			wall_switch_in(e->wall, (pid_t)id.pid, (pid_t)id.tid,
 			    id.time);
 		break;

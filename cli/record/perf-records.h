@@ -9,7 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "builder.h"
 #include "perf-engine.h"
 
 /*
@@ -17,6 +19,12 @@
  * to e; a record too short for its fields is ignored.
  */
 void perf_records_apply(struct engine *e, const uint8_t *rec, size_t size);
+/*
+ * kernel-time.h's sink for e (an engine): count samples of unit base
+ * periods at frames, as taken, into the builder.
+ */
+void perf_records_kernel_time(void *arg, const struct bframe *frames,
+    size_t n, uint64_t count, uint64_t unit, pid_t pid, pid_t tid);
 /* A record's time (a sample's TIME, another's sample_id_all); 0: none. */
 uint64_t perf_records_time(const uint8_t *rec, size_t size);
 

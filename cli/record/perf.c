@@ -59,6 +59,7 @@ record_perf(const struct record_opts *o, struct record_result *r,
 		return -1;
 	}
 	perf_engine_wall_start(&e);
+	perf_engine_kernel_time_start(&e);
 	start = perf_engine_now_ns();
 	r->exec_errno = launch_go(&l);
 	perf_engine_identify_kernel(&e);
@@ -86,6 +87,7 @@ record_perf(const struct record_opts *o, struct record_result *r,
 	r->wall_ns = perf_engine_now_ns() - start;
 	perf_drain(&e);		/* what the last moments left in the rings */
 	perf_engine_wall_finish(&e, start + r->wall_ns);
+	perf_engine_kernel_time_finish(&e, start + r->wall_ns);
 	perf_events_close(&e);
 	free(pfd);
 	launch_finish(&l, o, r);

@@ -52,6 +52,9 @@ struct record_result {
 					   --no-children */
 	uint64_t wall_ns;
 	int kernel_sampled;		/* kernel-mode samples were allowed */
+	uint64_t kernel_counted;	/* else: samples counted as the
+					   kernel's from the threads' clocks
+					   (kernel-time.h) */
 	uint64_t throttled;		/* times the kernel throttled sampling */
 	/* the profile's weights record (profil.h): what was taken, how */
 	uint64_t taken, weight_sq, slowest_ns;

@@ -227,7 +227,8 @@ kernel_rows(struct funcs *f, size_t *cap, cli_warn_fn *warn)
 	if (p->kernel == 0)
 		return;
 	if (k != NULL) {
-		f->ktab = ksyms_open_profile(p, &f->kproblem);
+		if (ksyms_wanted(p))
+			f->ktab = ksyms_open_profile(p, &f->kproblem);
 		if (f->kproblem != NULL)
 			cli_say(warn, "kernel functions are not named: %s; "
 			    "kernel samples show as [kernel]", f->kproblem);
@@ -242,7 +243,7 @@ kernel_rows(struct funcs *f, size_t *cap, cli_warn_fn *warn)
 					    "[kernel]", FUNC_NO_OBJECT, start, end,
 					    sum });
 				sum = 0;
-				name = ksyms_lookup(f->ktab, addr, &start, &end);
+				name = ksyms_name(f->ktab, addr, &start, &end);
 			}
 			if (name != NULL)
 				sum += count;

@@ -381,3 +381,25 @@ ksyms_lookup(struct ksyms *t, uint64_t addr, uint64_t *start, uint64_t *end)
 	    t->syms[i].addr + 1) - t->delta;
 	return t->names + t->syms[i].name;
 }
+
+const char *
+ksyms_name(struct ksyms *t, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	if (addr == PROFIL_KERNEL_UNSAMPLED) {
+		*start = addr;
+		*end = addr + 1;
+		return KSYMS_UNSAMPLED;
+	}
+	return t != NULL ? ksyms_lookup(t, addr, start, end) : NULL;
+}
+
+int
+ksyms_wanted(const struct profil_profile *p)
+{
+	const struct profil_kernel *k = p->kernel_code;
+
+	for (size_t i = 0; k != NULL && i < k->code.nbuckets; i++)
+		if (k->code.buckets[i].addr != PROFIL_KERNEL_UNSAMPLED)
+			return 1;
+	return 0;
+}

@@ -37,6 +37,21 @@ struct ksyms *ksyms_open_profile(const struct profil_profile *p,
 const char *ksyms_lookup(struct ksyms *t, uint64_t addr, uint64_t *start,
     uint64_t *end);
 
+/*
+ * The name of a kernel frame: as ksyms_lookup, with t NULL (no table
+ * opened: NULL but for the below), and the kernel's time counted, not
+ * sampled (PROFIL_KERNEL_UNSAMPLED: no place in its code) named
+ * KSYMS_UNSAMPLED, [start, end) its one address.
+ */
+#define KSYMS_UNSAMPLED "[kernel: not sampled]"
+const char *ksyms_name(struct ksyms *t, uint64_t addr, uint64_t *start,
+    uint64_t *end);
+/*
+ * Whether p's kernel code has places to name: not if all its kernel
+ * time was counted, not sampled (then no table needs opening).
+ */
+int ksyms_wanted(const struct profil_profile *p);
+
 /* The directory of profil's caches: $PROFIL_CACHE_DIR, else
  * $XDG_CACHE_HOME/profil, else ~/.cache/profil; malloc'd, NULL if none. */
 char *ksyms_cache_dir(void);

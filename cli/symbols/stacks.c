@@ -203,8 +203,7 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 		if (fr->object < p->nobjects) {
 			object_frame(s, f, fr, flags, &l);
 		} else if (fr->object == PROFIL_FRAME_KERNEL) {
-			name = f->ktab ? ksyms_lookup(f->ktab, fr->addr, &start,
-			    &end) : NULL;
+			name = ksyms_name(f->ktab, fr->addr, &start, &end);
 			if (name == NULL) {
 				name = "[kernel]";
 				start = 0;
