@@ -30,6 +30,14 @@ void run_full(struct run *r, char *const argv[], const char *input, int sig,
     int whom, unsigned kill_after_ms);
 void run(struct run *r, char *const argv[]);
 
+/*
+ * argv as an ordinary user runs it: behind setpriv to nobody when the
+ * tests run as root (the scratch directory opened to it), as it is
+ * otherwise.  A static vector (one at a time); NULL where there is no
+ * setpriv to run it with, which the caller skips on.
+ */
+char *const *e2e_as_user(char *const argv[]);
+
 /* NAME inside the scratch directory (8 rotating buffers). */
 const char *tmp(const char *name);
 

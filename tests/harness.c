@@ -418,3 +418,16 @@ harness_longer(double seconds, double got, double need, int *runs,
 	    need, got > need / 4 ? 1.1 * need / got : 4);
 	return seconds * (got > need / 4 ? 1.1 * need / got : 4);
 }
+
+/*
+ * PROFIL_TEST_ONLY=PATTERN runs only the tests whose names match it
+ * (cmocka's filter: * and ? wildcards), to try one while working on it.
+ */
+__attribute__((constructor)) static void
+harness_filter(void)
+{
+	const char *only = getenv("PROFIL_TEST_ONLY");
+
+	if (only != NULL && *only != '\0')
+		cmocka_set_test_filter(only);
+}
