@@ -118,6 +118,24 @@ builder_thread_samples(struct builder *b, pid_t pid, pid_t tid, uint64_t n)
 	builder_thread_of(b, pid, tid)->samples += n;
 }
 
+uint64_t
+builder_thread_count(struct builder *b, pid_t pid, pid_t tid)
+{
+	return builder_thread_of(b, pid, tid)->samples;
+}
+
+void
+builder_cpu_fill(struct builder *b, const struct bframe *frames, size_t n,
+    uint64_t weight, pid_t pid, pid_t tid)
+{
+	if (b->stacks)
+		builder_sample_stack(b, frames, n, weight, pid, tid);
+	else
+		builder_kernel(b, frames[0].value, weight, pid, tid);
+	if (b->external_threads)
+		builder_thread_samples(b, pid, tid, weight);
+}
+
 void
 builder_count_at(struct builder *b, int obj, uint64_t addr, uint64_t weight,
     pid_t pid, pid_t tid)

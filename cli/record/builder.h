@@ -85,6 +85,16 @@ void builder_external_threads(struct builder *b);
 void builder_thread_samples(struct builder *b, pid_t pid, pid_t tid,
     uint64_t n);
 
+/* The samples thread tid of pid has so far. */
+uint64_t builder_thread_count(struct builder *b, pid_t pid, pid_t tid);
+/*
+ * weight samples of CPU time the kernel counted and no sample stood
+ * for (record --wall), at frames as builder_sample_stack takes them, in
+ * the thread's count too where threads are counted apart.
+ */
+void builder_cpu_fill(struct builder *b, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid);
+
 /* Threads and processes: names, parents, exit status. */
 void builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm);
 void builder_fork(struct builder *b, pid_t pid, pid_t ppid);

@@ -68,7 +68,7 @@ perf_engine_wall_start(struct engine *e)
 {
 	if (e->opts->wall)
 		e->wall = wall_new(e->b, WALL_POLL_NS, e->opts->stack_size,
-		    unwinder_of, e);
+		    e->opts->period_ns, unwinder_of, e);
 }
 
 void
@@ -79,8 +79,6 @@ perf_engine_wall_finish(struct engine *e, uint64_t end_ns)
 	wall_finish(e->wall, end_ns);
 	e->result->wall_unreadable = wall_unreadable(e->wall,
 	    &e->result->wall_unreadable_errno);
-	wall_free(e->wall);
-	e->wall = NULL;
 }
 
 void
@@ -120,7 +118,12 @@ perf_engine_wall_look(struct engine *e)
 void
 perf_engine_free(struct engine *e)
 {
-	perf_procs_free(e);
+	perf_procs_free(e);	/* JIT code's samples held back, handed over */
+	if (e->wall != NULL) {
+		wall_fill_cpu(e->wall);
+		wall_free(e->wall);
+		e->wall = NULL;
+	}
 	free(e->batch);
 	free(e->pend);
 	hmap_free(&e->proc_index);

@@ -345,6 +345,9 @@ on_comm(struct engine *e, const uint8_t *rec, size_t size)
 		if (e->ktime != NULL)
 			kernel_time_running(e->ktime, (pid_t)pid, (pid_t)tid,
 			    perf_records_time(rec, size));
+		if (e->wall != NULL)
+			wall_thread_running(e->wall, (pid_t)pid, (pid_t)tid,
+			    perf_records_time(rec, size));
 	}
 	builder_comm(e->b, (pid_t)pid, (pid_t)tid, comm);
 }

@@ -258,7 +258,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	l.reap_arg = r->builder;
 	if (o->wall) {
 		w = wall_new(r->builder, STACK_POLL_MS * 1000000ull,
-		    o->stack_size, slot_unwinder, slots);
+		    o->stack_size, o->period_ns, slot_unwinder, slots);
 		ws = wall_stat_new(w, start);
 	}
 	/*
@@ -294,7 +294,6 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		wall_finish(w, start + r->wall_ns);
 		r->wall_unreadable = wall_unreadable(w,
 		    &r->wall_unreadable_errno);
-		wall_free(w);
 	}
 	timer_region_resolve(r->builder, region, fd, slots, only,
 	    region->stacks_offset != 0);
@@ -306,6 +305,11 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		addr_space_free(slots[i].space);
 	}
 	free(slots);
+	/* every sample in the builder now, JIT code's held back too */
+	if (w != NULL) {
+		wall_fill_cpu(w);
+		wall_free(w);
+	}
 	munmap(region, region->size);
 	close(fd);
 	/* estimated from the threads' system time (lib/session/session-kernel.c) */

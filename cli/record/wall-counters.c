@@ -13,7 +13,7 @@ wall_look_now(struct wall *w, pid_t pid, pid_t tid)
 	int had = t->has_look, rc;
 	uint32_t site = t->look_site;
 
-	if (hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)pid))
+	if (wall_pid_resting(w, pid, wall_now_ns()))
 		return -1;
 	t->has_look = 0;
 	t->tried = 0;
@@ -40,10 +40,12 @@ wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
 		return;
 	if (!t->has_look) {
 		t->pool_ns += ns;
+		t->pool_n++;
 		return;
 	}
 	a = wall_acc_of(t, t->look_site);
 	a->off_ns += ns;
+	a->intervals++;
 	if (!exact) {
 		a->sampled_ns += ns;
 		a->observations++;
@@ -56,7 +58,16 @@ wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
 void
 wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
 {
-	wall_thread_of(w, pid, tid)->pool_ns += ns;
+	struct wthread *t = wall_thread_of(w, pid, tid);
+
+	t->pool_ns += ns;
+	t->pool_n += ns > 0;
+}
+
+void
+wall_thread_counted(struct wall *w, pid_t pid, pid_t tid, uint64_t run_ns)
+{
+	wall_thread_of(w, pid, tid)->run_ns = run_ns;
 }
 
 void

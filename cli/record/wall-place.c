@@ -27,6 +27,7 @@ wall_place_runnable(struct wall *w, struct wthread *t, uint64_t len)
 		site = wall_site_unplaced(w, PROFIL_OFFCPU_RUNNABLE);
 	a = wall_acc_of(t, site);
 	a->off_ns += len;
+	a->intervals++;
 	if (n > 0) {		/* placed where the last sample was */
 		a->sampled_ns += len;
 		a->observations++;
@@ -39,6 +40,13 @@ wall_end_interval(struct wall *w, struct wthread *t, uint64_t end)
 	uint64_t len = end > t->since ? end - t->since : 0;
 	struct acc *a;
 
+	if (t->state == T_OFF && t->preempted) {
+		t->sw.pre += len;
+		t->sw.npre++;
+	} else if (t->state == T_OFF) {
+		t->sw.blk += len;
+		t->sw.nblk++;
+	}
 	if (t->preempted) {
 		wall_place_runnable(w, t, len);
 		return;
@@ -46,6 +54,7 @@ wall_end_interval(struct wall *w, struct wthread *t, uint64_t end)
 	if (t->has_look && t->look_t1 >= t->since && t->look_t2 <= end) {
 		a = wall_acc_of(t, t->look_site);
 		a->off_ns += len;
+		a->intervals++;
 		if (len < 2 * w->poll_ns) {
 			a->short_looks++;
 			hmap_add(&w->proc_looks, (uint64_t)(uint32_t)t->pid << 32 |
@@ -57,6 +66,7 @@ wall_end_interval(struct wall *w, struct wthread *t, uint64_t end)
 	if (t->has_look && t->look_t1 < t->since)
 		t->has_look = 0;	/* between two intervals: nowhere */
 	t->pool_ns += len;
+	t->pool_n++;
 }
 
 void
@@ -84,9 +94,12 @@ wall_flush(struct wall *w, struct wthread *t)
 			a->off_ns += share;
 			a->sampled_ns += share;
 			a->observations += a->short_looks;
+			/* its intervals too, likewise */
+			a->intervals += (uint64_t)((unsigned __int128)t->pool_n *
+			    a->short_looks / looks);
 		}
 	} else if (left > 0 &&
-	    hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid)) {
+	    wall_pid_unreadable(w, t->pid)) {
 		struct acc *a = wall_acc_of(t,
 		    wall_site_unplaced(w, PROFIL_OFFCPU_BLOCKED));
 
@@ -104,6 +117,8 @@ wall_flush(struct wall *w, struct wthread *t)
 		    left };
 	}
 	t->pool_ns = 0;
+	t->pool_n = 0;
+	wall_truth_settle(w, t);
 	for (size_t i = 0; i < t->naccs; i++) {
 		const struct acc *a = &t->accs[i];
 		const struct site *s = &w->sites[a->site];
@@ -160,8 +175,14 @@ wall_finish(struct wall *w, uint64_t end)
 	for (size_t i = 0; i < w->nthreads; i++) {
 		struct wthread *t = &w->threads[i];
 
+		/* read last while the thread may still be there */
+		if (t->state != T_GONE)
+			wall_read_truth_one(w, t, end);
 		if (t->state == T_OFF || t->state == T_UNKNOWN)
 			wall_end_interval(w, t, end);
+		else if (t->state == T_ON && t->on_since != 0 &&
+		    end > t->on_since)
+			t->sw.on += end - t->on_since;
 		if (t->state != T_GONE)
 			wall_flush(w, t);
 		t->state = T_GONE;

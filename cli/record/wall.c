@@ -13,8 +13,8 @@
 #include "cli.h"
 #include "wall-internal.h"
 
-static uint64_t
-now_ns(void)
+uint64_t
+wall_now_ns(void)
 {
 	struct timespec ts;
 
@@ -24,11 +24,12 @@ now_ns(void)
 
 struct wall *
 wall_new(struct builder *b, uint64_t poll_ns, unsigned stack_size,
-    wall_unwinder unwinder, void *arg)
+    uint64_t period_ns, wall_unwinder unwinder, void *arg)
 {
 	struct wall *w = xcalloc(1, sizeof *w);
 
 	w->b = b;
+	w->period_ns = period_ns ? period_ns : 1;
 	w->poll_ns = poll_ns;
 	w->stats.poll_ns = poll_ns;
 	w->stack_size = stack_size;
@@ -37,7 +38,6 @@ wall_new(struct builder *b, uint64_t poll_ns, unsigned stack_size,
 	w->stack = xmalloc(stack_size ? stack_size : 1);
 	hmap_init(&w->index);
 	hmap_init(&w->site_index);
-	hmap_init(&w->unreadable_pids);
 	hmap_init(&w->proc_looks);
 	return w;
 }
@@ -50,7 +50,12 @@ wall_free(struct wall *w)
 	for (size_t i = 0; i < w->nthreads; i++) {
 		free(w->threads[i].stack);
 		free(w->threads[i].accs);
+		if (w->threads[i].stat_fd >= 0)
+			close(w->threads[i].stat_fd);
 	}
+	for (size_t i = 0; i < w->ncounted; i++)
+		free(w->counted[i].sites);
+	free(w->counted);
 	for (size_t i = 0; i < w->nsites; i++)
 		free(w->sites[i].frames);
 	free(w->threads);
@@ -58,7 +63,7 @@ wall_free(struct wall *w)
 	free(w->stack);
 	hmap_free(&w->index);
 	hmap_free(&w->site_index);
-	hmap_free(&w->unreadable_pids);
+	free(w->unread);
 	hmap_free(&w->proc_looks);
 	free(w->deferred);
 	free(w);
@@ -122,6 +127,7 @@ wall_thread_of(struct wall *w, pid_t pid, pid_t tid)
 	t->pid = pid;
 	t->tid = tid;
 	t->state = T_ON;
+	t->stat_fd = -1;
 	/* a tid used again (by another process): the index moves on */
 	if (at != 0)
 		hmap_add(&w->index, (uint64_t)(uint32_t)tid,
@@ -142,7 +148,7 @@ wall_acc_of(struct wthread *t, uint32_t site)
 		t->accs_cap = t->accs_cap ? 2 * t->accs_cap : 4;
 		t->accs = xrealloc(t->accs, t->accs_cap * sizeof *t->accs);
 	}
-	t->accs[t->naccs] = (struct acc){ site, 0, 0, 0, 0 };
+	t->accs[t->naccs] = (struct acc){ site, 0, 0, 0, 0, 0 };
 	return &t->accs[t->naccs++];
 }
 
@@ -176,6 +182,12 @@ wall_thread_start(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 	t->preempted = 1;
 	t->since = time;
 	t->nstack = 0;
+	/* a thread of its own, counted afresh (a tid used again) */
+	memset(&t->sw, 0, sizeof t->sw);
+	t->reads = 0;
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	t->stat_fd = -1;
 }
 
 void
@@ -192,6 +204,15 @@ wall_thread_attach(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 }
 
 void
+wall_thread_running(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
+{
+	struct wthread *t = wall_thread_of(w, pid, tid);
+
+	if (t->state == T_ON && t->on_since == 0)
+		t->on_since = time;
+}
+
+void
 wall_switch_out(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
     int preempted)
 {
@@ -202,6 +223,10 @@ wall_switch_out(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
 		return;
 	if (t->state == T_OFF)
 		wall_end_interval(w, t, time);	/* a switch in lost: no gap */
+	else if (t->state == T_ON && t->on_since != 0)
+		t->sw.on += time > t->on_since ? time - t->on_since : 0;
+	else if (t->state == T_UNKNOWN)	/* it ran from the attach */
+		t->sw.on += time > t->since ? time - t->since : 0;
 	/* unknown until now: it was running, not blocked */
 	t->state = T_OFF;
 	t->preempted = preempted;
@@ -218,6 +243,8 @@ wall_switch_in(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 		return;
 	if (t->state == T_OFF || t->state == T_UNKNOWN)
 		wall_end_interval(w, t, time);
+	if (t->state != T_ON)
+		t->on_since = time;
 	t->state = T_ON;
 }
 
@@ -228,8 +255,10 @@ wall_thread_exit(struct wall *w, pid_t pid, pid_t tid, uint64_t time)
 
 	if (t->state == T_OFF || t->state == T_UNKNOWN)
 		wall_end_interval(w, t, time);
-	wall_flush(w, t);
+	else if (t->state == T_ON && t->on_since != 0 && time > t->on_since)
+		t->sw.on += time - t->on_since;
 	t->state = T_GONE;
+	wall_flush(w, t);
 }
 
 void
@@ -243,6 +272,7 @@ wall_cpu_sample(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
 	    t->since < time && in_order(t, time)) {
 		wall_end_interval(w, t, time);
 		t->state = T_ON;
+		t->on_since = time;
 	}
 
 	if (n > SITE_MAX - 1)
@@ -261,35 +291,91 @@ wall_look_due(const struct wall *w, uint64_t now)
 	return now - w->last_look >= w->poll_ns;
 }
 
+static struct unread *
+unread_of(const struct wall *w, pid_t pid)
+{
+	for (size_t i = 0; i < w->nunread; i++)
+		if (w->unread[i].pid == pid)
+			return &w->unread[i];
+	return NULL;
+}
+
+/* A look at pid was refused at now: not tried again for a while. */
+static void
+refused(struct wall *w, pid_t pid, int err, uint64_t now)
+{
+	struct unread *u = unread_of(w, pid);
+
+	if (u == NULL) {
+		if (w->nunread == w->unread_cap) {
+			w->unread_cap = w->unread_cap ? 2 * w->unread_cap : 8;
+			w->unread = xrealloc(w->unread,
+			    w->unread_cap * sizeof *w->unread);
+		}
+		u = &w->unread[w->nunread++];
+		*u = (struct unread){ pid, err, 0, 0, 0 };
+	}
+	/* 20 ms, then twice as long each time, up to a second */
+	u->backoff = u->backoff == 0 ? 20000000u : u->backoff * 2 > 1000000000u ?
+	    1000000000u : u->backoff * 2;
+	u->retry_at = now + u->backoff;
+	u->err = err;
+	u->read = 0;
+}
+
+/* A look at pid was not refused. */
+static void
+read_again(struct wall *w, pid_t pid)
+{
+	struct unread *u = unread_of(w, pid);
+
+	if (u != NULL) {
+		u->read = 1;
+		u->backoff = 0;
+		u->retry_at = 0;
+	}
+}
+
+int
+wall_pid_resting(const struct wall *w, pid_t pid, uint64_t now)
+{
+	const struct unread *u = unread_of(w, pid);
+
+	return u != NULL && !u->read && now < u->retry_at;
+}
+
+int
+wall_pid_unreadable(const struct wall *w, pid_t pid)
+{
+	const struct unread *u = unread_of(w, pid);
+
+	return u != NULL && !u->read;
+}
+
 void
 wall_look_thread(struct wall *w, struct wthread *t)
 {
 	struct blocked_site bs;
 	struct bframe f[SITE_MAX];
 	struct unwind_space *uw;
-	uint64_t t1 = now_ns();
+	uint64_t t1 = wall_now_ns();
 	ssize_t got = 0;
 	size_t n = 1;
 	int rc;
 
 	t->tried = t1;
 	rc = blocked_site(t->pid, t->tid, &bs);
+	if (rc < 0 && (errno == EACCES || errno == EPERM))
+		refused(w, t->pid, errno, t1);
+	else
+		read_again(w, t->pid);
 	if (rc == 0) {
 		if (t->state == T_UNKNOWN)
 			t->state = T_ON;	/* attached while it ran */
 		return;
 	}
-	if (rc < 0) {
-		if (errno == EACCES || errno == EPERM) {
-			hmap_add(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid,
-			    (uint64_t)errno);
-			if (w->unreadable == 0) {
-				w->unreadable = t->pid;
-				w->unreadable_err = errno;
-			}
-		}
+	if (rc < 0)
 		return;
-	}
 	w->stats.reads++;
 	f[0] = (struct bframe){ BFRAME_OFFCPU, bs.code };
 	uw = w->unwinder(w->arg, t->pid);
@@ -305,14 +391,15 @@ wall_look_thread(struct wall *w, struct wthread *t)
 	}
 	t->look_site = wall_site_of(w, f, n);
 	t->look_t1 = t1;
-	t->look_t2 = now_ns();
+	t->look_t2 = wall_now_ns();
 	t->has_look = 1;
 }
 
 void
 wall_look(struct wall *w)
 {
-	w->last_look = now_ns();
+	w->last_look = wall_now_ns();
+	wall_read_truth(w, w->last_look);
 	for (size_t i = 0; i < w->nthreads; i++) {
 		struct wthread *t = &w->threads[i];
 
@@ -321,7 +408,7 @@ wall_look(struct wall *w)
 		/* looked at in this interval already (or found it running) */
 		if (t->tried >= t->since)
 			continue;
-		if (hmap_get(&w->unreadable_pids, (uint64_t)(uint32_t)t->pid))
+		if (wall_pid_resting(w, t->pid, w->last_look))
 			continue;
 		wall_look_thread(w, t);
 	}
@@ -330,6 +417,11 @@ wall_look(struct wall *w)
 pid_t
 wall_unreadable(const struct wall *w, int *err)
 {
-	*err = w->unreadable_err;
-	return w->unreadable;
+	for (size_t i = 0; i < w->nunread; i++)
+		if (!w->unread[i].read) {
+			*err = w->unread[i].err;
+			return w->unread[i].pid;
+		}
+	*err = 0;
+	return 0;
 }

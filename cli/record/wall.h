@@ -37,14 +37,17 @@ typedef struct unwind_space *(*wall_unwinder)(void *arg, pid_t pid);
 /*
  * Times are CLOCK_MONOTONIC nanoseconds (the perf events' clock);
  * threads are looked at every poll_ns or so, reading stack_size bytes
- * of their stacks.
+ * of their stacks; a CPU sample stands for period_ns.
  */
 struct wall *wall_new(struct builder *b, uint64_t poll_ns,
-    unsigned stack_size, wall_unwinder unwinder, void *arg);
+    unsigned stack_size, uint64_t period_ns, wall_unwinder unwinder,
+    void *arg);
 void wall_free(struct wall *w);
 
 /* A new thread (or process): runnable from time until it first runs. */
 void wall_thread_start(struct wall *w, pid_t pid, pid_t tid, uint64_t time);
+/* A thread running at time, first seen so (the program at its exec). */
+void wall_thread_running(struct wall *w, pid_t pid, pid_t tid, uint64_t time);
 /*
  * A thread found running at an attach, at time: blocked since then, or
  * running, as its first switch or look tells.
@@ -64,7 +67,10 @@ void wall_cpu_sample(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
 
 /*
  * Look at the threads blocked and not looked at since they blocked
- * (the engine calls it after applying the switches up to now).
+ * (the engine calls it after applying the switches up to now), and read
+ * the kernel's count of the time of those that ran or switched since
+ * their last reading (their schedstat: time on the CPU and runnable),
+ * which their time off the CPU is made to agree with at their end.
  */
 void wall_look(struct wall *w);
 /* Whether a look is due at now (poll_ns since the last). */
@@ -72,6 +78,15 @@ int wall_look_due(const struct wall *w, uint64_t now);
 
 /* End: threads still off the CPU until end; everything to the builder. */
 void wall_finish(struct wall *w, uint64_t end);
+/*
+ * Once every CPU sample is in the builder: the time on the CPU the
+ * kernel counted for a thread and its samples do not stand for (the
+ * kernel's work at its switches, mostly) goes to its sites off the CPU,
+ * in proportion to its intervals there, as [kernel: not sampled] under
+ * their user stacks.  So each thread's time on the CPU is the kernel's
+ * count, and with its time off it, its life.
+ */
+void wall_fill_cpu(struct wall *w);
 
 /*
  * For a source without switch records (the timer engine, wall-stat.h),
@@ -98,6 +113,12 @@ void wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns,
 void wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
 /* ns of the thread's time runnable: at its last CPU sample (sampled). */
 void wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
+/*
+ * The thread's time on the CPU in all, as the kernel counted it (for
+ * wall_fill_cpu), told before it is done.
+ */
+void wall_thread_counted(struct wall *w, pid_t pid, pid_t tid,
+    uint64_t run_ns);
 /* The thread has ended (or is no longer followed): its time is done. */
 void wall_thread_done(struct wall *w, pid_t pid, pid_t tid);
 
