@@ -420,13 +420,14 @@ harness_longer(double seconds, double got, double need, int *runs,
 }
 
 /*
- * PROFIL_TEST_ONLY=PATTERN runs only the tests whose names match it
- * (cmocka's filter: * and ? wildcards), to try one while working on it.
+ * PROFIL_TEST=PATTERN runs only the tests whose names match it (cmocka's
+ * filter: * and ? wildcards), in every test program: to try one while
+ * working on it.
  */
 __attribute__((constructor)) static void
 harness_filter(void)
 {
-	const char *only = getenv("PROFIL_TEST_ONLY");
+	const char *only = getenv("PROFIL_TEST");
 
 	if (only != NULL && *only != '\0')
 		cmocka_set_test_filter(only);

@@ -1261,8 +1261,5 @@ main(void)
 		cmocka_unit_test(test_map_of_each_process),
 	};
 
-	/* PROFIL_TEST=GLOB: only the tests whose names match */
-	if (getenv("PROFIL_TEST") != NULL)
-		cmocka_set_test_filter(getenv("PROFIL_TEST"));
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

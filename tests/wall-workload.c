@@ -27,11 +27,22 @@
  *                         of CPU; prints "ready" once started
  *   undumpable T CPU      makes itself undumpable (PR_SET_DUMPABLE 0),
  *                         then sleeps T s and does CPU s of CPU
+ *   naps N US             N times: nap_work() (some 30 us of CPU), then
+ *                         a sleep of US microseconds in clock_nanosleep
+ *   copies N              N times: 64 KiB read from /dev/zero and
+ *                         written to /dev/null in copy_once() (mostly
+ *                         kernel time, never blocked)
+ *
+ * naps and copies print what the kernel counted of the thread, from its
+ * own /proc/thread-self/schedstat at its end, and its life by its own
+ * clock from main on: lines "life S", "on S", "runq S" (the rest it was
+ * blocked).
  *
  * CPU is CPU time of the calling thread, read from its clock, not an
  * amount of work: PROFIL_TEST_WORK_SCALE does not change it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -410,9 +421,68 @@ undumpable(double t, double cpu)
 	return 0;
 }
 
+/* What the kernel counted of this thread, and its life since start. */
+static void
+counted(double start)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long on = 0, rq = 0;
+
+	if (f == NULL || fscanf(f, "%llu %llu", &on, &rq) != 2)
+		exit(3);
+	fclose(f);
+	printf("life %.6f\non %.6f\nrunq %.6f\n", mono() - start, (double)on / 1e9,
+	    (double)rq / 1e9);
+}
+
+__attribute__((noinline)) static void
+nap_work(void)
+{
+	for (unsigned long i = 0; i < 20000; i++)
+		sink += i * i;
+}
+
+static int
+naps(long n, long us, double start)
+{
+	struct timespec ts = { 0, us * 1000 };
+
+	for (long i = 0; i < n; i++) {
+		nap_work();
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	}
+	counted(start);
+	return 0;
+}
+
+__attribute__((noinline)) static void
+copy_once(int from, int to)
+{
+	static char buf[65536];
+
+	if (read(from, buf, sizeof buf) != (ssize_t)sizeof buf ||
+	    write(to, buf, sizeof buf) != (ssize_t)sizeof buf)
+		exit(4);
+}
+
+static int
+copies(long n, double start)
+{
+	int from = open("/dev/zero", O_RDONLY), to = open("/dev/null", O_WRONLY);
+
+	if (from < 0 || to < 0)
+		return 4;
+	for (long i = 0; i < n; i++)
+		copy_once(from, to);
+	counted(start);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	double start = mono();
+
 	if (argc == 6 && strcmp(argv[1], "parts") == 0)
 		return parts(atof(argv[2]), atof(argv[3]), atof(argv[4]),
 		    atof(argv[5]));
@@ -426,7 +496,12 @@ main(int argc, char **argv)
 		alternate();
 	if (argc == 4 && strcmp(argv[1], "undumpable") == 0)
 		return undumpable(atof(argv[2]), atof(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "naps") == 0)
+		return naps(atol(argv[2]), atol(argv[3]), start);
+	if (argc == 3 && strcmp(argv[1], "copies") == 0)
+		return copies(atol(argv[2]), start);
 	fprintf(stderr, "usage: wall-workload parts CPU T1 T2 T3 | noeintr | "
-	    "parked N CPU | child T | alternate | undumpable T CPU\n");
+	    "parked N CPU | child T | alternate | undumpable T CPU | "
+	    "naps N US | copies N\n");
 	return 2;
 }
