@@ -195,6 +195,11 @@ $(BUILD)/tests/test-stackmemo: cli/record/stackmemo.c cli/record/stackmemo.h \
     cli/record/cfirules.h cli/hmap.c cli/util.c
 $(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli -Icli/record
 
+# test-kerneltime compiles the kernel time module itself (#include)
+$(BUILD)/tests/test-kerneltime: cli/record/kernel-time.c \
+    cli/record/kernel-time.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli -Icli/record
+
 # test-addrspace compiles the mappings module itself (#include)
 $(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
     cli/util.c
