@@ -244,6 +244,21 @@ warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 }
 
 /*
+ * Whether a wall profile's threads spent nine tenths of their time off
+ * the CPU, measured: then few samples of the little time on it are no
+ * reason to doubt the profile, nor to raise the rate.
+ */
+static int
+wall_mostly_off(const struct profil_profile *p)
+{
+	double off = 0, on = (double)p->samples * (double)p->interval_ns;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		off += (double)p->stacks[i].off_ns;
+	return off >= 9 * on;
+}
+
+/*
  * A wall profile's closing line: where the threads' time went, on the
  * CPU and off it, so that a run that waited says so at once.
  */
@@ -472,12 +487,13 @@ record_exec(int argc, char **argv)
 			fprintf(stderr, "profil: kernel time is not sampled here "
 			    "(perf_event_paranoid %d): %.2f s of it counted from "
 			    "the threads' switches, as %s under the calls the "
-			    "samples around it share\n", perf_paranoid(),
+			    "samples around it share (-e timer places it under "
+			    "the calls that entered the kernel)\n", perf_paranoid(),
 			    (double)r.kernel_counted * (double)p->interval_ns / 1e9,
 			    KSYMS_UNSAMPLED);
 		if (p->wall != NULL)
 			wall_summary(p);
-		if (taken < 100)
+		if (taken < 100 && !(p->wall != NULL && wall_mostly_off(p)))
 			cli_warn("only %llu samples%s: too few to trust; run "
 			    "longer or raise %s", (unsigned long long)taken,
 			    p->wall != NULL ? " of the CPU (the time off it is "
