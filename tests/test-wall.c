@@ -683,7 +683,7 @@ test_attach_sees_sleep_and_spin(void **state)
  * root and as an ordinary user (who may sample user mode only), with
  * very short blocks (4,000 sleeps of 100 us, each with some 30 us of
  * CPU: the kernel's work at each switch is a large part of the CPU
- * time) and with none (64 KiB copies from /dev/zero to /dev/null: the
+ * time) and with none (60,000 64 KiB copies from /dev/zero to /dev/null: the
  * kernel's time almost all of it).  The truth is the program's own
  * schedstat at its end, and its life by its own clock from main on
  * (the profile counts from the exec: a few ms more).  Runnable is the
@@ -694,7 +694,7 @@ test_threads_time_is_the_kernels_count(void **state)
 {
 	static const char *engines[] = { "perf", "timer" };
 	static const char *programs[][3] = {
-		{ "naps", "4000", "100" }, { "copies", "20000", NULL } };
+		{ "naps", "4000", "100" }, { "copies", "60000", NULL } };
 	static struct run r;
 
 	(void)state;
@@ -734,7 +734,16 @@ test_threads_time_is_the_kernels_count(void **state)
 		print_message("%s: life %.3f on %.3f runq %.3f blocked %.3f; "
 		    "profil %.3f, %.3f, %.3f, %.3f\n", what, life, on, rq,
 		    life - on - rq, total, running, runnable, blocked);
-		if (total < life * 0.99 - 0.002 || total > life * 1.01 + 0.008)
+		/*
+		 * The timer engine knows a thread's start to a clock tick
+		 * of /proc's starttime (half a tick either way), and counts
+		 * its time blocked before its main: the recorder reading its
+		 * maps while its loader maps libraries takes the lock they
+		 * need, and on a loaded machine holds it for milliseconds
+		 * (5.8 ms seen, the thread neither running nor runnable).
+		 */
+		if (total < life * 0.99 - 0.002 || total > life * 1.01 + 0.008 +
+		    (e == 1 ? 0.02 + 0.5 / (double)sysconf(_SC_CLK_TCK) : 0))
 			fail_msg("%s: %.3f s of the thread's time, its life %.3f s",
 			    what, total, life);
 		if (fabs(running - on) > 0.05 * on + 0.004)
