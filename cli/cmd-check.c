@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "report/report.h"
 
-#define MOST_REASON	PROFIL_CUT_UNREAD	/* the last reason named */
+#define MOST_REASON	PROFIL_CUT_UNSEEN	/* the last reason named */
 
 /* Why a stack was cut, as check says it (PROFIL_CUT_*; 0: unknown). */
 static const char *
@@ -28,6 +28,8 @@ cut_reason(uint64_t reason)
 	case PROFIL_CUT_BROKEN: return "no sensible caller";
 	case PROFIL_CUT_NOT_TAKEN: return "no stack taken";
 	case PROFIL_CUT_BEHIND: return "not unwound, the recorder catching up";
+	case PROFIL_CUT_UNSEEN: return "kernel time with no stack seen around it "
+	    "(a thread's start or end)";
 	case PROFIL_CUT_UNREAD: return "past a stack page the kernel did not copy "
 	    "(never touched; -e timer copies it)";
 	}

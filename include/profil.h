@@ -248,6 +248,10 @@ struct profil_frame {
 #define PROFIL_CUT_NOT_TAKEN	5	/* no registers or stack were taken */
 #define PROFIL_CUT_BEHIND	6	/* not unwound: the recorder was too
 					   far behind the samples */
+#define PROFIL_CUT_UNSEEN	8	/* kernel time counted, not sampled,
+					   with no user stack seen around
+					   it: before a thread's first
+					   sample or after its last */
 #define PROFIL_CUT_UNREAD	7	/* the kernel's copy of the stack
 					   stopped short of what was asked,
 					   at a page it could not read (one

@@ -117,7 +117,7 @@ place(struct kernel_time *k, const struct kt_thread *t,
 		m += n;
 	} else
 		k->frames[m++] = (struct bframe){ BFRAME_CUT,
-		    PROFIL_CUT_NOT_TAKEN };
+		    PROFIL_CUT_UNSEEN };
 	k->counted += count;
 	k->sink(k->arg, k->frames, m, count, t->period >= k->period ?
 	    t->period / k->period : 1, t->pid, t->tid);

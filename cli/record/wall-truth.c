@@ -255,7 +255,7 @@ wall_fill_cpu(struct wall *w)
 			}
 		f[0] = (struct bframe){ BFRAME_KERNEL, PROFIL_KERNEL_UNSAMPLED };
 		if (total == 0) {
-			f[1] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
+			f[1] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_UNSEEN };
 			builder_cpu_fill(w->b, f, 2, want, c->pid, c->tid);
 			continue;
 		}
@@ -275,7 +275,7 @@ wall_fill_cpu(struct wall *w)
 			memcpy(&f[1], &s->frames[1], (m - 1) * sizeof *f);
 			if (m == 1)
 				f[m++] = (struct bframe){ BFRAME_CUT,
-				    PROFIL_CUT_NOT_TAKEN };
+				    PROFIL_CUT_UNSEEN };
 			builder_cpu_fill(w->b, f, m, share, c->pid, c->tid);
 		}
 	}

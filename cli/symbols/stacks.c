@@ -118,6 +118,7 @@ cut_name(uint64_t reason)
 	case PROFIL_CUT_NOT_TAKEN: return "[stack cut: no stack taken]";
 	case PROFIL_CUT_BEHIND: return "[stack cut: recorder behind]";
 	case PROFIL_CUT_UNREAD: return "[stack cut: stack page not copied]";
+	case PROFIL_CUT_UNSEEN: return "[stack cut: caller not seen]";
 	}
 	return "[stack cut]";
 }
