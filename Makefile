@@ -204,9 +204,14 @@ $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
 # tables' images themselves (#include)
 $(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
     cli/record/jitdump.c cli/record/jitdump.h cli/record/jit-tables.c \
-    cli/record/jit-tables.h tests/jit-eh.h cli/util.c
+    cli/record/jit-tables.h tests/jit-eh.h tests/jit-bytes.h cli/util.c
 $(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
 $(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
+
+# the tests of generated code share their checks (tests/jit-checks.h)
+JIT_TESTS := $(BUILD)/tests/test-jit
+$(JIT_TESTS): tests/jit-checks.c tests/jit-checks.h
+$(JIT_TESTS): HARNESS += tests/jit-checks.c
 
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
