@@ -30,6 +30,7 @@
 #include "jit-eh.h"
 #include "jit-bytes.h"
 
+#include "../cli/record/jitfile.c"
 #include "../cli/record/perfmap.c"
 #include "../cli/record/jitdump.c"
 #include "../cli/record/jit-tables.c"
@@ -201,7 +202,7 @@ static int
 follow(struct perfmap_file *f, int at_end, struct seen *s)
 {
 	memset(s, 0, sizeof *s);
-	return perfmap_read(f, at_end, seen_entry, s);
+	return perfmap_read(f, at_end, SIZE_MAX, seen_entry, s);
 }
 
 static void
@@ -213,7 +214,7 @@ test_perfmap_follow(void **state)
 
 	(void)state;
 	unlink(path);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	assert_non_null(f);
 	assert_int_equal(follow(f, 0, &s), 0);		/* not there yet */
 	append(path, "1000 10 first\n2000 20 sec");
@@ -246,7 +247,7 @@ test_perfmap_overlong_across_reads(void **state)
 
 	(void)state;
 	unlink(path);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	append(path, "1 1 before\n");
 	memset(big, 'y', 3000);
 	write_file(path, big, 3000, 1);
@@ -292,7 +293,7 @@ test_perfmap_replaced(void **state)
 
 	(void)state;
 	unlink(path);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	append(path, "1 1 old-a\n2 2 old-b\n3 3 unfini");
 	assert_int_equal(follow(f, 0, &s), 2);
 	/* another file at the path: read from its start, no old bytes kept */
@@ -305,7 +306,7 @@ test_perfmap_replaced(void **state)
 
 	/* the same file cut shorter than was read: read again */
 	write_file(path, "1 1 first-run\n2 2 more\n", 23, 0);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	assert_int_equal(follow(f, 0, &s), 2);
 	assert_int_equal(perfmap_replaced(f), 0);
 	write_file(path, "5 5 again\n", 10, 0);
@@ -326,7 +327,7 @@ test_perfmap_not_regular(void **state)
 	(void)state;
 	unlink(path);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	/* not opened blocking, waiting for a writer: refused at once */
 	assert_int_equal(follow(f, 0, &s), -1);
 	assert_int_equal(errno, EINVAL);
@@ -755,7 +756,7 @@ follow_dump(struct jitdump_file *f, struct got *g)
 {
 	memset(g, 0, sizeof *g);
 	g->f = f;
-	return jitdump_read(f, &got_ops, g);
+	return jitdump_read(f, SIZE_MAX, &got_ops, g);
 }
 
 static void
@@ -769,7 +770,7 @@ test_jitdump_follow(void **state)
 
 	(void)state;
 	unlink(path);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, g), 0);		/* not there yet */
 	put_header(o, JITDUMP_MAGIC, 1, 48);
 	records = o->n;
@@ -816,7 +817,7 @@ refused(uint32_t magic, uint32_t version, const char *why)
 	put_header(o, magic, version, 40);
 	put_load(o, "a", 0x1000, "\xc3", 1);
 	write_bytes(path, o, 0, o->n);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, &g), -1);
 	assert_non_null(jitdump_problem(f));
 	if (strstr(jitdump_problem(f), why) == NULL)
@@ -855,7 +856,7 @@ test_jitdump_follow_broken(void **state)
 	put64(o, 0);
 	put_load(o, "b", 0x1000, "\xc3", 1);
 	write_bytes(path, o, 0, o->n);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, g), -1);
 	assert_int_equal(g->loads, 1);		/* what came before stands */
 	assert_non_null(strstr(jitdump_problem(f), "below 16"));
@@ -893,7 +894,7 @@ test_jitdump_record_max(void **state)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, o->b, next, 0), (ssize_t)next);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, g), 0);
 	assert_int_equal(jitdump_bad(f), 1);
 	assert_true(f->cap < 4 * JITDUMP_CHUNK);	/* not held */
@@ -939,12 +940,12 @@ test_jitdump_long_record(void **state)
 	}
 	write_bytes(path, o, 0, o->n);
 	memset(code, 0xcc, sizeof code);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	for (size_t i = 0; i < sizeof code; i += 50000) {
 		struct jitdump_ops ops = { 0 };
 
 		write_file(path, code + i, 50000, 1);
-		count += (size_t)jitdump_read(f, &ops, NULL);
+		count += (size_t)jitdump_read(f, SIZE_MAX, &ops, NULL);
 		assert_int_equal(count, i + 50000 == sizeof code);
 	}
 	jitdump_close(f);

@@ -172,10 +172,10 @@ jit_read_files(struct jit_code *c, int at_end)
 		}
 		if (c->map_ok) {
 			if (c->map == NULL)
-				c->map = perfmap_open(c->map_path);
-			perfmap_read(c->map, at_end, map_entry, c);
+				c->map = perfmap_open(c->map_path, NULL, NULL);
+			perfmap_read(c->map, at_end, SIZE_MAX, map_entry, c);
 		}
 	}
 	for (size_t i = 0; i < c->ndumps; i++)
-		jitdump_read(c->dumps[i], &ops, c);
+		jitdump_read(c->dumps[i], SIZE_MAX, &ops, c);
 }

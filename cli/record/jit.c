@@ -131,7 +131,7 @@ jit_code_follow(struct jit_code *c, const char *path)
 	if (c->ndumps == DUMPS_MAX)
 		return;
 	c->dump_paths[c->ndumps] = xstrdup(path);
-	c->dumps[c->ndumps++] = jitdump_open(path);
+	c->dumps[c->ndumps++] = jitdump_open(path, NULL, NULL);
 	c->read_ns = 0;		/* look at it at the next miss */
 }
 
