@@ -215,7 +215,7 @@ $(BUILD)/tests/test-jitfollow: cli/record/perfmap.c cli/record/perfmap.h \
 $(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli -Icli/record
 
 # the tests of generated code share their checks (tests/jit-checks.h)
-JIT_TESTS := $(BUILD)/tests/test-jit
+JIT_TESTS := $(BUILD)/tests/test-jit $(BUILD)/tests/test-jitlate
 $(JIT_TESTS): tests/jit-checks.c tests/jit-checks.h
 $(JIT_TESTS): HARNESS += tests/jit-checks.c
 

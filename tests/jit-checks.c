@@ -445,6 +445,22 @@ split_need(double points)
 }
 
 int
+find_program(const char *name, char *path, size_t size)
+{
+	const char *env = getenv("PATH");
+	char dirs[4096], *dir, *save;
+
+	snprintf(dirs, sizeof dirs, "%s", env != NULL ? env : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir != NULL;
+	    dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path, size, "%s/%s", dir, name);
+		if (access(path, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
 jit_checks_setup(void **state)
 {
 	if (e2e_setup(state) != 0)

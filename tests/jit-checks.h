@@ -1,6 +1,6 @@
 /*
  * jit-checks.h - what the end-to-end tests of generated code share
- * (tests/test-jit.c): tests/jit-workload.c run
+ * (tests/test-jit.c, tests/test-jitlate.c): tests/jit-workload.c run
  * under `profil record` for the samples a check needs, what the program
  * said it measured (the CPU of each generated function, on its own
  * clock), and the checks of a profile against that.  Shares are held to
@@ -12,6 +12,7 @@
 #define PROFIL_TEST_JIT_CHECKS_H
 
 #include <limits.h>
+#include <stddef.h>
 
 #include "e2e.h"
 
@@ -105,6 +106,8 @@ void assert_jit_stacks_in(const char *stacks, const struct jit_split *sp,
 void assert_jit_stacks(const char *prf, const struct jit_split *sp,
     int calls_c, const char *what);
 
+/* name on the PATH, into path (size bytes); 0 if there is none. */
+int find_program(const char *name, char *path, size_t size);
 /* Skip the perf engine's test where perf events are refused. */
 void need_perf(const char *engine);
 /* The program's file is gone (it removes it at exit): fail if not. */

@@ -466,23 +466,6 @@ static const char node_js[] =
     "console.log(`hotA ${inA.toFixed(6)} hotB ${inB.toFixed(6)} ` +\n"
     "\t`sink ${sink}`);\n";
 
-/* node on the PATH, into path; 0 if there is none */
-static int
-find_node(char *path, size_t size)
-{
-	const char *env = getenv("PATH");
-	char dirs[4096], *dir, *save;
-
-	snprintf(dirs, sizeof dirs, "%s", env != NULL ? env : "/usr/bin:/bin");
-	for (dir = strtok_r(dirs, ":", &save); dir != NULL;
-	    dir = strtok_r(NULL, ":", &save)) {
-		snprintf(path, size, "%s/node", dir);
-		if (access(path, X_OK) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /*
  * node --perf-basic-prof: the samples of hotA and hotB (every name
  * holding them: V8's tiers) split as the program measured, within 4
@@ -511,7 +494,7 @@ node_check(const char *engine, const char *names_from)
 	struct shares s;
 	FILE *f;
 
-	if (!find_node(node, sizeof node))
+	if (!find_program("node", node, sizeof node))
 		SKIP("node is not installed: no V8 to profile");
 	need_perf(engine);
 	snprintf(what, sizeof what, "node %s, %s engine", names_from, engine);
