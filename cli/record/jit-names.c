@@ -226,7 +226,8 @@ static const char *const needs[RUNTIME_N] = {
 	    "-XX:+DumpPerfMapAtExit, or when told: jcmd PID Compiler.perfmap",
 	[RUNTIME_NODE] = "node writes it with --perf-basic-prof (a jitdump "
 	    "file with --perf-prof)",
-	[RUNTIME_LUAJIT] = "LuaJIT writes none (perf cannot name it either)",
+	[RUNTIME_LUAJIT] = "LuaJIT writes none unless built with "
+	    "LUAJIT_USE_PERFTOOLS (perf cannot name it either)",
 	[RUNTIME_PYTHON] = "Python writes it with -X perf (3.12 and later)",
 	[RUNTIME_DOTNET] = ".NET writes it with DOTNET_PerfMapEnabled=1",
 	[RUNTIME_NONE] = "its runtime must write /tmp/perf-PID.map or a "
