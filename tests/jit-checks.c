@@ -63,22 +63,31 @@ split_said(struct jit_split *sp, const char *out, const char *prefix,
 /* ---- what the profile says ----------------------------------------------- */
 
 /*
- * How many counts a sample of prf weighs, as far as precision goes: the
- * timer engine weighs a signal by the ticks it stands for, and a share of
- * n counts is then as precise as one of n / scale samples (profil.h).
+ * The samples of prf (all of them, however long its flat profile), and
+ * how many counts a sample weighs, as far as precision goes: the timer
+ * engine weighs a signal by the ticks it stands for, and a share of n
+ * counts is then as precise as one of n / scale samples (profil.h).
  */
-double
-weight_scale(const char *prf)
+void
+profile_counts(const char *prf, double *samples, double *scale)
 {
 	char cause[256];
 	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
-	double scale;
 
 	if (p == NULL)
 		fail_msg("%s: %s", prf, cause);
-	scale = p->samples > 0 && p->weight_sq > p->samples ?
+	*samples = (double)p->samples;
+	*scale = p->samples > 0 && p->weight_sq > p->samples ?
 	    (double)p->weight_sq / (double)p->samples : 1;
 	profil_profile_free(p);
+}
+
+double
+weight_scale(const char *prf)
+{
+	double samples, scale;
+
+	profile_counts(prf, &samples, &scale);
 	return scale;
 }
 

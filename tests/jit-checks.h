@@ -53,7 +53,8 @@ double said(const char *out, const char *key);
 void split_said(struct jit_split *sp, const char *out, const char *prefix,
     const char *const names[3]);
 
-/* How many counts a sample of prf weighs, as far as precision goes. */
+/* The samples of prf, and how many counts a sample weighs for precision. */
+void profile_counts(const char *prf, double *samples, double *scale);
 double weight_scale(const char *prf);
 /* Whether fn names the function js as a word ("JS:*hotA /x.js:3"). */
 int names_js(const char *fn, const char *js);

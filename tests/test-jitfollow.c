@@ -261,15 +261,21 @@ test_map_budget(void **state)
 
 /* ---- the jitdump follower --------------------------------------------- */
 
+/*
+ * A jitdump file of a CODE_LOAD for each of names[0..n) at path: a new
+ * file, or (in_place) the one there cut and written again, its inode
+ * kept.
+ */
 static void
-put_dump(const char *path, const char *const *names, int n)
+put_dump(const char *path, const char *const *names, int n, int in_place)
 {
 	struct bytes *o = calloc(1, sizeof *o);
 
 	put_header(o, JITDUMP_MAGIC, 1, 40);
 	for (int i = 0; i < n; i++)
 		put_load(o, names[i], 0x1000 + 0x100 * (uint64_t)i, "\xc3", 1);
-	unlink(path);
+	if (!in_place)
+		unlink(path);
 	write_file(path, (const char *)o->b, o->n, 0);
 	free(o);
 }
@@ -284,7 +290,7 @@ test_dump_symlink_fifo_judged(void **state)
 	struct names s;
 
 	(void)state;
-	put_dump(real, one, 1);
+	put_dump(real, one, 1, 0);
 	unlink(path);
 	assert_int_equal(symlink(real, path), 0);
 	f = jitdump_open(path, NULL, NULL);
@@ -329,41 +335,23 @@ test_dump_rewritten(void **state)
 	const char *path = tmp("jit-2.dump");
 	struct jitdump_file *f;
 	struct names s;
-	int fd;
+	struct stat before, after;
 
 	(void)state;
-	put_dump(path, three, 3);
+	put_dump(path, three, 3, 0);
+	assert_int_equal(stat(path, &before), 0);
 	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(read_dump(f, &s), 3);
 	assert_int_equal(read_dump(f, &s), 0);
 	/* written again in place, longer: the same inode */
-	{
-		struct bytes *o = calloc(1, sizeof *o);
-
-		put_header(o, JITDUMP_MAGIC, 1, 40);
-		for (int i = 0; i < 4; i++)
-			put_load(o, other[i], 0x2000, "\xc3", 1);
-		assert_true((fd = open(path, O_WRONLY | O_TRUNC)) >= 0);
-		assert_int_equal(write(fd, o->b, o->n), (ssize_t)o->n);
-		close(fd);
-		free(o);
-	}
+	put_dump(path, other, 4, 1);
+	assert_int_equal(stat(path, &after), 0);
+	assert_true(after.st_ino == before.st_ino);
 	assert_int_equal(read_dump(f, &s), 4);
 	assert_string_equal(s.all, "x,y,z,w");
 	assert_int_equal(jitdump_restarts(f), 1);
 	/* cut shorter */
-	{
-		struct bytes *o = calloc(1, sizeof *o);
-
-		put_header(o, JITDUMP_MAGIC, 1, 40);
-		for (int i = 0; i < 2; i++)
-			put_load(o, two[i], 0x3000, "\xc3", 1);
-		assert_int_equal(truncate(path, 0), 0);
-		assert_true((fd = open(path, O_WRONLY)) >= 0);
-		assert_int_equal(write(fd, o->b, o->n), (ssize_t)o->n);
-		close(fd);
-		free(o);
-	}
+	put_dump(path, two, 2, 1);
 	assert_int_equal(read_dump(f, &s), 2);
 	assert_string_equal(s.all, "p,q");
 	assert_int_equal(jitdump_restarts(f), 2);

@@ -491,21 +491,6 @@ hot_class(char *java, size_t size)
 	return 1;
 }
 
-/* The samples of prf (all of them: a JVM's flat profile is long). */
-static double
-samples_in(const char *prf)
-{
-	char cause[256];
-	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
-	double n;
-
-	if (p == NULL)
-		fail_msg("%s: %s", prf, cause);
-	n = (double)p->samples;
-	profil_profile_free(p);
-	return n;
-}
-
 /*
  * The JVM of prog (its CPU E2E_CPU) recorded for need samples, as
  * record_for does; its flat profile's rows of 0.1% and more in s (a
@@ -519,14 +504,15 @@ record_jvm(struct shares *s, struct run *r, const char *engine,
 	char *argv[32], arg[32];
 	char *rows[] = { profil_bin, "report", "--format", "csv",
 	    "--min-percent", "0.1", (char *)prf, NULL };
-	double cpu = atof(e2e_cpu_for(need, 1)), got;
+	double cpu = atof(e2e_cpu_for(need, 1)), got, scale;
 	int runs = 0;
 
 	for (;;) {
 		snprintf(arg, sizeof arg, "%.3f", cpu);
 		e2e_program_for(argv, 32, prog, arg);
 		record_run(r, engine, prf, argv);
-		if ((got = samples_in(prf)) >= need)
+		profile_counts(prf, &got, &scale);
+		if (got >= need)
 			break;
 		cpu = e2e_longer(cpu, got, need, &runs);
 	}
