@@ -215,11 +215,13 @@ judge(const char *path, const struct stat *st, void *arg)
 
 	if (!c->uid_known)
 		jit_read_identity(c);
-	if (!c->uid_known)
+	/* gone before it was asked: the recorder's own files are its own */
+	if (!c->uid_known && st->st_uid != geteuid())
 		say_once(c, SAID_UNKNOWN, "%s: not read: process %d's user is "
 		    "not known (it ended too soon to be asked)", path,
 		    (int)c->pid);
-	else if (st->st_uid != c->euid && st->st_uid != c->fsuid)
+	else if (c->uid_known && st->st_uid != c->euid &&
+	    st->st_uid != c->fsuid)
 		say_once(c, SAID_UID, "%s: not written by process %d's user "
 		    "(owned by uid %lu, not %lu): not read", path, (int)c->pid,
 		    (unsigned long)st->st_uid, (unsigned long)c->euid);
