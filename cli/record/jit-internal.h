@@ -29,9 +29,9 @@
 /* A piece bigger than this is refused (a bad size would index 2^40 pages). */
 #define PIECE_MAX	((uint64_t)64 << 20)
 /* Pieces a process keeps at most: past them its files are read no more. */
-#define PIECES_MAX	((size_t)1 << 21)
-/* Their pages, counted once a piece each (8 bytes a page): 64 MiB. */
-#define REFS_MAX	((size_t)1 << 23)
+#define PIECES_MAX	((size_t)1 << 20)
+/* Their pages, counted once a piece each (8 bytes a page): 32 MiB. */
+#define REFS_MAX	((size_t)1 << 22)
 #define DUMPS_MAX	8		/* jitdump files followed per process */
 /* Bytes of the files read at most at a time while samples come. */
 #define READ_BUDGET	((size_t)4 << 20)

@@ -20,7 +20,7 @@
  * user), else a new one, the name's from now on.  Returns its index, or
  * SIZE_MAX when the recording's names hold JIT_NAMES_BYTES already.
  */
-#define JIT_NAMES_BYTES	((size_t)256 << 20)
+#define JIT_NAMES_BYTES	((size_t)64 << 20)
 size_t jit_names_range(uint64_t size, const char *name, size_t len);
 
 /*

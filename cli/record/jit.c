@@ -90,9 +90,9 @@ say_problems(struct jit_code *c)
 		    "64 MiB, or past the end of memory)", (int)c->pid,
 		    c->refused, c->refused == 1 ? "" : "s");
 	if (c->over > 0)
-		jit_say("process %d: %lu piece%s of generated code not kept "
-		    "(over %zu pieces, or 256 MiB of names)", (int)c->pid,
-		    c->over, c->over == 1 ? "" : "s", (size_t)PIECES_MAX);
+		jit_say("process %d: over %zu pieces of generated code, or 64 "
+		    "MiB of names: %lu not kept, its files read no further",
+		    (int)c->pid, (size_t)PIECES_MAX, c->over);
 	if (c->tables.dropped > 0)
 		jit_say("process %d: the unwind tables of %lu piece%s of "
 		    "generated code not kept (over 64 MiB of them)", (int)c->pid,
