@@ -12,6 +12,10 @@
  * stands for the code at an address at the time (a later entry over the
  * same addresses is newer code there; an older one keeps what the newer
  * leaves).  A jitdump CODE_MOVE carries the code's name to its new place.
+ * A sample in generated code that nothing names yet waits for its
+ * process's end, when the files are read whole (jit_code_defer): a
+ * runtime may write them late.  The files are the program's: each is
+ * judged as it is opened (jit-read.c, jitfile.h) and read within bounds.
  *
  * The profile keeps the names: all JIT code is one object, "[jit]",
  * whose addresses are made up, one range per piece of code (so that code
