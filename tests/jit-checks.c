@@ -453,6 +453,36 @@ split_need(double points)
 	    E2E_STARTUP;
 }
 
+/*
+ * A runtime's program (node, a JVM: prog, its CPU E2E_CPU) recorded for
+ * need samples, as record_for does, but with its flat profile's rows of
+ * 0.1% and more in s: a runtime's own code makes hundreds of rows of a
+ * few samples, more than a test reads (node's came to 68 KB on a loaded
+ * machine); all of its samples in s->total.
+ */
+void
+record_runtime(struct shares *s, struct run *r, const char *engine,
+    const char *prf, char **prog, double need)
+{
+	char *argv[32], arg[32];
+	char *rows[] = { profil_bin, "report", "--format", "csv",
+	    "--min-percent", "0.1", (char *)prf, NULL };
+	double cpu = atof(e2e_cpu_for(need, 1)), got, scale;
+	int runs = 0;
+
+	for (;;) {
+		snprintf(arg, sizeof arg, "%.3f", cpu);
+		e2e_program_for(argv, 32, prog, arg);
+		record_run(r, engine, prf, argv);
+		profile_counts(prf, &got, &scale);
+		if (got >= need)
+			break;
+		cpu = e2e_longer(cpu, got, need, &runs);
+	}
+	report_run(s, rows);
+	s->total = got;
+}
+
 int
 find_program(const char *name, char *path, size_t size)
 {

@@ -107,6 +107,9 @@ void assert_jit_stacks_in(const char *stacks, const struct jit_split *sp,
 void assert_jit_stacks(const char *prf, const struct jit_split *sp,
     int calls_c, const char *what);
 
+/* A runtime's program recorded as record_for does, its rows of 0.1%+ in s. */
+void record_runtime(struct shares *s, struct run *r, const char *engine,
+    const char *prf, char **prog, double need);
 /* name on the PATH, into path (size bytes); 0 if there is none. */
 int find_program(const char *name, char *path, size_t size);
 /* Skip the perf engine's test where perf events are refused. */

@@ -503,7 +503,7 @@ node_check(const char *engine, const char *names_from)
 	assert_non_null(f);
 	fputs(node_js, f);
 	fclose(f);
-	record_for(&s, &r, engine, prf, prog, 1, need, NULL);
+	record_runtime(&s, &r, engine, prf, prog, need);
 	snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)said(r.out, "pid"));
 	assert_gone(map, what);
 	scale = weight_scale(prf);

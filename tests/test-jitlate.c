@@ -492,35 +492,6 @@ hot_class(char *java, size_t size)
 }
 
 /*
- * The JVM of prog (its CPU E2E_CPU) recorded for need samples, as
- * record_for does; its flat profile's rows of 0.1% and more in s (a
- * JVM's has hundreds of rows of its own code, more than a test reads),
- * and all of its samples in s->total.
- */
-static void
-record_jvm(struct shares *s, struct run *r, const char *engine,
-    const char *prf, char **prog, double need)
-{
-	char *argv[32], arg[32];
-	char *rows[] = { profil_bin, "report", "--format", "csv",
-	    "--min-percent", "0.1", (char *)prf, NULL };
-	double cpu = atof(e2e_cpu_for(need, 1)), got, scale;
-	int runs = 0;
-
-	for (;;) {
-		snprintf(arg, sizeof arg, "%.3f", cpu);
-		e2e_program_for(argv, 32, prog, arg);
-		record_run(r, engine, prf, argv);
-		profile_counts(prf, &got, &scale);
-		if (got >= need)
-			break;
-		cpu = e2e_longer(cpu, got, need, &runs);
-	}
-	report_run(s, rows);
-	s->total = got;
-}
-
-/*
  * A JVM whose perf map comes at exit, or halfway (when): hotA's and
  * hotB's samples are named for all of the run and split as the JVM
  * measured their CPU (within 4 standard errors and a point: the
@@ -550,7 +521,7 @@ jvm_check(const char *engine, const char *when)
 	snprintf(what, sizeof what, "JVM, map at %s, %s engine", when, engine);
 	snprintf(prf, sizeof prf, "jvm-%s-%s.prf", when, engine);
 	list_left();
-	record_jvm(&s, &r, engine, tmp(prf), prog, need);
+	record_runtime(&s, &r, engine, tmp(prf), prog, need);
 	remove_left();
 	scale = weight_scale(tmp(prf));
 	a = samples_of_js(&s, "Hot.hotA");
