@@ -209,9 +209,20 @@ $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
 # tables' images themselves (#include)
 $(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
     cli/record/jitdump.c cli/record/jitdump.h cli/record/jit-tables.c \
-    cli/record/jit-tables.h tests/jit-eh.h cli/util.c
+    cli/record/jit-tables.h tests/jit-eh.h tests/jit-bytes.h cli/util.c
 $(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
 $(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
+# test-jitfollow: the same readers' followers, as untrusted files go
+$(BUILD)/tests/test-jitfiles $(BUILD)/tests/test-jitfollow: \
+    cli/record/jitfile.c cli/record/jitfile.h
+$(BUILD)/tests/test-jitfollow: cli/record/perfmap.c cli/record/perfmap.h \
+    cli/record/jitdump.c cli/record/jitdump.h tests/jit-bytes.h cli/util.c
+$(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli -Icli/record
+
+# the tests of generated code share their checks (tests/jit-checks.h)
+JIT_TESTS := $(BUILD)/tests/test-jit $(BUILD)/tests/test-jitlate
+$(JIT_TESTS): tests/jit-checks.c tests/jit-checks.h
+$(JIT_TESTS): HARNESS += tests/jit-checks.c
 
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h

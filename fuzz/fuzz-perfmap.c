@@ -7,24 +7,20 @@
  * fall, gives the entries and the bad lines of the whole parsed at once.
  */
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fuzz.h"
 #include "record/perfmap.h"
 
-/* The map file the follower reads: a memfd, by its /proc path. */
+/* The map file the follower reads: a file of its own. */
 static int map_fd = -1;
-static char map_path[64];
+static char map_path[4200];
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
-	map_fd = memfd_create("fuzz-perfmap", MFD_CLOEXEC);
-	if (map_fd < 0)
-		fuzz_fail("memfd_create failed");
-	snprintf(map_path, sizeof map_path, "/proc/self/fd/%d", map_fd);
+	map_fd = fuzz_scratch_file("perf-1.map", map_path, sizeof map_path);
 	return 0;
 }
 
@@ -98,7 +94,7 @@ parse_whole(const uint8_t *data, size_t size, struct taken *t,
 static void
 follow(const uint8_t *data, size_t size, struct taken *t, unsigned long *bad)
 {
-	struct perfmap_file *f = perfmap_open(map_path);
+	struct perfmap_file *f = perfmap_open(map_path, NULL, NULL);
 	uint64_t seed = mix(0xcbf29ce484222325ull, data, size < 16 ? size : 16);
 	size_t at = 0;
 
@@ -117,7 +113,7 @@ follow(const uint8_t *data, size_t size, struct taken *t, unsigned long *bad)
 		    (ssize_t)piece)
 			fuzz_fail("pwrite failed");
 		at += piece;
-		r = perfmap_read(f, at == size, take, t);
+		r = perfmap_read(f, at == size, SIZE_MAX, take, t);
 		if (r < 0)
 			fuzz_fail("perfmap_read failed");
 		if (at == size)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /*
  * Feed one input to the code under test.  Returns 0; a broken invariant
@@ -72,6 +74,43 @@ fuzz_fail(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
+}
+
+/*
+ * A file of the target's own, for a follower to read (the recorder opens
+ * the runtime's files with O_NOFOLLOW: a /proc/self/fd link of a memfd is
+ * refused): name in a directory made for it under $TMPDIR or /tmp, its
+ * path into path, both gone when the process exits.  Returns its fd,
+ * open for reading and writing.
+ */
+static char fuzz_scratch_dir[4096];
+static const char *fuzz_scratch_path;
+
+static inline void
+fuzz_scratch_remove(void)
+{
+	unlink(fuzz_scratch_path);
+	rmdir(fuzz_scratch_dir);
+}
+
+static inline int
+fuzz_scratch_file(const char *name, char *path, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(fuzz_scratch_dir, sizeof fuzz_scratch_dir, "%.4000s/fuzz-XXXXXX",
+	    dir != NULL && dir[0] != '\0' ? dir : "/tmp");
+	if (mkdtemp(fuzz_scratch_dir) == NULL)
+		fuzz_fail("mkdtemp %s failed", fuzz_scratch_dir);
+	if ((size_t)snprintf(path, size, "%s/%s", fuzz_scratch_dir, name) >= size)
+		fuzz_fail("%s: too long a path", fuzz_scratch_dir);
+	fuzz_scratch_path = path;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fuzz_fail("cannot make %s", path);
+	atexit(fuzz_scratch_remove);
+	return fd;
 }
 
 #endif

@@ -44,7 +44,39 @@
  *                     child_three, child_one; each prints its own line,
  *                     the child "child PID" too
  *
- * Each mode but reuse prints "jit_six X jit_three Y jit_one Z c_leaf W"
+ * Names written late, as a JVM writes its map at exit (-XX:+DumpPerfMapAtExit)
+ * or when told (jcmd PID Compiler.perfmap), and V8 its jitdump records
+ * (buffered): the samples taken before are to be named all the same.
+ *
+ *   latemap SECONDS   perfmap's code, its map written at exit and left
+ *                     there (the profiler reads it after the program
+ *                     ended; the test removes it)
+ *   midmap SECONDS    the map written when half the CPU is spent, removed
+ *                     at exit: half the samples came before it
+ *   latedump SECONDS  jitdump's code, move included, the file made and
+ *                     mapped at the start (its header) and its records,
+ *                     each with the time its code was loaded or moved,
+ *                     written only at exit; the file is left there
+ *   middump SECONDS   the same, the records of the first half (the loads)
+ *                     written when half the CPU is spent, the move then
+ *                     too; the file is removed at exit
+ *   latereuse SECONDS reuse with its two CODE_LOADs at the same address
+ *                     written at exit, each with its own time: only the
+ *                     times tell which code a sample was in
+ *   nomap SECONDS     perfmap's code, named nowhere
+ *
+ * Maps a profiler must not believe (perfmap's code, the map removed at
+ * exit):
+ *
+ *   foreignmap SECONDS the map given to user nobody (65534; as root)
+ *   openmap SECONDS   the map writable by anyone (mode 0666)
+ *   linkmap SECONDS   /tmp/perf-PID.map a symlink to the map, written in
+ *                     $PROFIL_TEST_JITDIR (default /tmp)
+ *
+ * A mode that leaves its file there appends its path to the file
+ * $PROFIL_TEST_JITLIST, when set, for the test to remove.
+ *
+ * Each mode but reuse and latereuse prints "jit_six X jit_three Y jit_one Z c_leaf W"
  * (forked: the child "child_six ...") with the CPU seconds measured
  * around each call: the split to find.  Every mode prints "pid PID".
  * The map or dump file is removed at exit, except in badmap mode or
@@ -389,6 +421,25 @@ remove_map(void)
 		unlink(map_path);
 }
 
+/* A file left for the profiler to read after the end: listed to remove. */
+static void
+leave(const char *path)
+{
+	const char *list = getenv("PROFIL_TEST_JITLIST");
+	FILE *f;
+
+	if (list == NULL || (f = fopen(list, "a")) == NULL)
+		return;
+	fprintf(f, "%s\n", path);
+	fclose(f);
+}
+
+static void
+write_jit_map(void)
+{
+	write_map("jit");
+}
+
 /*
  * The bad map: every kind of line the reader must refuse, between good
  * ones, and a range over all of user space written first (older than
@@ -468,12 +519,32 @@ struct jd_unwind {
 static int dump_fd = -1;
 static char dump_path[4096];
 static uint64_t code_index;
+/* records held back (a runtime that writes late: V8 buffers them) */
+static int dump_late;
+static unsigned char *held;
+static size_t nheld;
 
 static void
 dump_write(const void *buf, size_t n)
 {
+	if (dump_late) {
+		if ((held = realloc(held, nheld + n)) == NULL)
+			die("jit-workload: realloc");
+		memcpy(held + nheld, buf, n);
+		nheld += n;
+		return;
+	}
 	if (write(dump_fd, buf, n) != (ssize_t)n)
 		die("jit-workload: write jitdump");
+}
+
+/* The records held back, written; what comes after is written at once. */
+static void
+dump_flush(void)
+{
+	dump_late = 0;
+	dump_write(held, nheld);
+	nheld = 0;
 }
 
 /*
@@ -493,7 +564,9 @@ open_dump(void)
 	dump_fd = open(dump_path, O_CREAT | O_TRUNC | O_RDWR, 0644);
 	if (dump_fd < 0)
 		die(dump_path);
-	dump_write(&h, sizeof h);
+	/* the header at once, even when the records come late (as V8) */
+	if (write(dump_fd, &h, sizeof h) != (ssize_t)sizeof h)
+		die("jit-workload: write jitdump");
 	if (mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, dump_fd, 0) ==
 	    MAP_FAILED)
 		die("jit-workload: mmap jitdump");
@@ -607,11 +680,10 @@ perfmap_mode(double seconds)
 	remove_map();
 }
 
+/* jitdump mode's loads, and the move halfway (before it: midway_fn). */
 static void
-jitdump_mode(double seconds)
+jitdump_run(double seconds, void (*midway_fn)(void), double cpu[4])
 {
-	double cpu[4] = { 0 };
-
 	generate();
 	point_at_slots();
 	open_dump();
@@ -621,9 +693,92 @@ jitdump_mode(double seconds)
 	dump_debug_info(ONE);
 	dump_load(ONE, sizeof busy_code, "jit_one");
 	dump_load(CALLS_C, sizeof calls_c_code, "jit_calls_c");
-	passes(seconds, cpu, seconds / 2, move_three);
+	passes(seconds, cpu, seconds / 2, midway_fn);
+}
+
+static void
+jitdump_mode(double seconds)
+{
+	double cpu[4] = { 0 };
+
+	jitdump_run(seconds, move_three, cpu);
 	print_split("jit", cpu);
 	remove_dump();
+}
+
+/* middump's midway: what was held written, then the move (at once). */
+static void
+flush_and_move(void)
+{
+	dump_flush();
+	move_three();
+}
+
+/* jitdump's records held back until the end (late) or half the CPU. */
+static void
+late_jitdump_mode(double seconds, int late)
+{
+	double cpu[4] = { 0 };
+
+	dump_late = 1;
+	jitdump_run(seconds, late ? move_three : flush_and_move, cpu);
+	if (late) {
+		dump_flush();
+		leave(dump_path);
+	}
+	print_split("jit", cpu);
+	if (!late)
+		remove_dump();
+}
+
+/*
+ * perfmap's code and its map, made what a profiler must not believe:
+ * another user's (chown), anyone's to write (chmod), or behind a symlink.
+ */
+static void
+untrusted_map_mode(double seconds, const char *how)
+{
+	const char *dir = getenv("PROFIL_TEST_JITDIR");
+	char real[4096];
+	double cpu[4] = { 0 };
+
+	generate();
+	point_at_slots();
+	write_map("jit");
+	if (strcmp(how, "foreign") == 0 && chown(map_path, 65534, 65534) < 0)
+		die("jit-workload: chown");
+	if (strcmp(how, "open") == 0 && chmod(map_path, 0666) < 0)
+		die("jit-workload: chmod");
+	if (strcmp(how, "link") == 0) {
+		snprintf(real, sizeof real, "%s/real-%d.map", dir != NULL ? dir :
+		    "/tmp", (int)getpid());
+		if (rename(map_path, real) < 0 || symlink(real, map_path) < 0)
+			die("jit-workload: symlink");
+	}
+	passes(seconds, cpu, -1, NULL);
+	print_split("jit", cpu);
+	remove_map();
+	if (strcmp(how, "link") == 0 && !keep)
+		unlink(real);
+}
+
+/* perfmap's code, its map written at the end (late), halfway, or never. */
+static void
+late_map_mode(double seconds, const char *when)
+{
+	double cpu[4] = { 0 };
+
+	generate();
+	point_at_slots();
+	passes(seconds, cpu, strcmp(when, "mid") == 0 ? seconds / 2 : -1,
+	    write_jit_map);
+	if (strcmp(when, "late") == 0) {
+		write_jit_map();
+		leave(map_path);
+	}
+	print_split("jit", cpu);
+	if (strcmp(when, "mid") == 0)
+		remove_map();
 }
 
 /*
@@ -667,12 +822,13 @@ call_slot(unsigned long n)
  * in calls of one unit timed one by one.
  */
 static void
-reuse_mode(double seconds)
+reuse_mode(double seconds, int late)
 {
 	double start, first = 0, second = 0, t0, t1;
 
 	generate();
 	point_at_slots();
+	dump_late = late;
 	open_dump();
 	dump_load(SIX, sizeof busy_code, "jit_first");
 	start = thread_cpu();
@@ -692,8 +848,13 @@ reuse_mode(double seconds)
 		t1 = thread_cpu();
 		second += t1 - t0;
 	} while (t1 - start < seconds);
+	if (late) {
+		dump_flush();
+		leave(dump_path);
+	}
 	printf("jit_first %.6f jit_second %.6f\n", first, second);
-	remove_dump();
+	if (!late)
+		remove_dump();
 }
 
 static void
@@ -778,7 +939,25 @@ main(int argc, char **argv)
 	else if (strcmp(mode, "jitdump") == 0)
 		jitdump_mode(seconds);
 	else if (strcmp(mode, "reuse") == 0)
-		reuse_mode(seconds);
+		reuse_mode(seconds, 0);
+	else if (strcmp(mode, "latereuse") == 0)
+		reuse_mode(seconds, 1);
+	else if (strcmp(mode, "latemap") == 0)
+		late_map_mode(seconds, "late");
+	else if (strcmp(mode, "midmap") == 0)
+		late_map_mode(seconds, "mid");
+	else if (strcmp(mode, "nomap") == 0)
+		late_map_mode(seconds, "never");
+	else if (strcmp(mode, "foreignmap") == 0)
+		untrusted_map_mode(seconds, "foreign");
+	else if (strcmp(mode, "openmap") == 0)
+		untrusted_map_mode(seconds, "open");
+	else if (strcmp(mode, "linkmap") == 0)
+		untrusted_map_mode(seconds, "link");
+	else if (strcmp(mode, "latedump") == 0)
+		late_jitdump_mode(seconds, 1);
+	else if (strcmp(mode, "middump") == 0)
+		late_jitdump_mode(seconds, 0);
 	else if (strcmp(mode, "badmap") == 0)
 		badmap_mode(seconds);
 	else if (strcmp(mode, "stalemap") == 0)

@@ -28,7 +28,9 @@
 #include "e2e.h"
 #include "harness.h"
 #include "jit-eh.h"
+#include "jit-bytes.h"
 
+#include "../cli/record/jitfile.c"
 #include "../cli/record/perfmap.c"
 #include "../cli/record/jitdump.c"
 #include "../cli/record/jit-tables.c"
@@ -196,28 +198,11 @@ test_perfmap_unfinished_line(void **state)
 	assert_int_equal(s.n + (int)bad, 0);
 }
 
-static void
-write_file(const char *path, const char *text, size_t len, int append)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC),
-	    0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, len), (ssize_t)len);
-	close(fd);
-}
-
-static void
-append(const char *path, const char *text)
-{
-	write_file(path, text, strlen(text), 1);
-}
-
 static int
 follow(struct perfmap_file *f, int at_end, struct seen *s)
 {
 	memset(s, 0, sizeof *s);
-	return perfmap_read(f, at_end, seen_entry, s);
+	return perfmap_read(f, at_end, SIZE_MAX, seen_entry, s);
 }
 
 static void
@@ -229,7 +214,7 @@ test_perfmap_follow(void **state)
 
 	(void)state;
 	unlink(path);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	assert_non_null(f);
 	assert_int_equal(follow(f, 0, &s), 0);		/* not there yet */
 	append(path, "1000 10 first\n2000 20 sec");
@@ -262,7 +247,7 @@ test_perfmap_overlong_across_reads(void **state)
 
 	(void)state;
 	unlink(path);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	append(path, "1 1 before\n");
 	memset(big, 'y', 3000);
 	write_file(path, big, 3000, 1);
@@ -308,7 +293,7 @@ test_perfmap_replaced(void **state)
 
 	(void)state;
 	unlink(path);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	append(path, "1 1 old-a\n2 2 old-b\n3 3 unfini");
 	assert_int_equal(follow(f, 0, &s), 2);
 	/* another file at the path: read from its start, no old bytes kept */
@@ -321,7 +306,7 @@ test_perfmap_replaced(void **state)
 
 	/* the same file cut shorter than was read: read again */
 	write_file(path, "1 1 first-run\n2 2 more\n", 23, 0);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	assert_int_equal(follow(f, 0, &s), 2);
 	assert_int_equal(perfmap_replaced(f), 0);
 	write_file(path, "5 5 again\n", 10, 0);
@@ -342,7 +327,7 @@ test_perfmap_not_regular(void **state)
 	(void)state;
 	unlink(path);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	f = perfmap_open(path);
+	f = perfmap_open(path, NULL, NULL);
 	/* not opened blocking, waiting for a writer: refused at once */
 	assert_int_equal(follow(f, 0, &s), -1);
 	assert_int_equal(errno, EINVAL);
@@ -351,88 +336,6 @@ test_perfmap_not_regular(void **state)
 }
 
 /* ---- jitdump --------------------------------------------------------- */
-
-/* A jitdump file being written by the test. */
-struct bytes {
-	unsigned char b[1 << 16];
-	size_t n;
-};
-
-static void
-put(struct bytes *o, const void *p, size_t n)
-{
-	assert_true(o->n + n <= sizeof o->b);
-	memcpy(o->b + o->n, p, n);
-	o->n += n;
-}
-
-static void
-put32(struct bytes *o, uint32_t v)
-{
-	unsigned char b[4] = { v, v >> 8, v >> 16, v >> 24 };
-
-	put(o, b, 4);
-}
-
-static void
-put64(struct bytes *o, uint64_t v)
-{
-	put32(o, (uint32_t)v);
-	put32(o, (uint32_t)(v >> 32));
-}
-
-static void
-put_header(struct bytes *o, uint32_t magic, uint32_t version, uint32_t size)
-{
-	put32(o, magic);
-	put32(o, version);
-	put32(o, size);
-	put32(o, 62);			/* EM_X86_64 */
-	put32(o, 0);
-	put32(o, 4242);
-	put64(o, 123456789);
-	put64(o, 1);
-	for (uint32_t i = 40; i < size && i < 4096; i++)
-		put(o, "", 1);
-}
-
-/* The start of a record; end_record fills in its total_size. */
-static size_t
-begin_record(struct bytes *o, uint32_t id, uint64_t timestamp)
-{
-	size_t at = o->n;
-
-	put32(o, id);
-	put32(o, 0);
-	put64(o, timestamp);
-	return at;
-}
-
-static void
-end_record(struct bytes *o, size_t at)
-{
-	uint32_t size = (uint32_t)(o->n - at);
-
-	memcpy(o->b + at + 4, (unsigned char[4]){ size, size >> 8, size >> 16,
-	    size >> 24 }, 4);
-}
-
-static void
-put_load(struct bytes *o, const char *name, uint64_t addr, const char *code,
-    size_t code_size)
-{
-	size_t at = begin_record(o, 0, 1000);
-
-	put32(o, 4242);
-	put32(o, 4243);
-	put64(o, addr);			/* vma */
-	put64(o, addr);
-	put64(o, code_size);
-	put64(o, 7);			/* code_index */
-	put(o, name, strlen(name) + 1);
-	put(o, code, code_size);
-	end_record(o, at);
-}
 
 /* What the parser handed over, copied. */
 struct got {
@@ -853,7 +756,7 @@ follow_dump(struct jitdump_file *f, struct got *g)
 {
 	memset(g, 0, sizeof *g);
 	g->f = f;
-	return jitdump_read(f, &got_ops, g);
+	return jitdump_read(f, SIZE_MAX, &got_ops, g);
 }
 
 static void
@@ -867,7 +770,7 @@ test_jitdump_follow(void **state)
 
 	(void)state;
 	unlink(path);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, g), 0);		/* not there yet */
 	put_header(o, JITDUMP_MAGIC, 1, 48);
 	records = o->n;
@@ -914,7 +817,7 @@ refused(uint32_t magic, uint32_t version, const char *why)
 	put_header(o, magic, version, 40);
 	put_load(o, "a", 0x1000, "\xc3", 1);
 	write_bytes(path, o, 0, o->n);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, &g), -1);
 	assert_non_null(jitdump_problem(f));
 	if (strstr(jitdump_problem(f), why) == NULL)
@@ -953,7 +856,7 @@ test_jitdump_follow_broken(void **state)
 	put64(o, 0);
 	put_load(o, "b", 0x1000, "\xc3", 1);
 	write_bytes(path, o, 0, o->n);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, g), -1);
 	assert_int_equal(g->loads, 1);		/* what came before stands */
 	assert_non_null(strstr(jitdump_problem(f), "below 16"));
@@ -991,7 +894,7 @@ test_jitdump_record_max(void **state)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, o->b, next, 0), (ssize_t)next);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	assert_int_equal(follow_dump(f, g), 0);
 	assert_int_equal(jitdump_bad(f), 1);
 	assert_true(f->cap < 4 * JITDUMP_CHUNK);	/* not held */
@@ -1037,12 +940,12 @@ test_jitdump_long_record(void **state)
 	}
 	write_bytes(path, o, 0, o->n);
 	memset(code, 0xcc, sizeof code);
-	f = jitdump_open(path);
+	f = jitdump_open(path, NULL, NULL);
 	for (size_t i = 0; i < sizeof code; i += 50000) {
 		struct jitdump_ops ops = { 0 };
 
 		write_file(path, code + i, 50000, 1);
-		count += (size_t)jitdump_read(f, &ops, NULL);
+		count += (size_t)jitdump_read(f, SIZE_MAX, &ops, NULL);
 		assert_int_equal(count, i + 50000 == sizeof code);
 	}
 	jitdump_close(f);

@@ -44,6 +44,13 @@ static struct {
 	char **files;			/* interned */
 	size_t nfiles;
 	struct hmap file_index;		/* name's hash -> 1 + index */
+	size_t name_bytes;		/* of syms' names, JIT_NAMES_BYTES at most */
+	/* samples in generated code left unnamed, by runtime and why */
+	struct unnamed {
+		uint64_t weight;
+		size_t processes;
+		pid_t first;
+	} unnamed[RUNTIME_N][JIT_WHY_N];
 } jit = { .obj = -1 };
 
 void
@@ -77,13 +84,21 @@ jit_names_frame(size_t range, uint64_t offset)
 	return (struct bframe){ jit.obj, jit.syms[range].start + offset };
 }
 
+uint64_t
+jit_names_hash(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
 static uint64_t
 name_hash(const char *name, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	uint64_t h = jit_names_hash(JIT_HASH_SEED, name, len);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
 	return h == UINT64_MAX ? 0 : h;		/* hmap's reserved key */
 }
 
@@ -104,6 +119,9 @@ jit_names_range(uint64_t size, const char *name, size_t len)
 	}
 	if (size < SYM_MIN)
 		size = SYM_MIN;
+	if (len + 1 > JIT_NAMES_BYTES - jit.name_bytes)
+		return SIZE_MAX;	/* a runtime's files are not to fill memory */
+	jit.name_bytes += len + 1;
 
 	if (jit.nsyms == jit.syms_cap) {
 		jit.syms_cap = jit.syms_cap ? 2 * jit.syms_cap : 256;
@@ -185,6 +203,67 @@ int
 jit_object(void)
 {
 	return jit.obj;
+}
+
+void
+jit_names_unnamed(pid_t pid, int runtime, int why, uint64_t weight)
+{
+	struct unnamed *u;
+
+	if (runtime < 0 || runtime >= RUNTIME_N || why < 0 || why >= JIT_WHY_N)
+		return;
+	u = &jit.unnamed[runtime][why];
+	if (u->processes++ == 0)
+		u->first = pid;
+	u->weight += weight;
+}
+
+/* What a runtime needs to name its code (RUNTIME_*). */
+static const char *const needs[RUNTIME_N] = {
+	[RUNTIME_UNKNOWN] = "its runtime must write /tmp/perf-PID.map or a "
+	    "jitdump file, as perf reads them",
+	[RUNTIME_JVM] = "a JVM writes its map with -XX:+UnlockDiagnosticVMOptions "
+	    "-XX:+DumpPerfMapAtExit, or when told: jcmd PID Compiler.perfmap",
+	[RUNTIME_NODE] = "node writes it with --perf-basic-prof (a jitdump "
+	    "file with --perf-prof)",
+	[RUNTIME_LUAJIT] = "LuaJIT writes none unless built with "
+	    "LUAJIT_USE_PERFTOOLS (perf cannot name it either)",
+	[RUNTIME_PYTHON] = "Python writes it with -X perf (3.12 and later)",
+	[RUNTIME_DOTNET] = ".NET writes it with DOTNET_PerfMapEnabled=1",
+	[RUNTIME_NONE] = "its runtime must write /tmp/perf-PID.map or a "
+	    "jitdump file, as perf reads them",
+};
+
+/* Why it stayed unnamed (JIT_WHY_*). */
+static const char *const whys[JIT_WHY_N] = {
+	[JIT_WHY_NONE] = "it wrote no perf map and mapped no jitdump file",
+	[JIT_WHY_REFUSED] = "its files were not read (above)",
+	[JIT_WHY_MISSED] = "its files name none of that code",
+};
+
+/* The lines of generated code left unnamed, 1% of p's samples or more. */
+static void
+say_unnamed(const struct profil_profile *p)
+{
+	for (int r = 0; r < RUNTIME_N; r++)
+		for (int w = 0; w < JIT_WHY_N; w++) {
+			const struct unnamed *u = &jit.unnamed[r][w];
+			char more[64] = "";
+
+			if (u->weight == 0 || p == NULL || p->samples == 0 ||
+			    100 * u->weight < p->samples)
+				continue;
+			if (u->processes > 1)
+				snprintf(more, sizeof more, " and %zu more",
+				    u->processes - 1);
+			jit_say("%llu of %llu samples (%.0f%%) are in generated "
+			    "code left unnamed (process %d%s): %s; %s",
+			    (unsigned long long)u->weight,
+			    (unsigned long long)p->samples,
+			    100.0 * (double)u->weight / (double)p->samples,
+			    (int)u->first, more, whys[w], needs[r]);
+		}
+	memset(jit.unnamed, 0, sizeof jit.unnamed);
 }
 
 /* ---- the profile -------------------------------------------------------- */
@@ -301,6 +380,7 @@ jit_end(struct profil_profile *p, void (*warn)(const char *line))
 		keep_lines(p, obj, kept);
 		free(kept);
 	}
+	say_unnamed(p);
 	for (size_t i = 0; i < jit.nsaid; i++) {
 		if (warn != NULL)
 			warn(jit.said[i]);
@@ -321,7 +401,7 @@ jit_end(struct profil_profile *p, void (*warn)(const char *line))
 	jit.nfiles = jit.nlines = jit.lines_cap = 0;
 	jit.syms = NULL;
 	jit.said = NULL;
-	jit.nsyms = jit.syms_cap = jit.nsaid = 0;
+	jit.nsyms = jit.syms_cap = jit.nsaid = jit.name_bytes = 0;
 	jit.b = NULL;
 	jit.obj = -1;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "builder.h"
 
@@ -16,8 +17,10 @@
  * The made-up range for code of size bytes named name (len bytes): the
  * name's range if it is big enough (a runtime compiles a function again,
  * optimized, and gives the new code the same name: one function to the
- * user), else a new one, the name's from now on.  Returns its index.
+ * user), else a new one, the name's from now on.  Returns its index, or
+ * SIZE_MAX when the recording's names hold JIT_NAMES_BYTES already.
  */
+#define JIT_NAMES_BYTES	((size_t)64 << 20)
 size_t jit_names_range(uint64_t size, const char *name, size_t len);
 
 /*
@@ -41,5 +44,24 @@ struct builder *jit_names_builder(void);
 
 /* A problem with the files, a line, for jit_end to say. */
 void jit_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* FNV-1a of p[0..len) on from h (JIT_HASH_SEED to begin). */
+#define JIT_HASH_SEED	0xcbf29ce484222325ull
+uint64_t jit_names_hash(uint64_t h, const void *p, size_t len);
+
+/*
+ * Samples in generated code that stayed unnamed, for one line at the end
+ * saying why and what the runtime needs: the runtime (what the image had
+ * mapped) and why (what its files were).  A line for each (runtime, why)
+ * whose samples are 1% of the profile's at least.
+ */
+enum jit_runtime { RUNTIME_UNKNOWN, RUNTIME_JVM, RUNTIME_NODE,
+	RUNTIME_LUAJIT, RUNTIME_PYTHON, RUNTIME_DOTNET, RUNTIME_NONE,
+	RUNTIME_N };
+enum { JIT_WHY_NONE,		/* no map was there, no jitdump mapped */
+	JIT_WHY_REFUSED,	/* a file of its was not read (said) */
+	JIT_WHY_MISSED,		/* its files name none of that code */
+	JIT_WHY_N };
+void jit_names_unnamed(pid_t pid, int runtime, int why, uint64_t weight);
 
 #endif

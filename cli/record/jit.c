@@ -48,8 +48,12 @@ jit_attach(struct addr_space *space, pid_t pid)
 		return;
 	c = xcalloc(1, sizeof *c);
 	c->pid = pid;
+	c->space = space;
 	snprintf(c->map_path, sizeof c->map_path, "/tmp/perf-%d.map", (int)pid);
 	hmap_init(&c->pages);
+	hmap_init(&c->pending_at);
+	/* while it is there to ask: its files are judged by it, maybe later */
+	jit_read_identity(c);
 	space->jit = c;
 	space->jit_ops = &space_ops;
 }
@@ -72,14 +76,12 @@ forget_code(struct jit_code *c)
 	c->unwind_generation++;
 }
 
-void
-jit_code_free(struct jit_code *c)
+/* What was wrong with c's files and code, a line each, for jit_end. */
+static void
+say_problems(struct jit_code *c)
 {
 	unsigned long bad;
 
-	if (c == NULL)
-		return;
-	jit_flush_pending(c);
 	if (c->map != NULL && (bad = perfmap_bad(c->map)) > 0)
 		jit_say("%s: %lu malformed line%s skipped", c->map_path, bad,
 		    bad == 1 ? "" : "s");
@@ -87,6 +89,10 @@ jit_code_free(struct jit_code *c)
 		jit_say("process %d: %lu piece%s of generated code refused (over "
 		    "64 MiB, or past the end of memory)", (int)c->pid,
 		    c->refused, c->refused == 1 ? "" : "s");
+	if (c->over > 0)
+		jit_say("process %d: over %zu pieces of generated code, or 64 "
+		    "MiB of names: %lu not kept, its files read no further",
+		    (int)c->pid, (size_t)PIECES_MAX, c->over);
 	if (c->tables.dropped > 0)
 		jit_say("process %d: the unwind tables of %lu piece%s of "
 		    "generated code not kept (over 64 MiB of them)", (int)c->pid,
@@ -94,19 +100,29 @@ jit_code_free(struct jit_code *c)
 	for (size_t i = 0; i < c->ndumps; i++) {
 		const char *why = jitdump_problem(c->dumps[i]);
 
-		if (why != NULL)
+		if (why != NULL && why[0] != '\0')
 			jit_say("%s: %s", c->dump_paths[i], why);
-		else if ((bad = jitdump_bad(c->dumps[i])) > 0)
+		else if (why == NULL && (bad = jitdump_bad(c->dumps[i])) > 0)
 			jit_say("%s: %lu malformed record%s skipped",
 			    c->dump_paths[i], bad, bad == 1 ? "" : "s");
+	}
+}
+
+void
+jit_code_free(struct jit_code *c)
+{
+	if (c == NULL)
+		return;
+	jit_flush_pending(c);
+	say_problems(c);
+	for (size_t i = 0; i < c->ndumps; i++) {
 		jitdump_close(c->dumps[i]);
 		free(c->dump_paths[i]);
 	}
 	perfmap_close(c->map);
 	forget_code(c);
 	hmap_free(&c->pages);
-	free(c->pending);
-	free(c->pframes);
+	jit_pending_free(c);
 	jit_forget_debug(c);
 	free(c);
 }
@@ -117,22 +133,9 @@ jit_code_exec(struct jit_code *c)
 	if (c != NULL) {
 		jit_flush_pending(c);
 		forget_code(c);
+		c->runtime = RUNTIME_UNKNOWN;	/* another program now */
+		jit_read_identity(c);		/* a set-user-ID one, maybe */
 	}
-}
-
-void
-jit_code_follow(struct jit_code *c, const char *path)
-{
-	if (c == NULL)
-		return;
-	for (size_t i = 0; i < c->ndumps; i++)
-		if (strcmp(c->dump_paths[i], path) == 0)
-			return;
-	if (c->ndumps == DUMPS_MAX)
-		return;
-	c->dump_paths[c->ndumps] = xstrdup(path);
-	c->dumps[c->ndumps++] = jitdump_open(path);
-	c->read_ns = 0;		/* look at it at the next miss */
 }
 
 /* ---- pieces ------------------------------------------------------------- */
@@ -148,6 +151,26 @@ jit_piece_at(const struct jit_code *c, uint64_t pc)
 			return p;
 	}
 	return NULL;
+}
+
+const struct piece *
+jit_piece_then(const struct jit_code *c, uint64_t pc, uint64_t kept_ns)
+{
+	const struct piece *after = NULL;
+
+	/* newest first: the first known before kept_ns is the one */
+	for (uint64_t r = hmap_get(&c->pages, pc >> PAGE_SHIFT); r != 0;
+	    r = c->refs[r - 1].next) {
+		const struct piece *p = &c->pieces[c->refs[r - 1].piece];
+
+		if (pc < p->start || pc >= p->end)
+			continue;
+		if (p->since <= kept_ns)
+			return p;
+		if (after == NULL || p->since < after->since)
+			after = p;
+	}
+	return after;
 }
 
 /* Older pieces with tables the unwinder has, under [start, end): gone. */
@@ -170,13 +193,14 @@ cover_wanted(struct jit_code *c, uint64_t start, uint64_t end)
 
 size_t
 jit_add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *name,
-    size_t len, const size_t *sym, uint32_t table)
+    size_t len, const size_t *sym, uint32_t table, uint64_t since)
 {
 	const struct piece *there;
 	struct piece *p;
+	size_t range;
+	uint64_t pages;
 
-	if (size == 0 || size > PIECE_MAX || start + size < start ||
-	    c->npieces >= UINT32_MAX - 1) {
+	if (size == 0 || size > PIECE_MAX || start + size < start) {
 		c->refused++;
 		return SIZE_MAX;
 	}
@@ -185,6 +209,13 @@ jit_add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *nam
 	    there->end == start + size && (sym != NULL ? there->sym == *sym :
 	    jit_names_same(there->sym, name, len)))
 		return SIZE_MAX;	/* a file read again: nothing new */
+	pages = ((start + size - 1) >> PAGE_SHIFT) - (start >> PAGE_SHIFT) + 1;
+	if (c->npieces >= PIECES_MAX || c->nrefs + pages > REFS_MAX ||
+	    (range = sym != NULL ? *sym :
+	    jit_names_range(size, name, len)) == SIZE_MAX) {
+		c->over++;
+		return SIZE_MAX;
+	}
 	if (c->nwanted > 0)
 		cover_wanted(c, start, start + size);
 	if (c->npieces == c->pieces_cap) {
@@ -195,7 +226,8 @@ jit_add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *nam
 	memset(p, 0, sizeof *p);
 	p->start = start;
 	p->end = start + size;
-	p->sym = sym != NULL ? *sym : jit_names_range(size, name, len);
+	p->since = since;
+	p->sym = range;
 	p->table = table;
 	for (uint64_t pg = start >> PAGE_SHIFT; pg <= (p->end - 1) >> PAGE_SHIFT;
 	    pg++) {
@@ -213,8 +245,8 @@ jit_add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *nam
 	return c->pieces[c->npieces++].sym;
 }
 
-static uint64_t
-now_ns(void)
+uint64_t
+jit_now_ns(void)
 {
 	struct timespec t;
 
@@ -288,12 +320,12 @@ jit_code_locate(struct jit_code *c, uint64_t pc, int anon, struct bframe *f)
 	 * samples named hotA, whose old code had been there).
 	 */
 	p = jit_piece_at(c, pc);
-	if (anon && (p == NULL || c->map != NULL || c->ndumps > 0)) {
-		uint64_t now = now_ns();
+	if (anon && (p == NULL || c->map_read || c->ndumps > 0)) {
+		uint64_t now = jit_now_ns();
 
 		if (now - c->read_ns >= JIT_READ_MS * 1000000ull) {
 			c->read_ns = now;
-			jit_read_files(c, 0);
+			jit_read_files(c, 0, READ_BUDGET);
 			p = jit_piece_at(c, pc);
 		}
 	}

@@ -12,6 +12,10 @@
  * stands for the code at an address at the time (a later entry over the
  * same addresses is newer code there; an older one keeps what the newer
  * leaves).  A jitdump CODE_MOVE carries the code's name to its new place.
+ * A sample in generated code that nothing names yet waits for its
+ * process's end, when the files are read whole (jit_code_defer): a
+ * runtime may write them late.  The files are the program's: each is
+ * judged as it is opened (jit-read.c, jitfile.h) and read within bounds.
  *
  * The profile keeps the names: all JIT code is one object, "[jit]",
  * whose addresses are made up, one range per piece of code (so that code
@@ -98,13 +102,20 @@ int jit_code_locate(struct jit_code *c, uint64_t pc, int anon,
 
 /*
  * Whether a sample of process c, frames[0..n) (flat: one frame, no
- * stack), with frames in unknown code, is to wait until c's files are
- * read whole: a runtime may write them late (V8 buffers its jitdump
- * file, 2 MiB at a time).  Then it is kept, and handed to the builder
- * with what the files then say (builder_sample_stack, or builder_sample
- * / builder_unknown when flat) when c is freed or its image exec's; 0:
- * the caller hands it over now.  Only for a process whose files are
- * followed, and at most JIT_PENDING_MAX samples a process.
+ * stack), is to wait until c's files are read whole: it has a frame in
+ * generated code (executable memory that is no file's) that no name was
+ * found for, and a runtime may write its files late (V8 buffers its
+ * jitdump file, 2 MiB at a time; a JVM writes its map at exit, or when
+ * told).  Then it is kept, and handed to the builder with what the files
+ * then say (builder_sample_stack, or builder_sample / builder_unknown
+ * when flat) when c is freed or its image exec's: each frame named after
+ * the code its runtime says was at its address when the sample was kept
+ * (jitdump records carry times), or else the code first named there
+ * after it (a perf map line has none: the newest of the first reading
+ * that names the address).  0: the caller hands it over now (nothing to
+ * wait for, or JIT_PENDING_MAX distinct samples kept already).  Samples
+ * still unnamed then are counted, and record says why in one line
+ * (jit_end).
  */
 #define JIT_PENDING_MAX	65536
 int jit_code_defer(struct jit_code *c, const struct bframe *frames, size_t n,

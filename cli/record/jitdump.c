@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "jitdump.h"
+#include "jitfile.h"
 
 /*
  * The fixed parts, by record:
@@ -265,8 +266,12 @@ jitdump_parse(const unsigned char *buf, size_t len,
 
 struct jitdump_file {
 	char *path;
+	jitfile_judge *judge;	/* may the file be read (NULL: yes) */
+	void *judge_arg;
 	int fd;			/* -1 until the file is there */
+	struct stat st;		/* the file open, as last seen */
 	off_t offset;		/* the bytes of the file read so far */
+	struct jitfile_mark mark;	/* the last of them */
 	/*
 	 * What was read and not consumed: the header, or a record not
 	 * wholly written yet (at most JITDUMP_RECORD_MAX bytes); cap bytes
@@ -279,14 +284,17 @@ struct jitdump_file {
 	const char *problem;	/* NULL, or why: then nothing more is read */
 	char why[128];
 	unsigned long bad;
+	unsigned restarts;	/* times the file was cut and read again */
 };
 
 struct jitdump_file *
-jitdump_open(const char *path)
+jitdump_open(const char *path, jitfile_judge *judge, void *judge_arg)
 {
 	struct jitdump_file *f = xcalloc(1, sizeof *f);
 
 	f->path = xstrdup(path);
+	f->judge = judge;
+	f->judge_arg = judge_arg;
 	f->fd = -1;
 	return f;
 }
@@ -463,30 +471,64 @@ jd_room(struct jitdump_file *f)
 	return f->cap - f->held;
 }
 
-int
-jitdump_read(struct jitdump_file *f, const struct jitdump_ops *ops,
-    void *arg)
+/*
+ * Have f->fd open on the file, judged: 1 something new to read, 2 not
+ * changed since the last read, 0 no file yet, -1 refused (f->problem).
+ * A file cut shorter than was read, or written again in place, is read
+ * again from its start (its header again).
+ */
+static int
+jd_sync(struct jitdump_file *f)
 {
-	struct jd_count c = { ops, arg, 0 };
+	struct stat st;
 
-	if (f->problem != NULL)
-		return 0;	/* said once already */
 	if (f->fd < 0) {
-		struct stat st;
-		int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		int fd = jitfile_open(f->path, &st);
 
 		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 			return 0;
 		if (fd < 0)
-			return jd_refuse(f, "cannot open: %s", strerror(errno));
-		/* non-blocking, and regular: a FIFO must not hang us */
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			return jd_refuse(f, "not read: %s", jitfile_why(errno));
+		if (f->judge != NULL && !f->judge(f->path, &st, f->judge_arg)) {
 			close(fd);
-			return jd_refuse(f, "not a regular file");
+			f->problem = "";	/* the judge said why */
+			return -1;
 		}
 		f->fd = fd;
+		f->st = st;
+		return 1;
 	}
-	for (;;) {
+	if (fstat(f->fd, &st) < 0)
+		return jd_refuse(f, "cannot read: %s", strerror(errno));
+	if (jitfile_same(&f->st, &st))
+		return 2;
+	f->st = st;
+	/* (the offset may be past the end: a long record skipped unread) */
+	if (st.st_size < f->mark.end || jitfile_marked(f->fd, &f->mark) == 0) {
+		f->offset = 0;
+		f->held = 0;
+		f->have_header = 0;
+		f->mark.n = 0;
+		f->restarts++;
+	}
+	return 1;
+}
+
+int
+jitdump_read(struct jitdump_file *f, size_t budget,
+    const struct jitdump_ops *ops, void *arg)
+{
+	struct jd_count c = { ops, arg, 0 };
+	size_t taken = 0;
+	int r;
+
+	if (f->problem != NULL)
+		return 0;	/* said once already */
+	if ((r = jd_sync(f)) < 0)
+		return -1;
+	if (r != 1)
+		return 0;
+	while (taken < budget) {
 		size_t room = jd_room(f);
 		ssize_t got = pread(f->fd, f->buf + f->held, room, f->offset);
 
@@ -498,9 +540,13 @@ jitdump_read(struct jitdump_file *f, const struct jitdump_ops *ops,
 			break;
 		f->offset += got;
 		f->held += (size_t)got;
+		taken += (size_t)got;
+		jitfile_mark(&f->mark, f->buf, f->held, f->offset);
 		if (jd_take(f, &c) < 0)
 			return -1;
 	}
+	if (taken >= budget)
+		f->st.st_size = -1;	/* more to read next time */
 	return c.n;
 }
 
@@ -514,6 +560,12 @@ unsigned long
 jitdump_bad(const struct jitdump_file *f)
 {
 	return f->bad;
+}
+
+unsigned
+jitdump_restarts(const struct jitdump_file *f)
+{
+	return f->restarts;
 }
 
 const struct jitdump_header *

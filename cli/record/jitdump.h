@@ -36,7 +36,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jitfile.h"
+
 #define JITDUMP_MAGIC		0x4A695444u
+/* The header's flag: timestamps are the machine's counter (TSC), not
+   CLOCK_MONOTONIC. */
+#define JITDUMP_FLAGS_ARCH_TIMESTAMP	1u
 #define JITDUMP_HEADER_MIN	40
 #define JITDUMP_NAME_MAX	4096	/* a longer name: the record is bad */
 /*
@@ -124,25 +129,37 @@ size_t jitdump_parse(const unsigned char *buf, size_t len,
 /* One jitdump file being followed as it grows. */
 struct jitdump_file;
 
-struct jitdump_file *jitdump_open(const char *path);
+/*
+ * Follow path (nothing is read yet).  The file is opened as jitfile_open
+ * does (no symlink, no FIFO) and, if judge is not NULL, read only if
+ * judge(path, its fstat, judge_arg) says so; refused, nothing of it is
+ * read, and jitdump_problem is "" (the judge said why).
+ */
+struct jitdump_file *jitdump_open(const char *path, jitfile_judge *judge,
+    void *judge_arg);
 void jitdump_close(struct jitdump_file *f);
 
 /*
- * Read the records added since the last read, through ops.  Returns the
- * number of records handed over, 0 when there is nothing new (or the
- * file is missing), -1 when the file is not a jitdump file or broken
- * (said once: that read returns -1 and jitdump_problem says why from
- * then on; later reads do nothing and return 0).  A file that cannot be
- * opened (but is there) or read, or is no regular file, is refused
- * the same way.  Records handed over before a problem was found stay
- * handed over.
+ * Read the records added since the last read, budget bytes of the file
+ * at most (SIZE_MAX: all), through ops.  Returns the number of records
+ * handed over, 0 when there is nothing new (the file is missing, or
+ * unchanged: its size, times and inode), -1 when the file is not a
+ * jitdump file or broken (said once: that read returns -1 and
+ * jitdump_problem says why from then on; later reads do nothing and
+ * return 0).  A file that cannot be opened (but is there: a symlink, no
+ * regular file) or read is refused the same way.  Records handed over
+ * before a problem was found stay handed over.  A file cut shorter than
+ * was read, or written again in place (the last bytes read are not what
+ * they were), is read again from its header: its records come again.
  */
-int jitdump_read(struct jitdump_file *f, const struct jitdump_ops *ops,
-    void *arg);
+int jitdump_read(struct jitdump_file *f, size_t budget,
+    const struct jitdump_ops *ops, void *arg);
 
 /* What is wrong with the file ("not a jitdump file", ...), or NULL. */
 const char *jitdump_problem(const struct jitdump_file *f);
 unsigned long jitdump_bad(const struct jitdump_file *f);
+/* Times the file was cut or written again and read from its start. */
+unsigned jitdump_restarts(const struct jitdump_file *f);
 /* The header as read (NULL before it was). */
 const struct jitdump_header *jitdump_header_of(const struct jitdump_file *f);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jitfile.h"
 #include "perfmap.h"
 
 /* Bytes read at a time, after the unfinished line the follower holds. */
@@ -21,10 +22,13 @@
 
 struct perfmap_file {
 	char *path;
-	int fd;			/* -1 until the file is there */
-	dev_t dev;
-	ino_t ino;
+	jitfile_judge *judge;	/* may the file be read (NULL: yes) */
+	void *judge_arg;
+	int fd;			/* -1 until a file is there, and judged */
+	struct stat st;		/* the file open, as last seen */
+	struct stat refused;	/* a file the judge refused (st_ino 0: none) */
 	off_t offset;		/* the bytes of the file read so far */
+	struct jitfile_mark mark;	/* the last of them */
 	/*
 	 * PERFMAP_LINE_MAX + PERFMAP_CHUNK bytes: the unfinished line of
 	 * the last read (held bytes, at most PERFMAP_LINE_MAX), then what
@@ -138,13 +142,14 @@ perfmap_parse(const char *buf, size_t len, int at_eof,
 }
 
 struct perfmap_file *
-perfmap_open(const char *path)
+perfmap_open(const char *path, jitfile_judge *judge, void *judge_arg)
 {
 	struct perfmap_file *f = xcalloc(1, sizeof *f);
 
 	f->path = xstrdup(path);
+	f->judge = judge;
+	f->judge_arg = judge_arg;
 	f->fd = -1;
-	f->buf = xmalloc(PERFMAP_LINE_MAX + PERFMAP_CHUNK);
 	return f;
 }
 
@@ -167,47 +172,72 @@ perfmap_restart(struct perfmap_file *f)
 	f->offset = 0;
 	f->held = 0;
 	f->skipping = 0;
+	f->mark.n = 0;
 	f->replaced = 1;
 }
 
 /*
- * Have f->fd be the file at f->path, as it is now: 1 when it is open,
- * 0 when there is no file, -1 with errno.  Open non-blocking and only
- * if regular: a FIFO planted at the path must not hang the recorder.
+ * Open the file at the path and have it judged: 1 when it is open to be
+ * read, 0 when there is none or it was refused (not asked again until
+ * the path names another file, or this one changes), -1 with errno.
+ */
+static int
+perfmap_take_file(struct perfmap_file *f)
+{
+	struct stat st;
+	int fd = jitfile_open(f->path, &st);
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	if (f->judge != NULL && !f->judge(f->path, &st, f->judge_arg)) {
+		close(fd);
+		f->refused = st;
+		return 0;
+	}
+	f->refused.st_ino = 0;
+	f->fd = fd;
+	f->st = st;
+	if (f->buf == NULL)	/* only once there is a file to read */
+		f->buf = xmalloc(PERFMAP_LINE_MAX + PERFMAP_CHUNK);
+	return 1;
+}
+
+/*
+ * Have f->fd be the file at f->path, as it is now: 1 when there is
+ * something new to read, 2 when it is unchanged since the last read, 0
+ * when there is no file (or it is refused), -1 with errno.  A file
+ * replaced at the path (another inode), cut shorter than was read, or
+ * written again in place (its last bytes read are not there any more) is
+ * read again from its start.  A file removed from the path stays open:
+ * what its writer wrote before is still to be read.
  */
 static int
 perfmap_sync(struct perfmap_file *f)
 {
 	struct stat st;
+	int there = lstat(f->path, &st) == 0;
 
-	/* the path names another file: the runtime wrote a new map */
-	if (f->fd >= 0 && stat(f->path, &st) == 0 &&
-	    (st.st_dev != f->dev || st.st_ino != f->ino)) {
+	if (!there && errno != ENOENT && errno != ENOTDIR)
+		return -1;
+	if (f->fd >= 0 && there && (st.st_dev != f->st.st_dev ||
+	    st.st_ino != f->st.st_ino)) {
 		close(f->fd);
 		f->fd = -1;
 		perfmap_restart(f);
 	}
 	if (f->fd < 0) {
-		int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-		if (fd < 0)
-			return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-		errno = EINVAL;		/* not a regular file, unless fstat fails */
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		f->fd = fd;
-		f->dev = st.st_dev;
-		f->ino = st.st_ino;
-		return 1;
+		if (!there)
+			return 0;
+		if (f->refused.st_ino != 0 && jitfile_same(&f->refused, &st))
+			return 0;
+		return perfmap_take_file(f);
 	}
-	if (fstat(f->fd, &st) < 0)
+	if (!there && fstat(f->fd, &st) < 0)
 		return -1;
-	if (st.st_size < f->offset)
+	if (jitfile_same(&f->st, &st))
+		return 2;
+	f->st = st;
+	if (st.st_size < f->mark.end || jitfile_marked(f->fd, &f->mark) == 0)
 		perfmap_restart(f);
 	return 1;
 }
@@ -261,15 +291,16 @@ perfmap_take(struct perfmap_file *f, size_t got, struct perfmap_count *c)
 }
 
 int
-perfmap_read(struct perfmap_file *f, int at_end,
+perfmap_read(struct perfmap_file *f, int at_end, size_t budget,
     void (*fn)(const struct perfmap_entry *e, void *arg), void *arg)
 {
 	struct perfmap_count c = { fn, arg, 0 };
 	int r = perfmap_sync(f);
+	size_t taken = 0;
 
-	if (r <= 0)
-		return r;
-	for (;;) {
+	if (r <= 0 || (r == 2 && !at_end))
+		return r < 0 ? -1 : 0;
+	while (r == 1 && taken < budget) {
 		ssize_t got = pread(f->fd, f->buf + f->held, PERFMAP_CHUNK,
 		    f->offset);
 
@@ -280,9 +311,15 @@ perfmap_read(struct perfmap_file *f, int at_end,
 		if (got == 0)
 			break;
 		f->offset += got;
+		taken += (size_t)got;
+		/* the bytes before the offset, held ones included */
+		jitfile_mark(&f->mark, f->buf, f->held + (size_t)got, f->offset);
 		perfmap_take(f, (size_t)got, &c);
 	}
-	if (at_end) {
+	if (taken >= budget) {
+		/* more to read next time: the file is not as last seen */
+		f->st.st_size = -1;
+	} else if (at_end) {
 		/* the writer is gone: what it left unfinished is a last line */
 		if (!f->skipping)
 			perfmap_parse(f->buf, f->held, 1, perfmap_counted, &c,

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "jitfile.h"
+
 /* The longest line taken; a longer one is counted bad and skipped. */
 #define PERFMAP_LINE_MAX	4096
 
@@ -50,21 +52,31 @@ size_t perfmap_parse(const char *buf, size_t len, int at_eof,
 /* One map file being followed as it grows. */
 struct perfmap_file;
 
-/* Follow path (nothing is read yet; the file need not exist). */
-struct perfmap_file *perfmap_open(const char *path);
+/*
+ * Follow path (nothing is read yet; the file need not exist).  Each file
+ * found there is opened as jitfile_open does (no symlink, no FIFO) and,
+ * if judge is not NULL, read only if judge(path, its fstat, judge_arg)
+ * says so (asked once a file, and again if a refused one changes).
+ */
+struct perfmap_file *perfmap_open(const char *path, jitfile_judge *judge,
+    void *judge_arg);
 void perfmap_close(struct perfmap_file *f);
 
 /*
- * Read what was added since the last read: fn for each new entry.
- * at_end: the writer is gone, a last unfinished line counts.  A file
- * that was replaced (another inode) or cut shorter than was read is read
- * again from its start.  Returns the number of new entries, 0 when the
- * file is missing or unchanged, -1 with errno on a read error (EINVAL:
- * the path is no regular file).  Between reads at most PERFMAP_LINE_MAX
- * bytes of an unfinished line are held; a longer one is counted bad as
- * soon as it is seen and skipped to its newline.
+ * Read what was added since the last read, budget bytes at most (SIZE_MAX:
+ * all): fn for each new entry.  at_end: the writer is gone, a last
+ * unfinished line counts (once all is read).  A file that was replaced
+ * (another inode), cut shorter than was read, or written again in place
+ * (the last bytes read are not what they were) is read again from its
+ * start; a file unchanged since the last read (its size, times and inode)
+ * is not read at all.  Returns the number of new entries, 0 when the
+ * file is missing, refused or unchanged, -1 with errno on an open or read
+ * error (jitfile_open's: ELOOP a symlink, EINVAL no regular file).
+ * Between reads at most PERFMAP_LINE_MAX bytes of an unfinished line are
+ * held; a longer one is counted bad as soon as it is seen and skipped to
+ * its newline.
  */
-int perfmap_read(struct perfmap_file *f, int at_end,
+int perfmap_read(struct perfmap_file *f, int at_end, size_t budget,
     void (*fn)(const struct perfmap_entry *e, void *arg), void *arg);
 
 /* Lines refused so far (perfmap_parse's bad), and whether it was replaced. */

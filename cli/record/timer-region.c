@@ -173,7 +173,11 @@ timer_region_resolve(struct builder *b, struct agent_region *r, int fd,
 		} else if (pc == AGENT_KERNEL_PC) {
 			builder_kernel(b, 0, count, pid, pid);
 		} else if (m == NULL || m->obj < 0) {
-			builder_unknown(b, count, pid, pid);
+			/* generated code named by files read at the end (jit.h) */
+			f[0] = (struct bframe){ BFRAME_UNKNOWN, pc };
+			if (slots[slot].space == NULL || !jit_code_defer(
+			    slots[slot].space->jit, f, 1, count, pid, pid, 1))
+				builder_unknown(b, count, pid, pid);
 		} else {
 			builder_sample(b, m->obj, pc - m->start + m->pgoff, count,
 			    pid, pid);
