@@ -162,6 +162,15 @@ def prf_files(recorded):
                                (1, 0x20000, 0, 12)])])
     f["ok-made-unknown-optional-record"] = finish(
         full[:2] + [record(77, b"future", flags=1)] + full[2:])
+    # records the timer engine's recorder refused (tag 12, optional)
+    f["ok-made-refused"] = finish(full + [record(12, u64(37), flags=1)])
+    f["ok-made-refused-most"] = finish(full + [record(12, u64(U64), flags=1)])
+    f["bad-made-refused-none"] = finish(full + [record(12, u64(0), flags=1)])
+    f["bad-made-refused-twice"] = finish(
+        full + [record(12, u64(1), flags=1), record(12, u64(2), flags=1)])
+    f["bad-made-refused-short"] = finish(full + [record(12, u32(1), flags=1)])
+    f["bad-made-refused-long"] = finish(
+        full + [record(12, u64(1) + b"\0", flags=1)])
     f["ok-made-top-of-address-space"] = finish([
         header(3), obj("[vdso]", {U64 - 15: 1, U64 - 1: 2}, lowpc=U64 - 15,
                        highpc=U64, bucket=1)])
