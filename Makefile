@@ -250,6 +250,13 @@ $(BUILD)/tests/adversary-lib%.so: tests/adversary-lib.c
 	$(CC) -O2 -g $(WARN) -shared -fPIC -DADV_LIB_BURN=$*_burn -o $@ $<
 WORKLOADS += $(BUILD)/tests/adversary $(BUILD)/tests/adversary-liba.so \
              $(BUILD)/tests/adversary-libb.so
+# A program that writes over the memory the timer engine shares with it:
+# plain, but built against the region's layout headers, to aim at it
+$(BUILD)/tests/adversary-region: tests/adversary-region.c lib/agent/agent.h \
+    lib/sampler/stackring.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -Ilib -Ilib/arch/$(ARCH) -o $@ $<
+WORKLOADS += $(BUILD)/tests/adversary-region
 # Time off the CPU known to the program (record --wall): built with frame
 # pointers and without, as the off-CPU stacks are unwound both ways
 $(BUILD)/tests/wall-workload: tests/wall-workload.c

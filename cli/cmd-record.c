@@ -471,7 +471,13 @@ record_exec(int argc, char **argv)
 			    r.kernel_sampled ? "" : " (user mode only)", path);
 		if (p->wall != NULL)
 			wall_summary(p);
-		if (taken < 100)
+		/* what the program wrote over is why samples are missing */
+		if (p->refused > 0)
+			cli_warn("%llu records of the memory %s shares with the "
+			    "recorder could not be true (it wrote over them): "
+			    "refused, their samples not in the profile",
+			    (unsigned long long)p->refused, o.argv[0]);
+		else if (taken < 100)
 			cli_warn("only %llu samples%s: too few to trust; run "
 			    "longer or raise %s", (unsigned long long)taken,
 			    p->wall != NULL ? " of the CPU (the time off it is "

@@ -55,6 +55,11 @@ struct record_result {
 	uint64_t throttled;		/* times the kernel throttled sampling */
 	/* the profile's weights record (profil.h): what was taken, how */
 	uint64_t taken, weight_sq, slowest_ns;
+	/*
+	 * Records of the memory the program shares with the recorder (the
+	 * timer engine's region) that could not be true: refused, unread
+	 */
+	uint64_t refused;
 	/* --wall: a process whose blocked stacks could not be read, why */
 	pid_t wall_unreadable;
 	int wall_unreadable_errno;

@@ -15,6 +15,8 @@
 #include "agent/agent.h"
 #include "builder.h"
 
+struct timer_region;
+
 /*
  * A process image the agent took a slot for.  Its space holds the
  * mappings as last read, and every one they replaced: its pcs are
@@ -27,17 +29,27 @@ struct slot_maps {
 	struct addr_space *space;	/* with its history; NULL until opened */
 	struct unwind_space *uw;	/* with call stacks: its unwinder */
 	uint64_t captured;		/* samples that came with a stack */
+	uint64_t counted;		/* samples of the pc table (at the end) */
+	/*
+	 * The slot names a process that is not the recorder's to profile
+	 * (not one of its descendants), or its pid changed once filled: its
+	 * records are refused, none read.
+	 */
+	int refused;
 };
 
 /*
  * Open the slots filled since the last look (their processes named and
  * forked in b); with fresh, read their maps at once too.  1 if any was
- * new.
+ * new.  A slot is opened once, for the pid it was filled with, and only
+ * if that process descends from the recorder (or has ended: nothing of
+ * it can be read then); otherwise, or if its pid changes later, it is
+ * refused and counted so in r.
  */
-int timer_slots_open_new(struct builder *b, struct agent_region *r,
+int timer_slots_open_new(struct builder *b, struct timer_region *r,
     struct slot_maps *slots, int fresh);
 /* Open new slots, and read the maps of every live one. */
-void timer_slots_snapshot_all(struct builder *b, struct agent_region *r,
+void timer_slots_snapshot_all(struct builder *b, struct timer_region *r,
     struct slot_maps *slots);
 /*
  * The mapping that holds pc in slot s, at any time it was read, or NULL
