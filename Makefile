@@ -298,16 +298,21 @@ check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
 # its working directory).  make fuzz-replay: every corpus file
 # through the libFuzzer binaries.  make check replays the corpus too, through
 # $(BUILD)/tests/replay-NAME (gcc, cmocka: no clang needed).
-FUZZ_TARGETS := prf elf report options maps perfmap jitdump
+FUZZ_TARGETS := prf elf report options maps perfmap jitdump procfs ksyms region \
+                perfrec
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli -Ifuzz $(WARN) \
                 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
-# the .prf codec, and the command's code that reads profiles and ELF files
+# the .prf codec, and the command's code that reads profiles, ELF files,
+# /proc and the engines' records (perf-records.c and perf-procs.c: the
+# perf engine's records applied; not its events, rings or runs)
 FUZZ_SRC     := $(CODEC_SRC) $(filter-out cli/profil.c cli/cmd-%.c \
-                cli/record/perf.c cli/record/perf-%.c cli/record/timer.c \
+                cli/record/perf.c cli/record/perf-attach.c \
+                cli/record/perf-drain.c cli/record/perf-engine.c \
+                cli/record/perf-events.c cli/record/timer.c \
                 cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
@@ -455,4 +460,5 @@ clean:
 	rm -rf build
 
 .PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install clean deps-demo deps-check fuzz fuzz-replay
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
+    $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz-%.d)

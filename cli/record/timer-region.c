@@ -27,10 +27,19 @@ struct timer_region *
 timer_region_new(unsigned rate_hz, uint64_t samples, unsigned stack_size,
     uint64_t period_ns, uint64_t start_ns)
 {
+	return timer_region_new_sized(rate_hz, samples, stack_size, period_ns,
+	    start_ns, PCMAP_CAPACITY, THREADS_CAPACITY, STACK_SLOTS);
+}
+
+struct timer_region *
+timer_region_new_sized(unsigned rate_hz, uint64_t samples,
+    unsigned stack_size, uint64_t period_ns, uint64_t start_ns,
+    uint64_t capacity, uint64_t tcapacity, uint64_t nslots)
+{
 	size_t head = (sizeof(struct agent_region) + 4095) & ~(size_t)4095;
-	size_t tables = head + 2 * (size_t)PCMAP_CAPACITY * 8 +
-	    2 * (size_t)THREADS_CAPACITY * 8;
-	size_t ring = stack_size ? STACKRING_BYTES(STACK_SLOTS, stack_size) : 0;
+	size_t tables = head + 2 * (size_t)capacity * 8 +
+	    2 * (size_t)tcapacity * 8;
+	size_t ring = stack_size ? STACKRING_BYTES(nslots, stack_size) : 0;
 	size_t size = tables + ring;
 	struct timer_region *t;
 	struct agent_region *r;
@@ -61,12 +70,12 @@ timer_region_new(unsigned rate_hz, uint64_t samples, unsigned stack_size,
 	}
 	t = xcalloc(1, sizeof *t);
 	*t = (struct timer_region){ .shared = r, .fd = fd, .size = size,
-	    .capacity = PCMAP_CAPACITY, .keys_offset = head,
-	    .counts_offset = head + (size_t)PCMAP_CAPACITY * 8,
-	    .tcapacity = THREADS_CAPACITY,
-	    .tkeys_offset = head + 2 * (size_t)PCMAP_CAPACITY * 8,
-	    .tcounts_offset = head + 2 * (size_t)PCMAP_CAPACITY * 8 +
-	    (size_t)THREADS_CAPACITY * 8, .start_ns = start_ns,
+	    .capacity = capacity, .keys_offset = head,
+	    .counts_offset = head + (size_t)capacity * 8,
+	    .tcapacity = tcapacity,
+	    .tkeys_offset = head + 2 * (size_t)capacity * 8,
+	    .tcounts_offset = head + 2 * (size_t)capacity * 8 +
+	    (size_t)tcapacity * 8, .start_ns = start_ns,
 	    .period_ns = period_ns ? period_ns : 1,
 	    .ncpus = ncpus > 0 ? (uint64_t)ncpus : 1 };
 	r->version = AGENT_VERSION;
@@ -81,7 +90,7 @@ timer_region_new(unsigned rate_hz, uint64_t samples, unsigned stack_size,
 	r->mechanism = PROFIL_MECH_AUTO;
 	r->budget.samples = samples;
 	if (stack_size) {
-		stackring_layout(&t->ring, (char *)r + tables, STACK_SLOTS,
+		stackring_layout(&t->ring, (char *)r + tables, nslots,
 		    stack_size);
 		r->stacks_offset = tables;
 		r->stacks_bytes = ring;
@@ -190,8 +199,11 @@ resolve_threads(struct builder *b, struct timer_region *r,
 		if ((key = keys[i]) == 0 || (count = counts[i]) == 0)
 			continue;
 		if ((slot = opened_slot(slots, key >> 32)) == 0 ||
-		    !possible_tid((uint32_t)key) ||
-		    !timer_region_accept(r, &r->thread_samples, count, now))
+		    !possible_tid((uint32_t)key)) {
+			r->refused++;
+			continue;
+		}
+		if (!timer_region_accept(r, &r->thread_samples, count, now))
 			continue;
 		pid = slots[slot].pid;
 		if (only_pid != 0 && pid != only_pid)
@@ -262,8 +274,11 @@ timer_region_resolve(struct builder *b, struct timer_region *r,
 		}
 		if ((key = keys[i]) == 0 || (count = counts[i]) == 0)
 			continue;
-		if ((slot = opened_slot(slots, key >> 48)) == 0 ||
-		    !timer_region_accept(r, &r->samples, count, now))
+		if ((slot = opened_slot(slots, key >> 48)) == 0) {
+			r->refused++;
+			continue;
+		}
+		if (!timer_region_accept(r, &r->samples, count, now))
 			continue;
 		slots[slot].counted += count;
 		if (only_pid != 0 && slots[slot].pid != only_pid)

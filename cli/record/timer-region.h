@@ -60,6 +60,15 @@ struct timer_region {
  */
 struct timer_region *timer_region_new(unsigned rate_hz, uint64_t samples,
     unsigned stack_size, uint64_t period_ns, uint64_t start_ns);
+/*
+ * The same with tables of capacity pcs and tcapacity threads and a ring
+ * of nslots captures (each a power of 2): small regions for the fuzz
+ * target.
+ */
+struct timer_region *timer_region_new_sized(unsigned rate_hz,
+    uint64_t samples, unsigned stack_size, uint64_t period_ns,
+    uint64_t start_ns, uint64_t capacity, uint64_t tcapacity,
+    uint64_t nslots);
 void timer_region_free(struct timer_region *r);
 
 /*
