@@ -43,6 +43,7 @@
 #include "timer-region.h"
 #include "timer-slots.h"
 #include "timer-stacks.h"
+#include "timer-unseen.h"
 #include "unwind.h"
 #include "wall.h"
 #include "wall-stat.h"
@@ -211,6 +212,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	struct pollfd pfd;
 	struct wall *w = NULL;	/* --wall: time off the CPU */
 	struct wall_stat *ws = NULL;
+	struct timer_unseen *unseen;
 	uint64_t start, last_snapshot = 0;
 	pid_t only = 0;		/* with --no-children: the program's pid */
 	int rc, more = 0;
@@ -255,6 +257,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	start = now_ns();
 	r->exec_errno = launch_go(&l);
 	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
+	unseen = timer_unseen_new(lib);
 	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
 	l.on_reap = on_reap;
 	l.reap_arg = r->builder;
@@ -275,6 +278,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		poll(&pfd, 1, more ? 0 : STACK_POLL_MS);
 		if (now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
 			timer_slots_snapshot_all(r->builder, region, slots);
+			timer_unseen_poll(unseen, slots);
 			last_snapshot = now_ns();
 		} else {
 			timer_slots_open_new(r->builder, region, slots, 1);
@@ -304,6 +308,10 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	timer_region_weights(region, o, only, slots, r);
 	r->refused = region->refused;
 	launch_finish(&l, o, r);
+	/* what ran for 10 ms, or two periods, without being sampled */
+	timer_unseen_finish(unseen, l.pid, l.own_cpu_ns, only != 0,
+	    o->period_ns * 2 > 10000000 ? o->period_ns * 2 : 10000000, r);
+	timer_unseen_free(unseen);
 	launch_close(&l);
 	for (int i = 0; i < AGENT_MAX_PROCS; i++) {
 		unwind_space_free(slots[i].uw);
