@@ -122,8 +122,9 @@ parse_kallsyms(struct ksyms *t, FILE *f, const char **problem)
 		int fields = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type,
 		    name, module);
 
+		/* (a function at the top of the address space would end past it) */
 		if (fields < 3 || (type != 't' && type != 'T' && type != 'w' &&
-		    type != 'W'))
+		    type != 'W') || addr == UINT64_MAX)
 			continue;
 		seen_nonzero |= addr != 0;
 		len = strlen(name) + (module[0] ? strlen(module) + 3 : 0) + 1;
@@ -237,7 +238,7 @@ parse_cache(struct ksyms *t, const void *data, size_t size,
 	names = (const char *)(syms + n);
 	names_size = table - n * sizeof(struct ksym);
 	for (size_t i = 0; i < n; i++)
-		if (syms[i].name >= names_size ||
+		if (syms[i].name >= names_size || syms[i].addr == UINT64_MAX ||
 		    (i > 0 && syms[i].addr <= syms[i - 1].addr) ||
 		    memchr(names + syms[i].name, '\0',
 		    names_size - syms[i].name) == NULL)
