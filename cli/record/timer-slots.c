@@ -250,6 +250,28 @@ timer_slots_snapshot_all(struct builder *b, struct timer_region *tr,
 			snapshot(b, tr->shared, &slots[i]);
 }
 
+void
+timer_slots_snapshot_due(struct builder *b, struct timer_region *tr,
+    struct slot_maps *slots, uint64_t now)
+{
+	timer_slots_open_new(b, tr, slots, 0);
+	for (uint32_t i = 1; i < AGENT_MAX_PROCS; i++) {
+		struct slot_maps *s = &slots[i];
+		unsigned generation;
+
+		if (s->pid == 0 || s->gone || now < s->next_look_ns)
+			continue;
+		generation = s->space->generation;
+		snapshot(b, tr->shared, s);
+		if (s->look_every_ns == 0 || tr->ring.shared == NULL ||
+		    s->space->generation != generation)
+			s->look_every_ns = TIMER_SLOTS_LOOK_NS;
+		else if (s->look_every_ns < TIMER_SLOTS_LOOK_MAX_NS)
+			s->look_every_ns *= 2;
+		s->next_look_ns = now + s->look_every_ns;
+	}
+}
+
 /*
  * The mapping that holds pc in slot s, at any time it was read, or NULL
  * if none does or if two that do would put it in different code (the

@@ -30,6 +30,8 @@ struct slot_maps {
 	struct unwind_space *uw;	/* with call stacks: its unwinder */
 	uint64_t captured;		/* samples that came with a stack */
 	uint64_t counted;		/* samples of the pc table (at the end) */
+	uint64_t next_look_ns;		/* its maps are due to be read again */
+	uint64_t look_every_ns;		/*   this long after the last reading */
 	/*
 	 * The slot names a process that is not the recorder's to profile
 	 * (not one of its descendants), or its pid changed once filled: its
@@ -51,6 +53,18 @@ int timer_slots_open_new(struct builder *b, struct timer_region *r,
 /* Open new slots, and read the maps of every live one. */
 void timer_slots_snapshot_all(struct builder *b, struct timer_region *r,
     struct slot_maps *slots);
+/*
+ * Open new slots, and read the maps of the live ones that are due at
+ * now (CLOCK_MONOTONIC).  A slot is due TIMER_SLOTS_LOOK_NS after its
+ * last reading; with call stacks, that doubles, up to
+ * TIMER_SLOTS_LOOK_MAX_NS, each time a reading finds its maps unchanged
+ * (a capture whose pc lies in no mapping has them all read at once:
+ * timer-stacks.c), and is back to the shortest when they change.
+ */
+#define TIMER_SLOTS_LOOK_NS	20000000ull
+#define TIMER_SLOTS_LOOK_MAX_NS	160000000ull
+void timer_slots_snapshot_due(struct builder *b, struct timer_region *r,
+    struct slot_maps *slots, uint64_t now);
 /*
  * The mapping that holds pc in slot s, at any time it was read, or NULL
  * if none does or if two that do would put it in different code (the

@@ -15,15 +15,16 @@
 #include "unwind.h"
 
 /*
- * The ring is drained every STACK_POLL_MS, the maps read every
- * SNAPSHOT_MS (timer.c): a capture from a process started (or a library
- * loaded) since the last reading would be unwound without its maps, its
- * pc in no object ([unknown], "no unwind information": 3-9 samples of
- * gcc's `as` child, a 60 ms process).  Such a capture has the maps read
- * first, once a drain (*fresh; code in no mapping at all stays unknown,
- * and costs one reading each STACK_POLL_MS at most).  c is the capture's
- * header, copied out of the ring, and stack its stack, copied too: the
- * program may be writing over the slot as we read it.
+ * The ring is drained every STACK_POLL_MS (timer.c), the maps read every
+ * 20 to 160 ms (timer_slots_snapshot_due): a capture from a process
+ * started (or a library loaded) since the last reading would be unwound
+ * without its maps, its pc in no object ([unknown], "no unwind
+ * information": 3-9 samples of gcc's `as` child, a 60 ms process).  Such
+ * a capture has the maps read first, once a drain (*fresh; code in no
+ * mapping at all stays unknown, and costs one reading each STACK_POLL_MS
+ * at most).  c is the capture's header, copied out of the ring, and
+ * stack its stack, copied too: the program may be writing over the slot
+ * as we read it.
  */
 static void
 take(struct builder *b, struct timer_region *r, const struct stackring_slot *c,

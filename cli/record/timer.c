@@ -48,7 +48,9 @@
 #include "wall.h"
 #include "wall-stat.h"
 
-#define SNAPSHOT_MS	20
+#define SNAPSHOT_MS	20		/* how often slots' maps may be due
+					   (timer_slots_snapshot_due), and
+					   the descendants are looked at */
 #define STACK_POLL_MS	5		/* how often we wake: the ring drained,
 					   new processes' maps read */
 
@@ -277,7 +279,8 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		/* a ring's worth was taken last time: more may be waiting */
 		poll(&pfd, 1, more ? 0 : STACK_POLL_MS);
 		if (now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
-			timer_slots_snapshot_all(r->builder, region, slots);
+			timer_slots_snapshot_due(r->builder, region, slots,
+			    now_ns());
 			timer_unseen_poll(unseen, slots);
 			last_snapshot = now_ns();
 		} else {

@@ -35,9 +35,11 @@ static __thread uintptr_t stack_end __attribute__((tls_model("initial-exec")));
  * or kill a program that reset SIGSEGV to its default), a page to an
  * iovec so that it copies all it can.  Where that call is refused (a
  * seccomp filter), nothing is copied: the stack is cut at its leaf.
+ * tid is the calling thread's, whose memory is the process's: the call
+ * takes it as well as the pid, which would cost a getpid a sample.
  */
 static uint64_t
-copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
+copy_stack(unsigned char *dst, uintptr_t from, uint64_t n, uint32_t tid)
 {
 	struct iovec local[MAX_PAGES], remote[MAX_PAGES];
 	uint64_t done = 0;
@@ -58,8 +60,8 @@ copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
 	}
 	if (k == 0)
 		return 0;
-	got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), local, k,
-	    remote, k, 0);
+	got = syscall(SYS_process_vm_readv, tid ? (long)tid :
+	    syscall(SYS_getpid), local, k, remote, k, 0);
 	if (got < 0)
 		return 0;
 	if ((uint64_t)got < done)	/* the stack ends there */
@@ -117,7 +119,7 @@ stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
 	s->tid = tid;
 	s->stack_addr = regs[ARCH_REG_SP] - ARCH_RED_ZONE;
 	got = copy_stack(s->data, (uintptr_t)(regs[ARCH_REG_SP] - ARCH_RED_ZONE),
-	    r->stack_size);
+	    r->stack_size, tid);
 	s->size = got;
 	/* nothing copied: the slot is published empty (weight 0), given up */
 	s->weight = got ? weight : 0;
