@@ -44,10 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct record_result res = { .pid = 100,
 	    .kernel_sampled = (flags & 2) != 0 };
 	struct engine e = { .opts = &o, .result = &res };
-	struct profil_profile *p, *back;
-	void *encoded;
-	size_t encoded_size;
-	char cause[256];
+	struct profil_profile *p;
 
 	e.b = builder_new(1);
 	res.builder = e.b;
@@ -81,17 +78,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = builder_finish(e.b);
 	builder_free(e.b);
 	jit_end(p, NULL);
-	p->interval_ns = PERIOD_NS;
-	p->engine = strdup("perf");
-	p->argv = calloc(1, sizeof *p->argv);
-	if (profil_profile_encode(p, &encoded, &encoded_size) < 0)
-		fuzz_fail("the profile cannot be encoded: %s", strerror(errno));
-	back = profil_profile_parse(encoded, encoded_size, cause, sizeof cause);
-	if (back == NULL)
-		fuzz_fail("the reader refuses the profile: %s", cause);
-	profil_profile_free(back);
-	free(encoded);
-	profil_profile_free(p);
+	fuzz_profile_reads_back(p, PERIOD_NS, "perf");
 	perf_procs_free(&e);
 	hmap_free(&e.proc_index);
 	return 0;

@@ -91,12 +91,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct record_result res = { 0 };
 	struct timer_region *r;
 	struct slot_maps *slots;
-	struct profil_profile *p, *back;
+	struct profil_profile *p;
 	struct builder *b;
 	pid_t only = 0;
-	void *encoded;
-	size_t encoded_size;
-	char cause[256];
 
 	if (size >= 2)
 		memcpy(&elapsed, data, 2);
@@ -129,9 +126,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = builder_finish(b);
 	builder_free(b);
 	jit_end(p, NULL);
-	p->interval_ns = PERIOD_NS;
-	p->engine = strdup("timer");
-	p->argv = calloc(1, sizeof *p->argv);
 	p->taken = res.taken;
 	p->weight_sq = res.weight_sq;
 	if (p->weight_sq < p->taken)
@@ -145,14 +139,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_fail("%llu samples and %llu lost, %llu at most in %u ms",
 		    (unsigned long long)p->samples, (unsigned long long)p->lost,
 		    (unsigned long long)most, elapsed);
-	if (profil_profile_encode(p, &encoded, &encoded_size) < 0)
-		fuzz_fail("the profile cannot be encoded: %s", strerror(errno));
-	back = profil_profile_parse(encoded, encoded_size, cause, sizeof cause);
-	if (back == NULL)
-		fuzz_fail("the reader refuses the profile: %s", cause);
-	profil_profile_free(back);
-	free(encoded);
-	profil_profile_free(p);
+	fuzz_profile_reads_back(p, PERIOD_NS, "timer");
 	for (int i = 0; i < AGENT_MAX_PROCS; i++) {
 		unwind_space_free(slots[i].uw);
 		addr_space_free(slots[i].space);

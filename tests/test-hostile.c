@@ -47,14 +47,8 @@ attack(const char *mode, const char *arg, int who, int refuse,
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chmod(dir, 0777), 0);
 	snprintf(prf, sizeof prf, "%s/a.prf", dir);
-	if (who == AS_NOBODY) {
-		if (geteuid() != 0)
-			SKIP("not root: cannot run the recorder as nobody");
-		argv[k++] = "/usr/bin/setpriv";
-		argv[k++] = "--reuid=nobody";
-		argv[k++] = "--regid=nogroup";
-		argv[k++] = "--clear-groups";
-	}
+	if (who == AS_NOBODY && (k = e2e_as_nobody(argv)) == 0)
+		SKIP("not root: cannot run the recorder as nobody");
 	argv[k++] = profil_bin;
 	argv[k++] = "record";
 	argv[k++] = "-e";

@@ -40,14 +40,8 @@ record_sh(struct run *r, const char *script, int who, double *cpu)
 	snprintf(prf, sizeof prf, "%s/u.prf", dir);
 	snprintf(line, sizeof line, "W=%s; S=%s; %s", workload, workload_static,
 	    script);
-	if (who == AS_NOBODY) {
-		if (geteuid() != 0)
-			return -1;
-		argv[k++] = "/usr/bin/setpriv";
-		argv[k++] = "--reuid=nobody";
-		argv[k++] = "--regid=nogroup";
-		argv[k++] = "--clear-groups";
-	}
+	if (who == AS_NOBODY && (k = e2e_as_nobody(argv)) == 0)
+		return -1;
 	argv[k++] = profil_bin;
 	argv[k++] = "record";
 	argv[k++] = "-e";

@@ -155,6 +155,21 @@ table_seek(int fd, size_t off, uint64_t i, uint64_t n, int whence)
 }
 
 /*
+ * The first entry from i on of a table of n u64 at off that lies in a
+ * page the agent wrote; n if none.  *end: where that run of written pages
+ * ends (0 at first).
+ */
+static uint64_t
+next_written(int fd, uint64_t off, uint64_t n, uint64_t i, uint64_t *end)
+{
+	if (i >= *end) {
+		i = table_seek(fd, off, i, n, SEEK_DATA);
+		*end = table_seek(fd, off, i, n, SEEK_HOLE);
+	}
+	return i;
+}
+
+/*
  * The slot of a table entry, if it is one the recorder opened (and did
  * not refuse): its index, or 0.
  */
@@ -183,19 +198,12 @@ resolve_threads(struct builder *b, struct timer_region *r,
 	    r->tcounts_offset);
 	uint64_t tlost = r->shared->tlost;
 
-	for (uint64_t i = 0, end = 0; i < r->tcapacity; i++) {
+	for (uint64_t i = 0, end = 0; (i = next_written(r->fd, r->tkeys_offset,
+	    r->tcapacity, i, &end)) < r->tcapacity; i++) {
 		uint64_t key, count;
 		unsigned slot;
 		pid_t pid;
 
-		if (i >= end) {
-			i = table_seek(r->fd, r->tkeys_offset, i, r->tcapacity,
-			    SEEK_DATA);
-			end = table_seek(r->fd, r->tkeys_offset, i, r->tcapacity,
-			    SEEK_HOLE);
-			if (i >= r->tcapacity)
-				break;
-		}
 		if ((key = keys[i]) == 0 || (count = counts[i]) == 0)
 			continue;
 		if ((slot = opened_slot(slots, key >> 32)) == 0 ||
@@ -260,18 +268,11 @@ timer_region_resolve(struct builder *b, struct timer_region *r,
 	    r->counts_offset);
 	uint64_t lost = r->shared->lost;
 
-	for (uint64_t i = 0, end = 0; i < r->capacity; i++) {
+	for (uint64_t i = 0, end = 0; (i = next_written(r->fd, r->keys_offset,
+	    r->capacity, i, &end)) < r->capacity; i++) {
 		uint64_t key, count;
 		unsigned slot;
 
-		if (i >= end) {
-			i = table_seek(r->fd, r->keys_offset, i, r->capacity,
-			    SEEK_DATA);
-			end = table_seek(r->fd, r->keys_offset, i, r->capacity,
-			    SEEK_HOLE);
-			if (i >= r->capacity)
-				break;
-		}
 		if ((key = keys[i]) == 0 || (count = counts[i]) == 0)
 			continue;
 		if ((slot = opened_slot(slots, key >> 48)) == 0) {
