@@ -266,6 +266,13 @@ $(BUILD)/tests/adversary-lib%.so: tests/adversary-lib.c
 	$(CC) -O2 -g $(WARN) -shared -fPIC -DADV_LIB_BURN=$*_burn -o $@ $<
 WORKLOADS += $(BUILD)/tests/adversary $(BUILD)/tests/adversary-liba.so \
              $(BUILD)/tests/adversary-libb.so
+# A program that writes over the memory the timer engine shares with it:
+# plain, but built against the region's layout headers, to aim at it
+$(BUILD)/tests/adversary-region: tests/adversary-region.c lib/agent/agent.h \
+    lib/sampler/stackring.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -Ilib -Ilib/arch/$(ARCH) -o $@ $<
+WORKLOADS += $(BUILD)/tests/adversary-region
 # Time off the CPU known to the program (record --wall): built with frame
 # pointers and without, as the off-CPU stacks are unwound both ways
 $(BUILD)/tests/wall-workload: tests/wall-workload.c
@@ -307,16 +314,21 @@ check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
 # its working directory).  make fuzz-replay: every corpus file
 # through the libFuzzer binaries.  make check replays the corpus too, through
 # $(BUILD)/tests/replay-NAME (gcc, cmocka: no clang needed).
-FUZZ_TARGETS := prf elf report options maps perfmap jitdump
+FUZZ_TARGETS := prf elf report options maps perfmap jitdump procfs ksyms region \
+                perfrec
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli -Ifuzz $(WARN) \
                 -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
-# the .prf codec, and the command's code that reads profiles and ELF files
+# the .prf codec, and the command's code that reads profiles, ELF files,
+# /proc and the engines' records (perf-records.c and perf-procs.c: the
+# perf engine's records applied; not its events, rings or runs)
 FUZZ_SRC     := $(CODEC_SRC) $(filter-out cli/profil.c cli/cmd-%.c \
-                cli/record/perf.c cli/record/perf-%.c cli/record/timer.c \
+                cli/record/perf.c cli/record/perf-attach.c \
+                cli/record/perf-drain.c cli/record/perf-engine.c \
+                cli/record/perf-events.c cli/record/timer.c \
                 cli/record/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
@@ -464,4 +476,5 @@ clean:
 	rm -rf build
 
 .PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install clean deps-demo deps-check fuzz fuzz-replay
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
+    $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz-%.d)

@@ -166,6 +166,12 @@ check_exec(int argc, char **argv)
 			    (unsigned long long)p->lost, p->nthreads, p->nprocesses,
 			    tail);
 		}
+		if (!quiet && p->refused > 0)
+			printf("%s: %llu records refused: the profiled program "
+			    "wrote over the memory it shares with the recorder "
+			    "(timer engine); what they held is not in the "
+			    "profile\n", argv[optind],
+			    (unsigned long long)p->refused);
 		if (!quiet && p->nstacks > 0)
 			print_stacks(argv[optind], p);
 		if (!quiet && p->wall != NULL)
@@ -182,5 +188,7 @@ const struct cmd cmd_check = {
 	"  -h, --help   this help\n"
 	"A profile with call stacks gets a line more, and one per reason its\n"
 	"stacks were cut short; a wall profile (record --wall) one with its time\n"
-	"off the CPU.  Exit 0 when every file is sound, 1 otherwise.\n",
+	"off the CPU; one whose recorder refused what the program wrote over\n"
+	"their shared memory, one saying how much.  Exit 0 when every file is\n"
+	"sound, 1 otherwise.\n",
 };

@@ -259,6 +259,30 @@ wall_mostly_off(const struct profil_profile *p)
 }
 
 /*
+ * The processes whose CPU time the engine could not see (the timer
+ * engine's, started without its library): a line each, which and why,
+ * the three that ran most; the rest in one.
+ */
+static void
+warn_unseen(const struct record_result *r)
+{
+	uint64_t rest = 0;
+
+	for (size_t i = 0; i < r->nunseen; i++) {
+		const struct record_unseen *u = &r->unseen[i];
+
+		if (i < 3)
+			cli_warn("pid %d (%s) ran %.2f s of CPU unsampled: %s",
+			    (int)u->pid, u->comm, (double)u->cpu_ns / 1e9, u->why);
+		else
+			rest += u->cpu_ns;
+	}
+	if (r->nunseen > 3)
+		cli_warn("and %zu more processes ran %.2f s of CPU unsampled",
+		    r->nunseen - 3, (double)rest / 1e9);
+}
+
+/*
  * A wall profile's closing line: where the threads' time went, on the
  * CPU and off it, so that a run that waited says so at once.
  */
@@ -493,7 +517,22 @@ record_exec(int argc, char **argv)
 			    KSYMS_UNSAMPLED);
 		if (p->wall != NULL)
 			wall_summary(p);
-		if (taken < 100 && !(p->wall != NULL && wall_mostly_off(p)))
+		warn_unseen(&r);
+		/* what the program wrote over is why samples are missing */
+		if (p->refused > 0)
+			cli_warn("%llu records of the memory %s shares with the "
+			    "recorder could not be true (it wrote over them): "
+			    "refused, their samples not in the profile",
+			    (unsigned long long)p->refused, o.argv[0]);
+		else if (r.nunseen > 0) {
+			/* more samples would not see those: judge the rest */
+			struct profil_profile seen = *p;
+
+			seen.cpu_ns = p->cpu_ns > r.unseen_ns ?
+			    p->cpu_ns - r.unseen_ns : 0;
+			warn_unsampled(&seen, &r);
+		} else if (taken < 100 && !(p->wall != NULL &&
+		    wall_mostly_off(p)))
 			cli_warn("only %llu samples%s: too few to trust; run "
 			    "longer or raise %s", (unsigned long long)taken,
 			    p->wall != NULL ? " of the CPU (the time off it is "
@@ -516,6 +555,7 @@ record_exec(int argc, char **argv)
 	}
 	profil_profile_free(p);
 	free(path);
+	free(r.unseen);
 	if (cmdline != NULL) {
 		for (c = 0; cmdline[c] != NULL; c++)
 			free(cmdline[c]);

@@ -1,5 +1,7 @@
 /*
  * hmap.c - open addressing with linear probing, grown at 50% load.
+ * Invariant: the table never holds EMPTY as a key; that key's count
+ * lives beside it (has_max, max_value).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,11 @@ hmap_add(struct hmap *m, uint64_t key, uint64_t v)
 {
 	size_t s;
 
+	if (key == EMPTY) {	/* (a pc or address a program chose) */
+		m->has_max = 1;
+		m->max_value += v;
+		return;
+	}
 	if (2 * (m->len + 1) > m->cap)
 		grow(m);
 	s = slot_of(key, m->cap);
@@ -78,6 +85,8 @@ hmap_get(const struct hmap *m, uint64_t key)
 {
 	size_t s;
 
+	if (key == EMPTY)
+		return m->has_max ? m->max_value : 0;
 	if (m->cap == 0)
 		return 0;
 	s = slot_of(key, m->cap);
@@ -100,13 +109,15 @@ by_value(const void *a, const void *b)
 uint64_t *
 hmap_sorted_keys(const struct hmap *m, size_t *n)
 {
-	uint64_t *keys = xmalloc((m->len ? m->len : 1) * sizeof *keys);
+	uint64_t *keys = xmalloc((m->len + 1) * sizeof *keys);
 	size_t i, k = 0;
 
 	for (i = 0; i < m->cap; i++)
 		if (m->keys[i] != EMPTY)
 			keys[k++] = m->keys[i];
 	qsort(keys, k, sizeof *keys, by_value);
+	if (m->has_max)
+		keys[k++] = EMPTY;	/* the largest */
 	*n = k;
 	return keys;
 }

@@ -1,6 +1,7 @@
 /*
  * hmap.h - an open-addressing hash map from uint64 keys to uint64 counts,
- * for histograms built while samples arrive.  Key UINT64_MAX is reserved.
+ * for histograms built while samples arrive.  Every key may be used:
+ * UINT64_MAX, which marks the table's empty slots, is kept beside it.
  */
 #ifndef PROFIL_HMAP_H
 #define PROFIL_HMAP_H
@@ -10,7 +11,9 @@
 
 struct hmap {
 	uint64_t *keys, *values;
-	size_t cap, len;
+	size_t cap, len;		/* len: keys in the table */
+	int has_max;			/* key UINT64_MAX, outside it: */
+	uint64_t max_value;		/*   its count */
 };
 
 void hmap_init(struct hmap *m);

@@ -100,6 +100,8 @@ profile_difference(const struct profil_profile *a,
 	if ((a->wall == NULL) != (b->wall == NULL) || (a->wall != NULL &&
 	    memcmp(a->wall, b->wall, sizeof *a->wall) != 0))
 		return "wall record";
+	if (a->refused != b->refused)
+		return "refused record";
 	if (a->argc != b->argc)
 		return "argc";
 	for (i = 0; i < (size_t)a->argc; i++)

@@ -6,6 +6,7 @@
 #ifndef PROFIL_FUZZ_H
 #define PROFIL_FUZZ_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,8 @@
 #include <zlib.h>
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <profil.h>
 
 /*
  * Feed one input to the code under test.  Returns 0; a broken invariant
@@ -60,6 +63,39 @@ fuzz_fix_checksum(const uint8_t *data, size_t size)
 		return NULL;
 	}
 	return fixed;
+}
+
+/* Print "fuzz: " and the message on stderr, then abort() for libFuzzer. */
+__attribute__((noreturn, format(printf, 1, 2))) static inline void
+fuzz_fail(const char *fmt, ...);
+
+/*
+ * A profile a recorder's builder made, finished as output_header would
+ * (interval_ns, engine, no command line), encoded and read back: both
+ * must succeed.  p is freed.
+ */
+static inline void
+fuzz_profile_reads_back(struct profil_profile *p, uint64_t interval_ns,
+    const char *engine)
+{
+	struct profil_profile *back;
+	char cause[256];
+	size_t size;
+	void *data;
+
+	p->interval_ns = interval_ns;
+	p->engine = strdup(engine);
+	p->argv = calloc(1, sizeof *p->argv);
+	if (p->engine == NULL || p->argv == NULL)
+		abort();
+	if (profil_profile_encode(p, &data, &size) < 0)
+		fuzz_fail("the profile cannot be encoded: %s", strerror(errno));
+	back = profil_profile_parse(data, size, cause, sizeof cause);
+	if (back == NULL)
+		fuzz_fail("the reader refuses the profile: %s", cause);
+	profil_profile_free(back);
+	free(data);
+	profil_profile_free(p);
 }
 
 /* Print "fuzz: " and the message on stderr, then abort() for libFuzzer. */

@@ -162,6 +162,15 @@ def prf_files(recorded):
                                (1, 0x20000, 0, 12)])])
     f["ok-made-unknown-optional-record"] = finish(
         full[:2] + [record(77, b"future", flags=1)] + full[2:])
+    # records the timer engine's recorder refused (tag 12, optional)
+    f["ok-made-refused"] = finish(full + [record(12, u64(37), flags=1)])
+    f["ok-made-refused-most"] = finish(full + [record(12, u64(U64), flags=1)])
+    f["bad-made-refused-none"] = finish(full + [record(12, u64(0), flags=1)])
+    f["bad-made-refused-twice"] = finish(
+        full + [record(12, u64(1), flags=1), record(12, u64(2), flags=1)])
+    f["bad-made-refused-short"] = finish(full + [record(12, u32(1), flags=1)])
+    f["bad-made-refused-long"] = finish(
+        full + [record(12, u64(1) + b"\0", flags=1)])
     f["ok-made-top-of-address-space"] = finish([
         header(3), obj("[vdso]", {U64 - 15: 1, U64 - 1: 2}, lowpc=U64 - 15,
                        highpc=U64, bucket=1)])
@@ -1104,6 +1113,229 @@ def report_files(tmp, elf_seeds):
     return f
 
 
+# ---- the /proc parsers, the kernel symbol tables, the timer engine's
+# ---- region and the perf engine's records ---------------------------------
+def procfs_files():
+    """Task stat and schedstat files, as this kernel writes them and
+    damaged (fuzz-procfs: ok-stat-*, ok-schedstat-*, bad-*)."""
+    tail = b" 0 0 0 -1 4194304 100 0 0 0 5 7 2 3 20 0 1 0 83898 3133440 " \
+        b"361 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0\n"
+    f = {}
+    f["ok-stat-cat"] = b"17307 (cat) R 17304" + tail
+    f["ok-stat-spaces-parens"] = b"42 (a (b) c) ) S 1" + tail
+    f["ok-stat-empty-name"] = b"42 () Z 0" + tail
+    f["ok-stat-long-name"] = b"42 (" + b"x" * 200 + b") D 7" + tail
+    f["ok-stat-no-newline"] = (b"42 (sh) S 1" + tail).rstrip(b"\n")
+    f["ok-stat-at-starttime"] = b"9 (kw) I 2 0 0 0 -1 0 0 0 0 0 1 2 3 4 " \
+        b"20 0 1 0 77"
+    f["ok-stat-biggest"] = (b"1 (m) R 2147483647 0 0 0 -1 0 0 0 0 0 " +
+                            b" ".join([b"18446744073709551615"] * 4) +
+                            b" 20 0 1 0 18446744073709551615\n")
+    f["bad-stat-no-paren"] = b"42 sh S 1" + tail
+    f["bad-stat-no-state"] = b"42 (sh)"
+    f["bad-stat-short"] = b"42 (sh) S 1 0 0 0 -1 0 0 0 0 0 1 2 3 4 20 0 1 0"
+    f["bad-stat-negative-time"] = b"42 (sh) S 1 0 0 0 -1 0 0 0 0 0 1 2 -3 " \
+        b"4 20 0 1 0 77\n"
+    f["bad-stat-ppid-too-big"] = b"42 (sh) S 2147483648" + tail
+    f["bad-stat-overflow"] = b"42 (sh) S 1 0 0 0 -1 0 0 0 0 0 " \
+        b"18446744073709551616 2 3 4 20 0 1 0 77\n"
+    f["bad-stat-letters"] = b"42 (sh) S 1 0 0 0 -1 0 0 0 0 0 1x 2 3 4 " \
+        b"20 0 1 0 77\n"
+    f["bad-stat-two-spaces"] = b"42 (sh)  S 1" + tail
+    f["ok-schedstat-thread"] = b"1376287 3898682 2\n"
+    f["ok-schedstat-zeros"] = b"0 0 0"
+    f["ok-schedstat-biggest"] = b"18446744073709551615 0 1\n"
+    f["bad-schedstat-two"] = b"1376287 3898682\n"
+    f["bad-schedstat-overflow"] = b"18446744073709551616 0 1\n"
+    f["bad-schedstat-negative"] = b"-1 0 1\n"
+    f["bad-schedstat-trailing"] = b"1 2 3 4\n"
+    f["bad-schedstat-empty"] = b""
+    return f
+
+
+def ksyms_files():
+    """Kernel symbol tables: /proc/kallsyms text and profil's cache file
+    (fuzz-ksyms: ok-/bad-kallsyms-*, ok-/bad-cache-*)."""
+    f = {}
+    f["ok-kallsyms-text"] = (
+        b"ffffffff81000000 T _text\n"
+        b"ffffffff81000010 t helper\n"
+        b"ffffffff81000010 T __helper\n"
+        b"ffffffff81000100 D some_data\n"
+        b"ffffffff81000200 W weak_fn\n"
+        b"ffffffffc0000000 t mod_fn\t[mymod]\n"
+        b"ffffffffc0000040 T mod_other\t[mymod]\n")
+    f["ok-kallsyms-one"] = b"ffffffff81000000 T _text\n"
+    f["ok-kallsyms-long-name"] = (b"ffffffff81000000 T " + b"n" * 600 +
+                                  b"\nffffffff81000100 T after\n")
+    f["bad-kallsyms-hidden"] = (b"0000000000000000 T _text\n"
+                                b"0000000000000000 t helper\n")
+    f["bad-kallsyms-no-text"] = b"ffffffff81000100 D some_data\n"
+    f["bad-kallsyms-garbage"] = b"not a kallsyms line\n\x00\xff\n"
+
+    def cache(syms, names, count=None, magic=b"PRFKSYM1"):
+        head = magic + u64(len(syms) if count is None else count) + \
+            u64(0xffffffff81000000) + b"\0" * 16
+        return head + b"".join(u64(a) + u32(n) + u32(m)
+                               for a, n, m in syms) + names
+    names = b"_text\0helper\0mod_fn [mymod]\0"
+    good = [(0xffffffff81000000, 0, 0), (0xffffffff81000010, 6, 0),
+            (0xffffffffc0000000, 13, 1)]
+    f["ok-cache-three"] = cache(good, names)
+    f["ok-cache-one"] = cache(good[:1], b"_text\0")
+    f["bad-cache-magic"] = cache(good, names, magic=b"PRFKSYM0")
+    f["bad-cache-count-zero"] = cache(good, names, count=0)
+    f["bad-cache-count-huge"] = cache(good, names, count=U64)
+    f["bad-cache-count-past"] = cache(good, names, count=5)
+    f["bad-cache-unsorted"] = cache([good[1], good[0]], names)
+    f["bad-cache-same-address"] = cache([good[0], good[0]], names)
+    f["bad-cache-name-past"] = cache([(0x1000, 1000, 0)], names)
+    f["bad-cache-name-unended"] = cache([(0x1000, 0, 0)], b"_text")
+    f["bad-cache-short"] = b"PRFKSYM1" + u64(1)
+    return f
+
+
+# struct agent_region and struct stackring_slot (lib/agent/agent.h,
+# lib/sampler/stackring.h) as fuzz-region sees them, by anchor
+REGION_NEXT_SLOT, REGION_LOST, REGION_TLOST = 88, 48, 80
+REGION_TAKEN, REGION_WEIGHT_SQ = 120, 128
+SLOT_TAG, SLOT_TID, SLOT_WEIGHT, SLOT_KW = 8, 12, 16, 24
+SLOT_REGS, SLOT_STACK_ADDR, SLOT_SIZE, SLOT_DATA = 32, 168, 176, 184
+SLOT_BYTES = 448		# STACKRING_SLOT_BYTES(256)
+GONE_PID = 4194303		# (2^22 - 1: no process has it)
+
+
+def region_files():
+    """fuzz-region: a region as an agent leaves it (ok-*: nothing to
+    refuse) and written over (bad-*: something refused), then odd-*."""
+    def write(anchor, off, data):
+        out = b""
+        while data:
+            piece, data = data[:255], data[255:]
+            out += u8(anchor) + u16(off) + u8(len(piece)) + piece
+            off += len(piece)
+        return out
+
+    def region(elapsed_ms, flags, *writes):
+        return u16(elapsed_ms) + u8(flags) + b"".join(writes)
+
+    def capture(seq, tag=1, tid=GONE_PID, weight=2, kw=0, size=64,
+                stack_addr=0x7ffc0000):
+        regs = [0] * 17
+        regs[7] = stack_addr + 128          # sp
+        regs[16] = 0x401000                 # pc
+        return (u64(seq) + u32(tag) + u32(tid) + u64(weight) + u64(kw) +
+                b"".join(u64(r) for r in regs) + u64(stack_addr) +
+                u64(size) + bytes(range(64)))
+
+    slot = write(0, REGION_NEXT_SLOT, u32(2)) + \
+        write(1, 0, u32(GONE_PID) + u32(1) + u64(0x7f0000001000))
+    pc = write(2, 0, u64((1 << 48) | 0x401000)) + write(3, 0, u64(5))
+    thread = write(4, 0, u64((1 << 32) | GONE_PID)) + write(5, 0, u64(7))
+    f = {}
+    f["ok-empty"] = region(100, 0)
+    f["ok-slot-pc-thread-capture"] = region(
+        100, 0, slot, pc, thread, write(7, 0, capture(1)))
+    f["ok-no-stacks"] = region(100, 2, slot, pc, thread)
+    f["ok-no-children"] = region(100, 1, slot, pc, thread,
+                                 write(7, 0, capture(1)))
+    f["ok-kernel-share"] = region(
+        100, 0, slot, thread, write(7, 0, capture(1, weight=3, kw=2)))
+    f["ok-lost-counted"] = region(100, 0, slot, pc, write(0, REGION_LOST,
+                                                           u64(3)))
+    f["bad-count-huge"] = region(100, 0, slot, write(2, 0, u64(
+        (1 << 48) | 0x401000)), write(3, 0, u64(1 << 62)))
+    f["bad-counts-add-past"] = region(1, 0, slot, b"".join(
+        write(2, 8 * i, u64((1 << 48) | (0x401000 + i))) +
+        write(3, 8 * i, u64(1000)) for i in range(8)))
+    f["bad-slot-never-filled"] = region(100, 0, slot, write(2, 0, u64(
+        (5 << 48) | 0x401000)), write(3, 0, u64(1)))
+    f["bad-slot-init"] = region(100, 0, write(0, REGION_NEXT_SLOT, u32(2)),
+                                write(1, 0, u32(1)), pc)
+    f["bad-thread-tid-zero"] = region(100, 0, slot, write(
+        4, 0, u64(1 << 32)), write(5, 0, u64(1)))
+    f["bad-capture-size"] = region(100, 0, slot, write(
+        7, 0, capture(1, size=1 << 40)))
+    f["bad-capture-slot"] = region(100, 0, slot, write(
+        7, 0, capture(1, tag=4095)))
+    f["bad-capture-weight"] = region(1, 0, slot, write(
+        7, 0, capture(1, weight=1 << 50)))
+    f["bad-lost-huge"] = region(100, 0, slot, write(0, REGION_LOST, u64(U64)))
+    f["bad-taken-huge"] = region(100, 0, slot, pc, write(
+        0, REGION_TAKEN, u64(U64)))
+    f["bad-header-bumped"] = region(
+        100, 0, slot, pc, write(0, 16, u64(U64) + u64(1 << 62) + u64(U64)),
+        write(6, 0, u64(1 << 40) + u64(12345) + u64(1 << 62) +
+              u64(U64 // 3) + u64(U64)),
+        write(7, 0, capture(1, size=U64, weight=U64)))
+    for i in range(4):
+        f["odd-random-%d" % i] = region(
+            100, i, b"".join(write(j % 8, (i * 977 + j * 131) % 4096,
+                                   random_bytes(64, i * 8 + j))
+                             for j in range(8)))
+    return f
+
+
+def perfrec_files():
+    """fuzz-perfrec: side-band records and samples as the kernel writes
+    them for the perf engine (ok-*), and damaged (odd-*)."""
+    def rec(rtype, payload, misc=0):
+        return u32(rtype) + u16(misc) + u16(8 + len(payload)) + payload
+
+    def trailer(pid=100, tid=100, time=1000):
+        return u32(pid) + u32(tid) + u64(time)
+
+    def mmap2(name, addr=0x400000, length=0x1000, pgoff=0, prot=5):
+        name = name + b"\0" * (8 - len(name) % 8)
+        return rec(10, u32(100) + u32(100) + u64(addr) + u64(length) +
+                   u64(pgoff) + b"\0" * 24 + u32(prot) + u32(2) + name +
+                   trailer())
+
+    def sample(ip, misc=2, period=1000000, extra=b""):
+        return rec(9, u64(ip) + u32(100) + u32(100) + u64(2000) +
+                   u64(period) + extra, misc)
+
+    def regs_stack(sp=0x7ffc0000, pc=0x400100, stack=b"\0" * 64):
+        regs = [0] * 17
+        regs[7] = sp
+        regs[8] = pc        # perf's order: arch_perf_reg_at maps it
+        return (u64(2) + b"".join(u64(r) for r in regs) +
+                u64(len(stack)) + stack + u64(len(stack)))
+
+    side = (mmap2(b"/bin/true") + rec(3, u32(100) + u32(100) +
+            b"true\0".ljust(16, b"\0") + trailer(), 0x2000) +
+            rec(7, u32(101) + u32(100) + u32(101) + u32(100) + u64(1500) +
+                trailer(101, 101)))
+    end = (rec(4, u32(101) + u32(100) + u32(101) + u32(100) + u64(3000) +
+               trailer(101, 101)) +
+           rec(2, u64(1) + u64(3) + trailer()) + rec(5, u64(0) * 3))
+    f = {}
+    f["ok-flat"] = u8(0) + side + sample(0x400100) + sample(0x400200) + \
+        sample(0xffffffff81000000, misc=1) + end
+    f["ok-stacks"] = u8(1) + side + sample(0x400100, extra=regs_stack()) + \
+        sample(0x400100, extra=u64(0) + u64(0)) + end
+    f["ok-kernel-chain"] = u8(3) + side + sample(
+        0xffffffff81000000, misc=1, extra=u64(3) + u64(0xfffffffffffffe00) +
+        u64(0xffffffff81000010) + u64(0xffffffff81000020) + u64(0) +
+        u64(0)) + end
+    f["ok-no-children"] = u8(4) + side + sample(0x400100) + end
+    f["odd-nchain-huge"] = u8(3) + side + sample(
+        0xffffffff81000000, misc=1, extra=u64(1 << 60))
+    f["odd-stack-size-past"] = u8(1) + side + sample(
+        0x400100, extra=u64(2) + b"\0" * 8 * 17 + u64(1 << 40))
+    f["odd-short-records"] = u8(1) + b"".join(
+        rec(t, b"\0" * n) for t in (2, 3, 4, 7, 9, 10, 14)
+        for n in (0, 4, 15, 16, 31))
+    f["odd-mmap2-unended-name"] = u8(0) + rec(
+        10, u32(100) + u32(100) + u64(0x400000) + u64(0x1000) + u64(0) +
+        b"\0" * 24 + u32(5) + u32(2) + b"/bin/tru" + trailer())
+    f["odd-mmap2-wraps"] = u8(0) + mmap2(b"/bin/true", addr=U64 - 8,
+                                         length=0x1000)
+    for i in range(3):
+        f["odd-random-%d" % i] = u8(i) + random_bytes(512, 100 + i)
+    return f
+
+
 def write_dir(name, files, keep=()):
     """Replace the made files of tests/corpus/NAME (ok-rec-*, and files
     whose name is not ok-/bad-/odd- made, such as fuzzer finds, stay)."""
@@ -1182,7 +1414,12 @@ def main():
         write_dir("report", report)
     write_dir("perfmap", perfmap_files())
     write_dir("jitdump", jitdump_files())
-    for name in ("prf", "elf", "report", "perfmap", "jitdump"):
+    write_dir("procfs", procfs_files())
+    write_dir("ksyms", ksyms_files())
+    write_dir("region", region_files())
+    write_dir("perfrec", perfrec_files())
+    for name in ("prf", "elf", "report", "perfmap", "jitdump", "procfs",
+                 "ksyms", "region", "perfrec"):
         files = glob.glob(os.path.join(CORPUS, name, "*"))
         print("tests/corpus/%s: %d files, %d bytes" % (
             name, len(files), sum(os.path.getsize(p) for p in files)))

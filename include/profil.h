@@ -376,6 +376,12 @@ struct profil_profile {
 	uint64_t budget;		/* record --samples N; 0: a fixed rate */
 	uint64_t slowest_ns;		/* the longest interval sampled at */
 	struct profil_wall *wall;	/* a wall profile's, or NULL */
+	/*
+	 * Records the recorder refused, unread, because they could not be
+	 * true: the timer engine's counts, captures and process slots live
+	 * in memory the profiled program can write (0: none, or not known).
+	 */
+	uint64_t refused;
 };
 
 /*

@@ -149,6 +149,14 @@ struct profil_profile;
 void add_unit_weights(struct profil_profile *p, uint64_t n);
 void scale_profile(struct profil_profile *p, uint64_t k);
 
+/*
+ * The words that run what follows them as user nobody (setpriv, its
+ * groups cleared) into argv: how many, or 0 when the test does not run
+ * as root and cannot switch.  A run whose stderr then says "setpriv:"
+ * could not switch either.
+ */
+size_t e2e_as_nobody(char **argv);
+
 int e2e_setup(void **state);
 int e2e_teardown(void **state);
 

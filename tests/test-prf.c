@@ -319,6 +319,55 @@ test_weights_record(void **state)
 	free(data);
 }
 
+static void fix_checksum(uint8_t *data, size_t size);
+
+/*
+ * The refused record (what the timer engine's recorder refused of the
+ * memory the program could write): read back as written, absent when
+ * nothing was refused, so a file of before it reads as it did, and
+ * refused when it says nothing or comes twice.
+ */
+static void
+test_refused_record(void **state)
+{
+	struct profil_profile p, *q;
+	struct profil_object o[2];
+	struct profil_thread t[2];
+	struct profil_process pr;
+	char cause[256] = "";
+	size_t size, plain, twice;
+	unsigned char *data, *copy;
+
+	(void)state;
+	sample_profile(&p, o, t, &pr);
+	free(encoded(&p, &plain));
+	p.refused = 37;
+	data = encoded(&p, &size);
+	assert_int_equal(size, plain + 8 + 8);
+	q = profil_profile_parse(data, size, cause, sizeof cause);
+	if (q == NULL)
+		fail_msg("parse: %s", cause);
+	assert_int_equal(q->refused, 37);
+	profil_profile_free(q);
+
+	/* the record's count made 0 (it sits just before the end record) */
+	memset(data + size - 8 - 4 - 8, 0, 8);
+	fix_checksum(data, size);
+	expect_refusal(data, size, "none refused");
+	/* and written twice */
+	data[size - 8 - 4 - 8] = 1;
+	twice = size + 16;
+	copy = malloc(twice);
+	assert_non_null(copy);
+	memcpy(copy, data, size - 12);
+	memcpy(copy + size - 12, data + size - 12 - 16, 16);
+	memcpy(copy + size + 4, data + size - 12, 12);
+	fix_checksum(copy, twice);
+	expect_refusal(copy, twice, "a second refused record");
+	free(copy);
+	free(data);
+}
+
 /* Atomic save: the old file survives a failed write; symlinks are replaced. */
 static void
 saving(void)
@@ -1077,6 +1126,7 @@ main(void)
 		cmocka_unit_test(test_wall_refusals),
 		cmocka_unit_test(test_lines_record),
 		cmocka_unit_test(test_fp_frames_record),
+		cmocka_unit_test(test_refused_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

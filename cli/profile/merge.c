@@ -211,6 +211,7 @@ sum_totals(struct profil_profile *const *in, size_t n,
 		bad |= add(&out->kernel, in[i]->kernel);
 		bad |= add(&out->unknown, in[i]->unknown);
 		bad |= add(&out->lost, in[i]->lost);
+		bad |= add(&out->refused, in[i]->refused);
 		bad |= add(&out->cpu_ns, in[i]->cpu_ns);
 		bad |= add(&out->duration_ns, in[i]->duration_ns);
 		if (in[i]->start_ns < out->start_ns || i == 0)

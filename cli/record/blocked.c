@@ -14,48 +14,17 @@
 #include <unistd.h>
 
 #include "blocked.h"
-
-/* The whole of a small /proc file into buf (NUL-ended): its length, or -1. */
-static ssize_t
-read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		int saved = errno;
-
-		close(fd);
-		errno = saved;
-		return -1;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return n;
-}
+#include "procfs.h"
 
 int
 blocked_task_state(pid_t pid, pid_t tid, char *state, uint64_t *starttime)
 {
-	char path[64], buf[1024];
-	const char *p;
-	unsigned long long start;
-	int field;
+	struct procfs_stat st;
 
-	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	/* after the name in parentheses (which may hold anything): state is
-	   field 3, starttime 22 */
-	if (read_small(path, buf, sizeof buf) < 0 ||
-	    (p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+	if (procfs_read_stat(pid, tid, &st) < 0)
 		return -1;
-	*state = p[2];
-	for (field = 2; *p != '\0' && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	*starttime = field == 22 && sscanf(p, "%llu", &start) == 1 ? start : 0;
+	*state = st.state;
+	*starttime = st.starttime;
 	return 0;
 }
 
@@ -80,7 +49,7 @@ blocked_site(pid_t pid, pid_t tid, struct blocked_site *site)
 
 	snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid,
 	    (int)tid);
-	if (read_small(path, buf, sizeof buf) < 0)
+	if (procfs_read_small(path, buf, sizeof buf) < 0)
 		return -1;
 	if (strncmp(buf, "running", 7) == 0)
 		return 0;

@@ -82,7 +82,7 @@ static uint32_t
 thread_number(struct builder *b, pid_t pid, pid_t tid)
 {
 	builder_thread_of(b, pid, tid);
-	return (uint32_t)(hmap_get(&b->thread_index, (uint64_t)tid) - 1);
+	return (uint32_t)(hmap_get(&b->thread_index, (uint64_t)(uint32_t)tid) - 1);
 }
 
 void

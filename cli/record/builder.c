@@ -76,12 +76,12 @@ builder_free(struct builder *b)
 struct bthread *
 builder_thread_of(struct builder *b, pid_t pid, pid_t tid)
 {
-	uint64_t i = hmap_get(&b->thread_index, (uint64_t)tid);
+	uint64_t i = hmap_get(&b->thread_index, (uint64_t)(uint32_t)tid);
 
 	if (i == 0) {
 		b->threads = xrealloc(b->threads, (b->nthreads + 1) * sizeof *b->threads);
 		b->threads[b->nthreads] = (struct bthread){ pid, tid, NULL, 0 };
-		hmap_add(&b->thread_index, (uint64_t)tid, ++b->nthreads);
+		hmap_add(&b->thread_index, (uint64_t)(uint32_t)tid, ++b->nthreads);
 		i = b->nthreads;
 	}
 	return &b->threads[i - 1];
@@ -90,14 +90,14 @@ builder_thread_of(struct builder *b, pid_t pid, pid_t tid)
 static struct bprocess *
 process_of(struct builder *b, pid_t pid)
 {
-	uint64_t i = hmap_get(&b->process_index, (uint64_t)pid);
+	uint64_t i = hmap_get(&b->process_index, (uint64_t)(uint32_t)pid);
 
 	if (i == 0) {
 		b->processes = xrealloc(b->processes,
 		    (b->nprocesses + 1) * sizeof *b->processes);
 		b->processes[b->nprocesses] = (struct bprocess){ pid, 0, NULL,
 		    PROFIL_EXIT_UNKNOWN, 0 };
-		hmap_add(&b->process_index, (uint64_t)pid, ++b->nprocesses);
+		hmap_add(&b->process_index, (uint64_t)(uint32_t)pid, ++b->nprocesses);
 		i = b->nprocesses;
 	}
 	return &b->processes[i - 1];
@@ -244,7 +244,7 @@ void
 builder_fork(struct builder *b, pid_t pid, pid_t ppid)
 {
 	/* the parent may be no process of ours (the recorder itself) */
-	uint64_t at = hmap_get(&b->process_index, (uint64_t)ppid);
+	uint64_t at = hmap_get(&b->process_index, (uint64_t)(uint32_t)ppid);
 	struct bprocess *parent = at ? &b->processes[at - 1] : NULL;
 	char *comm = parent && parent->comm ? xstrdup(parent->comm) : NULL;
 	struct bprocess *p = process_of(b, pid);
@@ -303,7 +303,8 @@ builder_finish(struct builder *b)
 		uint64_t *keys;
 		size_t n;
 
-		if (o->samples == 0 && o->nsegs == 0 && o->frames.len == 0)
+		if (o->samples == 0 && o->nsegs == 0 && o->frames.len == 0 &&
+		    !o->frames.has_max)
 			continue;	/* nothing known, nothing counted */
 		if (o->samples == 0 && o->nsegs == 0) {
 			lo = 0;		/* only in stacks: any range will do */

@@ -133,6 +133,7 @@ output_header(struct profil_profile *p, const struct record_opts *o,
 			p->weight_sq = p->samples;
 	}
 	p->budget = o->samples;
+	p->refused = r->refused;
 	p->slowest_ns = r->slowest_ns;
 }
 

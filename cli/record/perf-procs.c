@@ -17,7 +17,7 @@
 struct proc *
 perf_procs_get(struct engine *e, pid_t pid)
 {
-	uint64_t i = hmap_get(&e->proc_index, (uint64_t)pid);
+	uint64_t i = hmap_get(&e->proc_index, (uint64_t)(uint32_t)pid);
 
 	if (i == 0) {
 		struct addr_space *space = addr_space_new(0);
@@ -27,7 +27,7 @@ perf_procs_get(struct engine *e, pid_t pid)
 		e->procs = xrealloc(e->procs, (e->nprocs + 1) * sizeof *e->procs);
 		e->procs[e->nprocs] = (struct proc){ pid, space,
 		    e->opts->stack_size ? unwind_space_new(pid, space) : NULL, 0 };
-		hmap_add(&e->proc_index, (uint64_t)pid, ++e->nprocs);
+		hmap_add(&e->proc_index, (uint64_t)(uint32_t)pid, ++e->nprocs);
 		i = e->nprocs;
 	}
 	return &e->procs[i - 1];

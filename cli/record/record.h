@@ -42,6 +42,14 @@ struct record_opts {
 int record_parse(int argc, char **argv, struct record_opts *o,
     const char **output, pid_t *attach);
 
+/* A process whose CPU time the engine could not see (timer engine). */
+struct record_unseen {
+	pid_t pid;
+	char comm[64];
+	uint64_t cpu_ns;		/* of its CPU time, unseen */
+	char why[160];			/* "it was started without ..." */
+};
+
 struct record_result {
 	struct builder *builder;
 	pid_t pid;			/* the program's pid */
@@ -58,6 +66,15 @@ struct record_result {
 	uint64_t throttled;		/* times the kernel throttled sampling */
 	/* the profile's weights record (profil.h): what was taken, how */
 	uint64_t taken, weight_sq, slowest_ns;
+	/*
+	 * Records of the memory the program shares with the recorder (the
+	 * timer engine's region) that could not be true: refused, unread
+	 */
+	uint64_t refused;
+	/* processes that ran unseen (timer-unseen.h), most CPU first */
+	struct record_unseen *unseen;
+	size_t nunseen;
+	uint64_t unseen_ns;		/* their CPU time, summed */
 	/* --wall: a process whose blocked stacks could not be read, why */
 	pid_t wall_unreadable;
 	int wall_unreadable_errno;

@@ -4,16 +4,21 @@
  *
  * Invariant: a slot's maps are read only while they are its image's: an
  * exec'd image, or maps read while the process took a newer slot, are
- * left alone.
+ * left alone; and only a slot whose process descends from the recorder
+ * is opened at all (the program writes the slots: a pid there is a claim).
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "jit.h"
+#include "procfs.h"
 #include "procmaps.h"
+#include "timer-region.h"
 #include "timer-slots.h"
 #include "unwind.h"
 
@@ -66,7 +71,7 @@ maps_hold(const struct collect *c, uint64_t pc)
  * yet be, pid's: a dlclose or exec in pid may have changed its maps.
  */
 static int
-newer_slot(struct agent_region *r, uint32_t since, pid_t pid)
+newer_slot(const struct agent_region *r, uint32_t since, pid_t pid)
 {
 	uint32_t now = atomic_load(&r->next_slot);
 
@@ -104,7 +109,8 @@ read_comm(struct builder *b, pid_t pid)
  * next round, which will know.
  */
 static void
-snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
+snapshot(struct builder *b, const struct agent_region *r,
+    struct slot_maps *s)
 {
 	struct collect c = { b, NULL, 0, 0, { NULL }, 0 };
 	uint32_t since = atomic_load(&r->next_slot);
@@ -129,39 +135,84 @@ snapshot(struct builder *b, struct agent_region *r, struct slot_maps *s)
 	read_comm(b, s->pid);
 }
 
-/* Slot i has just been filled by pid: it ends pid's older slots. */
+/*
+ * Whether pid is a process the recorder may profile: one of its
+ * descendants (we are a subreaper: an orphan's parent becomes us), or
+ * one that has ended, of which nothing can be read.  *ppid gets its
+ * parent where /proc says.  A parent that ends as we climb leaves its
+ * child to us: climbed again.
+ */
+static int
+ours(pid_t pid, pid_t *ppid)
+{
+	pid_t self = getpid();
+
+	if (pid <= 0 || pid == self)
+		return 0;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		pid_t at = pid;
+
+		for (int depth = 0; depth < 1024 && at > 1; depth++) {
+			struct procfs_stat st;
+
+			if (procfs_read_stat(at, 0, &st) < 0) {
+				if (at == pid)
+					return errno == ENOENT || errno == ESRCH;
+				break;		/* an ancestor ended: again */
+			}
+			if (at == pid)
+				*ppid = st.ppid;
+			if (st.ppid == self)
+				return 1;
+			at = st.ppid;
+		}
+		if (at <= 1)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Slot i has just been filled by pid: it ends pid's older slots.  A pid
+ * not ours refuses the slot.
+ */
 static void
-open_slot(struct builder *b, struct agent_region *r, struct slot_maps *slots,
+open_slot(struct builder *b, struct timer_region *tr, struct slot_maps *slots,
     uint32_t i, pid_t pid)
 {
+	const struct agent_region *r = tr->shared;
+	pid_t ppid = (pid_t)r->procs[i].ppid;
 	int known = 0;
 
 	slots[i].pid = pid;
+	if (!ours(pid, &ppid)) {
+		slots[i].refused = 1;
+		slots[i].gone = 1;
+		tr->refused++;
+		return;
+	}
 	slots[i].gone = 0;
 	slots[i].text = r->procs[i].text;
 	if (slots[i].space == NULL)
 		slots[i].space = addr_space_new(1);
 	jit_attach(slots[i].space, pid);
-	if (r->stacks_offset != 0 && slots[i].uw == NULL)
+	if (tr->ring.shared != NULL && slots[i].uw == NULL)
 		slots[i].uw = unwind_space_new(pid, slots[i].space);
 	for (uint32_t k = 1; k < i; k++)
-		if (slots[k].pid == pid) {
+		if (slots[k].pid == pid && !slots[k].refused) {
 			slots[k].gone = 1;	/* an exec or a dlclose */
 			known = 1;
 		}
 	if (i > 1 && !known)
-		builder_fork(b, pid, (pid_t)r->procs[i].ppid);
+		builder_fork(b, pid, ppid);
 	read_comm(b, pid);	/* a short process may end before a snapshot */
 }
 
-/*
- * Open the slots filled since the last look; with fresh, read their maps
- * at once too.  1 if any was new.
- */
 int
-timer_slots_open_new(struct builder *b, struct agent_region *r,
+timer_slots_open_new(struct builder *b, struct timer_region *tr,
     struct slot_maps *slots, int fresh)
 {
+	const struct agent_region *r = tr->shared;
 	uint32_t n = atomic_load(&r->next_slot);
 	int any = 0;
 
@@ -171,9 +222,16 @@ timer_slots_open_new(struct builder *b, struct agent_region *r,
 	for (uint32_t i = 1; i < n; i++) {
 		pid_t pid = (pid_t)atomic_load(&r->procs[i].pid);
 
-		if (pid != 0 && slots[i].pid != pid) {
-			open_slot(b, r, slots, i, pid);
+		if (pid == 0 || slots[i].pid == pid)
+			continue;
+		if (slots[i].pid == 0) {
+			open_slot(b, tr, slots, i, pid);
 			any = 1;
+		} else if (!slots[i].refused) {
+			/* a slot is filled once: its records are not its own */
+			slots[i].refused = 1;
+			slots[i].gone = 1;
+			tr->refused++;
 		}
 	}
 	for (uint32_t i = 1; i < n && any && fresh; i++)
@@ -183,16 +241,35 @@ timer_slots_open_new(struct builder *b, struct agent_region *r,
 }
 
 void
-timer_slots_snapshot_all(struct builder *b, struct agent_region *r, struct slot_maps *slots)
+timer_slots_snapshot_all(struct builder *b, struct timer_region *tr,
+    struct slot_maps *slots)
 {
-	uint32_t n = atomic_load(&r->next_slot);
-
-	if (n > AGENT_MAX_PROCS)
-		n = AGENT_MAX_PROCS;
-	timer_slots_open_new(b, r, slots, 0);
-	for (uint32_t i = 1; i < n; i++)
+	timer_slots_open_new(b, tr, slots, 0);
+	for (uint32_t i = 1; i < AGENT_MAX_PROCS; i++)
 		if (slots[i].pid != 0 && !slots[i].gone)
-			snapshot(b, r, &slots[i]);
+			snapshot(b, tr->shared, &slots[i]);
+}
+
+void
+timer_slots_snapshot_due(struct builder *b, struct timer_region *tr,
+    struct slot_maps *slots, uint64_t now)
+{
+	timer_slots_open_new(b, tr, slots, 0);
+	for (uint32_t i = 1; i < AGENT_MAX_PROCS; i++) {
+		struct slot_maps *s = &slots[i];
+		unsigned generation;
+
+		if (s->pid == 0 || s->gone || now < s->next_look_ns)
+			continue;
+		generation = s->space->generation;
+		snapshot(b, tr->shared, s);
+		if (s->look_every_ns == 0 || tr->ring.shared == NULL ||
+		    s->space->generation != generation)
+			s->look_every_ns = TIMER_SLOTS_LOOK_NS;
+		else if (s->look_every_ns < TIMER_SLOTS_LOOK_MAX_NS)
+			s->look_every_ns *= 2;
+		s->next_look_ns = now + s->look_every_ns;
+	}
 }
 
 /*

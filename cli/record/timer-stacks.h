@@ -8,8 +8,8 @@
 
 #include <sys/types.h>
 
-#include "agent/agent.h"
 #include "builder.h"
+#include "timer-region.h"
 #include "timer-slots.h"
 #include "wall.h"
 
@@ -21,9 +21,16 @@
  * those of other processes are left out of the profile (not of
  * captured).  With w (--wall), each is where a preemption of its thread
  * would hit.  With last (once, at the end), also the captures published
- * behind one that never will be.
+ * behind one that never will be.  At most a ring's worth a call, so that
+ * a program publishing captures as fast as they are taken cannot hold
+ * the recorder here (1: a ring's worth was taken, more may wait; 0: the
+ * ring is drained).  A capture that could not be true (a slot never
+ * opened, a size past the ring's stacks, a weight past what the time
+ * since the start allows) is refused (timer_region_accept).  now is
+ * CLOCK_MONOTONIC.
  */
-void timer_stacks_drain(struct builder *b, struct agent_region *r,
-    struct slot_maps *slots, pid_t only_pid, struct wall *w, int last);
+int timer_stacks_drain(struct builder *b, struct timer_region *r,
+    struct slot_maps *slots, pid_t only_pid, struct wall *w, int last,
+    uint64_t now);
 
 #endif

@@ -43,11 +43,14 @@
 #include "timer-region.h"
 #include "timer-slots.h"
 #include "timer-stacks.h"
+#include "timer-unseen.h"
 #include "unwind.h"
 #include "wall.h"
 #include "wall-stat.h"
 
-#define SNAPSHOT_MS	20
+#define SNAPSHOT_MS	20		/* how often slots' maps may be due
+					   (timer_slots_snapshot_due), and
+					   the descendants are looked at */
 #define STACK_POLL_MS	5		/* how often we wake: the ring drained,
 					   new processes' maps read */
 
@@ -206,14 +209,15 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	const char *old_preload = getenv("LD_PRELOAD");
 	char *saved_preload = old_preload ? xstrdup(old_preload) : NULL;
 	struct slot_maps *slots;
-	struct agent_region *region;
+	struct timer_region *region;
 	struct launch l;
 	struct pollfd pfd;
 	struct wall *w = NULL;	/* --wall: time off the CPU */
 	struct wall_stat *ws = NULL;
+	struct timer_unseen *unseen;
 	uint64_t start, last_snapshot = 0;
 	pid_t only = 0;		/* with --no-children: the program's pid */
-	int fd, rc;
+	int rc, more = 0;
 
 	if (find_library(lib, sizeof lib) < 0) {
 		snprintf(cause, cause_size, "cannot find libprofil.so.0 next "
@@ -221,7 +225,8 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		free(saved_preload);
 		return -1;
 	}
-	region = timer_region_new(&fd, o->rate_hz, o->samples, o->stack_size);
+	region = timer_region_new(o->rate_hz, o->samples, o->stack_size,
+	    o->period_ns, now_ns());
 	if (region == NULL) {
 		snprintf(cause, cause_size, "cannot create the shared profile "
 		    "memory: %s", strerror(errno));
@@ -231,7 +236,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	/* the program (and what it runs) gets libprofil and the region */
 	snprintf(preload, sizeof preload, "%s%s%s", lib,
 	    saved_preload ? ":" : "", saved_preload ? saved_preload : "");
-	snprintf(fdstr, sizeof fdstr, "%d", fd);
+	snprintf(fdstr, sizeof fdstr, "%d", region->fd);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(AGENT_ENV_FD, fdstr, 1);
 	rc = launch_prepare(&l, o->argv);
@@ -244,6 +249,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	if (rc < 0) {
 		snprintf(cause, cause_size, "cannot start %s: %s", o->argv[0],
 		    strerror(errno));
+		timer_region_free(region);
 		return -1;
 	}
 	r->pid = l.pid;
@@ -253,6 +259,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	start = now_ns();
 	r->exec_errno = launch_go(&l);
 	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
+	unseen = timer_unseen_new(lib);
 	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
 	l.on_reap = on_reap;
 	l.reap_arg = r->builder;
@@ -269,16 +276,19 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	 * gone by the next full reading, and its pcs in no object with it.
 	 */
 	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
-		poll(&pfd, 1, STACK_POLL_MS);
+		/* a ring's worth was taken last time: more may be waiting */
+		poll(&pfd, 1, more ? 0 : STACK_POLL_MS);
 		if (now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
-			timer_slots_snapshot_all(r->builder, region, slots);
+			timer_slots_snapshot_due(r->builder, region, slots,
+			    now_ns());
+			timer_unseen_poll(unseen, slots);
 			last_snapshot = now_ns();
 		} else {
 			timer_slots_open_new(r->builder, region, slots, 1);
 		}
-		if (region->stacks_offset)
-			timer_stacks_drain(r->builder, region, slots, only,
-			    w, 0);
+		if (region->ring.shared != NULL)
+			more = timer_stacks_drain(r->builder, region, slots,
+			    only, w, 0, now_ns());
 		/* before launch_poll reaps what ended: see wall_stat_poll */
 		if (ws != NULL)
 			wall_poll(ws, slots, only, now_ns(),
@@ -287,18 +297,23 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	}
 	r->wall_ns = now_ns() - start;
 	timer_slots_snapshot_all(r->builder, region, slots);	/* children still running */
-	if (region->stacks_offset)
-		timer_stacks_drain(r->builder, region, slots, only, w, 1);
+	if (region->ring.shared != NULL)
+		timer_stacks_drain(r->builder, region, slots, only, w, 1,
+		    now_ns());
 	if (w != NULL) {
 		wall_stat_free(ws, start + r->wall_ns);
 		wall_finish(w, start + r->wall_ns);
 		r->wall_unreadable = wall_unreadable(w,
 		    &r->wall_unreadable_errno);
 	}
-	timer_region_resolve(r->builder, region, fd, slots, only,
-	    region->stacks_offset != 0);
+	timer_region_resolve(r->builder, region, slots, only, now_ns());
 	timer_region_weights(region, o, only, slots, r);
+	r->refused = region->refused;
 	launch_finish(&l, o, r);
+	/* what ran for 10 ms, or two periods, without being sampled */
+	timer_unseen_finish(unseen, l.pid, l.own_cpu_ns, only != 0,
+	    o->period_ns * 2 > 10000000 ? o->period_ns * 2 : 10000000, r);
+	timer_unseen_free(unseen);
 	launch_close(&l);
 	for (int i = 0; i < AGENT_MAX_PROCS; i++) {
 		unwind_space_free(slots[i].uw);
@@ -310,8 +325,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		wall_fill_cpu(w);
 		wall_free(w);
 	}
-	munmap(region, region->size);
-	close(fd);
+	timer_region_free(region);
 	/* estimated from the threads' system time (lib/session/session-kernel.c) */
 	r->kernel_sampled = 1;
 	return 0;

@@ -19,6 +19,7 @@
 #include "blocked.h"
 #include "cli.h"
 #include "hmap.h"
+#include "procfs.h"
 #include "wall-stat.h"
 
 #define FAST_NS		5000000ull	/* a thread that runs: every 5 ms */
@@ -92,18 +93,13 @@ wall_stat_new(struct wall *w, uint64_t start)
 static int
 read_counters(int fd, uint64_t *run, uint64_t *wait, uint64_t *slices)
 {
-	char buf[128];
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-	unsigned long long a, b, c;
+	struct procfs_schedstat s;
 
-	if (n <= 0)
+	if (procfs_read_schedstat(fd, &s) < 0)
 		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &a, &b, &c) != 3)
-		return -1;
-	*run = a;
-	*wait = b;
-	*slices = c;
+	*run = s.run_ns;
+	*wait = s.wait_ns;
+	*slices = s.slices;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "procfs.h"
 #include "wall-internal.h"
 
 struct wsnap
@@ -34,24 +35,6 @@ wall_snap(const struct wthread *t, uint64_t time)
 	return s;
 }
 
-/* A schedstat's first two counters: 0, or -1 (the thread has ended). */
-static int
-read_schedstat(int fd, uint64_t *run, uint64_t *rq)
-{
-	char buf[128];
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-	unsigned long long a, b;
-
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &a, &b) != 2)
-		return -1;
-	*run = a;
-	*rq = b;
-	return 0;
-}
-
 /*
  * A thread's counters change only when it runs or switches: one that
  * stayed off the CPU since its last reading is not read again.  A
@@ -62,6 +45,7 @@ read_schedstat(int fd, uint64_t *run, uint64_t *rq)
 void
 wall_read_truth_one(struct wall *w, struct wthread *t, uint64_t now)
 {
+	struct procfs_schedstat c;
 	struct wsnap s;
 	char path[64];
 
@@ -81,11 +65,13 @@ wall_read_truth_one(struct wall *w, struct wthread *t, uint64_t now)
 	if (t->reads > 0 && t->state != T_ON &&
 	    s.npre + s.nblk == t->read_last.npre + t->read_last.nblk)
 		return;
-	if (read_schedstat(t->stat_fd, &s.run, &s.rq) < 0) {
+	if (procfs_read_schedstat(t->stat_fd, &c) < 0) {
 		close(t->stat_fd);
 		t->stat_fd = -2;
 		return;
 	}
+	s.run = c.run_ns;
+	s.rq = c.wait_ns;
 	if (t->reads++ == 0)
 		t->read_first = s;
 	t->read_last = s;

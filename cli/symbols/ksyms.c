@@ -103,21 +103,18 @@ by_addr(const void *a, const void *b)
 }
 
 /*
- * The text symbols of /proc/kallsyms into t; -1 with *problem when the
- * file cannot be read or shows no addresses (kptr_restrict).
+ * The text symbols of a kallsyms file f into t; -1 with *problem when it
+ * shows no addresses (kptr_restrict).  A line longer than the buffer is
+ * taken in pieces, each parsed as a line of its own: a symbol name is at
+ * most KSYM_NAME_LEN (512) bytes, so only a made-up file has one.
  */
 static int
-read_kallsyms(struct ksyms *t, const char **problem)
+parse_kallsyms(struct ksyms *t, FILE *f, const char **problem)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
 	size_t cap = 0, names_cap = 0, names_len = 0;
 	char line[512];
 	int seen_nonzero = 0;
 
-	if (f == NULL) {
-		*problem = "/proc/kallsyms cannot be read";
-		return -1;
-	}
 	while (fgets(line, sizeof line, f) != NULL) {
 		unsigned long long addr;
 		char type, name[256], module[128] = "";
@@ -125,15 +122,19 @@ read_kallsyms(struct ksyms *t, const char **problem)
 		int fields = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type,
 		    name, module);
 
+		/* (a function at the top of the address space would end past it) */
 		if (fields < 3 || (type != 't' && type != 'T' && type != 'w' &&
-		    type != 'W'))
+		    type != 'W') || addr == UINT64_MAX)
 			continue;
 		seen_nonzero |= addr != 0;
+		len = strlen(name) + (module[0] ? strlen(module) + 3 : 0) + 1;
+		/* name offsets are 32 bits: a table past 4 GiB is not kallsyms */
+		if (names_len + len > UINT32_MAX)
+			break;
 		if (t->n == cap) {
 			cap = cap ? 2 * cap : 65536;
 			t->own_syms = xrealloc(t->own_syms, cap * sizeof *t->own_syms);
 		}
-		len = strlen(name) + (module[0] ? strlen(module) + 3 : 0) + 1;
 		if (names_len + len > names_cap) {
 			names_cap = names_cap ? 2 * names_cap : 1 << 20;
 			while (names_len + len > names_cap)
@@ -148,7 +149,6 @@ read_kallsyms(struct ksyms *t, const char **problem)
 			memcpy(t->own_names + names_len, name, len);
 		names_len += len;
 	}
-	fclose(f);
 	if (!seen_nonzero) {
 		*problem = "this kernel hides its addresses from this user "
 		    "(/proc/sys/kernel/kptr_restrict; root sees them)";
@@ -184,21 +184,99 @@ read_kallsyms(struct ksyms *t, const char **problem)
 	return 0;
 }
 
+/* /proc/kallsyms read into t, as parse_kallsyms. */
+static int
+read_kallsyms(struct ksyms *t, const char **problem)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int rc;
+
+	if (f == NULL) {
+		*problem = "/proc/kallsyms cannot be read";
+		return -1;
+	}
+	rc = parse_kallsyms(t, f, problem);
+	fclose(f);
+	return rc;
+}
+
+struct ksyms *
+ksyms_from_kallsyms(FILE *f, const char **problem)
+{
+	struct ksyms *t = xcalloc(1, sizeof *t);
+
+	*problem = NULL;
+	t->modules = 1;
+	parse_kallsyms(t, f, problem);
+	return t;
+}
+
+/*
+ * A cache file's size bytes at data into t, checked: its header (magic,
+ * boot_id), every name inside and ended, addresses in order.  0, or -1
+ * if it is not sound (t untouched then).
+ */
+static int
+parse_cache(struct ksyms *t, const void *data, size_t size,
+    const unsigned char boot_id[16])
+{
+	struct cache_head h;
+	const struct ksym *syms;
+	const char *names;
+	size_t table, n, names_size;
+
+	if (size < sizeof h || (uintptr_t)data % _Alignof(struct ksym) != 0)
+		return -1;
+	memcpy(&h, data, sizeof h);
+	table = size - sizeof h;
+	if (memcmp(h.magic, CACHE_MAGIC, 8) != 0 ||
+	    memcmp(h.boot_id, boot_id, 16) != 0 ||
+	    h.count > table / sizeof(struct ksym) || h.count == 0)
+		return -1;
+	syms = (const struct ksym *)((const char *)data + sizeof h);
+	n = h.count;
+	names = (const char *)(syms + n);
+	names_size = table - n * sizeof(struct ksym);
+	for (size_t i = 0; i < n; i++)
+		if (syms[i].name >= names_size || syms[i].addr == UINT64_MAX ||
+		    (i > 0 && syms[i].addr <= syms[i - 1].addr) ||
+		    memchr(names + syms[i].name, '\0',
+		    names_size - syms[i].name) == NULL)
+			return -1;
+	t->syms = syms;
+	t->n = n;
+	t->names = names;
+	t->names_size = names_size;
+	return 0;
+}
+
+struct ksyms *
+ksyms_from_cache(const void *data, size_t size,
+    const unsigned char boot_id[16])
+{
+	struct ksyms *t = xcalloc(1, sizeof *t);
+
+	t->modules = 1;
+	if (parse_cache(t, data, size, boot_id) < 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
 /* The cache file, mapped and checked; -1 if missing or not sound (then
  * it is read again from /proc and written anew). */
 static int
 load_cache(struct ksyms *t, const char *path, const struct profil_kernel *local)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct cache_head h;
 	struct stat st;
-	size_t table;
 	void *map;
 
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size < sizeof h) {
+	    (size_t)st.st_size < sizeof(struct cache_head)) {
 		close(fd);
 		return -1;
 	}
@@ -206,29 +284,10 @@ load_cache(struct ksyms *t, const char *path, const struct profil_kernel *local)
 	close(fd);
 	if (map == MAP_FAILED)
 		return -1;
-	memcpy(&h, map, sizeof h);
-	table = (size_t)st.st_size - sizeof h;
-	if (memcmp(h.magic, CACHE_MAGIC, 8) != 0 ||
-	    memcmp(h.boot_id, local->boot_id, 16) != 0 ||
-	    h.count > table / sizeof(struct ksym) || h.count == 0) {
+	if (parse_cache(t, map, (size_t)st.st_size, local->boot_id) < 0) {
 		munmap(map, (size_t)st.st_size);
 		return -1;
 	}
-	t->syms = (const struct ksym *)((char *)map + sizeof h);
-	t->n = h.count;
-	t->names = (const char *)(t->syms + t->n);
-	t->names_size = table - t->n * sizeof(struct ksym);
-	/* every name inside and ended, addresses in order */
-	for (size_t i = 0; i < t->n; i++)
-		if (t->syms[i].name >= t->names_size ||
-		    (i > 0 && t->syms[i].addr <= t->syms[i - 1].addr) ||
-		    memchr(t->names + t->syms[i].name, '\0',
-		    t->names_size - t->syms[i].name) == NULL) {
-			munmap(map, (size_t)st.st_size);
-			t->syms = NULL;
-			t->n = 0;
-			return -1;
-		}
 	t->map = map;
 	t->map_size = (size_t)st.st_size;
 	return 0;

@@ -8,7 +8,9 @@
 #ifndef PROFIL_SYMBOLS_KSYMS_H
 #define PROFIL_SYMBOLS_KSYMS_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <profil.h>
 
@@ -51,6 +53,17 @@ const char *ksyms_name(struct ksyms *t, uint64_t addr, uint64_t *start,
  * time was counted, not sampled (then no table needs opening).
  */
 int ksyms_wanted(const struct profil_profile *p);
+
+/*
+ * The parsers ksyms_open uses, for the fuzz target: a table of the text
+ * symbols of a kallsyms file f (never NULL; empty, with *problem, when
+ * it shows no addresses), or of a cache file's size bytes at data
+ * (borrowed: they must outlive the table; NULL if not sound for boot_id).
+ * Module symbols apply in both.
+ */
+struct ksyms *ksyms_from_kallsyms(FILE *f, const char **problem);
+struct ksyms *ksyms_from_cache(const void *data, size_t size,
+    const unsigned char boot_id[16]);
 
 /* The directory of profil's caches: $PROFIL_CACHE_DIR, else
  * $XDG_CACHE_HOME/profil, else ~/.cache/profil; malloc'd, NULL if none. */

@@ -3,7 +3,9 @@
  * when PROFIL_AGENT_FD names a region, map it before the program's own
  * code runs and profile the whole process into it; take a new slot when
  * dlclose unmaps code.
- * Invariant: nothing here does anything unless the recorder asked for it.
+ * Invariant: nothing here does anything unless the recorder asked for it;
+ * the region's layout is read once, checked, and kept here (the program
+ * can write over the region: never where a sample is put).
  */
 #include <errno.h>
 #include <link.h>
@@ -22,7 +24,8 @@
 #include "sampler/stackring.h"
 
 static struct agent_region *region;
-static struct plan_pcmap pcmap;
+static struct plan_pcmap pcmap;		/* the region's tables, as mapped */
+static struct stackring ring;		/* its ring of captures, if any */
 
 /* A process slot of our own; its number tags our pcs.  0 if none left. */
 static int
@@ -81,49 +84,64 @@ agent_dlclose(int (*real_dlclose)(void *), void *handle)
 	return rc;
 }
 
-/* A stack ring that lies inside the region, with slots that fit it. */
+/* A table of n u64 at off that lies inside size bytes; n a power of 2. */
 static int
-stack_ring_sound(const struct agent_region *r)
+table_fits(uint64_t off, uint64_t n, uint64_t size)
 {
-	const struct stackring *ring;
-
-	if (r->stacks_offset % 64 != 0 || r->stacks_offset > r->size ||
-	    r->stacks_bytes > r->size - r->stacks_offset ||
-	    r->stacks_bytes < sizeof *ring)
-		return 0;
-	ring = (const struct stackring *)((const char *)r + r->stacks_offset);
-	return ring->nslots != 0 && (ring->nslots & (ring->nslots - 1)) == 0 &&
-	    ring->slot_bytes == STACKRING_SLOT_BYTES(ring->stack_size) &&
-	    ring->slots_offset >= sizeof *ring && ring->slots_offset % 64 == 0 &&
-	    ring->slots_offset <= r->stacks_bytes &&
-	    ring->nslots <= (r->stacks_bytes - ring->slots_offset) /
-	    ring->slot_bytes;
+	return n != 0 && (n & (n - 1)) == 0 && off % 8 == 0 && off <= size &&
+	    n <= (size - off) / 8;
 }
 
+/*
+ * Map the region the recorder made, and take its layout in: every
+ * offset and size is read once, here, checked against the memfd's size,
+ * and kept in pcmap and ring; the region's own fields are never read
+ * again (the program, or a process before it, may write over them).
+ */
 static struct agent_region *
 map_region(int fd)
 {
+	const volatile struct agent_region *v;
 	struct agent_region *r;
+	uint64_t size, capacity, keys, counts, tcapacity, tkeys, tcounts;
+	uint64_t stacks_offset, stacks_bytes;
 	struct stat st;
 
 	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof *r)
 		return NULL;
-	r = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-	    fd, 0);
+	size = (uint64_t)st.st_size;
+	r = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r == MAP_FAILED)
 		return NULL;
-	if (r->magic != AGENT_MAGIC || r->version != AGENT_VERSION ||
-	    r->size != (uint64_t)st.st_size || r->capacity == 0 ||
-	    (r->capacity & (r->capacity - 1)) != 0 ||
-	    r->keys_offset + r->capacity * 8 > r->size ||
-	    r->counts_offset + r->capacity * 8 > r->size ||
-	    r->tcapacity == 0 || (r->tcapacity & (r->tcapacity - 1)) != 0 ||
-	    r->tkeys_offset + r->tcapacity * 8 > r->size ||
-	    r->tcounts_offset + r->tcapacity * 8 > r->size ||
-	    (r->stacks_offset != 0 && !stack_ring_sound(r))) {
-		munmap(r, (size_t)st.st_size);
+	v = r;
+	capacity = v->capacity;
+	keys = v->keys_offset;
+	counts = v->counts_offset;
+	tcapacity = v->tcapacity;
+	tkeys = v->tkeys_offset;
+	tcounts = v->tcounts_offset;
+	stacks_offset = v->stacks_offset;
+	stacks_bytes = v->stacks_bytes;
+	if (v->magic != AGENT_MAGIC || v->version != AGENT_VERSION ||
+	    v->size != size || !table_fits(keys, capacity, size) ||
+	    !table_fits(counts, capacity, size) ||
+	    !table_fits(tkeys, tcapacity, size) ||
+	    !table_fits(tcounts, tcapacity, size) ||
+	    (stacks_offset != 0 && (stacks_offset > size ||
+	    stacks_bytes > size - stacks_offset ||
+	    stackring_open(&ring, (char *)r + stacks_offset,
+	    stacks_bytes) < 0))) {
+		munmap(r, size);
 		return NULL;
 	}
+	pcmap.keys = (uint64_t *)((char *)r + keys);
+	pcmap.counts = (uint64_t *)((char *)r + counts);
+	pcmap.mask = capacity - 1;
+	pcmap.tkeys = (uint64_t *)((char *)r + tkeys);
+	pcmap.tcounts = (uint64_t *)((char *)r + tcounts);
+	pcmap.tmask = tcapacity - 1;
+	if (stacks_offset != 0)
+		pcmap.stacks = &ring;
 	return r;
 }
 
@@ -132,6 +150,7 @@ agent_init(void)
 {
 	const char *env = secure_getenv(AGENT_ENV_FD);
 	struct plan *plan;
+	unsigned rate_hz;
 	char *end;
 	long fd;
 
@@ -146,18 +165,9 @@ agent_init(void)
 	session_on_fork_child(fork_child);
 	if (fault_install() < 0)
 		return;
-	pcmap.keys = (uint64_t *)((char *)region + region->keys_offset);
-	pcmap.counts = (uint64_t *)((char *)region + region->counts_offset);
-	pcmap.mask = region->capacity - 1;
 	pcmap.lost = &region->lost;
-	pcmap.tkeys = (uint64_t *)((char *)region + region->tkeys_offset);
-	pcmap.tcounts = (uint64_t *)((char *)region + region->tcounts_offset);
-	pcmap.tmask = region->tcapacity - 1;
 	pcmap.tlost = &region->tlost;
 	pcmap.kernel_time = 1;	/* the recorder counts it as the kernel's */
-	if (region->stacks_offset != 0)
-		pcmap.stacks = (struct stackring *)((char *)region +
-		    region->stacks_offset);
 	if (take_slot() == 0)
 		return;
 	plan = plan_new(0);
@@ -169,6 +179,7 @@ agent_init(void)
 	 * rather than not at all.  (The session veils the sampling signal
 	 * from the program.)
 	 */
-	session_start(plan, region->rate_hz > PROFIL_MAX_HZ ? PROFIL_MAX_HZ :
-	    region->rate_hz, region->mechanism, 0, &region->budget);
+	rate_hz = region->rate_hz;
+	session_start(plan, rate_hz > PROFIL_MAX_HZ ? PROFIL_MAX_HZ : rate_hz,
+	    region->mechanism, 0, &region->budget);
 }

@@ -289,6 +289,22 @@ decode_weights(struct decoder *d, struct rio_in *in, int *seen,
 	return 0;
 }
 
+/* Records the recorder refused (written only when there were some). */
+static int
+decode_refused(struct decoder *d, struct rio_in *in, int *seen,
+    const char **why)
+{
+	if (*seen)
+		return *why = "a second refused record", -1;
+	*seen = 1;
+	d->p->refused = rio_get_u64(in);
+	if (in->failed)
+		return *why = "truncated", -1;
+	if (d->p->refused == 0)
+		return *why = "none refused", -1;
+	return 0;
+}
+
 /*
  * How a wall profile was taken (version 2, whose stacks carry time off
  * the CPU: check_stacks takes off-CPU frames only with this record).
@@ -328,6 +344,7 @@ tag_name(unsigned tag)
 	case PRF_TAG_STACKS: return "stacks";
 	case PRF_TAG_WEIGHTS: return "weights";
 	case PRF_TAG_WALL: return "wall";
+	case PRF_TAG_REFUSED: return "refused";
 	case PRF_TAG_END: return "end";
 	}
 	return "unknown";
@@ -339,7 +356,7 @@ decode(struct decoder *d)
 	struct rio_in *in = &d->in;
 	uint8_t magic[PRF_MAGIC_LEN];
 	uint32_t version;
-	int have_header = 0, have_weights = 0;
+	int have_header = 0, have_weights = 0, have_refused = 0;
 
 	if (rio_get_bytes(in, magic, sizeof magic) < 0 ||
 	    memcmp(magic, PRF_MAGIC, PRF_MAGIC_LEN) != 0) {
@@ -428,6 +445,9 @@ decode(struct decoder *d)
 			break;
 		case PRF_TAG_WALL:
 			rc = decode_wall(d, &payload, &why);
+			break;
+		case PRF_TAG_REFUSED:
+			rc = decode_refused(d, &payload, &have_refused, &why);
 			break;
 		case PRF_TAG_END: {
 			uint32_t crc = rio_get_u32(&payload);

@@ -276,6 +276,11 @@ profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
 		rio_put_u64(&out, p->slowest_ns);
 		end_record(&out, at);
 	}
+	if (p->refused > 0) {
+		at = begin_record_flags(&out, PRF_TAG_REFUSED, PRF_FLAG_OPTIONAL);
+		rio_put_u64(&out, p->refused);
+		end_record(&out, at);
+	}
 	if (p->wall != NULL) {
 		at = begin_record(&out, PRF_TAG_WALL);
 		rio_put_u64(&out, p->wall->poll_ns);

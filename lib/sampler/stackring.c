@@ -2,7 +2,9 @@
  * stackring.c - the writer's side of the capture ring (stackring.h).
  * Async-signal-safety rules: no locks, no allocation, no stdio, raw
  * system calls only; memory of the program is read without ever
- * faulting (process_vm_readv).
+ * faulting (process_vm_readv).  The ring's geometry is the writer's own
+ * copy (struct stackring): a program that writes over the ring's header
+ * cannot send a capture outside it.
  */
 #include <stddef.h>
 #include <string.h>
@@ -33,9 +35,11 @@ static __thread uintptr_t stack_end __attribute__((tls_model("initial-exec")));
  * or kill a program that reset SIGSEGV to its default), a page to an
  * iovec so that it copies all it can.  Where that call is refused (a
  * seccomp filter), nothing is copied: the stack is cut at its leaf.
+ * tid is the calling thread's, whose memory is the process's: the call
+ * takes it as well as the pid, which would cost a getpid a sample.
  */
 static uint64_t
-copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
+copy_stack(unsigned char *dst, uintptr_t from, uint64_t n, uint32_t tid)
 {
 	struct iovec local[MAX_PAGES], remote[MAX_PAGES];
 	uint64_t done = 0;
@@ -56,8 +60,8 @@ copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
 	}
 	if (k == 0)
 		return 0;
-	got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), local, k,
-	    remote, k, 0);
+	got = syscall(SYS_process_vm_readv, tid ? (long)tid :
+	    syscall(SYS_getpid), local, k, remote, k, 0);
 	if (got < 0)
 		return 0;
 	if ((uint64_t)got < done)	/* the stack ends there */
@@ -66,32 +70,60 @@ copy_stack(unsigned char *dst, uintptr_t from, uint64_t n)
 }
 
 int
+stackring_open(struct stackring *ring, void *at, uint64_t bytes)
+{
+	const volatile struct stackring_shared *h = at;
+	uint64_t nslots, slot_bytes, stack_size, slots_offset;
+
+	if (bytes < sizeof *h || (uintptr_t)at % 64 != 0)
+		return -1;
+	/* once each: the program may be changing them as we look */
+	nslots = h->nslots;
+	slot_bytes = h->slot_bytes;
+	stack_size = h->stack_size;
+	slots_offset = h->slots_offset;
+	if (nslots == 0 || (nslots & (nslots - 1)) != 0 ||
+	    stack_size > STACKRING_MAX_STACK ||
+	    slot_bytes != STACKRING_SLOT_BYTES(stack_size) ||
+	    slots_offset < sizeof *h || slots_offset % 64 != 0 ||
+	    slots_offset > bytes ||
+	    nslots > (bytes - slots_offset) / slot_bytes)
+		return -1;
+	*ring = (struct stackring){ at, (unsigned char *)at + slots_offset,
+	    nslots, slot_bytes, stack_size };
+	return 0;
+}
+
+int
 stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
     uint32_t tid, uint64_t weight, uint64_t kernel_weight)
 {
-	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	struct stackring_shared *shared = r->shared;
+	uint64_t h = atomic_load_explicit(&shared->head, memory_order_relaxed);
 	struct stackring_slot *s;
-	uint64_t regs[ARCH_NREGS];
+	uint64_t regs[ARCH_NREGS], got;
 
 	do {
-		if (h - atomic_load_explicit(&r->tail, memory_order_acquire) >=
-		    r->nslots) {
-			atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
+		if (h - atomic_load_explicit(&shared->tail,
+		    memory_order_acquire) >= r->nslots) {
+			atomic_fetch_add_explicit(&shared->dropped, 1,
+			    memory_order_relaxed);
 			return -1;
 		}
-	} while (!atomic_compare_exchange_weak_explicit(&r->head, &h, h + 1,
-	    memory_order_acq_rel, memory_order_relaxed));
-	s = (struct stackring_slot *)((char *)r + r->slots_offset +
-	    (h & (r->nslots - 1)) * r->slot_bytes);
+	} while (!atomic_compare_exchange_weak_explicit(&shared->head, &h,
+	    h + 1, memory_order_acq_rel, memory_order_relaxed));
+	s = stackring_slot(r, h);
 	arch_context_regs(ucontext, regs);
 	memcpy(s->regs, regs, sizeof s->regs);
 	s->tag = tag;
 	s->tid = tid;
 	s->stack_addr = regs[ARCH_REG_SP] - ARCH_RED_ZONE;
-	s->size = copy_stack(s->data, (uintptr_t)s->stack_addr, r->stack_size);
+	got = copy_stack(s->data, (uintptr_t)(regs[ARCH_REG_SP] - ARCH_RED_ZONE),
+	    r->stack_size, tid);
+	s->size = got;
 	/* nothing copied: the slot is published empty (weight 0), given up */
-	s->weight = s->size ? weight : 0;
-	s->kernel_weight = s->size ? kernel_weight : 0;
+	s->weight = got ? weight : 0;
+	s->kernel_weight = got ? kernel_weight : 0;
 	atomic_store_explicit(&s->seq, h + 1, memory_order_release);
-	return s->size ? 0 : -1;
+	return got ? 0 : -1;
 }
