@@ -141,8 +141,9 @@ kernel_by_clock(unsigned long weight)
  * The kernel watch's tick is a timer on the thread's CPU time, checked
  * at the scheduler's tick: one that came while the thread was in a
  * system call signals on its way back (arch_context_after_syscall),
- * with the user stack that made the call, and a tick's worth of kernel
- * time lies behind it.  What the perf clock missed since the last such
+ * with the user stack that made the call, one in a page fault at the
+ * faulting instruction, and a tick's worth of kernel time lies behind
+ * it.  What the perf clock missed since the last such
  * tick is paid there: the amount is the clock's (exact), the place the
  * watch's (sampled at the tick rate, among the calls that entered the
  * kernel).  Ticks in user code pay nothing: the perf clock has that
@@ -151,10 +152,32 @@ kernel_by_clock(unsigned long weight)
 unsigned long
 session_kernel_watch(const void *ucontext)
 {
+	int in_kernel = arch_context_after_syscall(ucontext);
+	struct rusage ru;
+	uint64_t user, sys;
+
 	if (!kernel_split.known)
 		return 0;	/* no perf sample yet: no baseline */
+	/*
+	 * A tick in a page fault signals on the way back to the faulting
+	 * instruction, which is where its time goes, but rcx says nothing
+	 * there: the kernel's own accounting tells, the tick charged to
+	 * system time since the last one.
+	 */
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0) {
+		user = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
+		    (uint64_t)ru.ru_utime.tv_usec;
+		sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 +
+		    (uint64_t)ru.ru_stime.tv_usec;
+		if (kernel_split.watched && sys >= kernel_split.sys_us &&
+		    user >= kernel_split.user_us && sys - kernel_split.sys_us >
+		    user - kernel_split.user_us)
+			in_kernel = 1;
+		kernel_split.user_us = user;
+		kernel_split.sys_us = sys;
+	}
 	kernel_split.watched = 1;
-	if (!arch_context_after_syscall(ucontext))
+	if (!in_kernel)
 		return 0;
 	return kernel_owed(0, ~0ul);
 }
