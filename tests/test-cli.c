@@ -3,6 +3,7 @@
  * options after the operands (never after record's PROGRAM), conflicting
  * views refused; every subcommand's --help describing every option; how
  * each process ended (report --pid); merge refusing one file named twice;
+ * what is not a profile (a directory, an empty file, a FIFO) said so;
  * export --format gmon making its directory; and record finding out before
  * the program runs that its output cannot be written, leaving no temporary
  * file behind on any path.
@@ -774,6 +775,92 @@ test_merge_refuses_one_file_twice(void **state)
 	assert_true(exists(out));
 }
 
+/* ---- what is not a profile, said for what it is ------------------------ */
+
+/*
+ * Every command that reads a .prf says, in one line and exit 1, that a
+ * directory is one (an unreadable one too, which open(2) refuses with
+ * EACCES: checked as nobody when we are root, root reading any), that an
+ * empty file is empty (not "bad magic"), and that a FIFO is no regular
+ * file, at once: opened as a file is, a FIFO without a writer blocked
+ * the reader for ever.
+ */
+static void
+test_not_a_profile_said_so(void **state)
+{
+	const char *good = shared_profile();
+	char dir[PATH_MAX], sealed[PATH_MAX], empty[PATH_MAX], fifo[PATH_MAX];
+	char out[PATH_MAX];
+	static const struct { const char *name, *says; } inputs[] = {
+		{ "adir", "is a directory" },
+		{ "sealed", "is a directory" },
+		{ "empty.prf", "empty" },
+		{ "fifo.prf", "not a regular file" },
+	};
+	static const char *const readers[] = { "report", "export", "merge",
+	    "diff", "check", "archive" };
+	int as_nobody = geteuid() == 0;
+	struct run r;
+
+	(void)state;
+	scratch(dir, "adir");
+	scratch(sealed, "sealed");
+	scratch(empty, "empty.prf");
+	scratch(fifo, "fifo.prf");
+	scratch(out, "notaprofile-out.prf");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(sealed, 0), 0);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	copy_file("/dev/null", empty);
+	/* nobody may pass through the scratch directory, not list it */
+	assert_int_equal(chmod(tmpdir, 0711), 0);
+	for (size_t c = 0; c < sizeof readers / sizeof readers[0]; c++)
+		for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+			char path[PATH_MAX], want[PATH_MAX + 128];
+			char *argv[16] = { "/usr/bin/timeout", "20" };
+			int n = 2, nobody = as_nobody && strcmp(inputs[i].name,
+			    "sealed") == 0;
+
+			scratch(path, inputs[i].name);
+			if (nobody) {
+				argv[n++] = "/usr/bin/setpriv";
+				argv[n++] = "--reuid=nobody";
+				argv[n++] = "--regid=nogroup";
+				argv[n++] = "--clear-groups";
+			}
+			argv[n++] = profil_bin;
+			argv[n++] = (char *)readers[c];
+			if (strcmp(readers[c], "export") == 0) {
+				argv[n++] = "--format";
+				argv[n++] = "folded";
+				argv[n++] = "-o";
+				argv[n++] = "-";
+			} else if (strcmp(readers[c], "merge") == 0) {
+				argv[n++] = "-o";
+				argv[n++] = out;
+			}
+			argv[n++] = path;
+			/* the bad one first, a good one beside it */
+			if (strcmp(readers[c], "merge") == 0 ||
+			    strcmp(readers[c], "diff") == 0)
+				argv[n++] = (char *)good;
+			argv[n] = NULL;
+			run(&r, argv);
+			if (nobody && strstr(r.err, "setpriv:") != NULL)
+				continue;	/* no setpriv or no user nobody */
+			if (r.status != 1)
+				fail_msg("%s %s: exit %d (124: it hung): %s",
+				    readers[c], inputs[i].name, r.status, r.err);
+			assert_one_line(&r, readers[c]);
+			snprintf(want, sizeof want, "profil: %s: %s: %s",
+			    readers[c], path, inputs[i].says);
+			if (strncmp(r.err, want, strlen(want)) != 0)
+				fail_msg("[%s], want [%s...]", r.err, want);
+			assert_false(exists(out));
+		}
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+}
+
 /* ---- export --format gmon -o DIR ---------------------------------------- */
 
 static void
@@ -1019,6 +1106,7 @@ main(void)
 		cmocka_unit_test(test_pid_status_in_words),
 		cmocka_unit_test(test_pid_status_recorded),
 		cmocka_unit_test(test_merge_refuses_one_file_twice),
+		cmocka_unit_test(test_not_a_profile_said_so),
 		cmocka_unit_test(test_export_gmon_makes_its_directory),
 		cmocka_unit_test(test_record_checks_its_output_first),
 		cmocka_unit_test(test_record_leaves_no_temporary_file),
