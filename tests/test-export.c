@@ -1419,6 +1419,75 @@ test_pprof_errors(void **state)
 	assert_int_equal(access(gmon_out, R_OK), 0);
 }
 
+/*
+ * -o - is standard output for every format that is one stream: pprof's
+ * bytes there are those of -o FILE (not a file named "-", as they were),
+ * folded's too; pprof's gzipped bytes are not written to a terminal;
+ * gmon, a file per object, refuses it in one line.  No "-" is left in
+ * the directory it ran in.
+ */
+static void
+test_stdout_for_every_format(void **state)
+{
+	SCRATCH(prf, "stdout.prf");
+	SCRATCH(dash, "-");
+	SCRATCH(to_file, "stdout-file");
+	SCRATCH(to_stdout, "stdout-pipe");
+	char *prog[] = { workload, "split", "0.022", NULL };
+	static const char *const formats[] = { "pprof", "folded" };
+	char cmd[4 * PATH_MAX], pts[PATH_MAX];
+	char *sh[] = { "/bin/sh", "-c", cmd, NULL };
+	struct run r;
+	int master;
+
+	(void)state;
+	record_ok(prf, prog);
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+		char *to[] = { profil_bin, "export", "--format",
+		    (char *)formats[i], "-o", to_file, prf, NULL };
+
+		run(&r, to);
+		if (r.status != 0)
+			fail_msg("%s -o FILE: exit %d: %s", formats[i], r.status,
+			    r.err);
+		snprintf(cmd, sizeof cmd, "cd '%s' && '%s' export --format %s "
+		    "-o - '%s' >'%s'", tmpdir, profil_bin, formats[i], prf,
+		    to_stdout);
+		run(&r, sh);
+		if (r.status != 0)
+			fail_msg("%s -o -: exit %d: %s", formats[i], r.status, r.err);
+		assert_int_equal(access(dash, F_OK), -1);
+		snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", to_file, to_stdout);
+		if (system(cmd) != 0)
+			fail_msg("%s: -o - wrote other bytes than -o FILE",
+			    formats[i]);
+		assert_int_equal(unlink(to_file), 0);
+	}
+
+	/* a terminal gets no gzipped bytes: one line, and nothing written */
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0 &&
+	    ptsname_r(master, pts, sizeof pts) == 0) {
+		snprintf(cmd, sizeof cmd, "cd '%s' && '%s' export --format pprof "
+		    "-o - '%s' >'%s'", tmpdir, profil_bin, prf, pts);
+		run(&r, sh);
+		assert_int_equal(r.status, 2);
+		assert_one_error_line(&r);
+		assert_non_null(strstr(r.err, "terminal"));
+		assert_int_equal(access(dash, F_OK), -1);
+	}
+	if (master >= 0)
+		close(master);
+
+	snprintf(cmd, sizeof cmd, "cd '%s' && '%s' export --format gmon -o - "
+	    "'%s'", tmpdir, profil_bin, prf);
+	run(&r, sh);
+	assert_int_equal(r.status, 2);
+	assert_one_error_line(&r);
+	assert_non_null(strstr(r.err, "a file per object"));
+	assert_int_equal(access(dash, F_OK), -1);
+}
+
 /* ---- wall profiles (record --wall) ---------------------------------------- */
 
 #define WALL_MS 1000000ull	/* the interval of the wall profile made here */
@@ -1715,6 +1784,7 @@ main(void)
 		cmocka_unit_test(test_pprof_wide_buckets),
 		cmocka_unit_test(test_gmon_call_arcs),
 		cmocka_unit_test(test_pprof_errors),
+		cmocka_unit_test(test_stdout_for_every_format),
 		cmocka_unit_test(test_wall_folded),
 		cmocka_unit_test(test_wall_pprof),
 		cmocka_unit_test(test_wall_gmon_and_usage),
