@@ -1681,6 +1681,78 @@ test_wall_pprof(void **state)
 }
 
 /*
+ * A wall profile whose time off the CPU comes to no whole interval (a
+ * program that never waited but for its start) has off-CPU frames that
+ * no stack of its view holds: report and export say nothing of the
+ * [off-cpu] object (they warned "[off-cpu]: no file to read symbols
+ * from").  Made here as record makes it (save_wall_profile's, every
+ * block shortened to 300 ns), and recorded from a program that only
+ * computes, in each engine.
+ */
+static void
+test_wall_no_time_off_cpu_no_warning(void **state)
+{
+	SCRATCH(prf, "nooff.prf");
+	SCRATCH(rec_prf, "nooff-rec.prf");
+	SCRATCH(pb, "nooff.pb.gz");
+	SCRATCH(folded, "nooff.folded");
+	char *views[][9] = {
+		{ profil_bin, "report", prf, NULL },
+		{ profil_bin, "report", "--tree", prf, NULL },
+		{ profil_bin, "report", "--objects", prf, NULL },
+		{ profil_bin, "export", "--format", "pprof", "-o", pb, prf, NULL },
+		{ profil_bin, "export", "--format", "folded", "-o", folded, prf,
+		    NULL },
+	};
+	static const char *const engines[] = { "perf", "timer" };
+	char cause[256], *prog[] = { workload, "split", "0.05", NULL };
+	struct profil_profile *p;
+	struct run r;
+
+	(void)state;
+	save_wall_profile(prf, 0);
+	p = profil_profile_read(prf, cause, sizeof cause);
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	for (size_t i = 0; i < p->nstacks; i++)
+		if (p->stacks[i].off_ns > 0)
+			p->stacks[i].off_ns = 300;
+	if (profil_profile_save(p, prf, cause, sizeof cause) < 0)
+		fail_msg("cannot save %s: %s", prf, cause);
+	profil_profile_free(p);
+	for (size_t e = 0; e <= sizeof engines / sizeof engines[0]; e++) {
+		if (e > 0) {
+			char *rec[] = { profil_bin, "record", "-q", "--wall", "-e",
+			    (char *)engines[e - 1], "-o", rec_prf, prog[0],
+			    prog[1], prog[2], NULL };
+
+			if (strcmp(engines[e - 1], "perf") == 0 &&
+			    !harness_perf_allowed())
+				continue;
+			run(&r, rec);
+			if (r.status != 0)
+				fail_msg("record --wall -e %s: exit %d: %s",
+				    engines[e - 1], r.status, r.err);
+		}
+		for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+			char *argv[9];
+
+			memcpy(argv, views[v], sizeof argv);
+			for (size_t k = 0; argv[k] != NULL; k++)
+				if (argv[k] == prf && e > 0)
+					argv[k] = rec_prf;
+			run(&r, argv);
+			if (r.status != 0)
+				fail_msg("%s %s: exit %d: %s", argv[1], argv[2],
+				    r.status, r.err);
+			if (strstr(r.err, "[off-cpu]") != NULL)
+				fail_msg("%s %s of %s: %s", argv[1], argv[2],
+				    e ? engines[e - 1] : "a made profile", r.err);
+		}
+	}
+}
+
+/*
  * gmon: a wall profile gives the gmon.out of its CPU part, byte for byte
  * that of the same profile made without the off-CPU stacks, and says in
  * one line what it left out.  --cpu on a CPU profile: a usage error.
@@ -1787,6 +1859,7 @@ main(void)
 		cmocka_unit_test(test_stdout_for_every_format),
 		cmocka_unit_test(test_wall_folded),
 		cmocka_unit_test(test_wall_pprof),
+		cmocka_unit_test(test_wall_no_time_off_cpu_no_warning),
 		cmocka_unit_test(test_wall_gmon_and_usage),
 		cmocka_unit_test(test_wall_recorded_sleep),
 	};
