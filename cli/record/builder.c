@@ -49,6 +49,9 @@ builder_free(struct builder *b)
 		hmap_free(&b->objects[i].hist);
 		hmap_free(&b->objects[i].frames);
 	}
+	for (i = 0; i < b->naliases; i++)
+		free(b->aliases[i].path);
+	free(b->aliases);
 	for (i = 0; i < 4; i++)
 		hmap_free(&b->special_frames[i]);
 	stacktree_free(&b->tree);
