@@ -267,6 +267,21 @@ builder_unfinished(struct builder *b, size_t *n)
 	return pids;
 }
 
+struct builder_process *
+builder_new_processes(struct builder *b, size_t *seen, size_t *n)
+{
+	struct builder_process *v = xcalloc(b->nprocesses - *seen + 1,
+	    sizeof *v);
+
+	*n = 0;
+	for (size_t i = *seen; i < b->nprocesses; i++)
+		if (b->processes[i].status == PROFIL_EXIT_UNKNOWN)
+			v[(*n)++] = (struct builder_process){ b->processes[i].pid,
+			    b->processes[i].ppid };
+	*seen = b->nprocesses;
+	return v;
+}
+
 struct profil_profile *
 builder_finish(struct builder *b)
 {

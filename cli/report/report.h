@@ -112,9 +112,9 @@ struct object_share *report_object_shares(const struct profil_profile *p,
  * How a process ended, in words, from its profile's exit_status (a wait(2)
  * status, or one of the two markers below): "exit 3", "signal 11
  * (SIGSEGV)", "signal 6 (SIGABRT), core dumped", "running" (still running
- * when the recording ended), "unknown" (not waited for by the recorder:
- * the children of the program), or "unknown (0x...)" for a value no wait
- * status has.  Into buf (40 bytes are enough); returns buf.
+ * when the recording ended), "ended" (its status could not be learnt:
+ * cli/record/exits.h), or "unknown (0x...)" for a value no wait status
+ * has.  Into buf (40 bytes are enough); returns buf.
  */
 #define REPORT_STATUS_UNKNOWN	(-1)
 #define REPORT_STATUS_RUNNING	(-2)
