@@ -271,32 +271,84 @@ e2e_cpu_seconds(pid_t pid)
 	return ok ? (double)ns / 1e9 : -1;
 }
 
-int
-e2e_holds_pidfd(pid_t holder, pid_t pid)
+/*
+ * 1 if one of holder's open files satisfies match: given the file's
+ * /proc/HOLDER/fd link target and its /proc/HOLDER/fdinfo path.
+ */
+static int
+holds(pid_t holder, int (*match)(const char *target, const char *info,
+    const void *arg), const void *arg)
 {
-	char path[64], info[PATH_MAX], line[128];
+	char dir[64], path[PATH_MAX], target[256];
 	struct dirent *e;
 	int found = 0;
 	DIR *d;
 
-	snprintf(path, sizeof path, "/proc/%d/fdinfo", (int)holder);
-	if ((d = opendir(path)) == NULL)
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)holder);
+	if ((d = opendir(dir)) == NULL)
 		return 0;
 	while (!found && (e = readdir(d)) != NULL) {
-		FILE *f;
+		ssize_t n;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(info, sizeof info, "%s/%s", path, e->d_name);
-		if ((f = fopen(info, "re")) == NULL)
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if ((n = readlink(path, target, sizeof target - 1)) <= 0)
 			continue;
-		while (fgets(line, sizeof line, f) != NULL)
-			if (strncmp(line, "Pid:", 4) == 0 && atoi(line + 4) == pid)
-				found = 1;
-		fclose(f);
+		target[n] = '\0';
+		snprintf(path, sizeof path, "/proc/%d/fdinfo/%s", (int)holder,
+		    e->d_name);
+		found = match(target, path, arg);
 	}
 	closedir(d);
 	return found;
+}
+
+static int
+is_pidfd_of(const char *target, const char *info, const void *arg)
+{
+	char line[128];
+	int found = 0;
+	FILE *f;
+
+	if (strstr(target, "pidfd") == NULL || (f = fopen(info, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "Pid:", 4) == 0 &&
+		    atoi(line + 4) == *(const pid_t *)arg)
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+int
+e2e_holds_pidfd(pid_t holder, pid_t pid)
+{
+	return holds(holder, is_pidfd_of, &pid);
+}
+
+static int
+is_perf_event(const char *target, const char *info, const void *arg)
+{
+	(void)info;
+	(void)arg;
+	return strcmp(target, "anon_inode:[perf_event]") == 0;
+}
+
+int
+e2e_holds_perf_event(pid_t holder)
+{
+	return holds(holder, is_perf_event, NULL);
+}
+
+int
+e2e_as_nobody(char **argv)
+{
+	argv[0] = "/usr/bin/setpriv";
+	argv[1] = "--reuid=nobody";
+	argv[2] = "--regid=nogroup";
+	argv[3] = "--clear-groups";
+	return 4;
 }
 
 void

@@ -50,6 +50,16 @@ int e2e_runs(pid_t pid, const char *path);
 double e2e_cpu_seconds(pid_t pid);
 /* 1 if process holder has a pidfd of process pid open. */
 int e2e_holds_pidfd(pid_t holder, pid_t pid);
+/* 1 if process holder has a perf event open (a recorder's: attached). */
+int e2e_holds_perf_event(pid_t holder);
+
+/*
+ * The words that run what follows them as user nobody, group nogroup
+ * (setpriv), into argv[0..3]; returns 4.  A test run as root runs the
+ * recorder as an ordinary user so; setpriv says "setpriv:" on stderr
+ * where it cannot.
+ */
+int e2e_as_nobody(char **argv);
 
 /* NAME inside the scratch directory (8 rotating buffers). */
 const char *tmp(const char *name);

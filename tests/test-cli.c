@@ -859,12 +859,8 @@ test_descendants_status(void **state)
 			    "sh -c 'read x <%s; exit 3'; "
 			    "sh -c 'read x <%s; kill -SEGV $$'; exit 0",
 			    rel.fifo[0], rel.fifo[1]);
-			if (as_nobody) {
-				argv[n++] = "/usr/bin/setpriv";
-				argv[n++] = "--reuid=nobody";
-				argv[n++] = "--regid=nogroup";
-				argv[n++] = "--clear-groups";
-			}
+			if (as_nobody)
+				n += e2e_as_nobody(argv + n);
 			argv[n++] = profil_bin;
 			argv[n++] = "record";
 			argv[n++] = "-q";
@@ -989,12 +985,8 @@ test_not_a_profile_said_so(void **state)
 			    "sealed") == 0;
 
 			scratch(path, inputs[i].name);
-			if (nobody) {
-				argv[n++] = "/usr/bin/setpriv";
-				argv[n++] = "--reuid=nobody";
-				argv[n++] = "--regid=nogroup";
-				argv[n++] = "--clear-groups";
-			}
+			if (nobody)
+				n += e2e_as_nobody(argv + n);
 			argv[n++] = profil_bin;
 			argv[n++] = (char *)readers[c];
 			if (strcmp(readers[c], "export") == 0) {

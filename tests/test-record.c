@@ -4,7 +4,6 @@
  * known, checked through `profil report --format csv`.  Share margins
  * come from the sample count (4 standard errors).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -921,32 +920,6 @@ test_budget_counts_named(void **state)
 	profil_profile_free(p);
 }
 
-/* 1 if process pid has a perf event open. */
-static int
-has_perf_event(pid_t pid)
-{
-	char dir[64], link[PATH_MAX + 64], to[64];
-	struct dirent *e;
-	int found = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
-	if ((d = opendir(dir)) == NULL)
-		return 0;
-	while (!found && (e = readdir(d)) != NULL) {
-		ssize_t n;
-
-		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-		n = readlink(link, to, sizeof to - 1);
-		if (n > 0) {
-			to[n] = '\0';
-			found = strcmp(to, "anon_inode:[perf_event]") == 0;
-		}
-	}
-	closedir(d);
-	return found;
-}
-
 /* Poll for pid to have exec'd path (60 s at most). */
 static void
 wait_exec(pid_t pid, const char *path)
@@ -976,7 +949,7 @@ interrupt_when_sampled(pid_t recorder, void *arg)
 	struct attached *a = arg;
 
 	if (a->from < 0) {
-		if (has_perf_event(recorder))
+		if (e2e_holds_perf_event(recorder))
 			a->from = e2e_cpu_seconds(a->program);
 		return 0;
 	}
@@ -990,7 +963,7 @@ interrupt_when_sampled(pid_t recorder, void *arg)
 static int
 continue_when_attached(pid_t recorder, void *arg)
 {
-	if (!has_perf_event(recorder))
+	if (!e2e_holds_perf_event(recorder))
 		return 0;
 	kill(*(pid_t *)arg, SIGCONT);
 	return 1;
