@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <profil.h>
 
@@ -248,7 +250,7 @@ test_check_refuses_bad_wall_profile(void **state)
  * past the 16 KiB copied (workload bigframe), then for sleep, whose
  * stacks are whole.  Record counted the CPU samples only (nearly all
  * cut), report the view's wall time too: "99%" and "42%" of the same
- * profile.
+ * profile.  Both engines, as root and as nobody.
  */
 static int
 percent_before(const char *text, const char *after)
@@ -266,25 +268,39 @@ static void
 test_cut_share_one_figure(void **state)
 {
 	static const char *const engines[] = { "perf", "timer" };
-	char prf[PATH_MAX], cmd[PATH_MAX + 64];
+	char dir[PATH_MAX], prf[PATH_MAX + 16], cmd[PATH_MAX + 64];
 	char *rep[] = { profil_bin, "report", "--limit", "1", prf, NULL };
 	char *chk[] = { profil_bin, "check", prf, NULL };
 	struct run r;
 
 	(void)state;
-	snprintf(prf, sizeof prf, "%s/cutshare.prf", tmpdir);
+	/* as root, and as nobody (who may pass through the scratch dir) */
+	snprintf(dir, sizeof dir, "%s/cutshare", tmpdir);
+	assert_int_equal(mkdir(dir, 0777), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(chmod(tmpdir, 0711), 0);
+	snprintf(prf, sizeof prf, "%s/cut.prf", dir);
 	snprintf(cmd, sizeof cmd, "'%s' bigframe 0.3; sleep 0.1", workload);
-	for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++) {
-		char *rec[] = { profil_bin, "record", "--wall", "-e",
-		    (char *)engines[e], "-o", prf, "/bin/sh", "-c", cmd, NULL };
-		int recorded, reported, checked;
+	for (size_t e = 0; e < 2 * (sizeof engines / sizeof engines[0]); e++) {
+		const char *engine = engines[e % 2];
+		int as_nobody = e >= 2, n = 0, recorded, reported, checked;
+		char *rec[20];
 
-		if (strcmp(engines[e], "perf") == 0 && !harness_perf_allowed())
+		if (as_nobody && geteuid() != 0)
+			break;
+		if (strcmp(engine, "perf") == 0 && (as_nobody ?
+		    harness_perf_paranoid() > 2 : !harness_perf_allowed()))
 			continue;
+		if (as_nobody)
+			n += e2e_as_nobody(rec);
+		memcpy(rec + n, (char *[]){ profil_bin, "record", "--wall", "-e",
+		    (char *)engine, "-o", prf, "/bin/sh", "-c", cmd, NULL },
+		    11 * sizeof *rec);
+		unlink(prf);
 		run(&r, rec);
 		if (r.status != 0)
-			fail_msg("record -e %s: exit %d: %s", engines[e], r.status,
-			    r.err);
+			fail_msg("record -e %s%s: exit %d: %s", engine, as_nobody ?
+			    " as nobody" : "", r.status, r.err);
 		recorded = percent_before(r.err, "% of the call stacks were cut "
 		    "where the");
 		run(&r, rep);
@@ -296,10 +312,11 @@ test_cut_share_one_figure(void **state)
 		checked = percent_before(r.out, "% of the threads' time): past "
 		    "the stack copied");
 		if (recorded != reported || checked != reported)
-			fail_msg("-e %s: record says %d%%, report %d%%, check %d%% "
-			    "of the stacks cut:\n%s", engines[e], recorded, reported,
-			    checked, r.out);
+			fail_msg("-e %s%s: record says %d%%, report %d%%, check %d%% "
+			    "of the stacks cut:\n%s", engine, as_nobody ?
+			    " as nobody" : "", recorded, reported, checked, r.out);
 	}
+	assert_int_equal(chmod(tmpdir, 0700), 0);
 }
 
 int
