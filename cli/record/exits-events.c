@@ -111,14 +111,16 @@ exits_events_read(int fd, pid_t root, struct hmap *tree, int *lost)
 		for (nl = (struct nlmsghdr *)buf; NLMSG_OK(nl, (size_t)n);
 		    nl = NLMSG_NEXT(nl, n)) {
 			const struct cn_msg *cn = NLMSG_DATA(nl);
+			struct proc_event ev;
 
 			if (nl->nlmsg_type != NLMSG_DONE ||
-			    nl->nlmsg_len < NLMSG_LENGTH(sizeof *cn +
-			    sizeof(struct proc_event)) ||
+			    nl->nlmsg_len < NLMSG_LENGTH(sizeof *cn + sizeof ev) ||
 			    cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC ||
-			    cn->len < sizeof(struct proc_event))
+			    cn->len < sizeof ev)
 				continue;
-			apply((const struct proc_event *)cn->data, root, tree);
+			/* at 36 bytes in: not aligned for its 64-bit fields */
+			memcpy(&ev, cn->data, sizeof ev);
+			apply(&ev, root, tree);
 		}
 	}
 }
