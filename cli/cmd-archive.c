@@ -193,11 +193,14 @@ archive_exec(int argc, char **argv)
 	if (out == NULL)
 		out = argv[optind];
 	find_search_set(symfs, debug_dirs);
-	if (outfile_may_replace(out, PRF_MAGIC, cause, sizeof cause) < 0)
-		cli_die(1, "%s", cause);
+	/* the profile first: what is wrong with it is what to hear of */
 	p = profil_profile_read(argv[optind], cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", argv[optind], cause);
+	if (outfile_may_replace(out, PRF_MAGIC, cause, sizeof cause) < 0) {
+		profil_profile_free(p);
+		cli_die(1, "%s", cause);
+	}
 	for (size_t i = 0; i < p->nobjects; i++)
 		if (in_profile(p, i) && keep_object(p, i, &k) == 0)
 			objects++;

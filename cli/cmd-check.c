@@ -36,48 +36,81 @@ cut_reason(uint64_t reason)
 	return "for a reason this profil does not know";
 }
 
+/* What the stacks cut for one reason stand for: samples, time. */
+struct cut_sum {
+	uint64_t samples, off_ns;
+	double ns;
+};
+
+/*
+ * "N samples (S%)", or a wall profile's "N samples and T s off the CPU
+ * (S%)": S the share of the time the stacks stand for, as record and
+ * report count it (report_cut_share).
+ */
+static void
+print_cut(const struct profil_profile *p, const struct cut_sum *c,
+    double all_ns)
+{
+	printf("%llu samples", (unsigned long long)c->samples);
+	if (p->wall != NULL)
+		printf(" and %.3f s off the CPU", (double)c->off_ns / 1e9);
+	printf(" (%.2f%%%s)", all_ns > 0 ? 100 * c->ns / all_ns : 0.0,
+	    p->wall != NULL ? " of the threads' time" : "");
+}
+
 /*
  * p's call stacks in a line, then a line per reason stacks were cut
- * short, most samples first: "FILE:   N samples: REASON".
+ * short, most time first: "FILE:   N samples (S%): REASON".
  */
 static void
 print_stacks(const char *file, const struct profil_profile *p)
 {
-	uint64_t cut[MOST_REASON + 1] = { 0 }, all = 0;
+	struct cut_sum cut[MOST_REASON + 1] = { { 0, 0, 0 } }, all = { 0, 0, 0 };
+	double all_ns = 0;
 	size_t deepest = 0;
 	int shown[MOST_REASON + 1] = { 0 };
+	uint64_t why;
 
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
-		const struct profil_frame *last = &p->frames[st->frames[st->depth - 1]];
+		double ns = report_stack_ns(p, st);
+		struct cut_sum *c;
 
+		all_ns += ns;
 		if (st->depth > deepest)
 			deepest = st->depth;
-		if (last->object != PROFIL_FRAME_CUT)
+		if (!report_stack_cut(p, st, &why))
 			continue;
-		/* the reader checked the sum of counts: no overflow */
-		cut[last->addr <= MOST_REASON ? last->addr : 0] += st->count;
-		all += st->count;
+		/* the reader checked the sums of counts: no overflow */
+		c = &cut[why <= MOST_REASON ? why : 0];
+		c->samples += st->count;
+		c->off_ns += st->off_ns;
+		c->ns += ns;
+		all.samples += st->count;
+		all.off_ns += st->off_ns;
+		all.ns += ns;
 	}
 	printf("%s: %zu call stacks (%zu frames, the deepest %zu); cut short: ",
 	    file, p->nstacks, p->nframes, deepest);
-	if (all == 0) {
+	if (all.ns == 0 && all.samples == 0) {
 		printf("none\n");
 		return;
 	}
-	printf("%llu samples (%.2f%%)\n", (unsigned long long)all,
-	    100.0 * (double)all / (double)p->samples);
+	print_cut(p, &all, all_ns);
+	printf("\n");
 	for (;;) {
 		int most = -1;
 
 		for (int r = 0; r <= MOST_REASON; r++)
-			if (cut[r] > 0 && !shown[r] && (most < 0 || cut[r] > cut[most]))
+			if ((cut[r].ns > 0 || cut[r].samples > 0) && !shown[r] &&
+			    (most < 0 || cut[r].ns > cut[most].ns))
 				most = r;
 		if (most < 0)
 			break;
 		shown[most] = 1;
-		printf("%s:   %llu samples: %s\n", file,
-		    (unsigned long long)cut[most], cut_reason((uint64_t)most));
+		printf("%s:   ", file);
+		print_cut(p, &cut[most], all_ns);
+		printf(": %s\n", cut_reason((uint64_t)most));
 	}
 }
 

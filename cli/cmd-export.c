@@ -2,12 +2,14 @@
  * cmd-export.c - `profil export --format FORMAT [-o OUT] FILE`: the
  * profile in another tool's format.
  *
- * pprof: one gzipped profile.proto file (export/pprof.c), -o names it;
- * its samples are the call stacks where the profile has them.
+ * pprof: one gzipped profile.proto file (export/pprof.c), -o names it,
+ * "-" standard output (not a terminal); its samples are the call stacks
+ * where the profile has them.
  *
  * gmon: gmon.OBJECT.out files for GNU gprof (export/gmon.c), with call
  * arcs from the stacks; -o names the directory, made (one level, as mkdir
- * does) when it is not there.
+ * does) when it is not there.  A file per object is no stream: "-" is
+ * refused.
  *
  * folded: the call stacks as folded lines (export/folded.c), -o names
  * the file, "-" standard output.
@@ -73,7 +75,7 @@ export_pprof(const struct profil_profile *p, const char *path, int inlines)
 	    sizeof cause) < 0) {
 		cli_error("%s", cause);
 		status = 1;
-	} else {
+	} else if (strcmp(path, "-") != 0) {
 		printf("%s\n", path);
 	}
 	if (p->nstacks > 0)
@@ -245,6 +247,14 @@ export_exec(int argc, char **argv)
 	if (out == NULL)
 		out = pprof ? EXPORT_PPROF_DEFAULT_PATH : folded ?
 		    FOLDED_DEFAULT_PATH : ".";
+	/* "-" is standard output for every format that is one stream */
+	if (!pprof && !folded && strcmp(out, "-") == 0)
+		cli_die(EXIT_USAGE, "-o -: gmon writes a file per object "
+		    "(gmon.OBJECT.out), not one stream: -o names their "
+		    "directory");
+	if (pprof && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
+		cli_die(EXIT_USAGE, "-o -: standard output is a terminal, and "
+		    "pprof's file is gzipped binary: redirect it, or name a file");
 	if (folded) {
 		p = profil_profile_read(argv[optind], cause, sizeof cause);
 		if (p == NULL)
@@ -298,10 +308,11 @@ const struct cmd cmd_export = {
 	"  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
 	"                        COUNT: for flamegraph.pl, inferno, speedscope\n"
 	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
-	"                        folded: the file (default " FOLDED_DEFAULT_PATH "),\n"
-	"                        - for standard output;\n"
-	"                        gmon: the directory, made if missing (its parent\n"
-	"                        must exist; default the current directory)\n"
+	"                        folded: the file (default " FOLDED_DEFAULT_PATH ");\n"
+	"                        either: - for standard output;\n"
+	"                        gmon: the directory (a file per object: not -),\n"
+	"                        made if missing (its parent must exist; default\n"
+	"                        the current directory)\n"
 	"      --inline           pprof, folded: inlined functions as frames of\n"
 	"                         their own, as report --inline has them (default:\n"
 	"                         the code is the symbol it was inlined into, as\n"

@@ -115,13 +115,15 @@ note_unsampled(const struct profil_profile *p, char *caption, size_t size)
 	    100 * seen / (double)p->cpu_ns);
 }
 
-/* Stacks cut where the copy ended: the callers are missing; say why. */
+/*
+ * Stacks cut where the copy ended: the callers are missing; say why.
+ * The shares are those of the file's profile, as record gave them, in
+ * whatever view (report_cut_share).
+ */
 static void
-note_cut(const struct profil_profile *p, char *caption, size_t size)
+note_cut(double cut, double unread, char *caption, size_t size)
 {
 	size_t len = strlen(caption);
-	double cut = report_cut_share(p, PROFIL_CUT_STACK);
-	double unread = report_cut_share(p, PROFIL_CUT_UNREAD);
 
 	/* a line each, in 80 columns: the callers are missing, what helps */
 	if (cut >= REPORT_CUT_NOTE)
@@ -250,6 +252,7 @@ report_exec(int argc, char **argv)
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
 	char cause[512], caption[512];
+	double cut_stack, cut_unread;
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
 		switch (c) {
@@ -367,6 +370,8 @@ report_exec(int argc, char **argv)
 	p = profil_profile_read(file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", file, cause);
+	cut_stack = report_cut_share(p, PROFIL_CUT_STACK);
+	cut_unread = report_cut_share(p, PROFIL_CUT_UNREAD);
 	/* a wall profile: its views count time off the CPU too, or not */
 	if ((wp = wall_view(p, cpu_only)) != NULL) {
 		if (!cpu_only)
@@ -394,7 +399,7 @@ report_exec(int argc, char **argv)
 		table_count_title("counts");
 	note_unsampled(p, caption, sizeof caption);
 	note_buckets(p, caption, sizeof caption);
-	note_cut(p, caption, sizeof caption);
+	note_cut(cut_stack, cut_unread, caption, sizeof caption);
 	o.caption = caption;
 	o.columns = wide ? 0 : text_columns();
 	table_style(o.columns, want_colour(colour));

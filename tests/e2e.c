@@ -3,9 +3,12 @@
  * command and the test workloads (tests/workload.c) in a scratch
  * directory, and reading the flat profile back as CSV.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,19 +50,29 @@ drain_into(int fd, char *buf, size_t size)
 		    n + over, size - 1);
 }
 
-/*
- * Run argv (NULL-terminated) with stdin from input, in its own process
- * group if pgrp; kill_after_ms > 0 sends sig to the group (or the
- * recorder, or its child) then.  Waits at most 120 s.
- */
-void
-run_full(struct run *r, char *const argv[], const char *input, int sig,
-    int whom, unsigned kill_after_ms)
+/* Read what fd has now into buf (used bytes *n of size); 0 at EOF. */
+static int
+read_some(int fd, char *buf, size_t size, size_t *n)
 {
-	int in[2], out[2], err[2], status;
+	ssize_t got = read(fd, buf + *n, size - 1 - *n);
+
+	if (got > 0) {
+		*n += (size_t)got;
+		buf[*n] = '\0';
+	}
+	return got != 0 && *n < size - 1;
+}
+
+/*
+ * Start argv (NULL-terminated) with stdin from input, in its own process
+ * group; its pid, and its stdout and stderr read ends in *out, *err.
+ */
+static pid_t
+start(char *const argv[], const char *input, int *out_fd, int *err_fd)
+{
+	int in[2], out[2], err[2];
 	pid_t pid;
 
-	memset(r, 0, sizeof *r);
 	assert_int_equal(pipe(in), 0);
 	assert_int_equal(pipe(out), 0);
 	assert_int_equal(pipe(err), 0);
@@ -90,6 +103,39 @@ run_full(struct run *r, char *const argv[], const char *input, int sig,
 	if (input != NULL && write(in[1], input, strlen(input)) < 0)
 		fail_msg("write stdin: %s", strerror(errno));
 	close(in[1]);
+	*out_fd = out[0];
+	*err_fd = err[0];
+	return pid;
+}
+
+/* Read the rest of pid's output into r, and wait for it. */
+static void
+finish(struct run *r, pid_t pid, int out, int err)
+{
+	int status;
+
+	drain_into(out, r->out, sizeof r->out);
+	drain_into(err, r->err, sizeof r->err);
+	close(out);
+	close(err);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Run argv (NULL-terminated) with stdin from input, in its own process
+ * group if pgrp; kill_after_ms > 0 sends sig to the group (or the
+ * recorder, or its child) then.  Waits at most 120 s.
+ */
+void
+run_full(struct run *r, char *const argv[], const char *input, int sig,
+    int whom, unsigned kill_after_ms)
+{
+	int out, err;
+	pid_t pid;
+
+	memset(r, 0, sizeof *r);
+	pid = start(argv, input, &out, &err);
 	if (kill_after_ms > 0) {
 		struct timespec ts = { kill_after_ms / 1000,
 		    (long)(kill_after_ms % 1000) * 1000000 };
@@ -124,12 +170,176 @@ run_full(struct run *r, char *const argv[], const char *input, int sig,
 			kill(child, sig);
 		}
 	}
-	drain_into(out[0], r->out, sizeof r->out);
-	drain_into(err[0], r->err, sizeof r->err);
-	close(out[0]);
-	close(err[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	finish(r, pid, out, err);
+}
+
+void
+run_acting(struct run *r, char *const argv[],
+    int (*act)(pid_t pid, void *arg), void *arg, double within_s)
+{
+	struct timespec t0, now;
+	size_t nout = 0, nerr = 0;
+	int out, err, done = 0;
+	pid_t pid;
+
+	memset(r, 0, sizeof *r);
+	pid = start(argv, NULL, &out, &err);
+	fcntl(out, F_SETFL, O_NONBLOCK);
+	fcntl(err, F_SETFL, O_NONBLOCK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!done) {
+		struct pollfd fds[2] = { { out, POLLIN, 0 }, { err, POLLIN, 0 } };
+		siginfo_t info;
+
+		/* what it writes meanwhile, so that it never blocks on a pipe */
+		poll(fds, 2, 2);
+		if (fds[0].revents)
+			read_some(out, r->out, sizeof r->out, &nout);
+		if (fds[1].revents)
+			read_some(err, r->err, sizeof r->err, &nerr);
+		done = act(pid, arg);
+		info.si_pid = 0;
+		if (!done && waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG |
+		    WNOWAIT) == 0 && info.si_pid == pid)
+			fail_msg("%s ended (%d) before the test's condition came: %s",
+			    argv[0], info.si_status, r->err);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!done && (double)(now.tv_sec - t0.tv_sec) +
+		    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 > within_s) {
+			kill(-pid, SIGKILL);
+			fail_msg("%s: the test's condition did not come in %.0f s",
+			    argv[0], within_s);
+		}
+	}
+	fcntl(out, F_SETFL, 0);
+	fcntl(err, F_SETFL, 0);
+	/* drain_into appends to nothing: keep what was read so far */
+	{
+		struct run rest;
+
+		memset(&rest, 0, sizeof rest);
+		finish(&rest, pid, out, err);
+		snprintf(r->out + nout, sizeof r->out - nout, "%s", rest.out);
+		snprintf(r->err + nerr, sizeof r->err - nerr, "%s", rest.err);
+		r->status = rest.status;
+	}
+}
+
+pid_t
+e2e_child_of(pid_t pid)
+{
+	char path[64];
+	FILE *f;
+	int child = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	if (fscanf(f, "%d", &child) != 1)
+		child = 0;
+	fclose(f);
+	return child;
+}
+
+int
+e2e_runs(pid_t pid, const char *path)
+{
+	char link[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof exe - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	return strcmp(exe, path) == 0;
+}
+
+double
+e2e_cpu_seconds(pid_t pid)
+{
+	char path[64];
+	unsigned long long ns;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	ok = fscanf(f, "%llu", &ns) == 1;
+	fclose(f);
+	return ok ? (double)ns / 1e9 : -1;
+}
+
+/*
+ * 1 if one of holder's open files satisfies match: given the file's
+ * /proc/HOLDER/fd link target and its /proc/HOLDER/fdinfo path.
+ */
+static int
+holds(pid_t holder, int (*match)(const char *target, const char *info,
+    const void *arg), const void *arg)
+{
+	char dir[64], path[PATH_MAX], target[256];
+	struct dirent *e;
+	int found = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)holder);
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL) {
+		ssize_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if ((n = readlink(path, target, sizeof target - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		snprintf(path, sizeof path, "/proc/%d/fdinfo/%s", (int)holder,
+		    e->d_name);
+		found = match(target, path, arg);
+	}
+	closedir(d);
+	return found;
+}
+
+static int
+is_pidfd_of(const char *target, const char *info, const void *arg)
+{
+	char line[128];
+	int found = 0;
+	FILE *f;
+
+	if (strstr(target, "pidfd") == NULL || (f = fopen(info, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "Pid:", 4) == 0 &&
+		    atoi(line + 4) == *(const pid_t *)arg)
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+int
+e2e_holds_pidfd(pid_t holder, pid_t pid)
+{
+	return holds(holder, is_pidfd_of, &pid);
+}
+
+static int
+is_perf_event(const char *target, const char *info, const void *arg)
+{
+	(void)info;
+	(void)arg;
+	return strcmp(target, "anon_inode:[perf_event]") == 0;
+}
+
+int
+e2e_holds_perf_event(pid_t holder)
+{
+	return holds(holder, is_perf_event, NULL);
 }
 
 void
@@ -141,15 +351,15 @@ run(struct run *r, char *const argv[])
 char *const *
 e2e_as_user(char *const argv[])
 {
-	static char *vec[64] = { "/usr/bin/setpriv", "--reuid=nobody",
-		"--regid=nogroup", "--clear-groups" };
-	size_t n = 4;
+	static char *vec[64];
+	size_t n;
 
 	if (geteuid() != 0)
 		return argv;
-	if (access(vec[0], X_OK) < 0)
+	if (access("/usr/bin/setpriv", X_OK) < 0)
 		return NULL;
 	chmod(tmpdir, 0777);
+	n = e2e_as_nobody(vec);
 	while (*argv != NULL && n < 63)
 		vec[n++] = *argv++;
 	vec[n] = NULL;

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Paths found by e2e_setup: build dir of the tests, the command, workloads. */
 extern char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
@@ -37,6 +38,28 @@ void run(struct run *r, char *const argv[]);
  * setpriv to run it with, which the caller skips on.
  */
 char *const *e2e_as_user(char *const argv[]);
+
+/*
+ * Tests wait on a condition, never on a sleep.  Run argv as run() does,
+ * calling act(pid, arg) about every 2 ms while it runs (pid: argv's)
+ * until act returns nonzero, having done what the test waited to do (a
+ * signal sent, a FIFO written); then wait for argv's end.  Fails the
+ * test if argv ends first, or if act is not done within_s seconds on.
+ */
+void run_acting(struct run *r, char *const argv[],
+    int (*act)(pid_t pid, void *arg), void *arg, double within_s);
+
+/* What a test's condition looks at, in /proc: */
+/* pid's first child, or 0. */
+pid_t e2e_child_of(pid_t pid);
+/* 1 if pid runs the program at path (has exec'd it). */
+int e2e_runs(pid_t pid, const char *path);
+/* pid's CPU time so far (the kernel's, in schedstat), or -1 (gone). */
+double e2e_cpu_seconds(pid_t pid);
+/* 1 if process holder has a pidfd of process pid open. */
+int e2e_holds_pidfd(pid_t holder, pid_t pid);
+/* 1 if process holder has a perf event open (a recorder's: attached). */
+int e2e_holds_perf_event(pid_t holder);
 
 /* NAME inside the scratch directory (8 rotating buffers). */
 const char *tmp(const char *name);

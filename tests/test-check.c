@@ -3,12 +3,16 @@
  * made here (cuts of each kind and of a reason this profil does not
  * know), it says how many stacks, and how many samples' stacks were cut
  * short, a line per reason, most first; nothing more for a profile
- * without stacks, nothing at all with -q; and a recording's stacks.
+ * without stacks, nothing at all with -q; and a recording's stacks, and
+ * their share cut the one figure record and report give too.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <profil.h>
 
@@ -88,9 +92,9 @@ test_check_counts_cut_stacks(void **state)
 	    "0 threads, 0 processes\n"
 	    "%s: 4 call stacks (5 frames, the deepest 3); cut short: 10 samples "
 	    "(50.00%%)\n"
-	    "%s:   5 samples: in code without unwind information\n"
-	    "%s:   3 samples: deeper than the unwinder goes\n"
-	    "%s:   2 samples: for a reason this profil does not know\n",
+	    "%s:   5 samples (25.00%%): in code without unwind information\n"
+	    "%s:   3 samples (15.00%%): deeper than the unwinder goes\n"
+	    "%s:   2 samples (10.00%%): for a reason this profil does not know\n",
 	    path, path, path, path, path);
 	assert_string_equal(r.out, want);
 	check(&r, path, 1);
@@ -127,7 +131,7 @@ test_check_names_every_reason(void **state)
 		if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
 			fail_msg("save %s: %s", path, cause);
 		check(&r, path, 0);
-		if (strstr(r.out, "4 samples: ") == NULL ||
+		if (strstr(r.out, "4 samples (100.00%): ") == NULL ||
 		    strstr(r.out, "does not know") != NULL)
 			fail_msg("reason %llu: %s", (unsigned long long)why, r.out);
 	}
@@ -182,7 +186,7 @@ test_check_recorded_stacks(void **state)
 	assert_int_equal(frames, p->nframes);
 	profil_profile_free(p);
 	for (line = strchr(line, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
-		assert_int_equal(sscanf(line + strlen(path), ":   %llu samples: ",
+		assert_int_equal(sscanf(line + strlen(path), ":   %llu samples (",
 		    &n), 1);
 		in_lines += n;
 	}
@@ -239,6 +243,82 @@ test_check_refuses_bad_wall_profile(void **state)
 		    r.err);
 }
 
+/*
+ * One figure for the stacks cut: record, report and check give the same
+ * share, of the profile's time, for the same profile.  A wall profile
+ * tells them apart: sh waiting for a program whose every stack is cut
+ * past the 16 KiB copied (workload bigframe), then for sleep, whose
+ * stacks are whole.  Record counted the CPU samples only (nearly all
+ * cut), report the view's wall time too: "99%" and "42%" of the same
+ * profile.  Both engines, as root and as nobody.
+ */
+static int
+percent_before(const char *text, const char *after)
+{
+	const char *at = strstr(text, after);
+
+	if (at == NULL)
+		fail_msg("no [%s] in:\n%s", after, text);
+	while (at > text && (at[-1] == '.' || (at[-1] >= '0' && at[-1] <= '9')))
+		at--;
+	return (int)lround(atof(at));
+}
+
+static void
+test_cut_share_one_figure(void **state)
+{
+	static const char *const engines[] = { "perf", "timer" };
+	char dir[PATH_MAX], prf[PATH_MAX + 16], cmd[PATH_MAX + 64];
+	char *rep[] = { profil_bin, "report", "--limit", "1", prf, NULL };
+	char *chk[] = { profil_bin, "check", prf, NULL };
+	struct run r;
+
+	(void)state;
+	/* as root, and as nobody (who may pass through the scratch dir) */
+	snprintf(dir, sizeof dir, "%s/cutshare", tmpdir);
+	assert_int_equal(mkdir(dir, 0777), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(chmod(tmpdir, 0711), 0);
+	snprintf(prf, sizeof prf, "%s/cut.prf", dir);
+	snprintf(cmd, sizeof cmd, "'%s' bigframe 0.3; sleep 0.1", workload);
+	for (size_t e = 0; e < 2 * (sizeof engines / sizeof engines[0]); e++) {
+		const char *engine = engines[e % 2];
+		int as_nobody = e >= 2, n = 0, recorded, reported, checked;
+		char *rec[20];
+
+		if (as_nobody && geteuid() != 0)
+			break;
+		if (strcmp(engine, "perf") == 0 && (as_nobody ?
+		    harness_perf_paranoid() > 2 : !harness_perf_allowed()))
+			continue;
+		if (as_nobody)
+			n += e2e_as_nobody(rec);
+		memcpy(rec + n, (char *[]){ profil_bin, "record", "--wall", "-e",
+		    (char *)engine, "-o", prf, "/bin/sh", "-c", cmd, NULL },
+		    11 * sizeof *rec);
+		unlink(prf);
+		run(&r, rec);
+		if (r.status != 0)
+			fail_msg("record -e %s%s: exit %d: %s", engine, as_nobody ?
+			    " as nobody" : "", r.status, r.err);
+		recorded = percent_before(r.err, "% of the call stacks were cut "
+		    "where the");
+		run(&r, rep);
+		assert_int_equal(r.status, 0);
+		reported = percent_before(r.out, "% of the stacks cut past the "
+		    "stack copied");
+		run(&r, chk);
+		assert_int_equal(r.status, 0);
+		checked = percent_before(r.out, "% of the threads' time): past "
+		    "the stack copied");
+		if (recorded != reported || checked != reported)
+			fail_msg("-e %s%s: record says %d%%, report %d%%, check %d%% "
+			    "of the stacks cut:\n%s", engine, as_nobody ?
+			    " as nobody" : "", recorded, reported, checked, r.out);
+	}
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+}
+
 int
 main(void)
 {
@@ -248,6 +328,7 @@ main(void)
 		cmocka_unit_test(test_check_stacks_whole_or_none),
 		cmocka_unit_test(test_check_recorded_stacks),
 		cmocka_unit_test(test_check_refuses_bad_wall_profile),
+		cmocka_unit_test(test_cut_share_one_figure),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
 }

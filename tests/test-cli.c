@@ -2,20 +2,26 @@
  * test-cli.c - the command line itself, end to end on the real command:
  * options after the operands (never after record's PROGRAM), conflicting
  * views refused; every subcommand's --help describing every option; how
- * each process ended (report --pid); merge refusing one file named twice;
+ * each process ended (report --pid), the program's children reaped by it
+ * too; merge refusing one file named twice;
+ * what is not a profile (a directory, an empty file, a FIFO) said so;
  * export --format gmon making its directory; and record finding out before
  * the program runs that its output cannot be written, leaving no temporary
  * file behind on any path.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <profil.h>
@@ -564,7 +570,7 @@ static const struct status_case status_cases[] = {
 	{ 0x80 | 6, "signal 6 (SIGABRT), core dumped" },
 	{ 9, "signal 9 (SIGKILL)" },
 	{ 40, "signal 40" },		/* real-time: no fixed name */
-	{ -1, "unknown" },		/* not waited for by the recorder */
+	{ -1, "ended" },		/* its status could not be learnt */
 	{ -2, "running" },		/* still running when it ended */
 	{ 0x137f, "unknown (0x137f)" },	/* stopped: no final status */
 	{ 0x10000, "unknown (0x10000)" },
@@ -716,13 +722,171 @@ test_pid_status_recorded(void **state)
 		assert_non_null(strstr(r.out, ",11,") != NULL &&
 		    strstr(r.out, ",signal 11 (SIGSEGV)\n") != NULL ? r.out : NULL);
 
-	/* the child the program waited for itself: unknown to the recorder */
+	/*
+	 * the child the program waited for itself: its status, or where
+	 * it could not be learnt "ended", never "unknown", which read as a
+	 * failure (test_descendants_status: when it is known)
+	 */
 	record_ok(prf, forkexec);
 	run(&r, csv);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, ",-1,"));
-	assert_non_null(strstr(r.out, ",unknown\n"));
+	assert_null(strstr(r.out, "unknown"));
 	assert_non_null(strstr(r.out, ",exit 0\n"));
+}
+
+/*
+ * Whether this kernel keeps an ended process's wait status for its
+ * pidfds (PIDFD_INFO_EXIT, Linux 6.15), probed on a child of ours reaped
+ * by its own parent, as the recorder meets the program's children.
+ */
+static int
+pidfd_keeps_exit(void)
+{
+	struct { uint64_t mask, cgroupid; uint32_t ids[11]; int32_t exit_code; }
+	    info;
+	int pids[2], go[2], fd = -1, kept = 0;
+	pid_t parent, child = 0;
+
+	assert_int_equal(pipe(pids), 0);
+	assert_int_equal(pipe(go), 0);
+	if ((parent = fork()) == 0) {
+		close(pids[0]);
+		close(go[1]);
+		if ((child = fork()) == 0) {
+			char byte;
+
+			/* ends (8) when the test closes its end of go */
+			_exit(read(go[0], &byte, 1) == 0 ? 8 : 7);
+		}
+		close(go[0]);
+		if (write(pids[1], &child, sizeof child) != sizeof child)
+			_exit(1);
+		waitpid(child, NULL, 0);
+		_exit(0);
+	}
+	close(pids[1]);
+	close(go[0]);
+	if (read(pids[0], &child, sizeof child) == sizeof child)
+		fd = (int)syscall(SYS_pidfd_open, child, 0);
+	close(pids[0]);
+	close(go[1]);			/* the child ends, reaped by its parent */
+	waitpid(parent, NULL, 0);
+	memset(&info, 0, sizeof info);
+	info.mask = 1ull << 3;		/* PIDFD_INFO_EXIT */
+	if (fd >= 0 && ioctl(fd, _IOWR(0xFF, 11, info), &info) == 0 &&
+	    (info.mask & (1ull << 3)))
+		kept = info.exit_code == 8 << 8;
+	if (fd >= 0)
+		close(fd);
+	return kept;
+}
+
+/* The program's children released one by one (run_acting's act). */
+struct release {
+	char fifo[2][PATH_MAX + 16];
+	int next;
+	pid_t last;
+};
+
+/*
+ * When the recorder has heard of the program's child (it holds a pidfd
+ * of it) and the child reads its FIFO, write it a line: it ends.  Done
+ * with the second.
+ */
+static int
+release_child(pid_t recorder, void *arg)
+{
+	struct release *rel = arg;
+	pid_t program = e2e_child_of(recorder), child;
+	int fd;
+
+	if (program == 0 || (child = e2e_child_of(program)) == 0 ||
+	    child == rel->last || !e2e_holds_pidfd(recorder, child))
+		return 0;
+	/* no reader yet: ENXIO, try again */
+	if ((fd = open(rel->fifo[rel->next], O_WRONLY | O_NONBLOCK)) < 0)
+		return 0;
+	assert_int_equal(write(fd, "go\n", 3), 3);
+	close(fd);
+	rel->last = child;
+	return ++rel->next == 2;
+}
+
+/*
+ * How the program's own children ended, which the program reaps: a
+ * shell's two children, one that exits 3 and one killed by SIGSEGV.
+ * Each waits on a FIFO until the recorder has heard of it, so that
+ * their statuses are learnt in every way the recorder has (exits.h);
+ * where this kernel keeps them for pidfds (or the recorder may read the
+ * kernel's process events) they are exact, else "ended", never another
+ * status.  Both engines, as root and as nobody (the recorder too).
+ */
+static void
+test_descendants_status(void **state)
+{
+	static const char *const engines[] = { "perf", "timer" };
+	char dir[PATH_MAX], prf[PATH_MAX + 16], cmd[4 * PATH_MAX];
+	char *csv[] = { profil_bin, "report", "--pid", "--format", "csv", prf,
+	    NULL };
+	int exact = pidfd_keeps_exit();
+	struct release rel;
+	struct run r;
+
+	(void)state;
+	scratch(dir, "descendants");
+	assert_int_equal(mkdir(dir, 0777), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(chmod(tmpdir, 0711), 0);
+	snprintf(prf, sizeof prf, "%s/d.prf", dir);
+	for (int as_nobody = 0; as_nobody <= (geteuid() == 0); as_nobody++)
+		for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++) {
+			char *argv[16];
+			int n = 0;
+
+			if (strcmp(engines[e], "perf") == 0 && (as_nobody ?
+			    harness_perf_paranoid() > 2 : !harness_perf_allowed()))
+				continue;
+			memset(&rel, 0, sizeof rel);
+			for (int k = 0; k < 2; k++) {
+				snprintf(rel.fifo[k], sizeof rel.fifo[k], "%s/go%d",
+				    dir, k);
+				unlink(rel.fifo[k]);
+				assert_int_equal(mkfifo(rel.fifo[k], 0666), 0);
+				assert_int_equal(chmod(rel.fifo[k], 0666), 0);
+			}
+			unlink(prf);
+			snprintf(cmd, sizeof cmd, "ulimit -c 0; "
+			    "sh -c 'read x <%s; exit 3'; "
+			    "sh -c 'read x <%s; kill -SEGV $$'; exit 0",
+			    rel.fifo[0], rel.fifo[1]);
+			if (as_nobody)
+				n += e2e_as_nobody(argv + n);
+			argv[n++] = profil_bin;
+			argv[n++] = "record";
+			argv[n++] = "-q";
+			argv[n++] = "-e";
+			argv[n++] = (char *)engines[e];
+			argv[n++] = "-o";
+			argv[n++] = prf;
+			argv[n++] = "/bin/sh";
+			argv[n++] = "-c";
+			argv[n++] = cmd;
+			argv[n] = NULL;
+			run_acting(&r, argv, release_child, &rel, 60);
+			if (r.status != 0)
+				fail_msg("record -e %s%s: exit %d: %s", engines[e],
+				    as_nobody ? " as nobody" : "", r.status, r.err);
+			run(&r, csv);
+			assert_int_equal(r.status, 0);
+			if (exact ? strstr(r.out, ",768,") == NULL ||
+			    strstr(r.out, ",exit 3\n") == NULL ||
+			    strstr(r.out, ",11,") == NULL ||
+			    strstr(r.out, ",signal 11 (SIGSEGV)\n") == NULL :
+			    strstr(r.out, "unknown") != NULL)
+				fail_msg("-e %s%s: the children's statuses:\n%s",
+				    engines[e], as_nobody ? " as nobody" : "", r.out);
+		}
+	assert_int_equal(chmod(tmpdir, 0700), 0);
 }
 
 /* ---- merge: one file twice -------------------------------------------- */
@@ -772,6 +936,88 @@ test_merge_refuses_one_file_twice(void **state)
 	run(&r, fine);
 	assert_int_equal(r.status, 0);
 	assert_true(exists(out));
+}
+
+/* ---- what is not a profile, said for what it is ------------------------ */
+
+/*
+ * Every command that reads a .prf says, in one line and exit 1, that a
+ * directory is one (an unreadable one too, which open(2) refuses with
+ * EACCES: checked as nobody when we are root, root reading any), that an
+ * empty file is empty (not "bad magic"), and that a FIFO is no regular
+ * file, at once: opened as a file is, a FIFO without a writer blocked
+ * the reader for ever.
+ */
+static void
+test_not_a_profile_said_so(void **state)
+{
+	const char *good = shared_profile();
+	char dir[PATH_MAX], sealed[PATH_MAX], empty[PATH_MAX], fifo[PATH_MAX];
+	char out[PATH_MAX];
+	static const struct { const char *name, *says; } inputs[] = {
+		{ "adir", "is a directory" },
+		{ "sealed", "is a directory" },
+		{ "empty.prf", "empty" },
+		{ "fifo.prf", "not a regular file" },
+	};
+	static const char *const readers[] = { "report", "export", "merge",
+	    "diff", "check", "archive" };
+	int as_nobody = geteuid() == 0;
+	struct run r;
+
+	(void)state;
+	scratch(dir, "adir");
+	scratch(sealed, "sealed");
+	scratch(empty, "empty.prf");
+	scratch(fifo, "fifo.prf");
+	scratch(out, "notaprofile-out.prf");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(sealed, 0), 0);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	copy_file("/dev/null", empty);
+	/* nobody may pass through the scratch directory, not list it */
+	assert_int_equal(chmod(tmpdir, 0711), 0);
+	for (size_t c = 0; c < sizeof readers / sizeof readers[0]; c++)
+		for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+			char path[PATH_MAX], want[PATH_MAX + 128];
+			char *argv[16] = { "/usr/bin/timeout", "20" };
+			int n = 2, nobody = as_nobody && strcmp(inputs[i].name,
+			    "sealed") == 0;
+
+			scratch(path, inputs[i].name);
+			if (nobody)
+				n += e2e_as_nobody(argv + n);
+			argv[n++] = profil_bin;
+			argv[n++] = (char *)readers[c];
+			if (strcmp(readers[c], "export") == 0) {
+				argv[n++] = "--format";
+				argv[n++] = "folded";
+				argv[n++] = "-o";
+				argv[n++] = "-";
+			} else if (strcmp(readers[c], "merge") == 0) {
+				argv[n++] = "-o";
+				argv[n++] = out;
+			}
+			argv[n++] = path;
+			/* the bad one first, a good one beside it */
+			if (strcmp(readers[c], "merge") == 0 ||
+			    strcmp(readers[c], "diff") == 0)
+				argv[n++] = (char *)good;
+			argv[n] = NULL;
+			run(&r, argv);
+			if (nobody && strstr(r.err, "setpriv:") != NULL)
+				continue;	/* no setpriv or no user nobody */
+			if (r.status != 1)
+				fail_msg("%s %s: exit %d (124: it hung): %s",
+				    readers[c], inputs[i].name, r.status, r.err);
+			assert_one_line(&r, readers[c]);
+			snprintf(want, sizeof want, "profil: %s: %s: %s",
+			    readers[c], path, inputs[i].says);
+			if (strncmp(r.err, want, strlen(want)) != 0)
+				fail_msg("[%s], want [%s...]", r.err, want);
+			assert_false(exists(out));
+		}
+	assert_int_equal(chmod(tmpdir, 0700), 0);
 }
 
 /* ---- export --format gmon -o DIR ---------------------------------------- */
@@ -1018,7 +1264,9 @@ main(void)
 		cmocka_unit_test(test_version_and_ambiguous_prefix),
 		cmocka_unit_test(test_pid_status_in_words),
 		cmocka_unit_test(test_pid_status_recorded),
+		cmocka_unit_test(test_descendants_status),
 		cmocka_unit_test(test_merge_refuses_one_file_twice),
+		cmocka_unit_test(test_not_a_profile_said_so),
 		cmocka_unit_test(test_export_gmon_makes_its_directory),
 		cmocka_unit_test(test_record_checks_its_output_first),
 		cmocka_unit_test(test_record_leaves_no_temporary_file),

@@ -25,14 +25,15 @@ static char source[PATH_MAX + 64], app[PATH_MAX], build_a[PATH_MAX];
 static char build_b[PATH_MAX], prf[PATH_MAX];
 static struct shares right;	/* the profile read with its own file */
 
-/* cc the workload into out with the given build-id (hex). */
+/* cc the workload into out with the given build-id (hex; NULL: none). */
 static void
 build(const char *out, const char *build_id)
 {
 	char cmd[4 * PATH_MAX];
 
 	snprintf(cmd, sizeof cmd, "cc -O2 -g -o %s %s -lm -lpthread "
-	    "-Wl,--build-id=0x%s", out, source, build_id);
+	    "-Wl,--build-id=%s%s", out, source, build_id ? "0x" : "none",
+	    build_id ? build_id : "");
 	if (system(cmd) != 0)
 		fail_msg("cannot build: %s", cmd);
 }
@@ -265,6 +266,88 @@ test_archive(void **state)
 	assert_true(s.total == right.total);
 }
 
+/*
+ * One file, one object, whatever the paths it ran by: hard links of a
+ * program without a build-id (one by device and inode) and two copies
+ * of one build (one by build-id), all four run in one recording, give
+ * two rows in --objects and one "six" each in the flat profile, not four
+ * (/usr/bin/git and /usr/lib/git-core/git were two identical rows).
+ * Both engines, as root and as nobody.
+ */
+static void
+test_one_file_one_object(void **state)
+{
+	static const char *const engines[] = { "perf", "timer" };
+	static const char *const bases[2][2] = { { "linked-a", "linked-b" },
+	    { "copied-a", "copied-b" } };
+	char paths[2][2][PATH_MAX], cmd[6 * PATH_MAX], one[PATH_MAX];
+	char path_of_same[PATH_MAX];
+	char *prog[] = { "/bin/sh", "-c", cmd, NULL };
+	char *objects[] = { profil_bin, "report", "--objects", "--format", "csv",
+	    one, NULL };
+	struct shares s;
+	struct run r;
+
+	(void)state;
+	for (int k = 0; k < 2; k++)
+		for (int j = 0; j < 2; j++)
+			snprintf(paths[k][j], PATH_MAX, "%s/same/%s", tmpdir,
+			    bases[k][j]);
+	snprintf(one, sizeof one, "%s/same/one.prf", tmpdir);
+	copy(build_a, paths[1][0]);
+	copy(build_a, paths[1][1]);
+	build(paths[0][0], NULL);
+	assert_int_equal(link(paths[0][0], paths[0][1]), 0);
+	snprintf(cmd, sizeof cmd, "for p in %s %s %s %s; do $p split 0.05 || "
+	    "exit 1; done", paths[0][0], paths[0][1], paths[1][0], paths[1][1]);
+	/* as root, and as nobody (who may pass through the scratch dir) */
+	assert_int_equal(chmod(tmpdir, 0711), 0);
+	snprintf(path_of_same, sizeof path_of_same, "%s/same", tmpdir);
+	assert_int_equal(chmod(path_of_same, 0777), 0);
+	for (size_t e = 0; e < 2 * (sizeof engines / sizeof engines[0]); e++) {
+		const char *engine = engines[e % 2];
+		int as_nobody = e >= 2, n = 0;
+		char *rec[20];
+
+		if (as_nobody && geteuid() != 0)
+			break;
+		if (strcmp(engine, "perf") == 0 && (as_nobody ?
+		    harness_perf_paranoid() > 2 : !harness_perf_allowed()))
+			continue;
+		if (as_nobody)
+			n += e2e_as_nobody(rec);
+		memcpy(rec + n, (char *[]){ profil_bin, "record", "-q", "-F",
+		    "5000", "-e", (char *)engine, "-o", one, prog[0], prog[1],
+		    prog[2], NULL }, 13 * sizeof *rec);
+		unlink(one);
+		run(&r, rec);
+		if (r.status != 0)
+			fail_msg("record -e %s%s: exit %d: %s", engine, as_nobody ?
+			    " as nobody" : "", r.status, r.err);
+		run(&r, objects);
+		assert_int_equal(r.status, 0);
+		report(&s, one);
+		for (int k = 0; k < 2; k++) {
+			int rows = 0, named = 0;
+
+			for (int j = 0; j < 2; j++) {
+				char path[PATH_MAX + 2];
+
+				snprintf(path, sizeof path, ",%s,", paths[k][j]);
+				rows += strstr(r.out, path) != NULL;
+				named += samples_of(&s, "six", bases[k][j]) > 0;
+			}
+			/* one row of the file, its functions under one name */
+			if (rows != 1 || named != 1)
+				fail_msg("-e %s%s: %s: %d rows in --objects, six in "
+				    "%d objects; one wanted:\n%s\n%s", engine,
+				    as_nobody ? " as nobody" : "", bases[k][0], rows,
+				    named, r.out, s.csv);
+		}
+	}
+	assert_int_equal(chmod(tmpdir, 0700), 0);
+}
+
 int
 main(void)
 {
@@ -274,6 +357,7 @@ main(void)
 		cmocka_unit_test(test_debug_dir),
 		cmocka_unit_test(test_debuginfod),
 		cmocka_unit_test(test_archive),
+		cmocka_unit_test(test_one_file_one_object),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

@@ -515,6 +515,8 @@ test_read_errors(void **state)
 	assert_null(profil_profile_read("/nonexistent/x.prf", cause, sizeof cause));
 	assert_int_equal(errno, ENOENT);
 	assert_null(profil_profile_read("/tmp", cause, sizeof cause));
+	assert_string_equal(cause, "is a directory");
+	assert_null(profil_profile_read("/dev/null", cause, sizeof cause));
 	assert_string_equal(cause, "not a regular file");
 	/* no buffer for the cause: none written, whatever the error (a
 	 * directory wrote one through NULL) */

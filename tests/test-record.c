@@ -1002,7 +1002,63 @@ test_budget_counts_named(void **state)
 	profil_profile_free(p);
 }
 
-/* -p: attach to a running program until Ctrl-C, or until it exits. */
+/* Poll for pid to have exec'd path (60 s at most). */
+static void
+wait_exec(pid_t pid, const char *path)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	for (int i = 0; i < 60000 && !e2e_runs(pid, path); i++)
+		nanosleep(&ms, NULL);
+	if (!e2e_runs(pid, path))
+		fail_msg("process %d did not exec %s in 60 s", (int)pid, path);
+}
+
+/* test_attach's Ctrl-C, when the program has run cpu s sampled. */
+struct attached {
+	pid_t program;
+	double cpu, from;
+};
+
+/*
+ * Once the recorder has its events open, the program's CPU time then;
+ * once the program has run the CPU time asked since, Ctrl-C (SIGINT to
+ * the recorder's group, as a terminal sends it).
+ */
+static int
+interrupt_when_sampled(pid_t recorder, void *arg)
+{
+	struct attached *a = arg;
+
+	if (a->from < 0) {
+		if (e2e_holds_perf_event(recorder))
+			a->from = e2e_cpu_seconds(a->program);
+		return 0;
+	}
+	if (e2e_cpu_seconds(a->program) - a->from < a->cpu)
+		return 0;
+	kill(-recorder, SIGINT);
+	return 1;
+}
+
+/* Once the recorder has its events open, let the stopped program go. */
+static int
+continue_when_attached(pid_t recorder, void *arg)
+{
+	if (!e2e_holds_perf_event(recorder))
+		return 0;
+	kill(*(pid_t *)arg, SIGCONT);
+	return 1;
+}
+
+/*
+ * -p: attach to a running program until Ctrl-C, or until it exits.  The
+ * test waits on what it needs, not on the clock: the program's exec
+ * before attaching, and before the Ctrl-C the CPU time that gives the
+ * samples its checks need, counted from when the recorder's events are
+ * open (a loaded machine gives the program less of the CPU: it waits
+ * longer).
+ */
 static void
 test_attach(void **state)
 {
@@ -1012,6 +1068,7 @@ test_attach(void **state)
 	char *argv[] = { profil_bin, "record", "-q", "-F", "4000", "-o",
 	    (char *)tmp("att.prf"), "-p", pidstr, NULL };
 	char *check[] = { profil_bin, "check", (char *)tmp("att.prf"), NULL };
+	struct attached a;
 	pid_t w = fork();
 
 	(void)state;
@@ -1021,8 +1078,10 @@ test_attach(void **state)
 		_exit(99);
 	}
 	snprintf(pidstr, sizeof pidstr, "%d", (int)w);
-	usleep(200000);
-	run_full(&r, argv, NULL, SIGINT, TO_GROUP, 1500);
+	wait_exec(w, workload);
+	/* the samples the checks need, a quarter more for the edges */
+	a = (struct attached){ w, 1.25 * fmax(500, split_need(8)) / 4000, -1 };
+	run_acting(&r, argv, interrupt_when_sampled, &a, 60);
 	kill(w, SIGKILL);
 	waitpid(w, NULL, 0);
 	if (r.status != 0)
@@ -1035,18 +1094,20 @@ test_attach(void **state)
 	assert_split(&s, 8);
 
 	/*
-	 * a process that ends while we watch: we stop with it (1 s of work:
-	 * a sanitized recorder on a loaded machine takes a few hundred ms to
-	 * attach, and must find it still running)
+	 * a process that ends while we watch: we stop with it.  Held
+	 * stopped until the recorder has its events open, so that however
+	 * long attaching takes (a sanitized recorder on a loaded machine),
+	 * the recorder finds it running.
 	 */
 	w = fork();
 	if (w == 0) {
-		execl(workload, "workload", "split", "0.88", (char *)NULL);
+		execl(workload, "workload", "split", "0.22", (char *)NULL);
 		_exit(99);
 	}
 	snprintf(pidstr, sizeof pidstr, "%d", (int)w);
-	usleep(50000);
-	run(&r, argv);
+	wait_exec(w, workload);
+	kill(w, SIGSTOP);
+	run_acting(&r, argv, continue_when_attached, &w, 60);
 	waitpid(w, NULL, 0);
 	if (r.status != 0)
 		fail_msg("attach until exit: %d: %s", r.status, r.err);

@@ -977,14 +977,54 @@ test_plt_stubs_named(void **state)
 		    "last:\n%s", stub, all, s.csv);
 }
 
-/* Sleep ms milliseconds, signals or not. */
-static void
-sleep_ms(long ms)
+/*
+ * The recorder's program (a child of the recorder at pid, running
+ * workload), once it has run `cpu` seconds of CPU: the tests that stop
+ * the recorder stop it while its program runs, whatever the machine's
+ * load.  Polls /proc; fails after 60 s.
+ */
+static pid_t
+program_running(pid_t recorder, double cpu)
 {
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+	struct timespec ms = { 0, 1000000 };
+	pid_t program;
 
-	while (nanosleep(&ts, &ts) < 0)
-		;
+	for (int i = 0; i < 60000; i++) {
+		program = e2e_child_of(recorder);
+		if (program > 0 && e2e_runs(program, workload) &&
+		    e2e_cpu_seconds(program) >= cpu)
+			return program;
+		nanosleep(&ms, NULL);
+	}
+	fail_msg("the recorder's program did not run %.2f s of CPU in 60 s",
+	    cpu);
+	return 0;
+}
+
+/*
+ * Wait until program has run `cpu` more seconds of CPU than `from` (or
+ * has ended); its CPU time then.  While the recorder is stopped, what
+ * its rings must hold is what the program ran: its samples follow its
+ * CPU time, not the time on the clock.
+ */
+static double
+program_ran(pid_t program, double from, double cpu)
+{
+	struct timespec ms = { 0, 1000000 };
+	double now = from;
+
+	for (int i = 0; i < 60000; i++) {
+		double c = e2e_cpu_seconds(program);
+
+		if (c < 0)
+			return now;	/* reaped: as far as it got */
+		now = c;
+		if (now - from >= cpu)
+			return now;
+		nanosleep(&ms, NULL);
+	}
+	fail_msg("the program did not run %.2f s of CPU in 60 s", cpu);
+	return now;
 }
 
 /*
@@ -1024,14 +1064,15 @@ ring_bytes(void)
  * With stacks a sample is some 16 KiB, and the rings must hold what a
  * recorder kept off its CPU misses: 8 MiB a CPU, half a second at 1 kHz
  * (docs/design.md); an ordinary user may lock less (4 MiB here, a
- * quarter second).  The recorder stopped for 300 ms loses nothing (a 2
- * MiB ring lost a third of them), or for 60% of what its ring holds
- * where that is less.  On a loaded machine the program gets less of the
- * CPU and the rings fill less: the test loses strength, never passes a
- * loss.  Only a stop that overran (this process woken late) to 90% of
- * what a ring holds excuses one.  Sanitized, the recorder drains several
- * times slower and may be behind when it is stopped: it copies 8 KiB of
- * stack, as the other tests there do.
+ * quarter second).  The recorder stopped while its program runs 300 ms
+ * of CPU loses nothing (a 2 MiB ring lost a third of them), or 60% of
+ * what its ring holds where that is less.  The stop is measured in the
+ * program's CPU time (its samples follow it), so that a loaded machine,
+ * where the program gets less of the CPU, stops the recorder longer, not
+ * the test weaker; only a stop that overran (this process woken late)
+ * to 90% of what a ring holds excuses a loss.  Sanitized, the recorder
+ * drains several times slower and may be behind when it is stopped: it
+ * copies 8 KiB of stack, as the other tests there do.
  */
 static void
 test_recorder_stopped_loses_nothing(void **state)
@@ -1041,16 +1082,15 @@ test_recorder_stopped_loses_nothing(void **state)
 	char *rec[] = { profil_bin, "record", "-q", "-e", "perf", "-F", "1000",
 	    "-o", (char *)prf, "--stack-size", sanitized ? "8192" : "16384",
 	    workload, "split", "1.32", NULL };
-	struct timespec t0, t1;
 	/* a sample: the stack copied, registers, its header; 1 kHz */
 	double holds_ms = ring_bytes() / ((sanitized ? 8192 : 16384) + 256);
-	double stop_ms = fmin(300, 0.6 * holds_ms), stopped_ms;
+	double stop_ms = fmin(300, 0.6 * holds_ms), stopped_ms, from;
 	char *caption[] = { profil_bin, "report", "--limit", "0", (char *)prf,
 	    NULL };
 	const char *at;
 	struct run r;
 	int status;
-	pid_t pid;
+	pid_t pid, program;
 
 	(void)state;
 	pid = fork();
@@ -1062,14 +1102,11 @@ test_recorder_stopped_loses_nothing(void **state)
 		execv(profil_bin, rec);
 		_exit(127);
 	}
-	sleep_ms(300);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	program = program_running(pid, 0.05);
 	kill(pid, SIGSTOP);
-	sleep_ms((long)stop_ms);
+	from = e2e_cpu_seconds(program);
+	stopped_ms = 1e3 * (program_ran(program, from, stop_ms / 1e3) - from);
 	kill(pid, SIGCONT);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	stopped_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	run(&r, caption);
@@ -1079,13 +1116,15 @@ test_recorder_stopped_loses_nothing(void **state)
 	while (at > r.out && at[-1] >= '0' && at[-1] <= '9')
 		at--;
 	if (atoi(at) != 0 && stopped_ms <= 0.9 * holds_ms)
-		fail_msg("samples lost while the recorder was stopped %.0f ms (its "
-		    "rings hold %.0f ms): %s", stopped_ms, holds_ms, r.out);
+		fail_msg("samples lost while the recorder was stopped for %.0f ms "
+		    "of its program's CPU (its rings hold %.0f ms): %s",
+		    stopped_ms, holds_ms, r.out);
 	if (atoi(at) != 0)
-		print_message("the recorder was stopped %.0f ms (%.0f asked, its "
-		    "rings hold %.0f), and lost samples: not held against it\n",
-		    stopped_ms, stop_ms, holds_ms);
+		print_message("the recorder was stopped for %.0f ms of CPU (%.0f "
+		    "asked, its rings hold %.0f), and lost samples: not held "
+		    "against it\n", stopped_ms, stop_ms, holds_ms);
 	/* and the program ran long enough for the stops to count */
+	assert_true(stopped_ms >= 0.9 * stop_ms);
 	assert_true(strstr(r.out, "samples") != NULL && atoi(strchr(r.out, ' ') +
 	    1) >= 600);
 }
@@ -1095,15 +1134,20 @@ test_recorder_stopped_loses_nothing(void **state)
  * when the capture failed (its ring of 256 full while the recorder is
  * stopped), counted by pc with no stack.  Either way once: the stacks,
  * cut or not, and the threads' counts add up to the samples, and none is
- * lost.  On a loaded machine the program may not fill the ring in the
- * stop: then only the sums are checked.
+ * lost.  The recorder stays stopped until its program has run the CPU
+ * time of half as many samples again as the ring holds (at the rate the
+ * CPU timer reaches: the tick rate at most), so that the ring fills
+ * however loaded the machine is.
  */
 static void
 test_timer_ring_full_counts_each_sample_once(void **state)
 {
 	const char *prf = tmp("ringfull.prf");
+	struct timespec tick;
+	double rate, fill_s;
+	char secs[32];
 	char *rec[] = { profil_bin, "record", "-q", "-e", "timer", "-F", "1000",
-	    "-o", (char *)prf, workload, "split", "1.0", NULL };
+	    "-o", (char *)prf, workload, "split", secs, NULL };
 	char *check[] = { profil_bin, "check", (char *)prf, NULL };
 	char *threads[] = { profil_bin, "report", "--threads", "--format", "csv",
 	    (char *)prf, NULL };
@@ -1111,9 +1155,15 @@ test_timer_ring_full_counts_each_sample_once(void **state)
 	const char *at;
 	struct run r;
 	int status;
-	pid_t pid;
+	pid_t pid, program;
 
 	(void)state;
+	/* the CPU timer fires at ticks: HZ a CPU-second at most */
+	assert_int_equal(clock_getres(CLOCK_MONOTONIC_COARSE, &tick), 0);
+	rate = fmin(1000, 1e9 / (double)(tick.tv_sec * 1000000000L +
+	    tick.tv_nsec));
+	fill_s = 1.5 * 256 / rate;
+	snprintf(secs, sizeof secs, "%.3f", 0.05 + fill_s + 0.3);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -1123,9 +1173,9 @@ test_timer_ring_full_counts_each_sample_once(void **state)
 		execv(profil_bin, rec);
 		_exit(127);
 	}
-	sleep_ms(300);
+	program = program_running(pid, 0.05);
 	kill(pid, SIGSTOP);
-	sleep_ms(800);
+	program_ran(program, e2e_cpu_seconds(program), fill_s);
 	kill(pid, SIGCONT);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -1138,16 +1188,18 @@ test_timer_ring_full_counts_each_sample_once(void **state)
 	at = strstr(at, " unknown, ");
 	assert_non_null(at);
 	assert_int_equal(sscanf(at, " unknown, %lf lost", &lost), 1);
-	if ((at = strstr(r.out, " samples: no stack taken")) != NULL) {
-		while (at > r.out && at[-1] >= '0' && at[-1] <= '9')
+	/* "FILE:   N samples (S%...): no stack taken" */
+	if ((at = strstr(r.out, "): no stack taken")) != NULL) {
+		while (at > r.out && at[-1] != '\n')
 			at--;
-		untaken = atof(at);
+		at = strstr(at, ":   ");
+		assert_non_null(at);
+		untaken = atof(at + 4);
 	}
 	assert_true(samples >= 300);
 	assert_true(lost == 0);
 	if (untaken == 0)
-		print_message("the ring never filled in the stop (a loaded "
-		    "machine?): the sums alone are checked\n");
+		fail_msg("the ring never filled in the stop:\n%s", r.out);
 	assert_true(untaken < samples);	/* the stacks taken still count */
 
 	run(&r, threads);

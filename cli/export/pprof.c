@@ -193,6 +193,14 @@ export_pprof_save(const struct profil_profile *p, const struct funcs *f,
 		pbuf_free(&msg);
 		return -1;
 	}
+	if (strcmp(path, "-") == 0) {
+		rc = write_gzip(STDOUT_FILENO, msg.data, msg.len);
+		if (rc < 0)
+			snprintf(cause, cause_size, "standard output: %s",
+			    strerror(errno));
+		pbuf_free(&msg);
+		return rc;
+	}
 	if (outfile_open(&of, path, OUTFILE_GZIP, cause, cause_size) < 0) {
 		pbuf_free(&msg);
 		return -1;

@@ -48,9 +48,9 @@ int export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
 
 /*
  * Write p, gzipped, to path through outfile.h (which says what path may
- * be, and makes the write atomic).  Returns 0, or -1 with a cause (a
- * value too large for int64 among them); path is then as it was and no
- * temporary file is left.
+ * be, and makes the write atomic), or with path "-" to standard output.
+ * Returns 0, or -1 with a cause (a value too large for int64 among
+ * them); path is then as it was and no temporary file is left.
  */
 int export_pprof_save(const struct profil_profile *p, const struct funcs *f,
     const struct stacks *s, const char *path, char *cause, size_t cause_size);

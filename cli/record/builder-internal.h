@@ -4,8 +4,9 @@
  *
  *   builder.c          samples counted per object, kernel, unknown,
  *                      thread and process, and the finished profile
- *   builder-objects.c  the mapped files: segments, build-id, and file
- *                      offsets to link-time addresses
+ *   builder-objects.c  the mapped files: segments, build-id, one object
+ *                      a file whatever its paths, and file offsets to
+ *                      link-time addresses
  *   builder-stacks.c   call stacks: frames, the tree of distinct stacks
  *                      (lib/codec/stacktree.h), their counts, and the profile's
  *
@@ -35,6 +36,9 @@ struct bobject {
 	char *path;
 	unsigned char build_id[64];
 	unsigned build_id_len;
+	dev_t dev;			/* the file's, when stat found it */
+	ino_t ino;
+	int has_inode;
 	struct segment segs[MAX_SEGMENTS];
 	int nsegs;
 	uint64_t lowpc, highpc;		/* from the ELF file, if read */
@@ -57,10 +61,20 @@ struct bprocess {
 	uint64_t samples;
 };
 
+/* Another path of an object's file (a hard link, a copy of its build). */
+struct balias {
+	char *path;
+	unsigned char build_id[64];	/* as it was asked with, if at all */
+	unsigned build_id_len;
+	int obj;
+};
+
 struct builder {
 	unsigned bucket_bytes;
 	struct bobject *objects;
 	size_t nobjects;
+	struct balias *aliases;
+	size_t naliases;
 	struct bthread *threads;
 	size_t nthreads;
 	struct hmap thread_index;	/* tid -> index + 1 */

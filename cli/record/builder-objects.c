@@ -4,13 +4,15 @@
  * and the segments' mapping of a file offset to the link-time address
  * symbol tables use (so ASLR and PIE do not matter).  A file whose
  * build-id differs from the one mapped is not what was mapped: its
- * segments are not used.
+ * segments are not used.  Invariant: one object a file, whatever the
+ * paths it was mapped by (hard links, copies of one build: aliases).
  */
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "builder-internal.h"
 #include "cli.h"
@@ -66,52 +68,110 @@ read_vdso(struct bobject *o)
 	elf_end(elf);
 }
 
+/* Whether an object asked for with build_id may be o (none: any). */
+static int
+same_build(const unsigned char *id, unsigned id_len,
+    const unsigned char *build_id, unsigned build_id_len)
+{
+	return build_id_len == 0 || (id_len == build_id_len &&
+	    memcmp(id, build_id, build_id_len) == 0);
+}
+
+/*
+ * The object o's file already is, under another path: the same device
+ * and inode (a hard link: /usr/bin/git is /usr/lib/git-core/git), or the
+ * same build-id with the same executable segments (a copy of the same
+ * build).  -1 if none.  Two rows of one file's functions would each hold
+ * part of its time.
+ */
+static int
+same_file(const struct builder *b, const struct bobject *o)
+{
+	for (size_t i = 0; i < b->nobjects; i++) {
+		const struct bobject *k = &b->objects[i];
+
+		if (k->path[0] != '/' || k->build_id_len != o->build_id_len ||
+		    memcmp(k->build_id, o->build_id, o->build_id_len) != 0)
+			continue;
+		if (o->has_inode && k->has_inode && k->dev == o->dev &&
+		    k->ino == o->ino)
+			return (int)i;
+		if (o->build_id_len > 0 && k->nsegs == o->nsegs &&
+		    memcmp(k->segs, o->segs, (size_t)o->nsegs *
+		    sizeof *o->segs) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
 int
 builder_object(struct builder *b, const char *path,
     const unsigned char *build_id, unsigned build_id_len)
 {
-	struct bobject *o;
+	struct bobject o;
+	struct balias *a;
 	size_t i;
+	int same;
 
-	if (build_id_len > sizeof o->build_id)
+	if (build_id_len > sizeof o.build_id)
 		build_id_len = 0;
-	for (i = 0; i < b->nobjects; i++) {
-		o = &b->objects[i];
-		if (strcmp(o->path, path) != 0)
-			continue;
-		if (build_id_len == 0 || (o->build_id_len == build_id_len &&
-		    memcmp(o->build_id, build_id, build_id_len) == 0))
+	for (i = 0; i < b->nobjects; i++)
+		if (strcmp(b->objects[i].path, path) == 0 &&
+		    same_build(b->objects[i].build_id, b->objects[i].build_id_len,
+		    build_id, build_id_len))
 			return (int)i;
-	}
-	b->objects = xrealloc(b->objects, (b->nobjects + 1) * sizeof *b->objects);
-	o = &b->objects[b->nobjects];
-	memset(o, 0, sizeof *o);
-	o->path = xstrdup(path);
-	o->seen_lo = UINT64_MAX;
+	for (i = 0; i < b->naliases; i++)
+		if (strcmp(b->aliases[i].path, path) == 0 &&
+		    same_build(b->aliases[i].build_id, b->aliases[i].build_id_len,
+		    build_id, build_id_len))
+			return b->aliases[i].obj;
+	memset(&o, 0, sizeof o);
+	o.seen_lo = UINT64_MAX;
 	if (build_id_len > 0) {
-		memcpy(o->build_id, build_id, build_id_len);
-		o->build_id_len = build_id_len;
+		memcpy(o.build_id, build_id, build_id_len);
+		o.build_id_len = build_id_len;
 	}
-	hmap_init(&o->hist);
-	hmap_init(&o->frames);
 	if (strcmp(path, "[vdso]") == 0) {
-		read_vdso(o);
+		read_vdso(&o);
 	} else if (path[0] == '/') {
 		Elf *elf = elfcache_open(path);
+		struct stat st;
 
 		if (elf != NULL) {
-			struct bobject probe = *o;
+			struct bobject probe = o;
 
 			/* A file whose build-id differs is not what was mapped. */
 			probe.build_id_len = 0;
 			read_elf(&probe, elf);
-			if (o->build_id_len == 0 ||
-			    (probe.build_id_len == o->build_id_len &&
-			    memcmp(probe.build_id, o->build_id, o->build_id_len) == 0))
-				*o = probe, o->build_id_len = probe.build_id_len;
+			if (o.build_id_len == 0 ||
+			    (probe.build_id_len == o.build_id_len &&
+			    memcmp(probe.build_id, o.build_id, o.build_id_len) == 0))
+				o = probe;
 			elf_end(elf);
+			/* its inode, if the file read is the one mapped */
+			if (o.nsegs > 0 && stat(path, &st) == 0) {
+				o.dev = st.st_dev;
+				o.ino = st.st_ino;
+				o.has_inode = 1;
+			}
+		}
+		if ((same = same_file(b, &o)) >= 0) {
+			b->aliases = xrealloc(b->aliases, (b->naliases + 1) *
+			    sizeof *b->aliases);
+			a = &b->aliases[b->naliases++];
+			memset(a, 0, sizeof *a);
+			a->path = xstrdup(path);
+			memcpy(a->build_id, build_id, build_id_len);
+			a->build_id_len = build_id_len;
+			a->obj = same;
+			return same;
 		}
 	}
+	o.path = xstrdup(path);
+	hmap_init(&o.hist);
+	hmap_init(&o.frames);
+	b->objects = xrealloc(b->objects, (b->nobjects + 1) * sizeof *b->objects);
+	b->objects[b->nobjects] = o;
 	return (int)b->nobjects++;
 }
 

@@ -49,6 +49,9 @@ builder_free(struct builder *b)
 		hmap_free(&b->objects[i].hist);
 		hmap_free(&b->objects[i].frames);
 	}
+	for (i = 0; i < b->naliases; i++)
+		free(b->aliases[i].path);
+	free(b->aliases);
 	for (i = 0; i < 4; i++)
 		hmap_free(&b->special_frames[i]);
 	stacktree_free(&b->tree);
@@ -280,6 +283,21 @@ builder_unfinished(struct builder *b, size_t *n)
 		if (b->processes[i].status == PROFIL_EXIT_UNKNOWN)
 			pids[(*n)++] = b->processes[i].pid;
 	return pids;
+}
+
+struct builder_process *
+builder_new_processes(struct builder *b, size_t *seen, size_t *n)
+{
+	struct builder_process *v = xcalloc(b->nprocesses - *seen + 1,
+	    sizeof *v);
+
+	*n = 0;
+	for (size_t i = *seen; i < b->nprocesses; i++)
+		if (b->processes[i].status == PROFIL_EXIT_UNKNOWN)
+			v[(*n)++] = (struct builder_process){ b->processes[i].pid,
+			    b->processes[i].ppid };
+	*seen = b->nprocesses;
+	return v;
 }
 
 struct profil_profile *

@@ -101,6 +101,14 @@ void builder_fork(struct builder *b, pid_t pid, pid_t ppid);
 void builder_exit_status(struct builder *b, pid_t pid, int status);
 /* The processes whose exit status is unknown so far; malloc'd, *n of them. */
 pid_t *builder_unfinished(struct builder *b, size_t *n);
+/*
+ * The processes heard of since *seen (0 the first time; moved past them)
+ * whose exit status is unknown, with their parent where known (else 0);
+ * malloc'd, *n of them.
+ */
+struct builder_process { pid_t pid, ppid; };
+struct builder_process *builder_new_processes(struct builder *b, size_t *seen,
+    size_t *n);
 
 /*
  * The finished profile (header fields are the caller's to fill).  The

@@ -3,7 +3,8 @@
  * to be ready, exec; report exec failures through a close-on-exec pipe.
  * The child's signal mask and dispositions are restored before exec, so
  * the program sees the environment it would see without us.  Then
- * reaping: the program, and (as a child subreaper) what it leaves behind.
+ * reaping: the program, and (as a child subreaper) what it leaves
+ * behind; how its other descendants ended comes through exits.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exits.h"
 #include "record.h"
 
 /* The signal mask the recorder had before launch_hold_signals, if called. */
@@ -52,15 +54,16 @@ launch_prepare(struct launch *l, char **argv)
 	sigset_t old;
 
 	memset(l, 0, sizeof *l);
+	l->exits = exits_new();		/* its events from before the fork */
 	/* orphans of the program become ours, not init's (Linux 3.4) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	watched_signals(&l->watched);
 	if (pipe2(go, O_CLOEXEC) < 0)
-		return -1;
+		goto fail;
 	if (pipe2(err, O_CLOEXEC) < 0) {
 		close(go[0]);
 		close(go[1]);
-		return -1;
+		goto fail;
 	}
 	sigprocmask(SIG_BLOCK, &l->watched, &old);
 	if (held)
@@ -92,11 +95,21 @@ launch_prepare(struct launch *l, char **argv)
 		close(err[0]);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = saved;
-		return -1;
+		goto fail;
 	}
 	l->go_fd = go[1];
 	l->error_fd = err[0];
+	exits_root(l->exits, l->pid);
 	return l->pid;
+fail:
+	{
+		int saved = errno;
+
+		exits_free(l->exits);
+		l->exits = NULL;
+		errno = saved;
+		return -1;
+	}
 }
 
 int
@@ -205,10 +218,13 @@ launch_poll(struct launch *l)
 		if (pid == l->pid) {
 			reap_program(l);
 		} else if (waitpid(pid, &status, WNOHANG) == pid &&
-		    l->on_reap != NULL) {
-			l->on_reap(l->reap_arg, pid, status);
+		    l->builder != NULL) {
+			builder_exit_status(l->builder, pid, status);
 		}
 	}
+	/* the others, reaped by their parents */
+	if (l->builder != NULL)
+		exits_collect(l->exits, l->builder, 0);
 }
 
 int
@@ -296,6 +312,7 @@ launch_finish(struct launch *l, const struct record_opts *o,
 	else if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
 		r->cpu_ns = rusage_ns(&ru);	/* orphans we reaped included */
 	builder_exit_status(r->builder, l->pid, l->status);
+	exits_collect(l->exits, r->builder, 1);
 	pids = builder_unfinished(r->builder, &n);
 	for (size_t i = 0; i < n; i++)
 		if (launch_alive(pids[i]))
@@ -308,6 +325,8 @@ launch_finish(struct launch *l, const struct record_opts *o,
 void
 launch_close(struct launch *l)
 {
+	exits_free(l->exits);
+	l->exits = NULL;
 	if (l->go_fd >= 0)
 		close(l->go_fd);
 	if (l->error_fd >= 0)

@@ -22,13 +22,6 @@
 #include "perf-events.h"
 #include "record.h"
 
-/* An orphan the program left behind has ended: we reaped it. */
-static void
-on_reap(void *arg, pid_t pid, int status)
-{
-	builder_exit_status(arg, pid, status);
-}
-
 int
 record_perf(const struct record_opts *o, struct record_result *r,
     char *cause, size_t cause_size)
@@ -49,8 +42,7 @@ record_perf(const struct record_opts *o, struct record_result *r,
 		    strerror(errno));
 		return -1;
 	}
-	l.on_reap = on_reap;
-	l.reap_arg = e.b;
+	l.builder = e.b;
 	r->pid = l.pid;
 	if (perf_events_open(&e, &l.pid, 1, 1, cause, cause_size) < 0) {
 		kill(l.pid, SIGKILL);

@@ -100,9 +100,13 @@ struct launch {
 	uint64_t cpu_ns;		/*   its CPU time, waited-for children in */
 	uint64_t own_cpu_ns;		/*   the same without them */
 	int stop;			/* we were asked to stop (SIGINT, ...) */
-	/* called for each other process we reap (an orphan that ended) */
-	void (*on_reap)(void *arg, pid_t pid, int status);
-	void *reap_arg;
+	/*
+	 * The engine's builder, set after launch_prepare: how every process
+	 * in it ended goes there, orphans we reap and descendants their
+	 * parents reap alike (exits.h)
+	 */
+	struct builder *builder;
+	struct exits *exits;
 };
 /*
  * Hold the signals the recorder watches from now on (a SIGTERM while it
@@ -117,8 +121,9 @@ int launch_prepare(struct launch *l, char **argv);
 int launch_go(struct launch *l);
 /*
  * Handle the watched signals pending on l->signal_fd: reap the program
- * (sets l->exited, l->status and its CPU times) and orphans that ended
- * (l->on_reap), pass on a SIGINT, SIGTERM, SIGHUP or SIGQUIT sent to the
+ * (sets l->exited, l->status and its CPU times) and orphans that ended,
+ * learn how the program's other descendants ended (exits.h; both into
+ * l->builder), pass on a SIGINT, SIGTERM, SIGHUP or SIGQUIT sent to the
  * recorder by another process (a terminal's Ctrl-C already reached the
  * program itself) and note in l->stop that one came.
  */
@@ -129,8 +134,9 @@ int launch_descendants(const struct launch *l);
 int launch_alive(pid_t pid);
 /*
  * After an engine's run: the program's status and the CPU time of what
- * was profiled into r (the program alone with --no-children), and every
- * process of r's builder still running marked PROFIL_EXIT_RUNNING.
+ * was profiled into r (the program alone with --no-children), the
+ * statuses of the descendants that ended last, and every process of r's
+ * builder still running marked PROFIL_EXIT_RUNNING.
  */
 void launch_finish(struct launch *l, const struct record_opts *o,
     struct record_result *r);

@@ -151,13 +151,6 @@ find_library(char *out, size_t size)
 	return -1;
 }
 
-/* An orphan the program left behind has ended: we reaped it. */
-static void
-on_reap(void *arg, pid_t pid, int status)
-{
-	builder_exit_status(arg, pid, status);
-}
-
 /* --wall: the unwinder of process pid's live slot, or NULL. */
 static struct unwind_space *
 slot_unwinder(void *arg, pid_t pid)
@@ -261,8 +254,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
 	unseen = timer_unseen_new(lib);
 	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
-	l.on_reap = on_reap;
-	l.reap_arg = r->builder;
+	l.builder = r->builder;
 	if (o->wall) {
 		w = wall_new(r->builder, STACK_POLL_MS * 1000000ull,
 		    o->stack_size, o->period_ns, slot_unwinder, slots);

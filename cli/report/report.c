@@ -49,20 +49,41 @@ report_unsampled(const struct profil_profile *p, double *seen_ns)
 }
 
 double
+report_stack_ns(const struct profil_profile *p, const struct profil_stack *st)
+{
+	/* a wall view's off-CPU stacks count intervals too: off_ns is exact */
+	if (st->off_ns > 0)
+		return (double)st->off_ns;
+	return (double)st->count * (double)p->interval_ns;
+}
+
+int
+report_stack_cut(const struct profil_profile *p, const struct profil_stack *st,
+    uint64_t *reason)
+{
+	const struct profil_frame *last;
+
+	if (st->depth == 0)
+		return 0;
+	last = &p->frames[st->frames[st->depth - 1]];
+	*reason = last->addr;
+	return last->object == PROFIL_FRAME_CUT;
+}
+
+double
 report_cut_share(const struct profil_profile *p, uint64_t reason)
 {
-	uint64_t cut = 0, all = 0;
+	double cut = 0, all = 0;
+	uint64_t why;
 
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
-		const struct profil_frame *last;
+		double ns = report_stack_ns(p, st);
 
-		all += st->count;
-		if (st->depth == 0)
-			continue;
-		last = &p->frames[st->frames[st->depth - 1]];
-		if (last->object == PROFIL_FRAME_CUT && last->addr == reason)
-			cut += st->count;
+		all += ns;
+		if (report_stack_cut(p, st, &why) &&
+		    (reason == REPORT_CUT_ANY || why == reason))
+			cut += ns;
 	}
-	return all > 0 ? (double)cut / (double)all : 0;
+	return all > 0 ? cut / all : 0;
 }

@@ -64,16 +64,36 @@ const char *report_rates(const struct profil_profile *p, char *buf,
 int report_unsampled(const struct profil_profile *p, double *seen_ns);
 
 /*
- * The share of p's samples whose call stack was cut for reason
- * (PROFIL_CUT_*); 0 without stacks.  From REPORT_CUT_NOTE on, record and
- * report say so for the cuts past the stack copied (PROFIL_CUT_STACK,
- * naming --stack-size) and at a page the kernel did not copy
- * (PROFIL_CUT_UNREAD, naming the timer engine): the callers of so many
- * samples are missing from every inclusive figure, and check alone said
- * it (a program with a 16 KiB buffer on its stack had every stack cut,
- * and the views said nothing).
+ * The time stack st of p stands for, in ns: its samples' CPU time
+ * (count x interval: weighted counts are in intervals), or for a wall
+ * profile's stack off the CPU its time there (off_ns; also in a wall
+ * view, whose off-CPU stacks count intervals as well).  What a cut
+ * stack's share is counted in (report_cut_share).
+ */
+double report_stack_ns(const struct profil_profile *p,
+    const struct profil_stack *st);
+
+/* 1 if st ends in a cut (its reason, PROFIL_CUT_*, in *reason), else 0. */
+int report_stack_cut(const struct profil_profile *p,
+    const struct profil_stack *st, uint64_t *reason);
+
+/*
+ * The share of p's time whose call stack was cut for reason
+ * (PROFIL_CUT_*, or REPORT_CUT_ANY), each stack counted by the time it
+ * stands for (report_stack_ns): of a CPU profile, the share of its
+ * samples; of a wall profile, of its threads' time, on the CPU and off
+ * it.  0 without stacks.  The one figure record, report and check give
+ * (profil(1), check), always of the profile as recorded, not of a view
+ * (report --cpu's leaves the time off the CPU out).  From REPORT_CUT_NOTE
+ * on, record and report say so for the cuts past the stack copied
+ * (PROFIL_CUT_STACK, naming --stack-size) and at a page the kernel did
+ * not copy (PROFIL_CUT_UNREAD, naming the timer engine): the callers of
+ * so much time are missing from every inclusive figure, and check alone
+ * said it (a program with a 16 KiB buffer on its stack had every stack
+ * cut, and the views said nothing).
  */
 double report_cut_share(const struct profil_profile *p, uint64_t reason);
+#define REPORT_CUT_ANY	UINT64_MAX
 #define REPORT_CUT_NOTE	0.10
 
 /*
@@ -92,9 +112,9 @@ struct object_share *report_object_shares(const struct profil_profile *p,
  * How a process ended, in words, from its profile's exit_status (a wait(2)
  * status, or one of the two markers below): "exit 3", "signal 11
  * (SIGSEGV)", "signal 6 (SIGABRT), core dumped", "running" (still running
- * when the recording ended), "unknown" (not waited for by the recorder:
- * the children of the program), or "unknown (0x...)" for a value no wait
- * status has.  Into buf (40 bytes are enough); returns buf.
+ * when the recording ended), "ended" (its status could not be learnt:
+ * cli/record/exits.h), or "unknown (0x...)" for a value no wait status
+ * has.  Into buf (40 bytes are enough); returns buf.
  */
 #define REPORT_STATUS_UNKNOWN	(-1)
 #define REPORT_STATUS_RUNNING	(-2)

@@ -141,8 +141,8 @@ report_exit_status(int32_t status, char *buf, size_t size)
 	int sig = (int)(raw & 0x7f);
 	const char *name = sig != 0 ? sigabbrev_np(sig) : NULL;
 
-	if (status == REPORT_STATUS_UNKNOWN)
-		snprintf(buf, size, "unknown");
+	if (status == REPORT_STATUS_UNKNOWN)	/* not a failure: not known */
+		snprintf(buf, size, "ended");
 	else if (status == REPORT_STATUS_RUNNING)
 		snprintf(buf, size, "running");
 	else if (raw > 0xffff)	/* no wait status is: a foreign value */

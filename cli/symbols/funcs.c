@@ -294,11 +294,22 @@ build(struct funcs *f, const struct profil_profile *p, cli_warn_fn *warn,
 	f->inlines = inlines;
 	f->tabs = xcalloc(p->nobjects, sizeof *f->tabs);
 	f->problems = xcalloc(p->nobjects, sizeof *f->problems);
-	/* objects with samples, and those in call stacks: their names */
+	/*
+	 * Objects with samples, and those in call stacks: their names.  In
+	 * the stacks, not among the frames: a frame no stack holds is
+	 * named by nothing (a wall view's off-CPU frames whose stacks came
+	 * to no whole interval: warning that [off-cpu] had no file to read
+	 * symbols from, for a profile that spent no time off the CPU).
+	 */
 	char *needed = xcalloc(p->nobjects + 1, 1);
-	for (i = 0; i < p->nframes; i++)
-		if (p->frames[i].object < p->nobjects)
-			needed[p->frames[i].object] = 1;
+	for (i = 0; i < p->nstacks; i++)
+		for (size_t d = 0; d < p->stacks[i].depth; d++) {
+			const struct profil_frame *fr =
+			    &p->frames[p->stacks[i].frames[d]];
+
+			if (fr->object < p->nobjects)
+				needed[fr->object] = 1;
+		}
 	for (i = 0; i < p->nobjects; i++) {
 		const struct profil_object *o = &p->objects[i];
 

@@ -14,6 +14,16 @@
 
 #include "codec/prf-internal.h"
 
+/* NULL, with why as the cause (if wanted) and errno EINVAL. */
+static struct profil_profile *
+refuse(char *cause, size_t cause_size, const char *why)
+{
+	if (cause != NULL && cause_size > 0)
+		snprintf(cause, cause_size, "%s", why);
+	errno = EINVAL;
+	return NULL;
+}
+
 EXPORT struct profil_profile *
 profil_profile_read(const char *path, char *cause, size_t cause_size)
 {
@@ -21,19 +31,30 @@ profil_profile_read(const char *path, char *cause, size_t cause_size)
 	struct stat st;
 	uint8_t *data = NULL;
 	size_t got = 0;
-	int fd, saved;
+	int fd = -1, saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * What is not a profile is said for what it is, whatever reads it
+	 * (report, export, merge, diff, check, archive): a directory by
+	 * stat, before open (which an unreadable one fails with EACCES),
+	 * and a FIFO or device opened without blocking, so that one with
+	 * no writer cannot hang the reader.
+	 */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return refuse(cause, cause_size, "is a directory");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		goto fail;
 	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		if (cause != NULL && cause_size > 0)
-			snprintf(cause, cause_size, "not a regular file");
 		close(fd);
-		return NULL;
+		return refuse(cause, cause_size, S_ISDIR(st.st_mode) ?
+		    "is a directory" : "not a regular file");
 	}
-	data = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
+	if (st.st_size == 0) {
+		close(fd);
+		return refuse(cause, cause_size, "empty (0 bytes), not a profile");
+	}
+	data = malloc((size_t)st.st_size);
 	if (data == NULL)
 		goto fail;
 	while (got < (size_t)st.st_size) {
