@@ -389,7 +389,6 @@ report_exec(int argc, char **argv)
 		    (double)p->cpu_ns / 1e9, p->interval_ns ?
 		    1e9 / (double)p->interval_ns : 0, p->engine,
 		    (unsigned long long)p->lost);
-	table_weights(report_error_scale(p));
 	if (report_weighted(p))
 		table_count_title("counts");
 	note_unsampled(p, caption, sizeof caption);

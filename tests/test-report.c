@@ -927,7 +927,7 @@ test_wall_views(void **state)
 	csv = csv_of(prf, NULL, NULL);
 	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n",
 	    &save)) {
-		assert_int_equal(csv_fields(line, f, 12), 11);
+		assert_int_equal(csv_fields(line, f, 12), 12);
 		if (strcmp(f[0], "[off-cpu: clock_nanosleep]") == 0) {
 			wall_pct = atof(f[8]);
 			cpu_pct = atof(f[10]);

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "profile/wall-view.h"
 #include "report.h"
 
 double
@@ -16,9 +17,12 @@ report_percent(uint64_t k, uint64_t n)
 double
 report_error_scale(const struct profil_profile *p)
 {
-	if (p->weight_sq == 0 || p->samples == 0 || p->weight_sq <= p->samples)
+	/* of the CPU samples: a wall view's time off the CPU is no sample */
+	uint64_t samples = wall_view_cpu_samples(p);
+
+	if (p->weight_sq == 0 || samples == 0 || p->weight_sq <= samples)
 		return 1;
-	return (double)p->weight_sq / (double)p->samples;
+	return (double)p->weight_sq / (double)samples;
 }
 
 int

@@ -34,33 +34,12 @@ table_row(struct table *t)
 	return &t->cells[t->nrows++ * (size_t)t->ncols];
 }
 
-static double error_scale = 1;
 static const char *count_title;	/* table_count_title, or NULL */
 
 void
 table_count_title(const char *title)
 {
 	count_title = title;
-}
-
-void
-table_weights(double scale)
-{
-	error_scale = scale >= 1 ? scale : 1;
-}
-
-double
-table_error95(uint64_t k, uint64_t n)
-{
-	const double z = 1.959964;
-	double p, half, neff = (double)n / error_scale;
-
-	if (n == 0)
-		return 0;
-	p = (double)k / (double)n;
-	half = z * sqrt(p * (1 - p) / neff + z * z / (4.0 * neff * neff)) /
-	    (1 + z * z / neff);
-	return 100 * half;
 }
 
 /* Has the cell no value (table.h)?  Text cells always have one. */
