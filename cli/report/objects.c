@@ -14,8 +14,12 @@
 #include "symbols/offcpu.h"
 #include "table.h"
 
+/*
+ * The object's name is never cut ("[off-cpu: runnable]" cut to
+ * "[off-cpu: run..." says nothing): the path gives way instead.
+ */
 static const struct col object_cols[] = {
-	{ "object", "object", COL_STR },
+	{ "object", "object", COL_WORDS },
 	{ "path", "path", COL_STR },
 	{ "samples", "samples", COL_INT },
 	{ "percent", "%", COL_PCT },
