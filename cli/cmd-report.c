@@ -144,6 +144,7 @@ wall_caption(const struct profil_profile *p, const char *name, char *caption,
 {
 	double on = (double)p->samples * (double)p->interval_ns / 1e9;
 	double off = 0, sampled = 0, all;
+	char share[32];
 	size_t len;
 
 	for (size_t i = 0; i < p->nstacks; i++) {
@@ -151,12 +152,13 @@ wall_caption(const struct profil_profile *p, const char *name, char *caption,
 		sampled += (double)p->stacks[i].sampled_ns / 1e9;
 	}
 	all = on + off;
+	/* the share off the CPU, as record's line gives it (one rule) */
 	len = (size_t)snprintf(caption, size, "%.20s: wall profile, %.2f s of "
-	    "threads' time: %.2f s on the CPU (%.0f%%), %.2f s off it; %.0f Hz "
-	    "(%s); ± = 95%% error of what was sampled (what was measured has "
-	    "none)", name, all, on, all > 0 ? 100 * on / all : 0, off,
+	    "threads' time: %.2f s on the CPU, %.2f s off it%s; %.0f Hz (%s); "
+	    "± = 95%% error of what was sampled (what was measured has none)",
+	    name, all, on, off, report_share_of(off, all, share, sizeof share),
 	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine);
-	if (len < size && off > 0)
+	if (len < size && off >= REPORT_SHOWN_ZERO_S)
 		snprintf(caption + len, size - len, "\nnote: time off the CPU is "
 		    "measured from %s; %.0f%% of it is placed by sampling "
 		    "(blocks shorter than %.0f ms, and preemptions)",

@@ -1134,6 +1134,50 @@ test_captions_and_names_at_any_width(void **state)
 	assert_non_null(strstr(r.out, "[off-cpu: sleep]"));
 }
 
+/*
+ * Zero of zero: a wall profile of `true`, whose threads' time shows as
+ * 0.00 s, gives no share of it, neither "(0%)" nor "(100%)", in record's
+ * line or report's caption; one that shows time gives the share of it
+ * off the CPU in both, the same.
+ */
+static void
+test_share_of_nothing(void **state)
+{
+	const char *prf = tmp("true.prf");
+	char *argv[] = { profil_bin, "record", "--wall", "-e",
+	    harness_perf_allowed() ? "perf" : "timer", "-o", (char *)prf,
+	    "true", NULL };
+	char *rep[] = { profil_bin, "report", "--wide", (char *)prf, NULL };
+	static struct run r;
+	const char *line, *cap;
+	char shown[16], off_share[16] = "", cap_share[16] = "", said[512];
+
+	(void)state;
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	line = strstr(r.err, "profil: wall: ");
+	assert_non_null(line);
+	snprintf(said, sizeof said, "%.*s", (int)strcspn(line, "\n"), line);
+	assert_int_equal(sscanf(said, "profil: wall: %15s", shown), 1);
+	run(&r, rep);
+	assert_int_equal(r.status, 0);
+	cap = strstr(r.out, "off it");
+	assert_non_null(cap);
+	assert_non_null(strstr(said, "off it"));
+	sscanf(strstr(said, "off it"), "off it (%15[^)]", off_share);
+	sscanf(cap, "off it (%15[^)]", cap_share);
+	print_message("threads' time %s s: record says (%s), report (%s)\n", shown,
+	    off_share, cap_share);
+	if (strcmp(shown, "0.00") == 0) {
+		if (off_share[0] != '\0' || cap_share[0] != '\0')
+			fail_msg("a share of 0.00 s: record (%s), report (%s)",
+			    off_share, cap_share);
+	} else if (strcmp(off_share, cap_share) != 0 || off_share[0] == '\0') {
+		fail_msg("record says (%s) off the CPU, report (%s)", off_share,
+		    cap_share);
+	}
+}
+
 int
 main(void)
 {
@@ -1151,6 +1195,7 @@ main(void)
 		cmocka_unit_test(test_stripped_program),
 		cmocka_unit_test(test_wall_views),
 		cmocka_unit_test(test_captions_and_names_at_any_width),
+		cmocka_unit_test(test_share_of_nothing),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

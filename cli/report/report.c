@@ -14,6 +14,16 @@ report_percent(uint64_t k, uint64_t n)
 	return n ? 100.0 * (double)k / (double)n : 0.0;
 }
 
+const char *
+report_share_of(double part_s, double whole_s, char *buf, size_t size)
+{
+	if (whole_s < REPORT_SHOWN_ZERO_S)
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, " (%.0f%%)", 100 * part_s / whole_s);
+	return buf;
+}
+
 double
 report_error_scale(const struct profil_profile *p)
 {
