@@ -432,3 +432,33 @@ csv_field(const char **at, char *buf, size_t size)
 	*at = s;
 	return 1;
 }
+
+double
+e2e_wilson95(double k, double n, double scale)
+{
+	const double z = 1.959964;
+	double p;
+
+	if (n <= 0)
+		return 0;
+	p = k / n;
+	n /= scale;
+	/* (p + z^2/2n +- z sqrt(p (1 - p) / n + z^2 / 4n^2)) / (1 + z^2 / n) */
+	return 100 * z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) /
+	    (1 + z * z / n);
+}
+
+double
+e2e_error_scale(const char *prf)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+	double scale;
+
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	scale = p->weight_sq > p->samples ? (double)p->weight_sq /
+	    (double)p->samples : 1;
+	profil_profile_free(p);
+	return scale;
+}

@@ -264,34 +264,6 @@ assert_errors_as_the_tree(const struct flame *fl, const char *prf)
 	}
 }
 
-/* Wilson's 95% half-width of k of n counts worth n / scale samples, in points. */
-static double
-wilson95(double k, double n, double scale)
-{
-	const double z = 1.959964;
-	double p = k / n;
-
-	n /= scale;
-	return 100 * z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) /
-	    (1 + z * z / n);
-}
-
-/* A profile's error scale: its squared weights over its samples (or 1). */
-static double
-scale_of(const char *prf)
-{
-	char cause[256];
-	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
-	double scale;
-
-	if (p == NULL)
-		fail_msg("%s: %s", prf, cause);
-	scale = p->weight_sq > p->samples ? (double)p->weight_sq /
-	    (double)p->samples : 1;
-	profil_profile_free(p);
-	return scale;
-}
-
 static const char *
 node_name(const struct flame *fl, long i)
 {
@@ -612,8 +584,8 @@ test_flame_graph_in_browser(void **state)
 	snprintf(expect, sizeof expect, "{\"total\":%.0f,\"zoom\":\"six\","
 	    "\"searches\":[{\"re\":\"six|three\",\"matched\":%llu,"
 	    "\"error\":%.6f},{\"re\":\"split|six\",\"matched\":%llu}]}",
-	    s.total, both_boxes, wilson95((double)both_boxes, s.total,
-	    scale_of(prf)), split);
+	    s.total, both_boxes, e2e_wilson95((double)both_boxes, s.total,
+	    e2e_error_scale(prf)), split);
 	browser_check(page_path, tmp("flame.png"), expect);
 	flame_free(&fl);
 	free(page);

@@ -1613,17 +1613,6 @@ by_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The 95% half-width (Wilson) of the share k of n samples, in points. */
-static double
-wilson95(double k, double n)
-{
-	const double z = 1.959964;
-	double p = k / n;
-
-	return 100 * z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) /
-	    (1 + z * z / n);
-}
-
 /*
  * Each row's figures of one kind (self, or inclusive when incl),
  * recomputed from its sample counts and the totals n1, n2 (the
@@ -1673,7 +1662,8 @@ assert_family_arithmetic(const struct diff *d, double n1, double n2, int incl)
 		struct share x = share_of(&d->rows[i], incl);
 		double p1 = x.before / n1, p2 = x.after / n2;
 		/* each share's error as the views give it: Wilson's */
-		double e1 = wilson95(x.before, n1), e2 = wilson95(x.after, n2);
+		double e1 = e2e_wilson95(x.before, n1, 1);
+		double e2 = e2e_wilson95(x.after, n2, 1);
 		double se = sqrt(e1 * e1 + e2 * e2) / 1.959964 / 100;
 
 		assert_float_equal(x.before_pct, 100 * p1, 1e-4);

@@ -3,7 +3,7 @@
  * every view of `profil report` and diff give a share the error of what
  * was sampled and none for what was measured, each bar computed here
  * again from the counts the views and the profile give (Wilson's
- * interval, written out below), never over 100 points; the columns named
+ * interval, as e2e.c writes it out), never over 100 points; the columns named
  * samples count samples, the seconds columns the time.  On profiles made
  * here, whose every count is known, and on recordings, in both engines,
  * as root and as an ordinary user.
@@ -25,25 +25,8 @@
 #include "e2e.h"
 #include "harness.h"
 
-/* ---- what the test knows of statistics, written out once more ---------- */
-
-/*
- * The half-width of Wilson's 95% interval for k of n samples, as a
- * fraction: the interval of p = k / n is
- *
- *   (p + z^2/2n +- z sqrt(p (1 - p) / n + z^2 / 4n^2)) / (1 + z^2 / n)
- */
-static double
-wilson(double k, double n)
-{
-	const double z = 1.959964;
-	double p;
-
-	if (n <= 0)
-		return 0;
-	p = k / n;
-	return z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
-}
+/* Wilson's half-width of k of n, as a fraction (e2e_wilson95 in points). */
+#define W(k, n)	(e2e_wilson95((k), (n), 1) / 100)
 
 /* In points, the error sqrt(a^2 + b^2 + ...) in counts over a whole of n. */
 static double
@@ -334,9 +317,9 @@ test_known_wall_profile(void **state)
 	csv_of(&t, prf, NULL, NULL);
 	r = row_of(&t, "function", "compute");
 	assert_near(num(&t, r, "error95"), points(KNOWN_ALL, 1,
-	    KNOWN_CPU * wilson(100, KNOWN_CPU)), "compute");
+	    KNOWN_CPU * W(100, KNOWN_CPU)), "compute");
 	assert_near(num(&t, r, "inclusive_error95"), points(KNOWN_ALL, 2,
-	    KNOWN_CPU * wilson(100, KNOWN_CPU), 20 * wilson(5, 5)),
+	    KNOWN_CPU * W(100, KNOWN_CPU), 20 * W(5, 5)),
 	    "compute, inclusive");
 	assert_int_equal((int)num(&t, r, "samples"), 100);
 	assert_near(num(&t, r, "inclusive_seconds"), 0.120, "compute's time");
@@ -347,13 +330,13 @@ test_known_wall_profile(void **state)
 	assert_near(num(&t, r, "seconds"), 1.0, "the sleep's seconds");
 	r = row_of(&t, "function", "[off-cpu: read]");
 	assert_near(num(&t, r, "error95"), points(KNOWN_ALL, 1,
-	    600 * wilson(30, 40)), "read");
+	    600 * W(30, 40)), "read");
 	r = row_of(&t, "function", "[off-cpu: poll]");
 	assert_near(num(&t, r, "error95"), points(KNOWN_ALL, 1,
-	    600 * wilson(10, 40)), "poll");
+	    600 * W(10, 40)), "poll");
 	r = row_of(&t, "function", "[off-cpu: runnable]");
 	assert_near(num(&t, r, "error95"), points(KNOWN_ALL, 2,
-	    20 * wilson(5, 5), 60 * wilson(15, 15)), "runnable");
+	    20 * W(5, 5), 60 * W(15, 15)), "runnable");
 	r = row_of(&t, "function", "[off-cpu: blocked]");
 	assert_near(num(&t, r, "error95"), 0, "blocked where no look was");
 	csv_free(&t);
@@ -361,19 +344,19 @@ test_known_wall_profile(void **state)
 	csv_of(&t, prf, "--sort", "inclusive", NULL);
 	r = row_of(&t, "function", "main");
 	assert_near(num(&t, r, "inclusive_error95"), points(KNOWN_ALL, 3,
-	    KNOWN_CPU * wilson(100, KNOWN_CPU), 600 * wilson(40, 40),
-	    20 * wilson(5, 5)), "main, inclusive");
+	    KNOWN_CPU * W(100, KNOWN_CPU), 600 * W(40, 40),
+	    20 * W(5, 5)), "main, inclusive");
 	assert_int_equal((int)num(&t, r, "inclusive_samples"), 100);
 	r = row_of(&t, "function", "reader");
 	assert_near(num(&t, r, "inclusive_error95"), points(KNOWN_ALL, 2,
-	    KNOWN_CPU * wilson(0, KNOWN_CPU), 600 * wilson(30, 40)),
+	    KNOWN_CPU * W(0, KNOWN_CPU), 600 * W(30, 40)),
 	    "reader, inclusive");
 	r = row_of(&t, "function", "sleeper");
 	assert_near(num(&t, r, "inclusive_error95"), points(KNOWN_ALL, 1,
-	    KNOWN_CPU * wilson(0, KNOWN_CPU)), "sleeper, inclusive");
+	    KNOWN_CPU * W(0, KNOWN_CPU)), "sleeper, inclusive");
 	r = row_of(&t, "function", "worker");
 	assert_near(num(&t, r, "inclusive_error95"), points(KNOWN_ALL, 2,
-	    KNOWN_CPU * wilson(300, KNOWN_CPU), 60 * wilson(15, 15)),
+	    KNOWN_CPU * W(300, KNOWN_CPU), 60 * W(15, 15)),
 	    "worker, inclusive");
 	csv_free(&t);
 
@@ -381,15 +364,15 @@ test_known_wall_profile(void **state)
 	csv_of(&t, prf, "--tree", "--min-percent", "0", NULL);
 	r = row_of(&t, "function", "main");
 	assert_near(num(&t, r, "inclusive_error95"), points(KNOWN_ALL, 3,
-	    KNOWN_CPU * wilson(100, KNOWN_CPU), 600 * wilson(40, 40),
-	    20 * wilson(5, 5)), "tree: main");
+	    KNOWN_CPU * W(100, KNOWN_CPU), 600 * W(40, 40),
+	    20 * W(5, 5)), "tree: main");
 	assert_int_equal((int)num(&t, r, "inclusive_samples"), 100);
 	assert_near(num(&t, r, "inclusive_seconds"), 1.720, "tree: main's time");
 	r = row_of(&t, "function", "[off-cpu: clock_nanosleep]");
 	assert_near(num(&t, r, "inclusive_error95"), 0, "tree: the sleep");
 	r = row_of(&t, "function", "[off-cpu: read]");
 	assert_near(num(&t, r, "inclusive_error95"), points(KNOWN_ALL, 1,
-	    600 * wilson(30, 40)), "tree: read");
+	    600 * W(30, 40)), "tree: read");
 	csv_free(&t);
 
 	/*
@@ -399,14 +382,14 @@ test_known_wall_profile(void **state)
 	 */
 	csv_of(&t, prf, "--callees", "main", NULL);
 	r = row_of(&t, "function", "reader");
-	assert_near(num(&t, r, "error95"), points(1720, 2, 100 * wilson(0, 100),
-	    600 * wilson(30, 40)), "callees of main: reader");
+	assert_near(num(&t, r, "error95"), points(1720, 2, 100 * W(0, 100),
+	    600 * W(30, 40)), "callees of main: reader");
 	r = row_of(&t, "function", "sleeper");
-	assert_near(num(&t, r, "error95"), points(1720, 1, 100 * wilson(0, 100)),
+	assert_near(num(&t, r, "error95"), points(1720, 1, 100 * W(0, 100)),
 	    "callees of main: sleeper");
 	r = row_of(&t, "function", "compute");
 	assert_near(num(&t, r, "error95"), points(1720, 2,
-	    100 * wilson(100, 100), 20 * wilson(5, 5)), "callees of main: "
+	    100 * W(100, 100), 20 * W(5, 5)), "callees of main: "
 	    "compute");
 	assert_int_equal((int)num(&t, r, "samples"), 100);
 	assert_near(num(&t, r, "seconds"), 0.120, "callees of main: compute's "
@@ -420,7 +403,7 @@ test_known_wall_profile(void **state)
 	csv_free(&t);
 	csv_of(&t, prf, "--callers", "[off-cpu: read]", NULL);
 	r = row_of(&t, "function", "reader");
-	assert_near(num(&t, r, "error95"), points(400, 1, 400 * wilson(30, 30)),
+	assert_near(num(&t, r, "error95"), points(400, 1, 400 * W(30, 30)),
 	    "callers of read");
 	csv_free(&t);
 
@@ -428,7 +411,7 @@ test_known_wall_profile(void **state)
 	csv_of(&t, prf, "--objects", NULL);
 	r = row_of(&t, "object", "app");
 	assert_near(num(&t, r, "error95"), points(KNOWN_ALL, 1,
-	    KNOWN_CPU * wilson(KNOWN_CPU, KNOWN_CPU)), "objects: app");
+	    KNOWN_CPU * W(KNOWN_CPU, KNOWN_CPU)), "objects: app");
 	assert_int_equal((int)num(&t, r, "samples"), 400);
 	assert_near(num(&t, r, "seconds"), 0.4, "objects: app's time");
 	r = row_of(&t, "object", "[off-cpu: sleep]");
@@ -436,10 +419,10 @@ test_known_wall_profile(void **state)
 	assert_int_equal((int)num(&t, r, "samples"), 0);
 	r = row_of(&t, "object", "[off-cpu: I/O]");
 	assert_near(num(&t, r, "error95"), points(KNOWN_ALL, 1,
-	    600 * wilson(30, 40)), "objects: I/O");
+	    600 * W(30, 40)), "objects: I/O");
 	r = row_of(&t, "object", "[off-cpu: polling]");
 	assert_near(num(&t, r, "error95"), points(KNOWN_ALL, 1,
-	    600 * wilson(10, 40)), "objects: polling");
+	    600 * W(10, 40)), "objects: polling");
 	csv_free(&t);
 
 	/* threads and processes: counted and timed, no error */
@@ -618,29 +601,6 @@ engine_here(int e)
 	return e == 1 || harness_perf_allowed();
 }
 
-/* k of n weighted counts as samples of equal weight: Wilson, in points. */
-static double
-wilson_points(double k, double n, double scale)
-{
-	return 100 * wilson(k / scale, n / scale);
-}
-
-/* The profile's error scale: squared weights over samples, 1 unweighted. */
-static double
-scale_of(const char *prf)
-{
-	char cause[256];
-	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
-	double scale;
-
-	if (p == NULL)
-		fail_msg("%s: %s", prf, cause);
-	scale = p->weight_sq > p->samples ? (double)p->weight_sq /
-	    (double)p->samples : 1;
-	profil_profile_free(p);
-	return scale;
-}
-
 /* Sum of a column over the rows (those whose key column is not skip). */
 static double
 sum_of(const struct csv *t, const char *name, const char *key,
@@ -661,21 +621,23 @@ sum_of(const struct csv *t, const char *name, const char *key,
  * them); a thread's and a process's share is its clock's, measured.
  */
 static void
-check_cpu_profile(const char *prf, unsigned long long taken, const char *how)
+check_cpu_profile(const char *prf, unsigned long long taken, int perf,
+    const char *how)
 {
-	double scale = scale_of(prf), n, incl_six = -1;
+	double scale = e2e_error_scale(prf), n, incl_six = -1;
 	struct csv t;
 
+	(void)perf;
 	csv_of(&t, prf, NULL, NULL);
 	n = sum_of(&t, "samples", NULL, NULL);
 	if (n != (double)taken)
 		fail_msg("%s: the flat rows have %.0f samples, the record line "
 		    "said %llu", how, n, taken);
 	for (int i = 0; i < t.nrows; i++) {
-		assert_near(num(&t, i, "error95"), wilson_points(num(&t, i,
+		assert_near(num(&t, i, "error95"), e2e_wilson95(num(&t, i,
 		    "samples"), n, scale), text_at(&t, i, "function"));
 		if (t.ncols > 7)
-			assert_near(num(&t, i, "inclusive_error95"), wilson_points(
+			assert_near(num(&t, i, "inclusive_error95"), e2e_wilson95(
 			    num(&t, i, "inclusive_samples"), n, scale),
 			    text_at(&t, i, "function"));
 		if (strcmp(text_at(&t, i, "function"), "six") == 0 && t.ncols > 7)
@@ -690,7 +652,7 @@ check_cpu_profile(const char *prf, unsigned long long taken, const char *how)
 		    "said %llu", how, sum_of(&t, "samples", "object", "[lost]"),
 		    taken);
 	for (int i = 0; i < t.nrows; i++)
-		assert_near(num(&t, i, "error95"), wilson_points(num(&t, i,
+		assert_near(num(&t, i, "error95"), e2e_wilson95(num(&t, i,
 		    "samples"), n, scale), text_at(&t, i, "object"));
 	csv_free(&t);
 
@@ -708,7 +670,7 @@ check_cpu_profile(const char *prf, unsigned long long taken, const char *how)
 		return;		/* no stacks */
 	csv_of(&t, prf, "--tree", "--min-percent", "0", NULL);
 	for (int i = 0; i < t.nrows; i++)
-		assert_near(num(&t, i, "inclusive_error95"), wilson_points(
+		assert_near(num(&t, i, "inclusive_error95"), e2e_wilson95(
 		    num(&t, i, "inclusive_samples"), (double)taken, scale),
 		    text_at(&t, i, "function"));
 	csv_free(&t);
@@ -717,33 +679,45 @@ check_cpu_profile(const char *prf, unsigned long long taken, const char *how)
 		fail_msg("%s: callers of six have %.0f samples, its inclusive "
 		    "%.0f", how, sum_of(&t, "samples", NULL, NULL), incl_six);
 	for (int i = 0; i < t.nrows; i++)
-		assert_near(num(&t, i, "error95"), wilson_points(num(&t, i,
+		assert_near(num(&t, i, "error95"), e2e_wilson95(num(&t, i,
 		    "samples"), incl_six, scale), text_at(&t, i, "function"));
 	csv_free(&t);
 }
 
+/*
+ * Record program (NULL-ended) in each engine here, as root and as
+ * nobody, with the option given first (or none), and check each profile:
+ * check(prf, samples the record line said, perf engine, how).
+ */
 static void
-test_cpu_profiles(void **state)
+each_recording(const char *option, char **program,
+    void (*check)(const char *, unsigned long long, int, const char *))
 {
-	(void)state;
 	for (int e = 0; e < 2; e++)
 		for (int nobody = 0; nobody < 2; nobody++) {
 			char prf[128], how[64];
-			char *args[] = { "-e", (char *)engines[e], "-o", prf,
-			    workload, "split", "0.3", NULL };
+			char *args[16] = { (char *)option };
+			int n = option != NULL;
 			unsigned long long taken;
 			static struct run r;
 
 			if (!engine_here(e))
 				continue;
-			snprintf(prf, sizeof prf, "%s/cpu-%s-%d.prf", open_dir(),
-			    engines[e], nobody);
-			snprintf(how, sizeof how, "%s engine%s", engines[e],
-			    nobody ? ", as nobody" : "");
+			snprintf(prf, sizeof prf, "%s/%s-%s-%d.prf", open_dir(),
+			    option ? "wall" : "cpu", engines[e], nobody);
+			snprintf(how, sizeof how, "%s%s engine%s", option ? "--wall, " :
+			    "", engines[e], nobody ? ", as nobody" : "");
+			args[n++] = "-e";
+			args[n++] = (char *)engines[e];
+			args[n++] = "-o";
+			args[n++] = prf;
+			for (char **a = program; *a != NULL && n < 15; a++)
+				args[n++] = *a;
+			args[n] = NULL;
 			if (record_as(&r, nobody, args, &taken) < 0)
 				continue;
 			print_message("%s: %llu samples\n", how, taken);
-			check_cpu_profile(prf, taken, how);
+			check(prf, taken, e == 0, how);
 		}
 }
 
@@ -820,9 +794,9 @@ check_wall_profile(const char *prf, unsigned long long taken, int perf,
 	/* its CPU part (--cpu): a CPU profile's bars, of its samples alone */
 	csv_of(&t, prf, "--tree", "--cpu", "--min-percent", "0", NULL);
 	for (int i = 0; i < t.nrows; i++)
-		assert_near(num(&t, i, "inclusive_error95"), wilson_points(
+		assert_near(num(&t, i, "inclusive_error95"), e2e_wilson95(
 		    num(&t, i, "inclusive_samples"), (double)taken,
-		    scale_of(prf)), text_at(&t, i, "function"));
+		    e2e_error_scale(prf)), text_at(&t, i, "function"));
 	csv_free(&t);
 
 	csv_of(&t, prf, "--callers", "[off-cpu: clock_nanosleep]", NULL);
@@ -900,30 +874,23 @@ check_wall_profile(const char *prf, unsigned long long taken, int perf,
 }
 
 static void
+test_cpu_profiles(void **state)
+{
+	char *program[] = { workload, "split", "0.3", NULL };
+
+	(void)state;
+	each_recording(NULL, program, check_cpu_profile);
+}
+
+static void
 test_wall_profiles(void **state)
 {
 	char script[PATH_MAX + 64];
+	char *program[] = { "sh", "-c", script, NULL };
 
 	(void)state;
 	snprintf(script, sizeof script, "%s split 0.05 && sleep 0.3", workload);
-	for (int e = 0; e < 2; e++)
-		for (int nobody = 0; nobody < 2; nobody++) {
-			char prf[128], how[64];
-			char *args[] = { "--wall", "-e", (char *)engines[e], "-o",
-			    prf, "sh", "-c", script, NULL };
-			unsigned long long taken;
-			static struct run r;
-
-			if (!engine_here(e))
-				continue;
-			snprintf(prf, sizeof prf, "%s/wall-%s-%d.prf", open_dir(),
-			    engines[e], nobody);
-			snprintf(how, sizeof how, "--wall, %s engine%s", engines[e],
-			    nobody ? ", as nobody" : "");
-			if (record_as(&r, nobody, args, &taken) < 0)
-				continue;
-			check_wall_profile(prf, taken, e == 0, how);
-		}
+	each_recording("--wall", program, check_wall_profile);
 }
 
 int
