@@ -60,6 +60,7 @@ report_object_shares(const struct profil_profile *p, size_t *count)
 void
 report_objects(const struct profil_profile *p, const struct report_options *o)
 {
+	static char names[OFFCPU_NKINDS][32];	/* the kinds' rows' names */
 	size_t n, i;
 	struct object_share *v = report_object_shares(p, &n);
 	struct share_part *parts, all;
@@ -76,8 +77,6 @@ report_objects(const struct profil_profile *p, const struct report_options *o)
 	 * A wall view: PROFIL's "I/O system and DOS" counters grown up, the
 	 * time off the CPU by what it waited for, in place of one [off-cpu].
 	 */
-	static char names[OFFCPU_NKINDS][32];
-
 	if (off_obj >= 0) {
 		uint64_t kinds[OFFCPU_NKINDS] = { 0 };
 		const struct profil_object *ob = &p->objects[off_obj];

@@ -16,7 +16,7 @@
 
 #define Z95 1.959964	/* the normal quantile of a two-sided 95% interval */
 
-/* Beyond this many pools, a part finds its entries through a hash map. */
+/* Beyond this many pools, a part keeps them in order, found by bisection. */
 #define LINEAR_POOLS 16
 
 double
