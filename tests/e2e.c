@@ -449,16 +449,8 @@ e2e_wilson95(double k, double n, double scale)
 }
 
 double
-e2e_error_scale(const char *prf)
+e2e_error_scale(const struct profil_profile *p)
 {
-	char cause[256];
-	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
-	double scale;
-
-	if (p == NULL)
-		fail_msg("%s: %s", prf, cause);
-	scale = p->weight_sq > p->samples ? (double)p->weight_sq /
+	return p->weight_sq > p->samples ? (double)p->weight_sq /
 	    (double)p->samples : 1;
-	profil_profile_free(p);
-	return scale;
 }

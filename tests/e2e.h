@@ -149,7 +149,7 @@ void scale_profile(struct profil_profile *p, uint64_t k);
  */
 double e2e_wilson95(double k, double n, double scale);
 /* A profile's error scale: its squared weights over its samples, or 1. */
-double e2e_error_scale(const char *prf);
+double e2e_error_scale(const struct profil_profile *p);
 
 int e2e_setup(void **state);
 int e2e_teardown(void **state);

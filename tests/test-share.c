@@ -601,6 +601,21 @@ engine_here(int e)
 	return e == 1 || harness_perf_allowed();
 }
 
+/* The error scale of the profile in file prf (e2e_error_scale). */
+static double
+scale_of(const char *prf)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+	double scale;
+
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	scale = e2e_error_scale(p);
+	profil_profile_free(p);
+	return scale;
+}
+
 /* Sum of a column over the rows (those whose key column is not skip). */
 static double
 sum_of(const struct csv *t, const char *name, const char *key,
@@ -624,7 +639,7 @@ static void
 check_cpu_profile(const char *prf, unsigned long long taken, int perf,
     const char *how)
 {
-	double scale = e2e_error_scale(prf), n, incl_six = -1;
+	double scale = scale_of(prf), n, incl_six = -1;
 	struct csv t;
 
 	(void)perf;
@@ -796,7 +811,7 @@ check_wall_profile(const char *prf, unsigned long long taken, int perf,
 	for (int i = 0; i < t.nrows; i++)
 		assert_near(num(&t, i, "inclusive_error95"), e2e_wilson95(
 		    num(&t, i, "inclusive_samples"), (double)taken,
-		    e2e_error_scale(prf)), text_at(&t, i, "function"));
+		    scale_of(prf)), text_at(&t, i, "function"));
 	csv_free(&t);
 
 	csv_of(&t, prf, "--callers", "[off-cpu: clock_nanosleep]", NULL);
