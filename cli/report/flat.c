@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "profile/wall-view.h"
 #include "report.h"
 #include "share.h"
 #include "table.h"

@@ -20,7 +20,6 @@
 #include "profile/wall-view.h"
 #include "report.h"
 #include "share.h"
-#include "table.h"
 
 #define PICTURE_BINS 200	/* bars per object picture */
 #define PICTURE_OBJECTS 4	/* busiest objects drawn */
