@@ -535,16 +535,18 @@ test_bars_stay_within_bounds(void **state)
 /* ---- recordings: both engines, as root and as an ordinary user ---------- */
 
 /* A directory any user may write in: the recorder run as nobody writes there. */
+static char open_path[] = "/tmp/profil-share-XXXXXX";
+static int opened;
+
 static const char *
 open_dir(void)
 {
-	static char dir[] = "/tmp/profil-share-XXXXXX";
-
-	if (strchr(dir, 'X') != NULL) {
-		assert_non_null(mkdtemp(dir));
-		assert_int_equal(chmod(dir, 0777), 0);
+	if (!opened) {
+		assert_non_null(mkdtemp(open_path));
+		assert_int_equal(chmod(open_path, 0777), 0);
+		opened = 1;
 	}
-	return dir;
+	return open_path;
 }
 
 static int
@@ -552,8 +554,8 @@ cleanup(void **state)
 {
 	char cmd[128];
 
-	if (strchr(open_dir(), 'X') == NULL) {
-		snprintf(cmd, sizeof cmd, "rm -rf %s", open_dir());
+	if (opened) {
+		snprintf(cmd, sizeof cmd, "rm -rf %s", open_path);
 		if (system(cmd) != 0)
 			return -1;
 	}
