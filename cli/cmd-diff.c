@@ -79,8 +79,9 @@ change_cells(union cell *c, const struct diff_change *d, int there)
 	c[4].d = there ? d->change : NAN;
 	c[5].d = there ? d->error95 : NAN;
 	c[6].d = there ? d->z : NAN;
-	c[7].i = there ? d->q <= DIFF_FDR : TABLE_NO_INT;
-	c[8].d = there ? d->q : NAN;
+	/* time off the CPU is not tested: no q, no verdict */
+	c[7].i = there && !d->offcpu ? d->q <= DIFF_FDR : TABLE_NO_INT;
+	c[8].d = there && !d->offcpu ? d->q : NAN;
 }
 
 /*
@@ -103,8 +104,9 @@ print_diff(const struct diff_row *const *rows, size_t n, int incl,
 		    &d->self;
 		union cell *c;
 
-		/* in text, a table shows the functions its family tested */
-		if (text && !shown->tested)
+		/* in text, a table shows the functions its family tested,
+		   and those with time off the CPU */
+		if (text && !shown->tested && !shown->offcpu)
 			continue;
 		if (text ? fabs(shown->change) < o->min_change :
 		    fabs(d->self.change) < o->min_change &&
@@ -273,10 +275,9 @@ diff_exec(int argc, char **argv)
 			    report_error_scale(p[k]));
 	snprintf(caption, sizeof caption, "before: %s (%llu samples%s)\n"
 	    "after: %s (%llu samples%s)\nchange = after%% - before%% in points, "
-	    "+-" CLI_GLUE "95%%" CLI_GLUE "error (each function alone)\n*: "
-	    "significant, q <= 0.05: "
-	    "a false discovery rate of 5%% over the %zu functions\ncompared "
-	    "(Benjamini-Hochberg)%s%s%s%s",
+	    "+- 95%% error (each function alone)\n* marks a change that is "
+	    "significant at q <= 0.05 (a false discovery rate of 5%% over the "
+	    "%zu functions compared, Benjamini-Hochberg)%s%s%s%s",
 	    argv[optind], (unsigned long long)p[0]->samples, worth_of[0],
 	    argv[optind + 1], (unsigned long long)p[1]->samples, worth_of[1],
 	    tested,
@@ -285,8 +286,9 @@ diff_exec(int argc, char **argv)
 	    argv[optind + (p[0]->nstacks == 0 ? 0 : 1)] : "",
 	    !incl && p[0]->nstacks + p[1]->nstacks > 0 ? " has no call stacks" :
 	    "", wall ? "\nwall profiles: shares of wall time, on the CPU and "
-	    "off it (time off\nthe CPU in sampling intervals; --cpu compares "
-	    "the CPU parts)" : "");
+	    "off it (--cpu compares the CPU parts)\na share with time off the "
+	    "CPU in it is not tested (no q): its change is the runs' own, "
+	    "its error that of what of it was sampled" : "");
 	print_diff((const struct diff_row *const *)order, nrows, incl, 0, &o,
 	    caption);
 	if (incl && o.format == FORMAT_TEXT) {
@@ -296,11 +298,10 @@ diff_exec(int argc, char **argv)
 				order[nincl++] = &rows[i];
 		qsort(order, nincl, sizeof *order, diff_by_incl_significance);
 		snprintf(caption, sizeof caption, "\ninclusive: the share of "
-		    "samples whose call stack holds the function (once a\nstack; "
-		    "of the stacks unwound), +-" CLI_GLUE "95%%" CLI_GLUE "error; "
-		    "*: q <= 0.05 over the "
-		    "%zu\nfunctions in the stacks, a family of their own "
-		    "(Benjamini-Hochberg)", nincl);
+		    "samples whose call stack holds the function (once a stack, "
+		    "of the stacks unwound), +- 95%% error\n* marks q <= 0.05 "
+		    "over the %zu functions in the stacks, a family of their "
+		    "own (Benjamini-Hochberg)", nincl);
 		print_diff((const struct diff_row *const *)order, nincl, incl, 1,
 		    &o, caption);
 	}

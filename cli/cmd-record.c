@@ -290,12 +290,15 @@ static void
 wall_summary(const struct profil_profile *p)
 {
 	double off = 0, on = (double)p->samples * (double)p->interval_ns / 1e9;
+	char share[32];
 
 	for (size_t i = 0; i < p->nstacks; i++)
 		off += (double)p->stacks[i].off_ns / 1e9;
+	/* the share as report's caption gives it: none of what shows as 0 */
 	fprintf(stderr, "profil: wall: %.2f s of threads' time, %.2f s on the "
-	    "CPU and %.2f s off it (%.0f%%); profil report shows where\n",
-	    on + off, on, off, on + off > 0 ? 100 * off / (on + off) : 0.0);
+	    "CPU and %.2f s off it%s; profil report shows where\n",
+	    on + off, on, off, report_share_of(off, on + off, share,
+	    sizeof share));
 }
 
 /*

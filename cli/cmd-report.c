@@ -108,8 +108,8 @@ note_unsampled(const struct profil_profile *p, char *caption, size_t size)
 	if (!report_unsampled(p, &seen))
 		return;
 	snprintf(caption + len, size - len, "\nnote: the samples stand for "
-	    "%.2f s of the %.2f s of CPU time (%.0f%%); the rest\nwent "
-	    "unsampled: threads or processes shorter than a sampling period,\n"
+	    "%.2f s of the %.2f s of CPU time (%.0f%%); the rest went "
+	    "unsampled: threads or processes shorter than a sampling period, "
 	    "or kernel time where only user mode may be sampled (profil(1), "
 	    "CAVEATS)", seen / 1e9, (double)p->cpu_ns / 1e9,
 	    100 * seen / (double)p->cpu_ns);
@@ -146,6 +146,7 @@ wall_caption(const struct profil_profile *p, const char *name, char *caption,
 {
 	double on = (double)p->samples * (double)p->interval_ns / 1e9;
 	double off = 0, sampled = 0, all;
+	char share[32];
 	size_t len;
 
 	for (size_t i = 0; i < p->nstacks; i++) {
@@ -153,13 +154,13 @@ wall_caption(const struct profil_profile *p, const char *name, char *caption,
 		sampled += (double)p->stacks[i].sampled_ns / 1e9;
 	}
 	all = on + off;
+	/* the share off the CPU, as record's line gives it (one rule) */
 	len = (size_t)snprintf(caption, size, "%.20s: wall profile, %.2f s of "
-	    "threads' time: %.2f s on the CPU (%.0f%%), %.2f s off it; %.0f Hz "
-	    "(%s); ±" CLI_GLUE "=" CLI_GLUE "95%%" CLI_GLUE "error of what was "
-	    "sampled", name, all,
-	    on, all > 0 ? 100 * on / all : 0, off, p->interval_ns ?
-	    1e9 / (double)p->interval_ns : 0, p->engine);
-	if (len < size && off > 0)
+	    "threads' time: %.2f s on the CPU, %.2f s off it%s; %.0f Hz (%s); "
+	    "± = 95%% error of what was sampled (what was measured has none)",
+	    name, all, on, off, report_share_of(off, all, share, sizeof share),
+	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine);
+	if (len < size && off >= REPORT_SHOWN_ZERO_S)
 		snprintf(caption + len, size - len, "\nnote: time off the CPU is "
 		    "measured from %s; %.0f%% of it is placed by sampling "
 		    "(blocks shorter than %.0f ms, and preemptions)",
@@ -182,8 +183,7 @@ weighted_caption(const struct profil_profile *p, const char *name,
 
 	/* three short lines: each fits 80 columns whatever the figures */
 	snprintf(caption, size, "%.20s: %llu samples, %.2f s CPU (%s), %llu "
-	    "lost\nsampled at %s; counts in %.0f us intervals\n±" CLI_GLUE "="
-	    CLI_GLUE "95%%" CLI_GLUE
+	    "lost\nsampled at %s; counts in %.0f us intervals\n± = 95%% "
 	    "error, as of %.0f samples of equal weight", name,
 	    (unsigned long long)p->taken, (double)p->cpu_ns / 1e9, p->engine,
 	    (unsigned long long)p->lost, report_rates(p, rates, sizeof rates),
@@ -208,7 +208,7 @@ note_buckets(const struct profil_profile *p, char *caption, size_t size)
 			widest = p->objects[i].bucket_bytes;
 	if (widest > 1)
 		snprintf(caption + len, size - len, "\nnote: buckets of %u bytes: "
-		    "one that straddles functions is shared between them\nby "
+		    "one that straddles functions is shared between them by "
 		    "their bytes in it, as gprof does; record with -b 1 for "
 		    "exact functions", widest);
 }
@@ -251,7 +251,7 @@ report_exec(int argc, char **argv)
 	struct profil_profile *p, *wp;
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
-	char cause[512], caption[512];
+	char cause[512], caption[2048];
 	double cut_stack, cut_unread;
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
@@ -388,13 +388,11 @@ report_exec(int argc, char **argv)
 		weighted_caption(p, funcs_base_name(file), caption, sizeof caption);
 	else
 		snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s "
-		    "CPU at %.0f Hz (%s), %llu lost; ±" CLI_GLUE "=" CLI_GLUE
-		    "95%%" CLI_GLUE "error",
+		    "CPU at %.0f Hz (%s), %llu lost; ± = 95%% error",
 		    funcs_base_name(file), (unsigned long long)p->samples,
 		    (double)p->cpu_ns / 1e9, p->interval_ns ?
 		    1e9 / (double)p->interval_ns : 0, p->engine,
 		    (unsigned long long)p->lost);
-	table_weights(report_error_scale(p));
 	if (report_weighted(p))
 		table_count_title("counts");
 	note_unsampled(p, caption, sizeof caption);

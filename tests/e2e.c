@@ -674,3 +674,25 @@ csv_field(const char **at, char *buf, size_t size)
 	*at = s;
 	return 1;
 }
+
+double
+e2e_wilson95(double k, double n, double scale)
+{
+	const double z = 1.959964;
+	double p;
+
+	if (n <= 0)
+		return 0;
+	p = k / n;
+	n /= scale;
+	/* (p + z^2/2n +- z sqrt(p (1 - p) / n + z^2 / 4n^2)) / (1 + z^2 / n) */
+	return 100 * z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) /
+	    (1 + z * z / n);
+}
+
+double
+e2e_error_scale(const struct profil_profile *p)
+{
+	return p->weight_sq > p->samples ? (double)p->weight_sq /
+	    (double)p->samples : 1;
+}

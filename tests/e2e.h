@@ -180,6 +180,16 @@ void scale_profile(struct profil_profile *p, uint64_t k);
  */
 size_t e2e_as_nobody(char **argv);
 
+/*
+ * The half-width of Wilson's 95% interval, in points, of the share k of
+ * n counts worth n / scale samples of equal weight (scale 1: unweighted):
+ * the error the views give a share of CPU samples, written out here for
+ * the tests to check theirs against.  0 when n is 0.
+ */
+double e2e_wilson95(double k, double n, double scale);
+/* A profile's error scale: its squared weights over its samples, or 1. */
+double e2e_error_scale(const struct profil_profile *p);
+
 int e2e_setup(void **state);
 int e2e_teardown(void **state);
 

@@ -541,17 +541,6 @@ test_start_rate_and_no_stacks(void **state)
 	profil_profile_free(p);
 }
 
-/* The 95% half-width (Wilson) of k of n samples, in points. */
-static double
-wilson95(double k, double n)
-{
-	const double z = 1.959964;
-	double p = k / n;
-
-	return 100 * z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) /
-	    (1 + z * z / n);
-}
-
 /*
  * The errors every view gives are those of the samples the counts are
  * worth: the flat view's column, the caption, diff, the HTML page's
@@ -586,9 +575,9 @@ test_errors_of_what_samples_are_worth(void **state)
 	assert_non_null(row);
 	if (sscanf(row, "\nsix,%*[^,],%lf,%*[^,],%lf", &k, &err) != 2)
 		fail_msg("bad row: %.80s", row);
-	if (fabs(err - wilson95(k / scale, (double)p->samples / scale)) > 0.011)
+	if (fabs(err - e2e_wilson95(k, (double)p->samples, scale)) > 0.011)
 		fail_msg("six: error %.2f, %.2f for %.0f of %.0f samples worth",
-		    err, wilson95(k / scale, (double)p->samples / scale),
+		    err, e2e_wilson95(k, (double)p->samples, scale),
 		    k / scale, (double)p->samples / scale);
 	run(&r, text);
 	assert_int_equal(r.status, 0);

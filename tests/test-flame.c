@@ -31,6 +31,7 @@ struct flame {
 	int *flags;
 	long *parent, *func;
 	unsigned long long *count;
+	double *err;		/* each box's 95% error, in points */
 };
 
 /* A whole file, NUL-terminated; malloc'd. */
@@ -167,6 +168,18 @@ flame_parse(struct flame *fl, const char *page)
 	    fl->n);
 	assert_int_equal(json_numbers(data, "\"count\":[", &v), fl->n);
 	fl->count = (unsigned long long *)v;
+	fl->err = calloc(fl->n, sizeof *fl->err);
+	p = strstr(data, "\"err\":[");
+	assert_non_null(p);
+	p += 7;
+	for (size_t i = 0; i < fl->n; i++) {
+		char *end;
+
+		fl->err[i] = strtod(p, &end);
+		assert_true(end != p);
+		p = *end == ',' ? end + 1 : end;
+	}
+	assert_true(*p == ']');
 }
 
 static void
@@ -182,6 +195,73 @@ flame_free(struct flame *fl)
 	free(fl->parent);
 	free(fl->func);
 	free(fl->count);
+	free(fl->err);
+}
+
+/* The path of box i from the root, name@object joined by ';', into buf. */
+static void
+box_path(const struct flame *fl, long i, char *buf, size_t size)
+{
+	long up[1024];
+	size_t n = 0, len = 0;
+
+	for (; i > 0 && n < 1024; i = fl->parent[i])
+		up[n++] = i;
+	buf[0] = '\0';
+	while (n-- > 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s@%s",
+		    len ? ";" : "", fl->name[fl->func[up[n]]],
+		    fl->object[fl->func[up[n]]]);
+}
+
+/*
+ * Each box's error on the page is the one the call tree gives its path
+ * (report --tree --format csv, every path): one definition (share.h).
+ */
+static void
+assert_errors_as_the_tree(const struct flame *fl, const char *prf)
+{
+	char *argv[] = { profil_bin, "report", "--tree", "--format", "csv",
+	    "--min-percent", "0", (char *)prf, NULL };
+	static struct run r;
+	static char paths[4096][512];
+	static double errs[4096];
+	long parent_of[4096];
+	size_t n = 0;
+	const char *line;
+
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	for (line = strchr(r.out, '\n') + 1; *line && n < 4096; n++) {
+		char f[8][512];
+		int k;
+
+		for (k = 0; k < 8 && csv_field(&line, f[k], sizeof f[k]); k++)
+			;
+		assert_true(k == 8);
+		parent_of[n] = atol(f[1]);
+		if (parent_of[n] >= 0)
+			snprintf(paths[n], sizeof paths[n], "%.250s;%.125s@%.125s",
+			    paths[parent_of[n]], f[3], f[4]);
+		else
+			snprintf(paths[n], sizeof paths[n], "%.250s@%.250s", f[3],
+			    f[4]);
+		errs[n] = atof(f[7]);
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "";
+	}
+	for (size_t i = 1; i < fl->n; i++) {
+		char path[8192];
+		size_t k;
+
+		box_path(fl, (long)i, path, sizeof path);
+		for (k = 0; k < n && strcmp(paths[k], path) != 0; k++)
+			;
+		if (k == n)
+			continue;	/* a path too long to compare */
+		if (fabs(fl->err[i] - errs[k]) > 0.0002)
+			fail_msg("box %s: +- %.4f, the tree's %.4f", path,
+			    fl->err[i], errs[k]);
+	}
 }
 
 static const char *
@@ -455,7 +535,9 @@ test_flame_graph_in_browser(void **state)
 	struct flame fl;
 	struct shares s;
 	struct run r;
-	double six, three;
+	double six, three, scale;
+	struct profil_profile *p;
+	char cause[256];
 
 	(void)state;
 	need_stacks();
@@ -469,6 +551,11 @@ test_flame_graph_in_browser(void **state)
 	flame_parse(&fl, page);
 	flame_check_tree(&fl);
 	assert_true((double)fl.total == s.total);
+	p = profil_profile_read(prf, cause, sizeof cause);
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	scale = e2e_error_scale(p);
+	profil_profile_free(p);
 	/*
 	 * Samples with six or three on the stack: their own (the flat view's
 	 * self samples) and the kernel's while in them, which the kernel's
@@ -496,10 +583,16 @@ test_flame_graph_in_browser(void **state)
 	split = flame_matching(&fl, "split|six");
 	assert_true(split <= folded_matching(r.out, "split|six"));
 	assert_true((double)split >= six);
+	/*
+	 * The boxes' errors are the tree's; a search's, the share's of the
+	 * boxes it adds up: Wilson's, of the samples they are worth.
+	 */
+	assert_errors_as_the_tree(&fl, prf);
 	snprintf(expect, sizeof expect, "{\"total\":%.0f,\"zoom\":\"six\","
-	    "\"searches\":[{\"re\":\"six|three\",\"matched\":%llu},"
-	    "{\"re\":\"split|six\",\"matched\":%llu}]}", s.total,
-	    both_boxes, split);
+	    "\"searches\":[{\"re\":\"six|three\",\"matched\":%llu,"
+	    "\"error\":%.6f},{\"re\":\"split|six\",\"matched\":%llu}]}",
+	    s.total, both_boxes, e2e_wilson95((double)both_boxes, s.total,
+	    scale), split);
 	browser_check(page_path, tmp("flame.png"), expect);
 	flame_free(&fl);
 	free(page);
@@ -600,8 +693,11 @@ test_flame_graph_of_a_wall_profile(void **state)
 	    "sh", "-c", script, NULL };
 	struct profil_profile *p;
 	struct run r;
-	char expect[256], cause[256], *page;
+	char expect[512], cause[256], *page;
 	uint64_t off = 0;
+	unsigned long long sleep;
+	struct flame fl;
+	int perf = harness_perf_allowed();
 
 	(void)state;
 	need_stacks();
@@ -618,9 +714,23 @@ test_flame_graph_of_a_wall_profile(void **state)
 	assert_true(off >= 300000000ull);	/* the sleep, at least */
 	page = html_of(prf, tmp("flame-wall.html"));
 	assert_non_null(strstr(page, "[off-cpu: clock_nanosleep]"));
-	snprintf(expect, sizeof expect, "{\"total\":%llu,\"cpu\":%llu}",
+	/*
+	 * Its boxes' errors are the tree's; the sleep, timed by the
+	 * switches (the perf engine), has none, in its box and searched.
+	 */
+	flame_parse(&fl, page);
+	assert_errors_as_the_tree(&fl, prf);
+	sleep = flame_matching(&fl, "\\[off-cpu: clock_nanosleep\\]");
+	for (size_t i = 1; i < fl.n; i++)
+		if (perf && strcmp(node_name(&fl, (long)i),
+		    "[off-cpu: clock_nanosleep]") == 0 && fl.err[i] != 0)
+			fail_msg("the sleep's box: +- %.4f", fl.err[i]);
+	snprintf(expect, sizeof expect, "{\"total\":%llu,\"cpu\":%llu,"
+	    "\"searches\":[{\"re\":\"\\\\[off-cpu: clock_nanosleep\\\\]\","
+	    "\"matched\":%llu%s}]}",
 	    (unsigned long long)(p->samples + off / p->interval_ns),
-	    (unsigned long long)p->samples);
+	    (unsigned long long)p->samples, sleep, perf ? ",\"error\":0" : "");
+	flame_free(&fl);
 	browser_check(tmp("flame-wall.html"), tmp("flame-wall.png"), expect);
 	free(page);
 	profil_profile_free(p);

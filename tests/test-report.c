@@ -927,7 +927,7 @@ test_wall_views(void **state)
 	csv = csv_of(prf, NULL, NULL);
 	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n",
 	    &save)) {
-		assert_int_equal(csv_fields(line, f, 12), 11);
+		assert_int_equal(csv_fields(line, f, 12), 12);
 		if (strcmp(f[0], "[off-cpu: clock_nanosleep]") == 0) {
 			wall_pct = atof(f[8]);
 			cpu_pct = atof(f[10]);
@@ -983,6 +983,201 @@ test_wall_views(void **state)
 	assert_null(strchr(strchr(r.err, '\n') + 1, '\n'));
 }
 
+/* ---- captions, names, shares of nothing ---------------------------------- */
+
+/* The first non-blank text of the table's header: where a caption ends. */
+static const char *const headers[] = { "%wall", "%incl", "%", "%self" };
+
+/* Whether line (len bytes) is a table's header line. */
+static int
+header_line(const char *line, size_t len)
+{
+	size_t lead = strspn(line, " ");
+
+	for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+		size_t n = strlen(headers[i]);
+
+		if (lead + n <= len && strncmp(line + lead, headers[i], n) == 0 &&
+		    (line[lead + n] == ' ' || lead + n == len))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The caption of report's output out: its lines before the table's
+ * header, joined by one space each into buf (a blank line as "|"), and
+ * checked as they come: none wider than width columns, none ending in
+ * a figure (a word with no letter: "1.00", "95%", "±") unless the
+ * caption's paragraph ends there (the --wide output's line, whole).
+ */
+static void
+caption_of(const char *out, int width, const char *wide, char *buf,
+    size_t size, const char *how)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const char *line = out; *line;) {
+		size_t len = strcspn(line, "\n");
+		const char *last = line + len;
+
+		if (header_line(line, len))
+			return;
+		if (width > 0 && display_width(line, line + len) > width)
+			fail_msg("%s: a caption line wider than %d: %.*s", how, width,
+			    (int)len, line);
+		while (last > line && last[-1] != ' ')
+			last--;
+		if (len > 0) {
+			int letter = 0;
+
+			for (const char *c = last; c < line + len; c++)
+				letter |= (*c >= 'a' && *c <= 'z') ||
+				    (*c >= 'A' && *c <= 'Z');
+			/* a figure at a line's end: the end of a paragraph only */
+			if (!letter && !strchr(",;:", line[len - 1]) && wide != NULL) {
+				char para_end[256];
+
+				snprintf(para_end, sizeof para_end, "%.*s\n",
+				    (int)(line + len - last), last);
+				if (strstr(wide, para_end) == NULL)
+					fail_msg("%s: a line ends in a figure: %.*s", how,
+					    (int)len, line);
+			}
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%.*s",
+		    used ? (len ? " " : " |") : "", (int)len, line);
+		if (used >= size)
+			fail_msg("%s: the caption is too long to check", how);
+		line += len + (line[len] == '\n');
+	}
+	fail_msg("%s: no table after the caption", how);
+}
+
+/*
+ * A wall profile's captions (and its notes; a function's callers; the
+ * tree's) at 60, 80, 100 and 120 columns and in a pipe (80): every
+ * word there, in order, no line wider than the width, none broken after
+ * a figure ("1.00\ns off it" broke a number from its unit; "± = 95%
+ * error\nof what was sampled" a phrase); the objects view's names
+ * whole ("[off-cpu: oth..."), the line within 80 columns.
+ */
+static void
+test_captions_and_names_at_any_width(void **state)
+{
+	const char *prf = tmp("widths.prf");
+	char script[PATH_MAX + 64];
+	char *argv[] = { profil_bin, "record", "-q", "--wall", "-e",
+	    harness_perf_allowed() ? "perf" : "timer", "-o", (char *)prf, "sh",
+	    "-c", script, NULL };
+	static const char *const views[][3] = { { NULL }, { "--callers",
+	    "clock_nanosleep" }, { "--tree" } };
+	static struct run r;
+	static char wide[8192], got[8192], want[8192];
+
+	(void)state;
+	snprintf(script, sizeof script, "%s split 0.05 && sleep 0.3", workload);
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+		char *rep[] = { profil_bin, "report", "--wide", (char *)prf,
+		    (char *)views[v][0], (char *)views[v][1], NULL };
+
+		run(&r, rep);
+		assert_int_equal(r.status, 0);
+		snprintf(wide, sizeof wide, "%.8000s", r.out);
+		caption_of(wide, 0, NULL, want, sizeof want, "--wide");
+		for (int width = 40; width <= 120; width += 20) {
+			char cols[16], how[64];
+
+			snprintf(cols, sizeof cols, "%d", width);
+			snprintf(how, sizeof how, "%s at %d columns",
+			    views[v][0] ? views[v][0] : "flat", width);
+			if (width == 40)	/* in a pipe, no COLUMNS: 80 */
+				unsetenv("COLUMNS");
+			else
+				setenv("COLUMNS", cols, 1);
+			rep[2] = (char *)prf;
+			rep[3] = (char *)views[v][0];
+			rep[4] = (char *)views[v][1];
+			rep[5] = NULL;
+			run(&r, rep);
+			assert_int_equal(r.status, 0);
+			caption_of(r.out, width == 40 ? 80 : width, wide, got,
+			    sizeof got, how);
+			/* the same words in the same order, the glue a space */
+			if (strcmp(got, want) != 0)
+				fail_msg("%s: the caption\n%s\nis not\n%s", how, got,
+				    want);
+		}
+	}
+	unsetenv("COLUMNS");
+
+	/* the objects view: bracketed names whole, within 80 columns */
+	char *objects[] = { profil_bin, "report", "--objects", (char *)prf, NULL };
+	setenv("COLUMNS", "80", 1);
+	run(&r, objects);
+	unsetenv("COLUMNS");
+	assert_int_equal(r.status, 0);
+	for (const char *line = r.out; *line;) {
+		size_t len = strcspn(line, "\n");
+		const char *kind = strstr(line, "[off-cpu: ");
+
+		if (display_width(line, line + len) > 80)
+			fail_msg("--objects: wider than 80: %.*s", (int)len, line);
+		if (kind != NULL && kind < line + len &&
+		    memchr(kind, ']', (size_t)(line + len - kind)) == NULL)
+			fail_msg("--objects: a name cut: %.*s", (int)len, line);
+		line += len + (line[len] == '\n');
+	}
+	assert_non_null(strstr(r.out, "[off-cpu: sleep]"));
+}
+
+/*
+ * Zero of zero: a wall profile of `true`, whose threads' time shows as
+ * 0.00 s, gives no share of it, neither "(0%)" nor "(100%)", in record's
+ * line or report's caption; one that shows time gives the share of it
+ * off the CPU in both, the same.
+ */
+static void
+test_share_of_nothing(void **state)
+{
+	const char *prf = tmp("true.prf");
+	char *argv[] = { profil_bin, "record", "--wall", "-e",
+	    harness_perf_allowed() ? "perf" : "timer", "-o", (char *)prf,
+	    "true", NULL };
+	char *rep[] = { profil_bin, "report", "--wide", (char *)prf, NULL };
+	static struct run r;
+	const char *line, *cap;
+	char shown[16], off_share[16] = "", cap_share[16] = "", said[512];
+
+	(void)state;
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	line = strstr(r.err, "profil: wall: ");
+	assert_non_null(line);
+	snprintf(said, sizeof said, "%.*s", (int)strcspn(line, "\n"), line);
+	assert_int_equal(sscanf(said, "profil: wall: %15s", shown), 1);
+	run(&r, rep);
+	assert_int_equal(r.status, 0);
+	cap = strstr(r.out, "off it");
+	assert_non_null(cap);
+	assert_non_null(strstr(said, "off it"));
+	sscanf(strstr(said, "off it"), "off it (%15[^)]", off_share);
+	sscanf(cap, "off it (%15[^)]", cap_share);
+	print_message("threads' time %s s: record says (%s), report (%s)\n", shown,
+	    off_share, cap_share);
+	if (strcmp(shown, "0.00") == 0) {
+		if (off_share[0] != '\0' || cap_share[0] != '\0')
+			fail_msg("a share of 0.00 s: record (%s), report (%s)",
+			    off_share, cap_share);
+	} else if (strcmp(off_share, cap_share) != 0 || off_share[0] == '\0') {
+		fail_msg("record says (%s) off the CPU, report (%s)", off_share,
+		    cap_share);
+	}
+}
+
 int
 main(void)
 {
@@ -999,6 +1194,8 @@ main(void)
 		cmocka_unit_test(test_wide_buckets_shared_by_bytes),
 		cmocka_unit_test(test_stripped_program),
 		cmocka_unit_test(test_wall_views),
+		cmocka_unit_test(test_captions_and_names_at_any_width),
+		cmocka_unit_test(test_share_of_nothing),
 	};
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

@@ -47,7 +47,17 @@ tree_of(struct tree *t, const char *prf, int cpu)
 	char *argv[] = { profil_bin, "report", "--tree", "--format", "csv",
 	    "--min-percent", "0", (char *)prf, cpu ? "--cpu" : NULL, NULL };
 	const char *line;
+	/* a wall view's samples count CPU samples; its time is in seconds */
+	int want = cpu ? 6 : 11;
+	double interval_s = 0;
 
+	if (!cpu) {
+		struct profil_profile *p = profil_profile_read(prf, NULL, 0);
+
+		assert_non_null(p);
+		interval_s = (double)p->interval_ns / 1e9;
+		profil_profile_free(p);
+	}
 	run(&r, argv);
 	if (r.status != 0)
 		fail_msg("report --tree %s: exit %d: %s", prf, r.status, r.err);
@@ -56,13 +66,13 @@ tree_of(struct tree *t, const char *prf, int cpu)
 		fail_msg("report --tree: not the CSV expected: %.200s", r.out);
 	t->n = 0;
 	for (line = strchr(r.out, '\n') + 1; *line; ) {
-		char f[6][256];
+		char f[11][256];
 		struct node *nd = &t->nodes[t->n];
 		int k;
 
-		for (k = 0; k < 6 && csv_field(&line, f[k], sizeof f[k]); k++)
+		for (k = 0; k < want && csv_field(&line, f[k], sizeof f[k]); k++)
 			;
-		if (k < 6)
+		if (k < want)
 			fail_msg("report --tree: a short row near '%.80s'", line);
 		if (t->n == sizeof t->nodes / sizeof t->nodes[0])
 			fail_msg("report --tree: over %zu nodes", t->n);
@@ -70,7 +80,7 @@ tree_of(struct tree *t, const char *prf, int cpu)
 			fail_msg("report --tree: node %s out of order", f[0]);
 		nd->parent = atoi(f[1]);
 		snprintf(nd->function, sizeof nd->function, "%s", f[3]);
-		nd->incl = atof(f[5]);
+		nd->incl = cpu ? atof(f[5]) : atof(f[10]) / interval_s;
 		t->n++;
 		line = strchr(line, '\n');
 		if (line == NULL)

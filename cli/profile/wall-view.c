@@ -4,7 +4,9 @@
  * Invariant: the view is a consistent profile (its totals add up as
  * lib/codec/prf-check.c checks them): the [off-cpu] object's histogram, the
  * threads' and processes' counts and the samples grow by the same
- * intervals as the off-CPU stacks' counts.
+ * intervals as the off-CPU stacks' counts.  All but one: the samples
+ * taken and their squared weights stay the CPU samples' (time off the
+ * CPU is no sample), so a view is read, never written.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -142,11 +144,13 @@ wall_view(const struct profil_profile *p, int cpu_only)
 	for (size_t i = 0; i < ncodes; i++)
 		o->buckets[i] = (struct profil_bucket){ codes[i],
 		    hmap_get(&hist, codes[i]) };
+	/*
+	 * The intervals join the counts, not the samples taken: taken and
+	 * weight_sq stay the CPU samples' own, for time off the CPU is no
+	 * sample (measured, or placed by looks: report/share.h keeps the
+	 * two apart), and a sample's error follows its samples alone.
+	 */
 	q->samples += total;
-	if (q->taken > 0 || q->weight_sq > 0) {
-		q->taken += total;
-		q->weight_sq += total;
-	}
 	/* their names, kept as archive keeps them: before the kernel's */
 	nsym = q->nsymbols;
 	q->symbols = xrealloc(q->symbols, (nsym + ncodes + 1) *

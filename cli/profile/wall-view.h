@@ -21,7 +21,11 @@
  * cpu_only its CPU part (the off-CPU stacks left out).  NULL if p is not
  * a wall profile: then p is its own view.  Off-CPU time is rounded to
  * intervals with the remainder carried from stack to stack, so each
- * thread's total is off by less than one interval.
+ * thread's total is off by less than one interval.  The intervals are
+ * counts, not samples: the view's samples taken and squared weights are
+ * the CPU samples' (wall_view_cpu_samples of them), and its stacks keep
+ * what of their time was sampled (sampled_ns, observations), for the
+ * errors (report/share.h).  A view is for reading, never written.
  */
 struct profil_profile *wall_view(const struct profil_profile *p,
     int cpu_only);

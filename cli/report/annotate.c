@@ -12,6 +12,7 @@
 #include "disasm.h"
 #include "profile/wall-view.h"
 #include "report.h"
+#include "share.h"
 #include "table.h"
 
 /* Walking a function's bytes for its line span stops after this many. */
@@ -89,6 +90,23 @@ free_source(char **v)
 	free(v);
 }
 
+/* The function's own samples: the whole its lines are shares of. */
+struct share_of {
+	struct share_basis b;
+	struct share_part whole;
+};
+
+/* The error of samples of the function's, as every view's (share.h). */
+static double
+error_of(const struct share_of *of, uint64_t samples)
+{
+	struct share_part part;
+
+	share_part_init(&part, SHARE_CODE);
+	share_part_cpu(&part, samples);
+	return share_error95(&of->b, &part, &of->whole);
+}
+
 static const struct col line_cols[] = {
 	{ "file", "file", COL_STR },
 	{ "line", "line", COL_INT },
@@ -128,9 +146,10 @@ samples_in(const struct profil_object *ob, uint64_t lo, uint64_t hi)
 
 static void
 emit_instruction(struct table *t, const struct report_options *o,
-    uint64_t addr, uint64_t samples, uint64_t total, const char *text)
+    uint64_t addr, uint64_t samples, const struct share_of *of,
+    const char *text)
 {
-	double pct = report_percent(samples, total);
+	double pct = report_percent(samples, of->whole.amount);
 
 	if (o->format != FORMAT_TEXT) {
 		union cell *c = table_row(t);
@@ -138,7 +157,7 @@ emit_instruction(struct table *t, const struct report_options *o,
 		c[0].i = (int64_t)addr;
 		c[1].i = (int64_t)samples;
 		c[2].d = pct;
-		c[3].d = table_error95(samples, total);
+		c[3].d = error_of(of, samples);
 		c[4].s = text;
 		return;
 	}
@@ -158,7 +177,8 @@ emit_instruction(struct table *t, const struct report_options *o,
  */
 static void
 by_instruction(const struct profil_object *ob, struct symtab *tab,
-    const struct func_row *row, const struct report_options *o)
+    const struct func_row *row, const struct report_options *o,
+    const struct share_of *of)
 {
 	size_t size = 0;
 	const unsigned char *code = symtab_code(tab, row->start, row->end, &size);
@@ -180,7 +200,7 @@ by_instruction(const struct profil_object *ob, struct symtab *tab,
 		    insn[i].address + insn[i].size;
 		uint64_t n = samples_in(ob, insn[i].address, hi);
 
-		emit_instruction(&t, o, insn[i].address, n, row->samples,
+		emit_instruction(&t, o, insn[i].address, n, of,
 		    insn[i].text);
 	}
 	/* buckets past what could be decoded (data in code, a short read) */
@@ -190,7 +210,7 @@ by_instruction(const struct profil_object *ob, struct symtab *tab,
 		if (b->addr < decoded_end || b->addr < row->start ||
 		    b->addr >= row->end)
 			continue;
-		emit_instruction(&t, o, b->addr, b->count, row->samples, "");
+		emit_instruction(&t, o, b->addr, b->count, of, "");
 	}
 	if (o->format != FORMAT_TEXT)
 		table_print(&t, o->format, NULL, NULL);
@@ -200,9 +220,9 @@ by_instruction(const struct profil_object *ob, struct symtab *tab,
 
 static void
 emit_line(struct table *t, const struct report_options *o, const char *file,
-    int line, uint64_t samples, uint64_t total, const char *text)
+    int line, uint64_t samples, const struct share_of *of, const char *text)
 {
-	double pct = report_percent(samples, total);
+	double pct = report_percent(samples, of->whole.amount);
 
 	if (o->format != FORMAT_TEXT) {
 		union cell *c = table_row(t);
@@ -211,7 +231,7 @@ emit_line(struct table *t, const struct report_options *o, const char *file,
 		c[1].i = line;
 		c[2].i = (int64_t)samples;
 		c[3].d = pct;
-		c[4].d = table_error95(samples, total);
+		c[4].d = error_of(of, samples);
 		c[5].s = text ? text : "";
 		return;
 	}
@@ -235,6 +255,7 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 	int first = 0, last = 0, nsource = 0, line;
 	uint64_t in_lines = 0;
 	char **source = NULL;
+	struct share_of of;
 	struct table t;
 
 	if (row == NULL) {
@@ -266,13 +287,25 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 			in_lines += b->count;
 		}
 	}
-	if (o->format == FORMAT_TEXT)
+	share_basis_init(&of.b, p);
+	share_part_init(&of.whole, SHARE_CODE);
+	share_part_cpu(&of.whole, row->samples);
+	if (o->format == FORMAT_TEXT) {
+		struct share_part all;
+
+		share_part_init(&all, SHARE_TIME);
+		share_part_all(&of.b, &all);
 		printf("%s (%s): %llu samples, %.2f%% ± %.2f of all\n",
 		    row->function, row->object, (unsigned long long)row->samples,
-		    report_percent(row->samples, p->samples),
-		    table_error95(row->samples, p->samples));
+		    share_percent(&of.whole, &all),
+		    share_error95(&of.b, &of.whole, &all));
+		share_part_free(&all);
+	}
 	if (lines.n == 0) {
-		by_instruction(ob, tab, row, o);
+		by_instruction(ob, tab, row, o, &of);
+		share_part_free(&of.whole);
+		share_basis_free(&of.b);
+		free(lines.v);
 		return 0;
 	}
 
@@ -311,7 +344,7 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 
 		if (source == NULL && n == 0)
 			continue;
-		emit_line(&t, o, main_file, line, n, row->samples, text);
+		emit_line(&t, o, main_file, line, n, &of, text);
 	}
 	/* inlined code from other files, and lines outside the span */
 	for (size_t i = 0; i < lines.n; i++) {
@@ -327,7 +360,7 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 			    lc->line);
 			continue;
 		}
-		emit_line(&t, o, lc->file, lc->line, lc->samples, row->samples,
+		emit_line(&t, o, lc->file, lc->line, lc->samples, &of,
 		    NULL);
 	}
 	if (o->format == FORMAT_TEXT && in_lines < row->samples)
@@ -337,6 +370,8 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 	if (o->format != FORMAT_TEXT)
 		table_print(&t, o->format, NULL, NULL);
 	table_free(&t);
+	share_part_free(&of.whole);
+	share_basis_free(&of.b);
 	free_source(source);
 	free(lines.v);
 	return 0;

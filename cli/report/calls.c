@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "hmap.h"
 #include "report.h"
+#include "share.h"
 #include "table.h"
 
 static uint32_t path[STACKS_MAX_DEPTH];
@@ -31,16 +32,16 @@ static const int call_text[] = { 3, 4, 5, 2, 0, 1, -1 };
 
 struct call_row {
 	long func;		/* or ROOT, SELF */
-	uint64_t samples;
+	struct share_part part;	/* its stacks */
 };
 
 static int
-by_samples(const void *a, const void *b)
+by_amount(const void *a, const void *b)
 {
 	const struct call_row *x = a, *y = b;
 
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
+	if (x->part.amount != y->part.amount)
+		return x->part.amount > y->part.amount ? -1 : 1;
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
@@ -56,18 +57,62 @@ need_stacks(const struct profil_profile *p, char *cause, size_t cause_size)
 	return -1;
 }
 
+/* What function f is: time off the CPU (a wall view's leaf), or code. */
+static int
+kind_of(const struct share_basis *b, const struct stacks *s, long f)
+{
+	return b->off_obj >= 0 && s->funcs[f].object_index == (size_t)b->off_obj ?
+	    SHARE_TIME : SHARE_CODE;
+}
+
+/*
+ * The caption: the function's share of all, and of what is in it.  A
+ * wall view's says seconds, with its CPU samples apart.
+ */
+static void
+calls_caption(char *caption, size_t size, const struct report_options *o,
+    const struct share_basis *b, const struct stacks *s, long target,
+    const struct share_part *in, const struct share_part *self,
+    const struct share_part *all, int callees)
+{
+	double interval_s = (double)b->p->interval_ns / 1e9;
+	const struct stack_func *fn = &s->funcs[target];
+	size_t len = (size_t)snprintf(caption, size, "%s%s%s (%s): ",
+	    o->caption ? o->caption : "", o->caption ? "\n\n" : "",
+	    fn->function, fn->object);
+
+	if (len < size && b->off_obj >= 0)
+		len += (size_t)snprintf(caption + len, size - len, "%.3f" CLI_GLUE
+		    "s with it on the stack (%llu CPU samples), %.2f%%" CLI_GLUE
+		    "±" CLI_GLUE "%.2f" CLI_GLUE "of" CLI_GLUE "all; %.3f" CLI_GLUE
+		    "s in itself", (double)in->amount * interval_s,
+		    (unsigned long long)in->cpu, share_percent(in, all),
+		    share_error95(b, in, all), (double)self->amount * interval_s);
+	else if (len < size)
+		len += (size_t)snprintf(caption + len, size - len, "%llu samples "
+		    "with it on the stack, %.2f%%" CLI_GLUE "±" CLI_GLUE "%.2f"
+		    CLI_GLUE "of" CLI_GLUE "all; %llu in itself",
+		    (unsigned long long)in->amount, share_percent(in, all),
+		    share_error95(b, in, all), (unsigned long long)self->amount);
+	if (len < size)
+		snprintf(caption + len, size - len, "\n%s of %s, as shares of its "
+		    "time:", callees ? "callees" : "callers", fn->function);
+}
+
 int
 report_calls(const struct profil_profile *p, const struct stacks *s,
     const struct report_options *o, int callees, char *cause,
     size_t cause_size)
 {
 	long target;
-	uint64_t inclusive = 0, self = 0;
+	struct share_basis b;
+	struct share_part all, inclusive, self;
 	struct hmap by_func;	/* func + 3 (ROOT, SELF made positive) -> row + 1 */
 	struct call_row *rows = NULL;
 	size_t nrows = 0;
 	struct table t;
 	char caption[2048];
+	double interval_s = (double)p->interval_ns / 1e9;
 
 	if (need_stacks(p, cause, cause_size) < 0)
 		return -1;
@@ -76,6 +121,11 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 		    "stacks of this profile", o->target);
 		return -1;
 	}
+	share_basis_init(&b, p);
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(&b, &all);
+	share_part_init(&inclusive, kind_of(&b, s, target));
+	share_part_init(&self, kind_of(&b, s, target));
 	hmap_init(&by_func);
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
@@ -91,38 +141,34 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 			}
 		if (at == n)
 			continue;
-		inclusive += st->count;
+		share_part_stack(&b, &inclusive, i);
 		/* in itself: as the leaf, at whatever depth (the flat self) */
 		if (path[0] == (uint32_t)target)
-			self += st->count;
+			share_part_stack(&b, &self, i);
 		if (callees)
 			other = at > 0 ? (long)path[at - 1] : SELF;
 		else
 			other = at + 1 < n ? (long)path[at + 1] : ROOT;
 		if ((row = hmap_get(&by_func, (uint64_t)(other + 3))) == 0) {
 			rows = xrealloc(rows, (nrows + 1) * sizeof *rows);
-			rows[nrows++] = (struct call_row){ other, 0 };
+			rows[nrows].func = other;
+			share_part_init(&rows[nrows].part, other < 0 ?
+			    kind_of(&b, s, target) : kind_of(&b, s, other));
+			nrows++;
 			hmap_add(&by_func, (uint64_t)(other + 3), nrows);
 			row = nrows;
 		}
-		rows[row - 1].samples += st->count;
+		share_part_stack(&b, &rows[row - 1].part, i);
 	}
 	hmap_free(&by_func);
 	if (nrows > 1)
-		qsort(rows, nrows, sizeof *rows, by_samples);
-	snprintf(caption, sizeof caption, "%s%s%s (%s): %llu samples with it on "
-	    "the stack, %.2f%%" CLI_GLUE "±" CLI_GLUE "%.2f" CLI_GLUE "of"
-	    CLI_GLUE "all; %llu in itself\n%s of %s, as "
-	    "shares of its time:", o->caption ? o->caption : "",
-	    o->caption ? "\n\n" : "", s->funcs[target].function,
-	    s->funcs[target].object, (unsigned long long)inclusive,
-	    report_percent(inclusive, p->samples),
-	    table_error95(inclusive, p->samples), (unsigned long long)self,
-	    callees ? "callees" : "callers", s->funcs[target].function);
+		qsort(rows, nrows, sizeof *rows, by_amount);
+	calls_caption(caption, sizeof caption, o, &b, s, target, &inclusive,
+	    &self, &all, callees);
 	table_init(&t, call_cols, 6);
 	for (size_t i = 0; i < nrows; i++) {
 		const struct call_row *r = &rows[i];
-		double pct = report_percent(r->samples, inclusive);
+		double pct = share_percent(&r->part, &inclusive);
 		union cell *c;
 
 		if (pct < o->min_percent)
@@ -133,15 +179,21 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 		c[0].s = r->func == ROOT ? "[root]" : r->func == SELF ? "[self]" :
 		    s->funcs[r->func].function;
 		c[1].s = r->func < 0 ? "" : s->funcs[r->func].object;
-		c[2].i = (int64_t)r->samples;
+		c[2].i = (int64_t)r->part.cpu;
 		c[3].d = pct;
-		c[4].d = table_error95(r->samples, inclusive);
-		c[5].d = (double)r->samples * (double)p->interval_ns / 1e9;
+		c[4].d = share_error95(&b, &r->part, &inclusive);
+		c[5].d = (double)r->part.amount * interval_s;
 	}
 	table_print(&t, o->format, call_text,
 	    o->format == FORMAT_TEXT ? caption : NULL);
 	table_free(&t);
+	for (size_t i = 0; i < nrows; i++)
+		share_part_free(&rows[i].part);
 	free(rows);
+	share_part_free(&self);
+	share_part_free(&inclusive);
+	share_part_free(&all);
+	share_basis_free(&b);
 	return 0;
 }
 
@@ -150,7 +202,8 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 struct node {
 	uint32_t func;
 	size_t parent;		/* index + 1; 0 for the roots' parent */
-	uint64_t inclusive, self;
+	struct share_part incl;	/* the stacks through it */
+	uint64_t self, self_cpu;	/* of them, those it is the leaf of */
 	size_t *kids;
 	size_t nkids;
 };
@@ -159,6 +212,8 @@ struct tree {
 	struct node *v;
 	size_t n, cap;
 	struct hmap index;	/* parent << 32 | func -> node + 1 */
+	const struct share_basis *b;
+	const struct stacks *s;
 };
 
 static size_t
@@ -172,7 +227,8 @@ child(struct tree *t, size_t parent, uint32_t func)
 		t->cap = t->cap ? 2 * t->cap : 1024;
 		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
 	}
-	t->v[t->n] = (struct node){ func, parent, 0, 0, NULL, 0 };
+	t->v[t->n] = (struct node){ func, parent, { 0 }, 0, 0, NULL, 0 };
+	share_part_init(&t->v[t->n].incl, kind_of(t->b, t->s, func));
 	if (parent > 0) {
 		struct node *up = &t->v[parent - 1];
 
@@ -191,8 +247,8 @@ by_inclusive(const void *a, const void *b)
 	const struct node *x = &sort_nodes[*(const size_t *)a];
 	const struct node *y = &sort_nodes[*(const size_t *)b];
 
-	if (x->inclusive != y->inclusive)
-		return x->inclusive > y->inclusive ? -1 : 1;
+	if (x->incl.amount != y->incl.amount)
+		return x->incl.amount > y->incl.amount ? -1 : 1;
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
@@ -207,8 +263,15 @@ static const struct col tree_cols[] = {
 	{ "inclusive_error95", "95%", COL_ERR },
 	{ "self_samples", "self", COL_INT },
 	{ "self_percent", "%self", COL_PCT },
+	{ "inclusive_seconds", "incl s", COL_SEC },
+	{ "self_seconds", "self s", COL_SEC },
 };
 static const int tree_text[] = { 6, 7, 9, 5, 3, 4, -1 };
+/*
+ * A wall view's: its samples columns count CPU samples, and two more
+ * give the time; text shows the inclusive seconds.
+ */
+static const int wall_tree_text[] = { 6, 7, 9, 10, 3, 4, -1 };
 
 /*
  * Indentation of a tree line: two columns a level, at most this many,
@@ -219,6 +282,8 @@ static const int tree_text[] = { 6, 7, 9, 5, 3, 4, -1 };
 
 struct emit {
 	const struct profil_profile *p;
+	const struct share_basis *b;
+	const struct share_part *all;
 	const struct stacks *s;
 	const struct report_options *o;
 	struct tree *tree;
@@ -233,7 +298,8 @@ static void
 emit(struct emit *e, size_t node, size_t parent_row, int depth)
 {
 	struct node *nd = &e->tree->v[node];
-	double pct = report_percent(nd->inclusive, e->p->samples);
+	double pct = share_percent(&nd->incl, e->all);
+	double interval_s = (double)e->p->interval_ns / 1e9;
 	const struct stack_func *fn = &e->s->funcs[nd->func];
 	size_t row, indent;
 	union cell *c;
@@ -261,11 +327,16 @@ emit(struct emit *e, size_t node, size_t parent_row, int depth)
 	c[2].i = depth;
 	c[3].s = name;
 	c[4].s = fn->object;
-	c[5].i = (int64_t)nd->inclusive;
+	/* samples count CPU samples (all of a CPU profile's counts) */
+	c[5].i = (int64_t)nd->incl.cpu;
 	c[6].d = pct;
-	c[7].d = table_error95(nd->inclusive, e->p->samples);
-	c[8].i = (int64_t)nd->self;
-	c[9].d = report_percent(nd->self, e->p->samples);
+	c[7].d = share_error95(e->b, &nd->incl, e->all);
+	c[8].i = (int64_t)nd->self_cpu;
+	c[9].d = report_percent(nd->self, e->all->amount);
+	if (e->b->off_obj >= 0) {	/* a wall view's: its time */
+		c[10].d = (double)nd->incl.amount * interval_s;
+		c[11].d = (double)nd->self * interval_s;
+	}
 	sort_nodes = e->tree->v;
 	if (nd->nkids > 0)	/* a leaf's kids are NULL: not qsort's to see */
 		qsort(nd->kids, nd->nkids, sizeof *nd->kids, by_inclusive);
@@ -277,14 +348,19 @@ int
 report_tree(const struct profil_profile *p, const struct stacks *s,
     const struct report_options *o, char *cause, size_t cause_size)
 {
-	struct tree tree = { NULL, 0, 0, { 0 } };
-	struct emit e = { p, s, o, &tree, NULL, NULL, 0, 0, 0 };
+	struct share_basis b;
+	struct share_part all;
+	struct tree tree = { NULL, 0, 0, { 0 }, &b, s };
+	struct emit e = { p, &b, &all, s, o, &tree, NULL, NULL, 0, 0, 0 };
 	size_t *roots = NULL, nroots = 0;
 	struct table t;
 	char caption[2048];
 
 	if (need_stacks(p, cause, cause_size) < 0)
 		return -1;
+	share_basis_init(&b, p);
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(&b, &all);
 	hmap_init(&tree.index);
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
@@ -299,14 +375,17 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 				roots = xrealloc(roots, (nroots + 1) * sizeof *roots);
 				roots[nroots++] = at - 1;
 			}
-			tree.v[at - 1].inclusive += st->count;
+			share_part_stack(&b, &tree.v[at - 1].incl, i);
 		}
-		if (at > 0)
+		if (at > 0) {
 			tree.v[at - 1].self += st->count;
+			tree.v[at - 1].self_cpu += share_stack_offcpu(&b, i) ? 0 :
+			    st->count;
+		}
 	}
 	/* a tree of every path is long: without --min-percent, 1% and up */
 	e.min_percent = o->min_percent >= 0 ? o->min_percent : 1.0;
-	table_init(&t, tree_cols, 10);
+	table_init(&t, tree_cols, b.off_obj >= 0 ? 12 : 10);
 	e.t = &t;
 	sort_nodes = tree.v;
 	if (nroots > 1)		/* roots is NULL without stacks */
@@ -314,20 +393,25 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 	for (size_t i = 0; i < nroots; i++)
 		emit(&e, roots[i], (size_t)-1, 0);
 	snprintf(caption, sizeof caption, "%s%scall tree, callers above callees; "
-	    "%zu call%s under %.2g%% of the samples left out%s",
+	    "%zu call%s under %.2g%% of the %s left out%s",
 	    o->caption ? o->caption : "", o->caption ? "\n\n" : "", e.hidden,
-	    e.hidden == 1 ? "" : "s", e.min_percent, o->min_percent >= 0 ? "" : " (--min-percent 0 shows "
+	    e.hidden == 1 ? "" : "s", e.min_percent, b.off_obj >= 0 ? "time" :
+	    "samples", o->min_percent >= 0 ? "" : " (--min-percent 0 shows "
 	    "them)");
-	table_print(&t, o->format, tree_text,
+	table_print(&t, o->format, b.off_obj >= 0 ? wall_tree_text : tree_text,
 	    o->format == FORMAT_TEXT ? caption : NULL);
 	table_free(&t);
 	for (size_t i = 0; i < e.nnames; i++)
 		free(e.names[i]);
 	free(e.names);
-	for (size_t i = 0; i < tree.n; i++)
+	for (size_t i = 0; i < tree.n; i++) {
 		free(tree.v[i].kids);
+		share_part_free(&tree.v[i].incl);
+	}
 	free(tree.v);
 	free(roots);
 	hmap_free(&tree.index);
+	share_part_free(&all);
+	share_basis_free(&b);
 	return 0;
 }

@@ -14,14 +14,27 @@
 #include "cli.h"
 #include "diff.h"
 #include "report.h"
+#include "share.h"
 
-#define Z95 1.96	/* the normal quantile of a two-sided 95% interval */
+#define Z95 1.959964	/* the normal quantile of a two-sided 95% interval */
 
 /* A function row of one side, before they are paired. */
 struct side_row {
 	const char *function, *object;
-	uint64_t self, incl;
+	struct share_part self, incl;	/* what its shares are of (share.h) */
 	int after;
+};
+
+/* One side of the comparison: a profile and the wholes of its shares. */
+struct side {
+	struct share_basis b;
+	struct share_part all;		/* the self shares' whole */
+	struct share_part unwound;	/* the inclusive ones': stacks unwound */
+};
+
+/* The parts of a paired row, before and after. */
+struct pair {
+	struct share_part self[2], incl[2];
 };
 
 static int
@@ -37,7 +50,8 @@ by_key(const void *a, const void *b)
 
 /*
  * Smallest p first (so q too), then tested ones (p = 1 is also the p of
- * nothing to test), then largest |z|, change.
+ * nothing to test), then those with time off the CPU (untested), then
+ * largest |z|, change.
  */
 static int
 by_change(const struct diff_change *x, const struct diff_change *y)
@@ -46,7 +60,9 @@ by_change(const struct diff_change *x, const struct diff_change *y)
 		return x->p < y->p ? -1 : 1;
 	if (x->tested != y->tested)
 		return x->tested ? -1 : 1;
-	if (fabs(x->z) != fabs(y->z))
+	if (x->offcpu != y->offcpu)
+		return x->offcpu ? -1 : 1;
+	if (!isnan(x->z) && !isnan(y->z) && fabs(x->z) != fabs(y->z))
 		return fabs(x->z) > fabs(y->z) ? -1 : 1;
 	if (fabs(x->change) != fabs(y->change))
 		return fabs(x->change) > fabs(y->change) ? -1 : 1;
@@ -91,41 +107,36 @@ diff_by_incl_significance(const void *a, const void *b)
 }
 
 /*
- * The change of a share from k1 of n1 samples to k2 of n2 (n1, n2 > 0),
- * as two independent binomial proportions p1, p2 (normal approximation):
+ * The change of a share from before (r[0] of w[0]) to after (r[1] of
+ * w[1]), each share with its error as every view gives it (share.h):
  *
  *   change  = p2 - p1
- *   se      = sqrt(p1 (1 - p1) / e1 + p2 (1 - p2) / e2)
- *   error95 = 1.96 se,  z = change / se
+ *   error95 = sqrt(e1^2 + e2^2)      e1, e2: the shares' 95% errors
+ *   z       = change / se,           se = error95 / 1.96
  *
- * e1 = n1 / s1 and e2 = n2 / s2 are the samples the counts are worth
- * (each profile's error scale, report_error_scale: 1 unless its samples
- * weigh their intervals).  se is 0 only when both shares are 0 or 1; if
- * they still differ (all samples in one function before, none after), z
- * uses the pooled share's error, the test's error under "no change",
- * which is not 0 then.
+ * The errors are those of the samples the counts are worth (weighted
+ * samples), and none for what was measured (a wall view's time timed
+ * where it was).  se is 0 only when neither share has anything sampled:
+ * then a change is no sampling error at all, and z is not given (NaN).
  */
 static void
-compare(struct diff_change *d, uint64_t n1, uint64_t n2, double s1, double s2)
+compare(struct diff_change *d, const struct share_part *const r[2],
+    const struct side *const w[2], int incl)
 {
-	double p1 = (double)d->before / (double)n1;
-	double p2 = (double)d->after / (double)n2;
-	double e1 = (double)n1 / s1, e2 = (double)n2 / s2;
-	double se = sqrt(p1 * (1 - p1) / e1 + p2 * (1 - p2) / e2);
+	const struct share_part *whole[2] = { incl ? &w[0]->unwound :
+	    &w[0]->all, incl ? &w[1]->unwound : &w[1]->all };
+	double e1 = share_error95(&w[0]->b, r[0], whole[0]);
+	double e2 = share_error95(&w[1]->b, r[1], whole[1]);
+	double se;
 
-	d->before_percent = 100 * p1;
-	d->after_percent = 100 * p2;
-	d->change = 100 * (p2 - p1);
-	d->error95 = 100 * Z95 * se;
-	if (se > 0) {
-		d->z = (p2 - p1) / se;
-	} else if (p1 != p2) {
-		double p = (p1 * e1 + p2 * e2) / (e1 + e2);
-
-		d->z = (p2 - p1) / sqrt(p * (1 - p) * (1 / e1 + 1 / e2));
-	} else {
-		d->z = 0;
-	}
+	d->before = r[0]->amount;
+	d->after = r[1]->amount;
+	d->before_percent = share_percent(r[0], whole[0]);
+	d->after_percent = share_percent(r[1], whole[1]);
+	d->change = d->after_percent - d->before_percent;
+	d->error95 = sqrt(e1 * e1 + e2 * e2);
+	se = d->error95 / Z95;
+	d->z = se > 0 ? d->change / se : NAN;
 }
 
 static double
@@ -219,6 +230,28 @@ worth(uint64_t k, uint64_t n, double scale, uint64_t *wk, uint64_t *wn)
 }
 
 /*
+ * The p-value of "no change": Fisher's exact test on the samples the
+ * counts are worth where both shares are of CPU samples alone (CPU
+ * profiles, --cpu); where time is in them (wall views), the normal one
+ * of z, for time is no sample to count (a share with time off the CPU
+ * in it is not tested at all: test_family).
+ */
+static double
+p_of(const struct diff_change *c, const struct side *const w[2], int incl)
+{
+	uint64_t n1, n2, k1, w1, k2, w2;
+
+	if (w[0]->b.off_obj >= 0 || w[1]->b.off_obj >= 0)
+		return isnan(c->z) ? 1 : erfc(fabs(c->z) / M_SQRT2);
+	n1 = incl ? w[0]->unwound.amount : w[0]->all.amount;
+	n2 = incl ? w[1]->unwound.amount : w[1]->all.amount;
+	/* Fisher's test counts samples: as many as the counts are worth */
+	worth(c->before, n1, w[0]->b.scale, &k1, &w1);
+	worth(c->after, n2, w[1]->b.scale, &k2, &w2);
+	return fisher_p(k1, w1, k2, w2);
+}
+
+/*
  * Compare every row's shares of one kind (self, or inclusive when incl),
  * then give q-values to the family: the rows with samples of that kind
  * on either side, in p order.  A row outside it (no samples of that kind
@@ -226,26 +259,38 @@ worth(uint64_t k, uint64_t n, double scale, uint64_t *wk, uint64_t *wn)
  * size.
  */
 static size_t
-test_family(struct diff_row *rows, size_t n, int incl,
-    const struct profil_profile *before, const struct profil_profile *after,
-    uint64_t n1, uint64_t n2)
+test_family(struct diff_row *rows, const struct pair *pairs, size_t n,
+    int incl, const struct side *const w[2])
 {
 	struct diff_row **order = xcalloc(n, sizeof *order);
 	struct diff_change **family = xcalloc(n, sizeof *family);
-	double s1 = report_error_scale(before), s2 = report_error_scale(after);
 	size_t m = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct diff_change *c = incl ? &rows[i].incl : &rows[i].self;
-		uint64_t k1, w1, k2, w2;
+		const struct share_part *r[2] = {
+			incl ? &pairs[i].incl[0] : &pairs[i].self[0],
+			incl ? &pairs[i].incl[1] : &pairs[i].self[1] };
 
-		compare(c, n1, n2, s1, s2);
-		/* Fisher's test counts samples: as many as the counts are worth */
-		worth(c->before, n1, s1, &k1, &w1);
-		worth(c->after, n2, s2, &k2, &w2);
-		c->p = fisher_p(k1, w1, k2, w2);
+		compare(c, r, w, incl);
+		c->p = p_of(c, w, incl);
 		c->q = 1;
 		c->tested = c->before + c->after > 0;
+		/*
+		 * Time off the CPU in it: its change is the runs' own (timed
+		 * by the switches or counters, placed where sampled with the
+		 * error above); whether it recurs is no question sampling
+		 * answers, and testing it would mark every wait of two runs
+		 * of one program that moved by a millisecond.  Out of the
+		 * family, then, and said so.
+		 */
+		if (c->tested && (r[0]->amount > r[0]->cpu ||
+		    r[1]->amount > r[1]->cpu)) {
+			c->tested = 0;
+			c->offcpu = 1;
+			c->p = 1;
+			c->q = NAN;
+		}
 		order[i] = &rows[i];
 	}
 	qsort(order, n, sizeof *order, incl ? diff_by_incl_significance :
@@ -290,22 +335,22 @@ not_unwound(const struct profil_profile *p, const struct profil_stack *st)
 }
 
 /*
- * Inclusive samples of s's functions, as side rows of one side: each
- * stack's count once for every function (name and object, as the flat
- * rows pair them) the stack holds, however often it holds it (recursion).
+ * Inclusive parts of s's functions, as side rows of one side: each
+ * stack once for every function (name and object, as the flat rows pair
+ * them) the stack holds, however often it holds it (recursion).
  * Made-up frames of cut stacks are not functions and count for none;
- * stacks not unwound count for nothing, and *unwound receives the samples
- * of the others, the family's total.  Returns a malloc'd array and its
- * length in *n.
+ * stacks not unwound count for nothing, and w->unwound receives the
+ * others (and any sample without a stack), the family's whole.  Returns
+ * a malloc'd array and its length in *n.
  */
 static struct side_row *
-inclusive_rows(const struct stacks *s, int after, size_t *n,
-    uint64_t *unwound)
+inclusive_rows(const struct stacks *s, struct side *w, int after, size_t *n)
 {
 	static uint32_t funcs[STACKS_MAX_DEPTH];
 	size_t *order = xcalloc(s->nfuncs, sizeof *order);
 	size_t *key = xcalloc(s->nfuncs, sizeof *key);
 	size_t *stamp, nkeys = 0, out = 0;
+	uint64_t in_stacks = 0;
 	struct side_row *rows;
 
 	/* a key per (function, object): sort the functions by name */
@@ -318,21 +363,26 @@ inclusive_rows(const struct stacks *s, int after, size_t *n,
 		const struct stack_func *fn = &s->funcs[order[i]];
 
 		if (nkeys == 0 || strcmp(rows[nkeys - 1].function, fn->function) ||
-		    strcmp(rows[nkeys - 1].object, fn->object))
-			rows[nkeys++] = (struct side_row){ fn->function, fn->object,
-			    0, 0, after };
+		    strcmp(rows[nkeys - 1].object, fn->object)) {
+			rows[nkeys] = (struct side_row){ fn->function, fn->object,
+			    { 0 }, { 0 }, after };
+			share_part_init(&rows[nkeys].self, SHARE_TIME);
+			share_part_init(&rows[nkeys++].incl, w->b.off_obj >= 0 &&
+			    fn->object_index == (size_t)w->b.off_obj ? SHARE_TIME :
+			    SHARE_CODE);
+		}
 		key[order[i]] = fn->cut ? SIZE_MAX : nkeys - 1;
 	}
 	stamp = xcalloc(nkeys, sizeof *stamp);
-	*unwound = s->p->samples;
+	share_part_init(&w->unwound, SHARE_TIME);
 	for (size_t i = 0; i < s->p->nstacks; i++) {
 		const struct profil_stack *st = &s->p->stacks[i];
 		size_t depth;
 
-		if (not_unwound(s->p, st)) {
-			*unwound -= st->count;
+		in_stacks += share_stack_offcpu(&w->b, i) ? 0 : st->count;
+		if (not_unwound(s->p, st))
 			continue;
-		}
+		share_part_stack(&w->b, &w->unwound, i);
 		depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
 
 		for (size_t d = 0; d < depth; d++) {
@@ -340,13 +390,20 @@ inclusive_rows(const struct stacks *s, int after, size_t *n,
 
 			if (k != SIZE_MAX && stamp[k] != i + 1) {
 				stamp[k] = i + 1;
-				rows[k].incl += st->count;
+				share_part_stack(&w->b, &rows[k].incl, i);
 			}
 		}
 	}
+	/* CPU samples without a stack, if any: in the whole, in no row */
+	if (w->all.cpu > in_stacks)
+		share_part_cpu(&w->unwound, w->all.cpu - in_stacks);
 	for (size_t k = 0; k < nkeys; k++)
-		if (rows[k].incl > 0)
+		if (rows[k].incl.amount > 0)
 			rows[out++] = rows[k];
+		else {
+			share_part_free(&rows[k].self);
+			share_part_free(&rows[k].incl);
+		}
 	free(stamp);
 	free(key);
 	free(order);
@@ -359,48 +416,93 @@ diff_pair_rows(const struct funcs *f, const struct stacks *s, int incl,
     size_t *n, size_t *tested)
 {
 	struct side_row *sides, *in[2] = { NULL, NULL };
+	struct side w[2];
+	const struct side *const sides_of[2] = { &w[0], &w[1] };
 	struct diff_row *rows;
+	struct pair *pairs;
 	size_t nsides = f[0].nrows + f[1].nrows, nin[2] = { 0, 0 }, out = 0;
-	uint64_t unwound[2] = { 0, 0 };
 
-	for (int k = 0; incl && k < 2; k++) {
-		in[k] = inclusive_rows(&s[k], k, &nin[k], &unwound[k]);
-		nsides += nin[k];
+	for (int k = 0; k < 2; k++) {
+		share_basis_init(&w[k].b, f[k].p);
+		share_part_init(&w[k].all, SHARE_TIME);
+		share_part_all(&w[k].b, &w[k].all);
+		share_part_init(&w[k].unwound, SHARE_TIME);
+		if (incl) {
+			share_part_free(&w[k].unwound);
+			in[k] = inclusive_rows(&s[k], &w[k], k, &nin[k]);
+			nsides += nin[k];
+		}
 	}
 	sides = xcalloc(nsides, sizeof *sides);
-	rows = xcalloc(nsides, sizeof *rows);
 	nsides = 0;
 	for (int k = 0; k < 2; k++) {
-		for (size_t i = 0; i < f[k].nrows; i++)
-			sides[nsides++] = (struct side_row){ f[k].rows[i].function,
-			    f[k].rows[i].object, f[k].rows[i].samples, 0, k };
+		for (size_t i = 0; i < f[k].nrows; i++) {
+			struct side_row *r = &sides[nsides++];
+
+			r->function = f[k].rows[i].function;
+			r->object = f[k].rows[i].object;
+			r->after = k;
+			share_part_row(&w[k].b, &r->self, &f[k].rows[i]);
+			share_part_init(&r->incl, SHARE_TIME);
+		}
 		for (size_t i = 0; i < nin[k]; i++)
 			sides[nsides++] = in[k][i];
 		free(in[k]);
 	}
 	qsort(sides, nsides, sizeof *sides, by_key);
+	rows = xcalloc(nsides + 1, sizeof *rows);
+	pairs = xcalloc(nsides + 1, sizeof *pairs);
 	for (size_t i = 0; i < nsides; i++) {
-		const struct side_row *r = &sides[i];
+		struct side_row *r = &sides[i];
 		struct diff_row *d = out > 0 ? &rows[out - 1] : NULL;
+		struct pair *pr = out > 0 ? &pairs[out - 1] : NULL;
 
 		if (d == NULL || strcmp(d->function, r->function) != 0 ||
 		    strcmp(d->object, r->object) != 0) {
-			d = &rows[out++];
+			d = &rows[out];
+			pr = &pairs[out++];
 			d->function = r->function;
 			d->object = r->object;
+			for (int k = 0; k < 2; k++) {
+				share_part_init(&pr->self[k], SHARE_TIME);
+				share_part_init(&pr->incl[k], SHARE_TIME);
+			}
 		}
-		*(r->after ? &d->self.after : &d->self.before) += r->self;
-		*(r->after ? &d->incl.after : &d->incl.before) += r->incl;
+		share_part_add(&pr->self[r->after], &r->self);
+		share_part_add(&pr->incl[r->after], &r->incl);
+		share_part_free(&r->self);
+		share_part_free(&r->incl);
 	}
 	free(sides);
+	/*
+	 * A function is code on both sides or on neither: where it has no
+	 * samples, the error of none of the samples (share.h).
+	 */
+	for (size_t i = 0; i < out; i++) {
+		int code = pairs[i].self[0].code | pairs[i].self[1].code |
+		    pairs[i].incl[0].code | pairs[i].incl[1].code;
+
+		for (int k = 0; k < 2; k++)
+			pairs[i].self[k].code = pairs[i].incl[k].code = code;
+	}
 	/* no stack unwound on a side: nothing to compare inclusively */
-	if (incl && unwound[0] > 0 && unwound[1] > 0)
-		test_family(rows, out, 1, f[0].p, f[1].p, unwound[0], unwound[1]);
+	if (incl && w[0].unwound.amount > 0 && w[1].unwound.amount > 0)
+		test_family(rows, pairs, out, 1, sides_of);
 	else
 		for (size_t i = 0; i < out; i++)
 			rows[i].incl.q = 1;
-	*tested = test_family(rows, out, 0, f[0].p, f[1].p, f[0].p->samples,
-	    f[1].p->samples);
+	*tested = test_family(rows, pairs, out, 0, sides_of);
+	for (size_t i = 0; i < out; i++)
+		for (int k = 0; k < 2; k++) {
+			share_part_free(&pairs[i].self[k]);
+			share_part_free(&pairs[i].incl[k]);
+		}
+	free(pairs);
+	for (int k = 0; k < 2; k++) {
+		share_part_free(&w[k].all);
+		share_part_free(&w[k].unwound);
+		share_basis_free(&w[k].b);
+	}
 	qsort(rows, out, sizeof *rows, by_significance);
 	*n = out;
 	return rows;

@@ -35,8 +35,12 @@ struct diff_change {
 	double error95;		/* half-width of its 95% interval, in points */
 	double z;		/* change / its standard error */
 	double p;		/* Fisher's exact test of "no change", two-sided */
-	double q;		/* its Benjamini-Hochberg q-value, in its family */
+	double q;		/* its Benjamini-Hochberg q-value, in its family;
+				   NaN for a change measured */
 	int tested;		/* in its family: samples on either side */
+	int offcpu;		/* time off the CPU in it (a wall view's): a
+				   change of the runs' own waiting, not tested;
+				   shown all the same */
 };
 
 struct diff_row {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "profile/wall-view.h"
 #include "report.h"
+#include "share.h"
 
 /*
  * Boxes narrower than 1/FLAME_PRUNE of the samples are left out: at a
@@ -25,6 +26,7 @@
 struct node {
 	uint64_t count;		/* samples with this path on their stack */
 	uint64_t cpu;		/*   of which on the CPU (a wall view's) */
+	struct share_part part;	/* those stacks, for the error (share.h) */
 	size_t parent;		/* NONE for the root */
 	uint32_t func;		/* into s->funcs; UINT32_MAX for the root */
 	size_t child, sibling;	/* first child, next sibling; 0: none (the
@@ -36,6 +38,8 @@ struct tree {
 	size_t n, cap;
 	size_t *slots;		/* (parent, func) -> node, 0: empty */
 	size_t nslots;
+	const struct share_basis *b;
+	const struct stacks *s;
 };
 
 static size_t
@@ -76,7 +80,11 @@ child_of(struct tree *t, size_t parent, uint32_t func)
 		t->cap *= 2;
 		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
 	}
-	t->v[t->n] = (struct node){ 0, 0, parent, func, 0, t->v[parent].child };
+	t->v[t->n] = (struct node){ 0, 0, { 0 }, parent, func, 0,
+	    t->v[parent].child };
+	share_part_init(&t->v[t->n].part, t->b->off_obj >= 0 &&
+	    t->s->funcs[func].object_index == (size_t)t->b->off_obj ? SHARE_TIME :
+	    SHARE_CODE);
 	t->v[parent].child = t->n;
 	t->slots[k] = t->n;
 	return t->n++;
@@ -90,23 +98,24 @@ build(struct tree *t, const struct stacks *s)
 
 	t->cap = 1024;
 	t->v = xmalloc(t->cap * sizeof *t->v);
-	long off = wall_view_object(p);
 
-	t->v[0] = (struct node){ 0, 0, NONE, UINT32_MAX, 0, 0 };
+	t->v[0] = (struct node){ 0, 0, { 0 }, NONE, UINT32_MAX, 0, 0 };
+	share_part_init(&t->v[0].part, SHARE_TIME);
 	t->n = 1;
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
 		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH), at = 0;
-		uint64_t cpu = off >= 0 &&
-		    p->frames[st->frames[0]].object == (uint32_t)off ? 0 : st->count;
+		uint64_t cpu = share_stack_offcpu(t->b, i) ? 0 : st->count;
 
 		t->v[0].count += st->count;
 		t->v[0].cpu += cpu;
+		share_part_stack(t->b, &t->v[0].part, i);
 		/* funcs are leaf first; the tree grows from the outermost */
 		for (size_t k = depth; k-- > 0;) {
 			at = child_of(t, at, funcs[k]);
 			t->v[at].count += st->count;
 			t->v[at].cpu += cpu;
+			share_part_stack(t->b, &t->v[at].part, i);
 		}
 	}
 }
@@ -203,9 +212,23 @@ static const char script[] =
 "for(i=n-1;i>=0;i--){if(end[i]<i)end[i]=i;if(i>0&&end[d.parent[i]]<end[i])end[d.parent[i]]=end[i];}\n"
 "function fn(i){return d.func[i]<0?null:d.funcs[d.func[i]];}\n"
 "function name(i){var f=fn(i);return f?f[0]:'all';}\n"
-/* the Wilson interval of the tables (table_error95), in points */
-"function err95(k,n){var z=1.959964,p;if(!n)return 0;p=k/n;n/=scale;\n"
-" return 100*z*Math.sqrt(p*(1-p)/n+z*z/(4*n*n))/(1+z*z/n);}\n"
+/*
+ * the error of a set of boxes (disjoint), as cli/report/share.c has it:
+ * the CPU samples' (Wilson's interval of samples of equal weight) for a
+ * set with code in it, and each pool of time placed by looks by the
+ * looks the set holds; in points, never past 0 or 100.  A box alone
+ * has the tables' own figure, d.err.
+ */
+"var looksOf=[],L=d.looks||[];for(i=0;i+2<L.length;i+=3)(looksOf[L[i]]=looksOf[L[i]]||[]).push(L[i+1],L[i+2]);\n"
+"function wil(k,n,s){var z=1.959964,p;if(!n)return 0;p=k/n;n/=s;\n"
+" return z*Math.sqrt(p*(1-p)/n+z*z/(4*n*n))/(1+z*z/n);}\n"
+"function errOf(set){var onCpu=!!d.cpu&&cnt===d.cpu,C=d.cpu?d.cputotal:total,c=0,a=0,code=false,m={},v=0,e,k,j;\n"
+" if(set.length===1&&!onCpu&&d.err)return d.err[set[0]];\n"
+" set.forEach(function(i){var f=fn(i),l=looksOf[i];c+=d.cpu?d.cpu[i]:cnt[i];a+=cnt[i];if(!f||!(f[2]&8))code=true;\n"
+"  if(!onCpu&&l)for(j=0;j<l.length;j+=2)m[l[j]]=(m[l[j]]||0)+l[j+1];});\n"
+" if(code&&C>0){e=C*wil(c,C,scale);v+=e*e;}\n"
+" for(k in m){e=d.pools[2*k]*wil(m[k],d.pools[2*k+1],1);v+=e*e;}\n"
+" if(!total)return 0;e=100*Math.sqrt(v)/total;k=100*a/total;return Math.min(e,k>50?k:100-k);}\n"
 "function pct(k){return total?100*k/total:0;}\n"
 "function colour(i){var f=fn(i),h=0,s,k;if(!f)return '#c8c8c8';\n"
 " if(f[2]&8)return 'hsl(265,45%,'+(68+i%10)+'%)';\n"
@@ -235,7 +258,7 @@ static const char script[] =
 "svg.addEventListener('mousemove',function(e){var i=boxOf(e);if(i<0){tip.hidden=true;return;}\n"
 " var f=fn(i),lines=[name(i),!f?'every sample':f[2]&2?'the unwinder stopped here':\n"
 "  f[2]&8?'off the CPU':f[1]+(f[2]&1?' (kernel)':'')+(f[2]&16?'; its caller below found by frame pointer, not unwind tables':''),\n"
-"  cnt[i]+(d.cpu&&cnt!==d.cpu?' intervals of wall time, ':' samples, ')+pct(cnt[i]).toFixed(2)+'% \\u00b1 '+err95(cnt[i],total).toFixed(2)+' of all'];\n"
+"  cnt[i]+(d.cpu&&cnt!==d.cpu?(cnt[i]*d.secs).toFixed(3)+' s of wall time ('+d.cpu[i]+' CPU samples), ':cnt[i]+' samples, ')+pct(cnt[i]).toFixed(2)+'% \\u00b1 '+errOf([i]).toFixed(2)+' of all'];\n"
 " while(tip.firstChild)tip.removeChild(tip.firstChild);\n"
 " lines.forEach(function(s,k){var e=document.createElement(k?'div':'b');e.textContent=s;tip.appendChild(e);});\n"
 " var r=box.getBoundingClientRect(),x=e.clientX-r.left+14;\n"
@@ -244,26 +267,66 @@ static const char script[] =
 "svg.addEventListener('mouseleave',function(){tip.hidden=true;});\n"
 "document.getElementById('flame-reset').addEventListener('click',function(){zoom=0;render();});\n"
 /* a sample counts once: only matches with no match below them on the stack add */
-"function find(){var q=search.value,test,fm,under,sum=0;\n"
+"function find(){var q=search.value,test,fm,under,sum=0,set=[];\n"
 " if(!q){matches=null;shown.textContent='';shown.removeAttribute('data-samples');render();return;}\n"
 " try{var re=new RegExp(q);test=function(s){return re.test(s);};}\n"
 " catch(x){test=function(s){return s.indexOf(q)>=0;};}\n"
 " fm=d.funcs.map(function(f){return test(f[0]);});matches=new Uint8Array(n);under=new Uint8Array(n);\n"
 " for(i=1;i<n;i++){var p=d.parent[i];under[i]=under[p]||matches[p];matches[i]=fm[d.func[i]]?1:0;\n"
-"  if(matches[i]&&!under[i])sum+=cnt[i];}\n"
+"  if(matches[i]&&!under[i]){sum+=cnt[i];set.push(i);}}\n"
 " shown.setAttribute('data-samples',sum);\n"
-" shown.textContent='matched: '+pct(sum).toFixed(2)+'% \\u00b1 '+err95(sum,total).toFixed(2)+\n"
-"  ' of all ('+sum+' of '+total+' samples)';render();}\n"
+" shown.textContent='matched: '+pct(sum).toFixed(2)+'% \\u00b1 '+errOf(set).toFixed(2)+' of all ('+\n"
+"  (d.cpu&&cnt!==d.cpu?(sum*d.secs).toFixed(3)+' s of '+(total*d.secs).toFixed(3)+' s':sum+' of '+total+' samples')+')';render();}\n"
 "search.addEventListener('input',find);\n"
 "window.addEventListener('resize',render);\n"
 "if(search.value)find();else render();\n"
 "})();\n";
+
+/*
+ * The errors, as the views give them (share.h): each box's share of the
+ * root's, "err" (the root itself is every sample: none); for the search,
+ * which adds up boxes the page picks, what they rest on: the pools of
+ * time placed by looks, [time, looks] each ("pools"), and the looks of
+ * each box in them ("looks": box, pool, looks, ...).
+ */
+static void
+errors_json(FILE *fp, const struct tree *t, const struct share_basis *b,
+    const size_t *order, size_t norder)
+{
+	const struct share_part *root = &t->v[0].part;
+	size_t *slot = xcalloc(b->npools + 1, sizeof *slot);
+	size_t n = 0;
+
+	fputs("],\n\"err\":[0", fp);
+	for (size_t k = 1; k < norder; k++)
+		fprintf(fp, ",%.4f", share_error95(b, &t->v[order[k]].part, root));
+	/* the pools in the root's order, numbered as the page knows them */
+	fputs("],\n\"pools\":[", fp);
+	for (size_t k = 0; k < root->nlooks; k++) {
+		slot[root->looks[k].pool] = k;
+		fprintf(fp, "%s%.6g,%llu", k ? "," : "",
+		    (double)root->looks[k].sampled_ns / b->interval,
+		    (unsigned long long)root->looks[k].looks);
+	}
+	fputs("],\n\"looks\":[", fp);
+	for (size_t k = 0; k < norder; k++) {
+		const struct share_part *r = &t->v[order[k]].part;
+
+		for (size_t j = 0; j < r->nlooks; j++)
+			fprintf(fp, "%s%zu,%zu,%llu", n++ ? "," : "", k,
+			    slot[r->looks[j].pool],
+			    (unsigned long long)r->looks[j].looks);
+	}
+	fputc(']', fp);
+	free(slot);
+}
 
 void
 report_flame_html(FILE *fp, const struct profil_profile *p,
     const struct stacks *s)
 {
 	struct tree t = { 0 };
+	struct share_basis b;
 	size_t *order, *stack, *kids, *newpos, *size, norder = 0, nstack = 0;
 	uint32_t *fmap, nf = 0;
 	uint64_t total, least, pruned_samples = 0;
@@ -276,6 +339,9 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 		    fp);
 		return;
 	}
+	share_basis_init(&b, p);
+	t.b = &b;
+	t.s = s;
 	build(&t, s);
 	total = t.v[0].count;
 	/* count * FLAME_PRUNE >= total, without overflowing */
@@ -328,10 +394,10 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 	fmap = xmalloc(s->nfuncs * sizeof *fmap);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		fmap[i] = UINT32_MAX;
-	/* scale: weighted samples widen the errors (table_error95) */
+	/* scale: weighted samples widen the errors (share.h) */
 	fprintf(fp, "<script type=\"application/json\" id=\"flame-data\">"
-	    "{\"total\":%llu,\"scale\":%.6g,\"funcs\":[",
-	    (unsigned long long)total, report_error_scale(p));
+	    "{\"total\":%llu,\"scale\":%.6g,\"secs\":%.9g,\"funcs\":[",
+	    (unsigned long long)total, b.scale, (double)p->interval_ns / 1e9);
 	for (size_t k = 1; k < norder; k++) {
 		uint32_t fi = t.v[order[k]].func;
 		const struct stack_func *fn = &s->funcs[fi];
@@ -362,14 +428,15 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 	for (size_t k = 0; k < norder; k++)
 		fprintf(fp, k ? ",%llu" : "%llu",
 		    (unsigned long long)t.v[order[k]].count);
-	if (wall_view_object(p) >= 0) {
+	if (b.off_obj >= 0) {
 		fprintf(fp, "],\n\"cputotal\":%llu,\n\"cpu\":[",
 		    (unsigned long long)t.v[0].cpu);
 		for (size_t k = 0; k < norder; k++)
 			fprintf(fp, k ? ",%llu" : "%llu",
 			    (unsigned long long)t.v[order[k]].cpu);
 	}
-	fprintf(fp, "]}</script>\n<script>\n%s</script>\n", script);
+	errors_json(fp, &t, &b, order, norder);
+	fprintf(fp, "}</script>\n<script>\n%s</script>\n", script);
 
 	free(fmap);
 	free(newpos);
@@ -378,5 +445,8 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 	free(order);
 	free(size);
 	free(t.slots);
+	for (size_t i = 0; i < t.n; i++)
+		share_part_free(&t.v[i].part);
 	free(t.v);
+	share_basis_free(&b);
 }

@@ -1,17 +1,16 @@
 /*
  * flat.c - the flat view of `profil report`: a row per function, its
- * self samples with their 95% sampling error, and with call stacks its
+ * self samples with their 95% error (share.h), and with call stacks its
  * inclusive ones; of a wall profile, its wall time on and off the CPU.
  * Machine columns are documented in profil.1.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "profile/wall-view.h"
 #include "report.h"
+#include "share.h"
 #include "table.h"
 
 static int
@@ -49,21 +48,23 @@ static const struct col flat_cols[] = {
 	{ "inclusive_percent", "%incl", COL_PCT },
 	{ "inclusive_error95", "95%", COL_ERR },
 	{ "inclusive_cpu_percent", "%cpu", COL_PCT },
+	{ "inclusive_seconds", "incl s", COL_SEC },
 };
 static const int flat_text[] = { 3, 4, 5, 6, 2, 0, 1, -1 };
 static const int flat_text_stacks[] = { 3, 4, 8, 9, 6, 2, 0, 1, -1 };
 /*
- * A wall view's (wall-view.h): the same, shares of wall time, and the
- * last column: beside the inclusive share, the part of it on the CPU
+ * A wall view's (wall-view.h): the same, shares of wall time, and two
+ * more columns: beside the inclusive share, the part of it on the CPU
  * (of the same whole), so that "40% of wall, 1% on the CPU" reads at a
- * glance.
+ * glance, and the inclusive seconds.  Its samples columns count CPU
+ * samples (a row of time off the CPU has none); the seconds, its time.
  */
 static const int wall_text[] = { 3, 4, 8, 9, 10, 6, 0, 1, -1 };
 
 static const struct col *
 wall_cols(void)
 {
-	static struct col cols[11];
+	static struct col cols[12];
 
 	memcpy(cols, flat_cols, sizeof cols);
 	cols[3].title = "%wall";
@@ -83,62 +84,21 @@ by_inclusive(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * A wall view's time off the CPU placed by sampling, as a variance per
- * function of the stacks, in intervals squared: a stack's sampled part
- * S, placed on m looks, errs by about S / sqrt(m) (by all of it when m
- * is 0: nothing was seen where it went), summed over the stacks the
- * function is on.  What was measured where it was errs by nothing.
- */
-static double *
-wall_sampled_var(const struct stacks *s, const struct profil_profile *p,
-    long off_obj)
-{
-	double *var = xcalloc(s->nfuncs + 1, sizeof *var);
-	uint32_t *seen = xcalloc(s->nfuncs + 1, sizeof *seen);
-	static uint32_t funcs[STACKS_MAX_DEPTH];
-	double interval = p->interval_ns ? (double)p->interval_ns : 1;
-
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profil_stack *st = &p->stacks[i];
-		double sampled = (double)st->sampled_ns / interval, v;
-		size_t n;
-
-		if (st->sampled_ns == 0 || st->depth == 0 ||
-		    p->frames[st->frames[0]].object != (uint32_t)off_obj)
-			continue;
-		v = sampled * sampled / (st->observations ?
-		    (double)st->observations : 1);
-		n = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
-		for (size_t k = 0; k < n; k++)
-			if (seen[funcs[k]] != i + 1) {
-				seen[funcs[k]] = (uint32_t)(i + 1);
-				var[funcs[k]] += v;
-			}
-	}
-	free(seen);
-	return var;
-}
-
-/* The 95% half-width, in points of n, of a variance in intervals². */
-static double
-points95(double var, uint64_t n)
-{
-	return n > 0 ? 100 * 1.959964 * sqrt(var) / (double)n : 0;
-}
-
 void
 report_flat(const struct profil_profile *p, struct funcs *f,
     const struct stacks *s, const struct report_options *o)
 {
 	int stacks = s != NULL && p->nstacks > 0;
-	long off_obj = stacks ? wall_view_object(p) : -1;
-	uint64_t *incl = NULL, *incl_cpu = NULL, *row_incl, *row_cpu;
-	double *sampled_var = NULL, *row_var;
+	struct share_basis b;
+	struct share_part all, *incl = NULL;
+	const struct share_part **row_incl;
+	uint64_t *sort_key;
+	double interval_s = (double)p->interval_ns / 1e9;
 	size_t *order;
 	struct table t;
 	double cumulative = 0;
 	size_t i;
+	long off_obj;
 
 	if (f->nrows > 1 && o->sort != SORT_SAMPLES && o->sort != SORT_INCLUSIVE)
 		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
@@ -147,13 +107,13 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	struct func_row *rows;
 	char *matched = NULL;
 
+	share_basis_init(&b, p);
+	off_obj = stacks ? b.off_obj : -1;
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(&b, &all);
 	if (stacks) {
-		incl = stacks_inclusive(s);
+		incl = share_parts_inclusive(&b, s);
 		matched = xcalloc(s->nfuncs + 1, 1);
-		if (off_obj >= 0) {
-			incl_cpu = stacks_inclusive_except(s, (size_t)off_obj);
-			sampled_var = wall_sampled_var(s, p, off_obj);
-		}
 	}
 	/*
 	 * Sorted by inclusive time, the functions with none of their own
@@ -165,95 +125,93 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 	if (nrows > 0)		/* (f->rows is NULL then: not memcpy's to see) */
 		memcpy(rows, f->rows, nrows * sizeof *rows);
 	row_incl = xcalloc(nrows + extra + 1, sizeof *row_incl);
-	row_cpu = xcalloc(nrows + extra + 1, sizeof *row_cpu);
-	row_var = xcalloc(nrows + extra + 1, sizeof *row_var);
+	sort_key = xcalloc(nrows + extra + 1, sizeof *sort_key);
 	order = xcalloc(nrows + extra + 1, sizeof *order);
 	for (i = 0; i < f->nrows; i++) {
 		long fn = stacks ? stacks_func_of_row(s, &f->rows[i]) : -1;
 
 		/* a function in no stack (none should be): its own samples */
-		row_incl[i] = fn >= 0 ? incl[fn] : f->rows[i].samples;
-		if (incl_cpu != NULL) {
-			row_cpu[i] = fn >= 0 ? incl_cpu[fn] : 0;
-			row_var[i] = fn >= 0 ? sampled_var[fn] : 0;
-		}
+		row_incl[i] = fn >= 0 ? &incl[fn] : NULL;
+		sort_key[i] = fn >= 0 ? incl[fn].amount : f->rows[i].samples;
 		if (fn >= 0)
 			matched[fn] = 1;
 	}
 	for (size_t k = 0; k < extra; k++) {
 		const struct stack_func *sf = &s->funcs[k];
 
-		if (matched[k] || incl[k] == 0)
+		if (matched[k] || incl[k].amount == 0)
 			continue;
 		rows[nrows] = (struct func_row){ sf->function, sf->symbol,
 		    sf->object, sf->object_index, sf->start, sf->start, 0 };
-		if (incl_cpu != NULL) {
-			row_cpu[nrows] = incl_cpu[k];
-			row_var[nrows] = sampled_var[k];
-		}
-		row_incl[nrows++] = incl[k];
+		sort_key[nrows] = incl[k].amount;
+		row_incl[nrows++] = &incl[k];
 	}
 	for (i = 0; i < nrows; i++)
 		order[i] = i;
 	if (o->sort == SORT_INCLUSIVE && nrows > 1) {
-		sort_incl = row_incl;
+		sort_incl = sort_key;
 		qsort(order, nrows, sizeof *order, by_inclusive);
 	}
 	if (off_obj >= 0)
-		table_init(&t, wall_cols(), 11);
+		table_init(&t, wall_cols(), 12);
 	else
 		table_init(&t, flat_cols, stacks ? 10 : 7);
 	for (i = 0; i < nrows; i++) {
 		const struct func_row *r = &rows[order[i]];
-		uint64_t in = row_incl[order[i]];
-		double pct = report_percent(r->samples, p->samples);
+		const struct share_part *in = row_incl[order[i]];
+		struct share_part self, alone;
+		double pct;
 		union cell *c;
 
+		share_part_row(&b, &self, r);
+		pct = share_percent(&self, &all);
 		cumulative += pct;
-		if ((o->sort == SORT_INCLUSIVE ? report_percent(in, p->samples) :
-		    pct) < o->min_percent)
+		if (in == NULL) {	/* in no stack: itself alone */
+			share_part_row(&b, &alone, r);
+			in = &alone;
+		} else
+			share_part_init(&alone, SHARE_CODE);
+		if ((o->sort == SORT_INCLUSIVE ? share_percent(in, &all) :
+		    pct) < o->min_percent) {
+			share_part_free(&self);
+			share_part_free(&alone);
 			continue;
-		if (o->limit >= 0 && (long)t.nrows >= o->limit)
+		}
+		if (o->limit >= 0 && (long)t.nrows >= o->limit) {
+			share_part_free(&self);
+			share_part_free(&alone);
 			break;
+		}
 		c = table_row(&t);
 		c[0].s = r->function;
 		c[1].s = r->object;
-		c[2].i = (int64_t)r->samples;
+		/* samples count CPU samples; a wall view's time is in seconds */
+		c[2].i = (int64_t)self.cpu;
 		c[3].d = pct;
-		c[4].d = table_error95(r->samples, p->samples);
+		c[4].d = share_error95(&b, &self, &all);
 		c[5].d = cumulative;
-		c[6].d = (double)r->samples * (double)p->interval_ns / 1e9;
+		c[6].d = (double)self.amount * interval_s;
 		if (stacks) {
-			c[7].i = (int64_t)in;
-			c[8].d = report_percent(in, p->samples);
-			c[9].d = table_error95(in, p->samples);
+			c[7].i = (int64_t)in->cpu;
+			c[8].d = share_percent(in, &all);
+			c[9].d = share_error95(&b, in, &all);
 		}
 		if (off_obj >= 0) {
-			double var = row_var[order[i]];
-			double cpu_err = table_error95(row_cpu[order[i]], p->samples);
-
-			c[10].d = report_percent(row_cpu[order[i]], p->samples);
-			/*
-			 * Time off the CPU measured where it was errs by
-			 * nothing: a row's error is its CPU samples' and its
-			 * sampled time's (an off-CPU leaf has no CPU part).
-			 */
-			c[4].d = r->object_index == (size_t)off_obj ?
-			    points95(var, p->samples) : c[4].d;
-			c[9].d = sqrt(cpu_err * cpu_err +
-			    points95(var, p->samples) * points95(var, p->samples));
+			c[10].d = report_percent(in->cpu, all.amount);
+			c[11].d = (double)in->amount * interval_s;
 		}
+		share_part_free(&self);
+		share_part_free(&alone);
 	}
 	table_print(&t, o->format, off_obj >= 0 ? wall_text : stacks ?
 	    flat_text_stacks : flat_text, o->caption);
 	table_free(&t);
-	free(incl);
-	free(incl_cpu);
-	free(row_cpu);
-	free(sampled_var);
-	free(row_var);
+	share_parts_free(incl, stacks ? s->nfuncs : 0);
+	share_part_free(&all);
+	share_basis_free(&b);
 	free(matched);
 	free(rows);
 	free(row_incl);
+	free(sort_key);
 	free(order);
 }

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "profile/wall-view.h"
 #include "report.h"
+#include "share.h"
 #include "table.h"
 
 /* The object named (basename or path) target, or -1. */
@@ -270,21 +271,31 @@ report_histogram(const struct profil_profile *p, const struct funcs *f,
 	if (o->format == FORMAT_TEXT) {
 		print_text(p, bins, n, name, &p->objects[oi], o->columns);
 	} else {
+		struct share_basis b;
+		struct share_part all;
 		struct table t;
 
+		share_basis_init(&b, p);
+		share_part_init(&all, SHARE_TIME);
+		share_part_all(&b, &all);
 		table_init(&t, hist_cols, 6);
 		for (size_t i = 0; i < n; i++) {
 			union cell *c = table_row(&t);
+			struct share_part bin;
 
+			share_part_init(&bin, SHARE_CODE);
+			share_part_cpu(&bin, bins[i].samples);
 			c[0].i = (int64_t)bins[i].start;
 			c[1].i = (int64_t)bins[i].end;
 			c[2].s = bins[i].label ? bins[i].label : "";
 			c[3].i = (int64_t)bins[i].samples;
-			c[4].d = report_percent(bins[i].samples, p->samples);
-			c[5].d = table_error95(bins[i].samples, p->samples);
+			c[4].d = share_percent(&bin, &all);
+			c[5].d = share_error95(&b, &bin, &all);
 		}
 		table_print(&t, o->format, NULL, NULL);
 		table_free(&t);
+		share_part_free(&all);
+		share_basis_free(&b);
 	}
 	report_bins_free(bins, n);
 	return 0;

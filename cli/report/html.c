@@ -19,7 +19,7 @@
 #include "outfile.h"
 #include "profile/wall-view.h"
 #include "report.h"
-#include "table.h"
+#include "share.h"
 
 #define PICTURE_BINS 200	/* bars per object picture */
 #define PICTURE_OBJECTS 4	/* busiest objects drawn */
@@ -116,12 +116,13 @@ meta(FILE *fp, const struct profil_profile *p)
 		    (unsigned long long)p->taken, (unsigned long long)p->lost,
 		    report_rates(p, rates, sizeof rates), p->engine,
 		    (double)p->interval_ns / 1e3,
-		    (unsigned long long)p->samples,
-		    (double)p->samples / report_error_scale(p));
-	else
+		    (unsigned long long)wall_view_cpu_samples(p),
+		    (double)wall_view_cpu_samples(p) / report_error_scale(p));
+	else	/* (of a wall view: the CPU's, its time off it is no sample) */
 		fprintf(fp, "<tr><th class=\"n\">samples</th><td>%llu (%llu "
 		    "lost), %.0f Hz, %s engine</td></tr>\n",
-		    (unsigned long long)p->samples, (unsigned long long)p->lost,
+		    (unsigned long long)wall_view_cpu_samples(p),
+		    (unsigned long long)p->lost,
 		    p->interval_ns ? 1e9 / (double)p->interval_ns : 0.0,
 		    p->engine);
 	fprintf(fp, "<tr><th class=\"n\">CPU time</th><td>%.3f s in %.3f s of "
@@ -152,37 +153,64 @@ meta(FILE *fp, const struct profil_profile *p)
 }
 
 static void
-objects(FILE *fp, const struct profil_profile *p)
+objects(FILE *fp, const struct profil_profile *p, const struct share_basis *b)
 {
 	uint64_t total = p->samples + p->lost;
 	size_t n, i;
 	struct object_share *v = report_object_shares(p, &n);
+	struct share_part all;
+
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(b, &all);
+	share_part_cpu(&all, p->lost);
 
 	fputs("<h2>Objects</h2>\n<div class=\"split\" id=\"split\">", fp);
 	for (i = 0; i < n && v[i].n > 0; i++) {
 		fprintf(fp, "<div style=\"width:%.3f%%;background:%s\" title=\"",
 		    report_percent(v[i].n, total), palette[i % 8]);
 		esc(fp, v[i].name);
-		fprintf(fp, ": %llu samples, %.2f%%\"></div>",
-		    (unsigned long long)v[i].n, report_percent(v[i].n, total));
+		/* a wall view's shares are of time: its seconds, then */
+		if (b->off_obj >= 0)
+			fprintf(fp, ": %.3f s, %.2f%%\"></div>", (double)v[i].n *
+			    (double)p->interval_ns / 1e9,
+			    report_percent(v[i].n, total));
+		else
+			fprintf(fp, ": %llu samples, %.2f%%\"></div>",
+			    (unsigned long long)v[i].n,
+			    report_percent(v[i].n, total));
 	}
 	fputs("</div>\n<table class=\"sortable\" id=\"objects\"><thead><tr>"
 	    "<th class=\"n\">object</th><th>samples</th><th>%</th><th>&plusmn;95%</th>"
 	    "<th>seconds</th></tr></thead><tbody>\n", fp);
 	for (i = 0; i < n && v[i].n > 0; i++) {
-		double sec = (double)v[i].n * (double)p->interval_ns / 1e9;
+		struct share_part part;
+		double sec, pct, err;
 
+		/* a wall view's [off-cpu] is time: CPU samples, none */
+		if (strcmp(v[i].path, WALL_VIEW_OBJECT) == 0) {
+			share_part_init(&part, SHARE_TIME);
+			for (size_t k = 0; k < p->nstacks; k++)
+				if (share_stack_offcpu(b, k))
+					share_part_stack(b, &part, k);
+		} else {
+			share_part_init(&part, SHARE_CODE);
+			share_part_cpu(&part, v[i].n);
+		}
+		sec = (double)part.amount * (double)p->interval_ns / 1e9;
+		pct = share_percent(&part, &all);
+		err = share_error95(b, &part, &all);
 		fprintf(fp, "<tr><td class=\"n\"><span class=\"key\" style=\""
 		    "background:%s\"></span>", palette[i % 8]);
 		esc(fp, v[i].path[0] ? v[i].path : v[i].name);
 		fprintf(fp, "</td><td data-v=\"%llu\">%llu</td><td data-v=\"%.4f\">"
 		    "%.2f</td><td class=\"err\" data-v=\"%.4f\">%.2f</td><td "
-		    "data-v=\"%.4f\">%.3f</td></tr>\n", (unsigned long long)v[i].n,
-		    (unsigned long long)v[i].n, report_percent(v[i].n, total),
-		    report_percent(v[i].n, total), table_error95(v[i].n, total),
-		    table_error95(v[i].n, total), sec, sec);
+		    "data-v=\"%.4f\">%.3f</td></tr>\n",
+		    (unsigned long long)part.cpu, (unsigned long long)part.cpu, pct,
+		    pct, err, err, sec, sec);
+		share_part_free(&part);
 	}
 	fputs("</tbody></table>\n", fp);
+	share_part_free(&all);
 	free(v);
 }
 
@@ -279,10 +307,15 @@ picture(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 }
 
 static void
-flat(FILE *fp, const struct profil_profile *p, const struct funcs *f)
+flat(FILE *fp, const struct profil_profile *p, const struct funcs *f,
+    const struct share_basis *b)
 {
 	double cumulative = 0, top = f->nrows ?
 	    report_percent(f->rows[0].samples, p->samples) : 1;
+	struct share_part all;
+
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(b, &all);
 
 	fputs("<h2>Functions</h2>\n<p>Click a heading to sort. &plusmn;95%: "
 	    "the sampling error of the share, in points.</p>\n"
@@ -292,17 +325,22 @@ flat(FILE *fp, const struct profil_profile *p, const struct funcs *f)
 	    "class=\"n\"></th></tr></thead><tbody>\n", fp);
 	for (size_t i = 0; i < f->nrows && i < TABLE_ROWS; i++) {
 		const struct func_row *r = &f->rows[i];
-		double pct = report_percent(r->samples, p->samples);
-		double err = table_error95(r->samples, p->samples);
-		double sec = (double)r->samples * (double)p->interval_ns / 1e9;
+		struct share_part self;
+		double pct, err, sec;
+
+		share_part_row(b, &self, r);
+		pct = share_percent(&self, &all);
+		err = share_error95(b, &self, &all);
+		sec = (double)self.amount * (double)p->interval_ns / 1e9;
 
 		cumulative += pct;
 		fprintf(fp, "<tr><td data-v=\"%.4f\">%.2f</td><td class=\"err\" "
 		    "data-v=\"%.4f\">%.2f</td><td data-v=\"%.4f\">%.2f</td><td "
 		    "data-v=\"%.6f\">%.3f</td><td data-v=\"%llu\">%llu</td>"
 		    "<td class=\"n\">", pct, pct, err, err, cumulative, cumulative,
-		    sec, sec, (unsigned long long)r->samples,
-		    (unsigned long long)r->samples);
+		    sec, sec, (unsigned long long)self.cpu,
+		    (unsigned long long)self.cpu);
+		share_part_free(&self);
 		esc(fp, r->function);
 		fputs("</td><td class=\"n\">", fp);
 		esc(fp, r->object);
@@ -311,6 +349,7 @@ flat(FILE *fp, const struct profil_profile *p, const struct funcs *f)
 		    top > 0 ? 120.0 * pct / top : 0);
 	}
 	fputs("</tbody></table>\n", fp);
+	share_part_free(&all);
 	if (f->nrows > TABLE_ROWS)
 		fprintf(fp, "<p>%zu more functions with fewer samples are left "
 		    "out; profil report lists them all.</p>\n",
@@ -322,6 +361,7 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
     const struct stacks *s)
 {
 	size_t order[PICTURE_OBJECTS], n = 0;
+	struct share_basis b;
 
 	fputs(OUTFILE_HTML "\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width\">\n<title>profil: ",
@@ -332,7 +372,8 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 	esc(fp, p->argc > 0 ? funcs_base_name(p->argv[0]) : "profile");
 	fputs("</h1>\n", fp);
 	meta(fp, p);
-	objects(fp, p);
+	share_basis_init(&b, p);
+	objects(fp, p, &b);
 	report_flame_html(fp, p, s);
 	/* the busiest objects, most samples first */
 	for (size_t i = 0; i < p->nobjects; i++) {
@@ -357,7 +398,8 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 		    "its function.</p>\n", fp);
 	for (size_t k = 0; k < n; k++)
 		picture(fp, p, f, order[k]);
-	flat(fp, p, f);
+	flat(fp, p, f, &b);
+	share_basis_free(&b);
 	fprintf(fp, "<script>\n%s</script>\n</body>\n</html>\n", script);
 }
 

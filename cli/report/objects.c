@@ -10,11 +10,16 @@
 #include "cli.h"
 #include "profile/wall-view.h"
 #include "report.h"
+#include "share.h"
 #include "symbols/offcpu.h"
 #include "table.h"
 
+/*
+ * The object's name is never cut ("[off-cpu: runnable]" cut to
+ * "[off-cpu: run..." says nothing): the path gives way instead.
+ */
 static const struct col object_cols[] = {
-	{ "object", "object", COL_STR },
+	{ "object", "object", COL_WORDS },
 	{ "path", "path", COL_STR },
 	{ "samples", "samples", COL_INT },
 	{ "percent", "%", COL_PCT },
@@ -47,23 +52,32 @@ report_object_shares(const struct profil_profile *p, size_t *count)
 
 /*
  * Objects: the program, each library, the kernel, unknown code and lost
- * samples, as shares of every sample taken (lost included).
+ * samples, as shares of every sample taken (lost included).  A wall
+ * view's [off-cpu] is split by what it waited for, each kind a row of
+ * time, not code; its samples column counts CPU samples, its seconds
+ * the time.
  */
 void
 report_objects(const struct profil_profile *p, const struct report_options *o)
 {
-	uint64_t total = p->samples + p->lost;
+	static char names[OFFCPU_NKINDS][32];	/* the kinds' rows' names */
 	size_t n, i;
 	struct object_share *v = report_object_shares(p, &n);
+	struct share_part *parts, all;
+	struct share_basis b;
 	struct table t;
 	long off_obj = wall_view_object(p);
+	double interval_s = (double)p->interval_ns / 1e9;
 
+	share_basis_init(&b, p);
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(&b, &all);
+	share_part_cpu(&all, p->lost);
 	/*
 	 * A wall view: PROFIL's "I/O system and DOS" counters grown up, the
 	 * time off the CPU by what it waited for, in place of one [off-cpu].
 	 */
 	if (off_obj >= 0) {
-		static char names[OFFCPU_NKINDS][32];
 		uint64_t kinds[OFFCPU_NKINDS] = { 0 };
 		const struct profil_object *ob = &p->objects[off_obj];
 
@@ -89,6 +103,25 @@ report_objects(const struct profil_profile *p, const struct report_options *o)
 			}
 		}
 	}
+	/* each row's part: the samples in its code, or its kind's stacks */
+	parts = xcalloc(n + 1, sizeof *parts);
+	for (i = 0; i < n; i++) {
+		int kind = -1;
+
+		for (int k = 0; off_obj >= 0 && k < OFFCPU_NKINDS; k++)
+			if (v[i].name == names[k])
+				kind = k;
+		if (kind < 0) {
+			share_part_init(&parts[i], SHARE_CODE);
+			share_part_cpu(&parts[i], v[i].n);
+			continue;
+		}
+		share_part_init(&parts[i], SHARE_TIME);
+		for (size_t st = 0; st < p->nstacks; st++)
+			if (share_stack_offcpu(&b, st) && offcpu_kind(p->frames[
+			    p->stacks[st].frames[0]].addr) == kind)
+				share_part_stack(&b, &parts[i], st);
+	}
 
 	table_init(&t, object_cols, 6);
 	for (i = 0; i < n; i++) {
@@ -96,19 +129,22 @@ report_objects(const struct profil_profile *p, const struct report_options *o)
 
 		if (v[i].n == 0 && (o->format == FORMAT_TEXT || v[i].path[0] == 0))
 			continue;
-		if (report_percent(v[i].n, total) < o->min_percent)
+		if (share_percent(&parts[i], &all) < o->min_percent)
 			continue;
 		if (o->limit >= 0 && (long)t.nrows >= o->limit)
 			break;
 		c = table_row(&t);
 		c[0].s = v[i].name;
 		c[1].s = v[i].path;
-		c[2].i = (int64_t)v[i].n;
-		c[3].d = report_percent(v[i].n, total);
-		c[4].d = table_error95(v[i].n, total);
-		c[5].d = (double)v[i].n * (double)p->interval_ns / 1e9;
+		c[2].i = (int64_t)parts[i].cpu;
+		c[3].d = share_percent(&parts[i], &all);
+		c[4].d = share_error95(&b, &parts[i], &all);
+		c[5].d = (double)parts[i].amount * interval_s;
 	}
 	table_print(&t, o->format, object_text, o->caption);
 	table_free(&t);
+	share_parts_free(parts, n);
+	share_part_free(&all);
+	share_basis_free(&b);
 	free(v);
 }

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "profile/wall-view.h"
 #include "report.h"
 
 double
@@ -13,12 +14,25 @@ report_percent(uint64_t k, uint64_t n)
 	return n ? 100.0 * (double)k / (double)n : 0.0;
 }
 
+const char *
+report_share_of(double part_s, double whole_s, char *buf, size_t size)
+{
+	if (whole_s < REPORT_SHOWN_ZERO_S)
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, " (%.0f%%)", 100 * part_s / whole_s);
+	return buf;
+}
+
 double
 report_error_scale(const struct profil_profile *p)
 {
-	if (p->weight_sq == 0 || p->samples == 0 || p->weight_sq <= p->samples)
+	/* of the CPU samples: a wall view's time off the CPU is no sample */
+	uint64_t samples = wall_view_cpu_samples(p);
+
+	if (p->weight_sq == 0 || samples == 0 || p->weight_sq <= samples)
 		return 1;
-	return (double)p->weight_sq / (double)p->samples;
+	return (double)p->weight_sq / (double)samples;
 }
 
 int

@@ -32,6 +32,17 @@ struct report_options {
 double report_percent(uint64_t k, uint64_t n);
 
 /*
+ * " (N%)", the share of part_s seconds in whole_s, into buf; "" when the
+ * whole shows as nothing ("0.00 s": under 5 ms), for a share of what
+ * reads as zero is no figure, neither 0% nor 100%.  The one rule of the
+ * lines that give seconds and their share (record's and report's).
+ * Returns buf.
+ */
+const char *report_share_of(double part_s, double whole_s, char *buf,
+    size_t size);
+#define REPORT_SHOWN_ZERO_S	0.005
+
+/*
  * How much wider than the counts say the errors of p's shares are: its
  * samples weigh their intervals (record --samples, CPU timers above the
  * tick rate), and a share of n counts is as precise as one of n / scale

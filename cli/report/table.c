@@ -34,33 +34,12 @@ table_row(struct table *t)
 	return &t->cells[t->nrows++ * (size_t)t->ncols];
 }
 
-static double error_scale = 1;
 static const char *count_title;	/* table_count_title, or NULL */
 
 void
 table_count_title(const char *title)
 {
 	count_title = title;
-}
-
-void
-table_weights(double scale)
-{
-	error_scale = scale >= 1 ? scale : 1;
-}
-
-double
-table_error95(uint64_t k, uint64_t n)
-{
-	const double z = 1.959964;
-	double p, half, neff = (double)n / error_scale;
-
-	if (n == 0)
-		return 0;
-	p = (double)k / (double)n;
-	half = z * sqrt(p * (1 - p) / neff + z * z / (4.0 * neff * neff)) /
-	    (1 + z * z / neff);
-	return 100 * half;
 }
 
 /* Has the cell no value (table.h)?  Text cells always have one. */
@@ -250,6 +229,130 @@ fit(char *buf, size_t size, const char *s, int width)
 	return buf;
 }
 
+/*
+ * Captions are folded between phrases, never inside one where it fits:
+ *
+ *   s1.prf: wall profile, | 1.00 s of threads' time: | 0.00 s on the CPU, |
+ *   1.00 s off it (100%); | 1000 Hz (perf); | ± = 95% error of what ...
+ *
+ * A phrase ends at a word that ends in , ; or : outside parentheses
+ * (the | above).  A phrase longer than the line is folded between its
+ * words, but never after a figure ("1.00", "95%", "±": a word with no
+ * letter in it), so that a number keeps its unit and a share its error
+ * bar.  CLI_GLUE is a space never folded at.  Widths are in columns:
+ * UTF-8 characters, not bytes.
+ */
+enum { GAP_PHRASE, GAP_WORD, GAP_NEVER };
+
+struct word {
+	const char *at;
+	int len, columns;
+	int gap;		/* what may come after it: GAP_* */
+};
+
+/* The columns of n bytes of UTF-8 s. */
+static int
+columns_of(const char *s, size_t n)
+{
+	int c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+/* text's words, with what may come after each; malloc'd, *n of them. */
+static struct word *
+words_of(const char *text, size_t *n)
+{
+	struct word *v = xcalloc(strlen(text) / 2 + 2, sizeof *v);
+	int depth = 0;
+
+	*n = 0;
+	for (;;) {
+		struct word *w = &v[*n];
+		int letters = 0;
+
+		text += strspn(text, " ");
+		if (*text == '\0')
+			break;
+		w->at = text;
+		w->len = (int)strcspn(text, " ");
+		w->columns = columns_of(text, (size_t)w->len);
+		for (int i = 0; i < w->len; i++) {
+			char c = text[i];
+
+			depth += c == '(' ? 1 : c == ')' && depth > 0 ? -1 : 0;
+			letters |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+		}
+		w->gap = depth == 0 && strchr(",;:", text[w->len - 1]) != NULL ?
+		    GAP_PHRASE : letters ? GAP_WORD : GAP_NEVER;
+		text += w->len;
+		(*n)++;
+	}
+	return v;
+}
+
+/* Print words [from, to) on the line at *column, or on the next. */
+static void
+put_run(const struct word *from, const struct word *to, int *column)
+{
+	int n = (int)(to[-1].at + to[-1].len - from->at);
+	int cols = columns_of(from->at, (size_t)n);
+
+	if (*column > 0 && text_columns > 0 && *column + 1 + cols > text_columns) {
+		putchar('\n');
+		*column = 0;
+	}
+	if (*column > 0) {
+		putchar(' ');
+		(*column)++;
+	}
+	for (int i = 0; i < n; i++)
+		putchar(from->at[i] == CLI_GLUE[0] ? ' ' : from->at[i]);
+	*column += cols;
+}
+
+/* The end of the run of words from w on whose gaps are all above gap. */
+static const struct word *
+run_end(const struct word *w, const struct word *end, int gap)
+{
+	while (w + 1 < end && w->gap > gap)
+		w++;
+	return w + 1;
+}
+
+/* One line of a caption (its paragraph), folded between phrases. */
+static void
+print_paragraph(const char *text)
+{
+	size_t n;
+	struct word *v = words_of(text, &n);
+	const struct word *w = v, *end = v + n;
+	int column = 0;
+
+	while (w < end) {
+		const struct word *phrase = run_end(w, end, GAP_PHRASE);
+		int cols = (int)columns_of(w->at, (size_t)(phrase[-1].at +
+		    phrase[-1].len - w->at));
+
+		if (text_columns > 0 && cols > text_columns) {
+			/* longer than a line: by words, figures kept whole */
+			while (w < phrase) {
+				const struct word *unit = run_end(w, phrase, GAP_WORD);
+
+				put_run(w, unit, &column);
+				w = unit;
+			}
+		} else {
+			put_run(w, phrase, &column);
+			w = phrase;
+		}
+	}
+	putchar('\n');
+	free(v);
+}
+
 /* The caption, each of its lines folded to the width, and a blank line. */
 static void
 print_caption(const char *caption)
@@ -260,7 +363,7 @@ print_caption(const char *caption)
 
 		memcpy(line, at, len);
 		line[len] = '\0';
-		cli_print_wrapped("", line, 0, text_columns);
+		print_paragraph(line);
 		free(line);
 		if (at[len] == '\0')
 			break;
@@ -310,7 +413,7 @@ print_text(const struct table *t, const int *order, const char *caption)
 	 */
 	for (k = 0; k < n && text_columns > 0 && total > text_columns; k++)
 		if (strcmp(t->cols[order[k]].name, "object") == 0 &&
-		    width[k] > 16) {
+		    t->cols[order[k]].type == COL_STR && width[k] > 16) {
 			int give = total - text_columns < width[k] - 16 ?
 			    total - text_columns : width[k] - 16;
 

@@ -79,19 +79,6 @@ const char *table_colour_of(double percent);
 const char *table_colour_end(void);
 
 /*
- * The 95% half-width, in percentage points, of the share k/n (Wilson),
- * for counts of weighted samples: as for k / scale of n / scale
- * unweighted ones, scale as table_weights set it (1 until then).
- */
-double table_error95(uint64_t k, uint64_t n);
-/*
- * The error scale of the profile being shown: its squared weights over
- * its samples (report_error_scale), 1 for one whose samples all count 1.
- * Set once by the command.
- */
-void table_weights(double scale);
-
-/*
  * The text title of the columns named "samples": "counts" for a profile
  * whose samples weigh their intervals (report_weighted), where a count
  * is an interval of CPU time and not a sample taken (1,831 samples taken

@@ -1,6 +1,7 @@
 /*
  * threads.c - the threads and processes views of `profil report`: each
- * one's samples with their 95% sampling error, a wall view's time
+ * one's samples and share (measured: a thread's samples count its own
+ * CPU clock's periods, its waits are timed; share.h), a wall view's time
  * blocked and runnable besides, and how each process ended.  Machine
  * columns are documented in profil.1.
  */
@@ -12,6 +13,7 @@
 #include "cli.h"
 #include "profile/wall-view.h"
 #include "report.h"
+#include "share.h"
 #include "symbols/offcpu.h"
 #include "table.h"
 
@@ -99,38 +101,51 @@ report_threads(const struct profil_profile *p, const struct report_options *o)
 		by[i] = &p->threads[i];
 	qsort(by, p->nthreads, sizeof *by, thread_order);
 	long off_obj = wall_view_object(p);
+	double interval_s = (double)p->interval_ns / 1e9;
+	struct share_basis b;
+	struct share_part all;
 
+	share_basis_init(&b, p);
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(&b, &all);
 	table_init(&t, off_obj >= 0 ? wall_thread_cols : thread_cols,
 	    off_obj >= 0 ? 10 : 7);
 	for (i = 0; i < p->nthreads; i++) {
 		const struct profil_thread *th = by[i];
+		uint64_t blocked = 0, runnable = 0;
+		struct share_part part;
 		union cell *c;
 
-		if (report_percent(th->samples, p->samples) < o->min_percent)
+		/* counted by the thread's own clock, its waits timed */
+		share_part_init(&part, SHARE_TIME);
+		share_part_measured(&part, th->samples);
+		if (share_percent(&part, &all) < o->min_percent)
 			continue;
 		if (o->limit >= 0 && (long)t.nrows >= o->limit)
 			break;
+		if (off_obj >= 0)
+			thread_waits(p, off_obj, th, &blocked, &runnable);
 		c = table_row(&t);
 		c[0].i = th->pid;
 		c[1].i = th->tid;
 		c[2].s = th->name;
-		c[3].i = (int64_t)th->samples;
-		c[4].d = report_percent(th->samples, p->samples);
-		c[5].d = table_error95(th->samples, p->samples);
-		c[6].d = (double)th->samples * (double)p->interval_ns / 1e9;
+		/* samples: its CPU samples; a wall view's waits are no samples */
+		c[3].i = (int64_t)(th->samples - blocked - runnable);
+		c[4].d = share_percent(&part, &all);
+		c[5].d = share_error95(&b, &part, &all);
+		c[6].d = (double)th->samples * interval_s;
 		if (off_obj >= 0) {
-			uint64_t blocked, runnable;
-
-			thread_waits(p, off_obj, th, &blocked, &runnable);
 			c[7].d = (double)(th->samples - blocked - runnable) *
-			    (double)p->interval_ns / 1e9;
-			c[8].d = (double)blocked * (double)p->interval_ns / 1e9;
-			c[9].d = (double)runnable * (double)p->interval_ns / 1e9;
+			    interval_s;
+			c[8].d = (double)blocked * interval_s;
+			c[9].d = (double)runnable * interval_s;
 		}
 	}
 	table_print(&t, o->format, off_obj >= 0 ? wall_thread_text :
 	    thread_text, o->caption);
 	table_free(&t);
+	share_part_free(&all);
+	share_basis_free(&b);
 	free(by);
 }
 
@@ -181,35 +196,51 @@ report_processes(const struct profil_profile *p, const struct report_options *o)
 {
 	const struct profil_process **by = xcalloc(p->nprocesses + 1, sizeof *by);
 	char (*words)[40] = xcalloc(p->nprocesses + 1, sizeof *words);
+	struct share_basis b;
+	struct share_part all;
 	struct table t;
 	size_t i;
 
 	for (i = 0; i < p->nprocesses; i++)
 		by[i] = &p->processes[i];
 	qsort(by, p->nprocesses, sizeof *by, process_order);
+	share_basis_init(&b, p);
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(&b, &all);
 	table_init(&t, process_cols, 9);
 	for (i = 0; i < p->nprocesses; i++) {
 		const struct profil_process *pr = by[i];
+		uint64_t waits = 0;
+		struct share_part part;
 		union cell *c;
 
-		if (report_percent(pr->samples, p->samples) < o->min_percent)
+		/* its threads' own clocks' counts, their waits timed */
+		share_part_init(&part, SHARE_TIME);
+		share_part_measured(&part, pr->samples);
+		if (share_percent(&part, &all) < o->min_percent)
 			continue;
 		if (o->limit >= 0 && (long)t.nrows >= o->limit)
 			break;
+		for (size_t k = 0; k < p->nstacks; k++)
+			if (p->stacks[k].pid == pr->pid && share_stack_offcpu(&b, k))
+				waits += p->stacks[k].count;
 		c = table_row(&t);
 		c[0].i = pr->pid;
 		c[1].i = pr->ppid;
 		c[2].s = pr->command;
 		c[3].i = pr->exit_status;
-		c[4].i = (int64_t)pr->samples;
-		c[5].d = report_percent(pr->samples, p->samples);
-		c[6].d = table_error95(pr->samples, p->samples);
+		/* samples: its CPU samples; a wall view's waits are no samples */
+		c[4].i = (int64_t)(pr->samples - waits);
+		c[5].d = share_percent(&part, &all);
+		c[6].d = share_error95(&b, &part, &all);
 		c[7].d = (double)pr->samples * (double)p->interval_ns / 1e9;
 		c[8].s = report_exit_status(pr->exit_status, words[i],
 		    sizeof words[i]);
 	}
 	table_print(&t, o->format, process_text, o->caption);
 	table_free(&t);
+	share_part_free(&all);
+	share_basis_free(&b);
 	free(words);
 	free(by);
 }

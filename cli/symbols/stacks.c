@@ -294,24 +294,13 @@ same_name(const char *full, const char *name)
 uint64_t *
 stacks_inclusive(const struct stacks *s)
 {
-	return stacks_inclusive_except(s, SIZE_MAX);
-}
-
-uint64_t *
-stacks_inclusive_except(const struct stacks *s, size_t skip)
-{
 	uint64_t *incl = xcalloc(s->nfuncs + 1, sizeof *incl);
 	uint32_t *seen = xcalloc(s->nfuncs + 1, sizeof *seen);
 	static uint32_t funcs[STACKS_MAX_DEPTH];
 
 	for (size_t i = 0; i < s->p->nstacks; i++) {
 		const struct profil_stack *st = &s->p->stacks[i];
-		size_t n;
-
-		if (skip != SIZE_MAX && st->depth > 0 &&
-		    s->p->frames[st->frames[0]].object == skip)
-			continue;
-		n = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
+		size_t n = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
 
 		/* seen[f] == i + 1: already counted for this stack */
 		for (size_t k = 0; k < n; k++)

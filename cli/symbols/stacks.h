@@ -84,11 +84,6 @@ long stacks_find(const struct stacks *s, const char *name);
  * malloc'd.
  */
 uint64_t *stacks_inclusive(const struct stacks *s);
-/*
- * The same over the stacks whose leaf is not in object skip (a wall
- * view's [off-cpu]: the time on the CPU); skip SIZE_MAX: all.
- */
-uint64_t *stacks_inclusive_except(const struct stacks *s, size_t skip);
 
 /* The function of the flat view's row (funcs.h); -1 if in no stack. */
 long stacks_func_of_row(const struct stacks *s, const struct func_row *row);

@@ -9,8 +9,9 @@
 //   zoom     a function: a click on its widest box spans the full width;
 //            a click on the root, then Reset, zoom back out; hovering it
 //            gives its samples, share and 95% error
-//   searches [{re, matched}]: re typed into the search box, the samples the
-//            page must say match (and their share of total, to 2 decimals)
+//   searches [{re, matched, error}]: re typed into the search box, the samples
+//            the page must say match (and their share of total, to 2
+//            decimals; and their 95% error, given, to 2 decimals)
 //   cpu      a wall profile's samples on the CPU: "on the CPU only" is
 //            offered, and ticked makes the root box that many, each box as
 //            wide as its CPU count says; unticked, the wall view is back
@@ -150,6 +151,10 @@ async function flame(page, expect, problems) {
 		if (matched !== search.matched || !text.includes(share))
 			problems.push('search "' + search.re + '": ' + matched + ' samples, "' +
 				text + '"; want ' + search.matched + ', ' + share);
+		if (search.error !== undefined &&
+		    !text.includes('\u00b1 ' + search.error.toFixed(2) + ' '))
+			problems.push('search "' + search.re + '": "' + text + '"; want \u00b1 ' +
+				search.error.toFixed(2));
 		const re = new RegExp(search.re);
 		all = await boxes(page);
 		if (!all.some((b) => / fg-match/.test(b.cls)))
