@@ -132,11 +132,19 @@ meta(FILE *fp, const struct profil_profile *p)
 	if (wall_view_object(p) >= 0) {
 		uint64_t on = wall_view_cpu_samples(p);
 
+		double seen;
+
 		fprintf(fp, "<tr><th class=\"n\">wall profile</th><td>%.3f s of "
 		    "the threads' time: %.3f s on the CPU, %.3f s off it</td>"
 		    "</tr>\n", (double)p->samples * (double)p->interval_ns / 1e9,
 		    (double)on * (double)p->interval_ns / 1e9,
 		    (double)(p->samples - on) * (double)p->interval_ns / 1e9);
+		if (report_unsampled(p, &seen))
+			fprintf(fp, "<tr><th class=\"n\">sampled</th><td>%.3f s, "
+			    "%.0f%% of the CPU time (the rest went unsampled: "
+			    "threads or processes shorter than a sampling period)"
+			    "</td></tr>\n", seen / 1e9,
+			    100 * seen / (double)p->cpu_ns);
 	} else if (p->cpu_ns > 0 && p->interval_ns > 0) {
 		/* as the text caption's note: time the clocks never saw */
 		double seen;

@@ -57,7 +57,9 @@ report_rates(const struct profil_profile *p, char *buf, size_t size)
 int
 report_unsampled(const struct profil_profile *p, double *seen_ns)
 {
-	*seen_ns = (double)(p->samples + p->lost) * (double)p->interval_ns;
+	/* of a wall view, its CPU samples: its time off the CPU is not CPU */
+	*seen_ns = (double)(wall_view_cpu_samples(p) + p->lost) *
+	    (double)p->interval_ns;
 	return p->interval_ns > 0 && p->cpu_ns >= 50 * p->interval_ns &&
 	    *seen_ns < 0.8 * (double)p->cpu_ns;
 }
