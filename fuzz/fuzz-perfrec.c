@@ -75,12 +75,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(rec);
 		i += h.size;
 	}
+	/* as the engine ends: its processes' held-back samples handed over */
+	perf_procs_free(&e);
+	hmap_free(&e.proc_index);
 	p = builder_finish(e.b);
 	builder_free(e.b);
 	jit_end(p, NULL);
 	fuzz_profile_reads_back(p, PERIOD_NS, "perf");
-	perf_procs_free(&e);
-	hmap_free(&e.proc_index);
 	return 0;
 }
 

@@ -161,7 +161,8 @@ builder_object(struct builder *b, const char *path,
 			a = &b->aliases[b->naliases++];
 			memset(a, 0, sizeof *a);
 			a->path = xstrdup(path);
-			memcpy(a->build_id, build_id, build_id_len);
+			if (build_id_len > 0)	/* (none: build_id may be NULL) */
+				memcpy(a->build_id, build_id, build_id_len);
 			a->build_id_len = build_id_len;
 			a->obj = same;
 			return same;
