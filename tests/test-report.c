@@ -872,9 +872,12 @@ csv_of(const char *prf, const char *a, const char *b)
  * and a flat row [off-cpu: clock_nanosleep] that is all wall and no CPU;
  * --cpu leaves every off-CPU row out and counts the CPU samples alone.
  * The margins: switch intervals are exact, so what is left is the
- * sleep's own overshoot (timer slack, 50 us by default, and the wake-up)
- * and the blocks of the sleep process's start (page faults of exec,
- * some milliseconds on a loaded machine): 0.3 s to 0.35 s.
+ * sleep's own overshoot (timer slack, 50 us by default) and the blocks
+ * of the sleep process's start (page faults of exec, some milliseconds
+ * on a loaded machine); and, below, that a thread's wait for a CPU once
+ * woken is runnable, not blocked, its total the kernel's count but its
+ * part at each block the thread's mean wake-up (wall-truth.c): a few
+ * ms either way on a loaded machine (0.298 s seen): 0.295 s to 0.35 s.
  */
 static void
 test_wall_views(void **state)
@@ -910,7 +913,7 @@ test_wall_views(void **state)
 			sleep_thread = atof(f[8]);
 	}
 	free(csv);
-	if (sleep_thread < 0.3 || sleep_thread > 0.35)
+	if (sleep_thread < 0.295 || sleep_thread > 0.35)
 		fail_msg("the sleep thread blocked %.4f s", sleep_thread);
 
 	csv = csv_of(prf, "--objects", NULL);
@@ -921,7 +924,7 @@ test_wall_views(void **state)
 			sleep_kind = atof(f[5]);
 	}
 	free(csv);
-	if (sleep_kind < 0.3 || sleep_kind > 0.35)
+	if (sleep_kind < 0.295 || sleep_kind > 0.35)
 		fail_msg("[off-cpu: sleep] has %.4f s", sleep_kind);
 
 	csv = csv_of(prf, NULL, NULL);
