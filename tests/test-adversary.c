@@ -459,7 +459,10 @@ test_ten_thousand_threads(void **state)
  * machine, 58% to 76% kept at a load of 4 to 20 with the timer engine at
  * the tick rate, the same before and after any change of ours).  A clock
  * that waits a whole period first loses up to two a thread, and falls
- * far below: the best of three runs is held to it.
+ * far below: the best of three runs is held to it.  The timer engine's
+ * perf clocks (1 kHz) may also lose what a thread owes of kernel time
+ * at its end, which no tick of its kernel watch came back to pay
+ * (session-kernel.c): a period more, of its eight.
  */
 #define BUSY_THREADS	65	/* adversary busy's, and its main */
 
@@ -473,6 +476,8 @@ test_busy_threads(void **state)
 	for (size_t i = 0; i < NENGINES; i++) {
 		char what[128];
 		double best = 0, periods = 0;
+		/* periods a thread may lose: see above */
+		double may = engines[i] == &timer_engine ? 2 : 1;
 
 		snprintf(what, sizeof what, "busy (%s)", engines[i]->name);
 		for (int run = 0; run < 3; run++) {
@@ -487,13 +492,13 @@ test_busy_threads(void **state)
 				best = o.s.total;
 				periods = o.cpu_periods;
 			}
-			if (best >= periods - BUSY_THREADS)
+			if (best >= periods - may * BUSY_THREADS)
 				break;
 			print_message("%s: %.0f samples for %.0f periods of CPU, "
 			    "run %d of 3\n", what, o.s.total, o.cpu_periods,
 			    run + 1);
 		}
-		if (best < periods - BUSY_THREADS)
+		if (best < periods - may * BUSY_THREADS)
 			fail_msg("%s: %.0f samples for %.0f periods of CPU, the best "
 			    "of three runs: more than a period lost a thread", what,
 			    best, periods);

@@ -1797,8 +1797,10 @@ test_wall_gmon_and_usage(void **state)
  * End to end: a program that sleeps 0.3 s in clock_nanosleep and
  * measures the sleep itself (tests/wall-workload.c parts), recorded with
  * --wall; its folded export's [off-cpu: clock_nanosleep] lines hold the
- * time it slept, in microseconds: at least the 0.3 s asked (the kernel
- * wakes it no sooner; a millisecond allowed for going off the CPU), at
+ * time it slept, in microseconds: about the 0.3 s asked (the kernel
+ * wakes it no sooner; 5 ms allowed for going off the CPU and for its
+ * share of the thread's waits for a CPU once woken, counted runnable at
+ * the thread's mean, not its own: 298.9 ms seen on a loaded machine), at
  * most what it measured (which adds its wait for a CPU after the wake-up,
  * long on a loaded machine); and the pprof export's wall total at least
  * that.
@@ -1845,14 +1847,14 @@ test_wall_recorded_sleep(void **state)
 			us += v;
 	}
 	fclose(f);
-	if (us < 299000 || (double)us > slept * 1e6 + 1000)
+	if (us < 295000 || (double)us > slept * 1e6 + 1000)
 		fail_msg("%llu us in clock_nanosleep; asked 300000, it measured "
 		    "%.0f", us, slept * 1e6);
 	need_decoder();
 	want_types = 3;
 	export_and_decode(prf, pb, 0);
 	want_types = 2;
-	assert_true(d.totals[2] >= 299000000ull);
+	assert_true(d.totals[2] >= 295000000ull);
 	assert_true(d.totals[2] >= d.totals[1]);
 }
 
