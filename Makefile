@@ -165,19 +165,31 @@ demo: deps-demo all
 	$(BUILD)/profil report --tree --min-percent 5 $(BUILD)/waits.prf
 
 # ---- tests -----------------------------------------------------------------
-TEST_SRC   := $(wildcard tests/test-*.c)
-TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_HELP  := $(wildcard tests/helper-*.c)
-TEST_HBIN  := $(TEST_HELP:tests/%.c=$(BUILD)/tests/%)
-HARNESS    := tests/harness.c tests/e2e.c
+# tests/ in rooms by what they test (docs/design.md, "tests/"): unit/ (a
+# module alone), lib/ (the library's calls), e2e/ (the command on real
+# programs), adversarial/ (programs that fight the profiler); the programs
+# they run in programs/, what they share in harness/.  Every test and
+# program is built into $(BUILD)/tests/, whatever its room: the tests find
+# the command and their programs beside themselves.
+TEST_ROOMS := unit lib e2e adversarial
+TEST_SRC   := $(foreach r,$(TEST_ROOMS),$(wildcard tests/$(r)/test-*.c))
+TEST_BIN   := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC)))
+TEST_HELP  := $(wildcard tests/programs/helper-*.c)
+TEST_HBIN  := $(TEST_HELP:tests/programs/%.c=$(BUILD)/tests/%)
+HARNESS    := tests/harness/harness.c tests/harness/e2e.c
 # Unit tests reach internal functions through the internal archive.
-TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
+TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests/harness
 
-$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB) $(INTLIB)
-	@mkdir -p $(@D)
-	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
-	    $(if $(filter bins mappings pcmap plan,$*),$(INTLIB)) \
-	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $(EXTRA_LIBS)
+# a test of any room: its source, the harness, the libraries
+define TEST_ROOM_RULE
+$$(BUILD)/tests/test-%: tests/$(1)/test-%.c $$(HARNESS) tests/harness/harness.h \
+    tests/harness/e2e.h $$(SHLIB) $$(STLIB) $$(INTLIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(TESTCFLAGS) -o $$@ $$< $$(HARNESS) \
+	    $$(if $$(filter bins mappings pcmap plan,$$*),$$(INTLIB)) \
+	    -L$$(BUILD) -Wl,-rpath,'$$$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $$(EXTRA_LIBS)
+endef
+$(foreach r,$(TEST_ROOMS),$(eval $(call TEST_ROOM_RULE,$(r))))
 
 # test-link checks the sources and this build's objects
 $(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
@@ -209,20 +221,22 @@ $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
 # tables' images themselves (#include)
 $(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
     cli/record/jitdump.c cli/record/jitdump.h cli/record/jit-tables.c \
-    cli/record/jit-tables.h tests/jit-eh.h tests/jit-bytes.h cli/util.c
+    cli/record/jit-tables.h tests/programs/jit-eh.h tests/harness/jit-bytes.h \
+    cli/util.c
 $(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
 $(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
 # test-jitfollow: the same readers' followers, as untrusted files go
 $(BUILD)/tests/test-jitfiles $(BUILD)/tests/test-jitfollow: \
     cli/record/jitfile.c cli/record/jitfile.h
 $(BUILD)/tests/test-jitfollow: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h tests/jit-bytes.h cli/util.c
+    cli/record/jitdump.c cli/record/jitdump.h tests/harness/jit-bytes.h \
+    cli/util.c
 $(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli -Icli/record
 
-# the tests of generated code share their checks (tests/jit-checks.h)
+# the tests of generated code share their checks (tests/harness/jit-checks.h)
 JIT_TESTS := $(BUILD)/tests/test-jit $(BUILD)/tests/test-jitlate
-$(JIT_TESTS): tests/jit-checks.c tests/jit-checks.h
-$(JIT_TESTS): HARNESS += tests/jit-checks.c
+$(JIT_TESTS): tests/harness/jit-checks.c tests/harness/jit-checks.h
+$(JIT_TESTS): HARNESS += tests/harness/jit-checks.c
 
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
@@ -239,52 +253,53 @@ $(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-lines.c cli/profile/merge-lines.h cli/util.c
 $(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
 
-$(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)
+$(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
 
 # The profiled programs of the end-to-end tests: plain, nothing of ours.
-$(BUILD)/tests/workload: tests/workload.c
+$(BUILD)/tests/workload: tests/programs/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -o $@ $< -lm -lpthread
-$(BUILD)/tests/workload-static: tests/workload.c
+$(BUILD)/tests/workload-static: tests/programs/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -static -o $@ $< -lm -lpthread
 WORKLOADS := $(BUILD)/tests/workload $(BUILD)/tests/workload-static
 # C++ names, a marked hot line and vDSO time for the report tests
-$(BUILD)/tests/cxx-workload: tests/cxx-workload.cc
+$(BUILD)/tests/cxx-workload: tests/programs/cxx-workload.cc
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -o $@ $<
 WORKLOADS += $(BUILD)/tests/cxx-workload
 # Programs that make a profiler's life hard, and the two libraries one of
 # them dlopen's in turn (the same code, so they land at the same address)
-$(BUILD)/tests/adversary: tests/adversary.c
+$(BUILD)/tests/adversary: tests/programs/adversary.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $< -ldl -lpthread
-$(BUILD)/tests/adversary-lib%.so: tests/adversary-lib.c
+$(BUILD)/tests/adversary-lib%.so: tests/programs/adversary-lib.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -shared -fPIC -DADV_LIB_BURN=$*_burn -o $@ $<
 WORKLOADS += $(BUILD)/tests/adversary $(BUILD)/tests/adversary-liba.so \
              $(BUILD)/tests/adversary-libb.so
 # A program that writes over the memory the timer engine shares with it:
 # plain, but built against the region's layout headers, to aim at it
-$(BUILD)/tests/adversary-region: tests/adversary-region.c lib/agent/agent.h \
-    lib/sampler/stackring.h
+$(BUILD)/tests/adversary-region: tests/programs/adversary-region.c \
+    lib/agent/agent.h lib/sampler/stackring.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -Ilib -Ilib/arch/$(ARCH) -o $@ $<
 WORKLOADS += $(BUILD)/tests/adversary-region
 # Time off the CPU known to the program (record --wall): built with frame
 # pointers and without, as the off-CPU stacks are unwound both ways
-$(BUILD)/tests/wall-workload: tests/wall-workload.c
+$(BUILD)/tests/wall-workload: tests/programs/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
-$(BUILD)/tests/wall-workload-fp: tests/wall-workload.c
+$(BUILD)/tests/wall-workload-fp: tests/programs/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
 # Code generated at run time and named by a perf map or a jitdump file
 # (issue 18): built without frame pointers, its generated code has them
-$(BUILD)/tests/jit-workload: tests/jit-workload.c tests/jit-eh.h
+$(BUILD)/tests/jit-workload: tests/programs/jit-workload.c \
+    tests/programs/jit-eh.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $<
 WORKLOADS += $(BUILD)/tests/jit-workload
@@ -404,7 +419,7 @@ $(BUILD)/bench/%: bench/%.c $(SHLIB)
 # bench/gen-big.py's 50,000 functions (it builds big and big-pg together)
 BENCH_REPORT := $(BUILD)/tests/workload $(BUILD)/bench/workload-pg \
                 $(BUILD)/bench/big/big
-$(BUILD)/bench/workload-pg: tests/workload.c
+$(BUILD)/bench/workload-pg: tests/programs/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -pg -o $@ $< -lm -lpthread
 $(BUILD)/bench/big/big: bench/gen-big.py
