@@ -217,26 +217,63 @@ $(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
     cli/util.c
 $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
 
-# test-jitfiles compiles the perf map and jitdump readers and the unwind
-# tables' images themselves (#include)
-$(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h cli/record/jit-tables.c \
-    cli/record/jit-tables.h tests/programs/jit-eh.h tests/harness/jit-bytes.h \
-    cli/util.c
-$(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
-$(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
-# test-jitfollow: the same readers' followers, as untrusted files go
-$(BUILD)/tests/test-jitfiles $(BUILD)/tests/test-jitfollow: \
-    cli/record/jitfile.c cli/record/jitfile.h
-$(BUILD)/tests/test-jitfollow: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h tests/harness/jit-bytes.h \
-    cli/util.c
-$(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli -Icli/record
+# test-perfmap and test-jitdump compile the perf map and jitdump readers
+# (and the unwind tables' images) themselves (#include); test-jitfollow
+# the same readers' followers, as untrusted files go
+JITFILE_TESTS := $(BUILD)/tests/test-perfmap $(BUILD)/tests/test-jitdump \
+    $(BUILD)/tests/test-jitfollow
+$(JITFILE_TESTS): cli/record/jitfile.c cli/record/jitfile.h \
+    tests/harness/jit-bytes.h cli/util.c
+$(JITFILE_TESTS): TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-perfmap $(BUILD)/tests/test-jitfollow: \
+    cli/record/perfmap.c cli/record/perfmap.h
+$(BUILD)/tests/test-jitdump $(BUILD)/tests/test-jitfollow: \
+    cli/record/jitdump.c cli/record/jitdump.h
+$(BUILD)/tests/test-jitdump: cli/record/jit-tables.c cli/record/jit-tables.h \
+    tests/programs/jit-eh.h
+$(BUILD)/tests/test-jitdump: EXTRA_LIBS := -ldw -lelf
 
 # the tests of generated code share their checks (tests/harness/jit-checks.h)
 JIT_TESTS := $(BUILD)/tests/test-jit $(BUILD)/tests/test-jitlate
 $(JIT_TESTS): tests/harness/jit-checks.c tests/harness/jit-checks.h
 $(JIT_TESTS): HARNESS += tests/harness/jit-checks.c
+
+# the tests of the flame graph read its data off the page
+# (tests/harness/flame-checks.h)
+FLAME_TESTS := $(BUILD)/tests/test-flame $(BUILD)/tests/test-flamebrowser
+$(FLAME_TESTS): tests/harness/flame-checks.c tests/harness/flame-checks.h
+$(FLAME_TESTS): HARNESS += tests/harness/flame-checks.c
+
+# the tests of a share's error read the views' CSV as a table
+# (tests/harness/csv-table.h)
+SHARE_TESTS := $(BUILD)/tests/test-share $(BUILD)/tests/test-sharerecorded
+$(SHARE_TESTS): tests/harness/csv-table.c tests/harness/csv-table.h
+$(SHARE_TESTS): HARNESS += tests/harness/csv-table.c
+
+# the tests of the .prf codec share a profile of known contents
+# (tests/harness/prf-checks.h)
+PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords
+$(PRF_TESTS): tests/harness/prf-checks.c tests/harness/prf-checks.h
+$(PRF_TESTS): HARNESS += tests/harness/prf-checks.c
+
+# test-record and test-launch check workload's known split
+# (tests/harness/split-checks.h)
+SPLIT_TESTS := $(BUILD)/tests/test-record $(BUILD)/tests/test-launch
+$(SPLIT_TESTS): tests/harness/split-checks.c tests/harness/split-checks.h
+$(SPLIT_TESTS): HARNESS += tests/harness/split-checks.c
+
+# the tests of export share the pprof decoder's driving and reading
+# (tests/harness/export-checks.h)
+EXPORT_TESTS := $(BUILD)/tests/test-pprof $(BUILD)/tests/test-export \
+    $(BUILD)/tests/test-exportwall
+$(EXPORT_TESTS): tests/harness/export-checks.c tests/harness/export-checks.h
+$(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
+
+# the tests of names kept away from their files share a program rebuilt
+# since it was recorded (tests/harness/rebuilt.h)
+REBUILT_TESTS := $(BUILD)/tests/test-names $(BUILD)/tests/test-archive
+$(REBUILT_TESTS): tests/harness/rebuilt.c tests/harness/rebuilt.h
+$(REBUILT_TESTS): HARNESS += tests/harness/rebuilt.c
 
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
@@ -246,12 +283,24 @@ $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
-# test-merge compiles the merge module itself (#include)
-$(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
+# test-mergeprofiles compiles the merge module itself (#include)
+$(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
     cli/profile/merge-jit.c cli/profile/merge-jit.h \
     cli/profile/merge-lines.c cli/profile/merge-lines.h cli/util.c
-$(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
+$(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
+# merge's and diff's tests make profiles (tests/harness/profiles.h) with
+# the command's allocation; test-diff works diff's figures out again
+# (tests/harness/diff-checks.h)
+MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff
+$(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
+$(MADE_TESTS): HARNESS += tests/harness/profiles.c
+$(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h
+$(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
+# test-merge and test-diff allocate as the command does (cli/util.c)
+$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
+$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
+$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)

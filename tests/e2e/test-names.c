@@ -1,10 +1,12 @@
 /*
  * test-names.c - a profile keeps its names away from the files it was
  * recorded with: the program rebuilt (another build-id) or gone, and
- * found again under --symfs, in a --debug-dir by build-id, from a real
- * debuginfod server on 127.0.0.1, or from the names `profil archive`
- * kept in the profile.  Every check compares the names' counts with those
- * of the same profile read with the right file: exact, not statistical.
+ * found again under --symfs, in a --debug-dir by build-id, or from a real
+ * debuginfod server on 127.0.0.1 (profil archive's names kept in the
+ * profile: test-archive.c); and one file is one object whatever the paths
+ * it ran by.  Every check compares the names' counts with those of the
+ * same profile read with the right file (rebuilt.h): exact, not
+ * statistical.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,100 +23,7 @@
 #include "e2e.h"
 #include "harness.h"
 
-static char source[PATH_MAX + 64], app[PATH_MAX], build_a[PATH_MAX];
-static char build_b[PATH_MAX], prf[PATH_MAX];
-static struct shares right;	/* the profile read with its own file */
-
-/* cc the workload into out with the given build-id (hex; NULL: none). */
-static void
-build(const char *out, const char *build_id)
-{
-	char cmd[4 * PATH_MAX];
-
-	snprintf(cmd, sizeof cmd, "cc -O2 -g -o %s %s -lm -lpthread "
-	    "-Wl,--build-id=%s%s", out, source, build_id ? "0x" : "none",
-	    build_id ? build_id : "");
-	if (system(cmd) != 0)
-		fail_msg("cannot build: %s", cmd);
-}
-
-static void
-copy(const char *from, const char *to)
-{
-	char cmd[3 * PATH_MAX];
-
-	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname %s)\" && cp %s %s", to,
-	    from, to);
-	if (system(cmd) != 0)
-		fail_msg("cannot copy %s to %s", from, to);
-}
-
-/*
- * What assert_named_right needs: 10 samples in each of six, three and
- * one, for a name's count to be told from another's or from none.
- */
-static double
-fewest_named(const struct shares *s)
-{
-	return fmin(samples_of(s, "six", "app"), fmin(samples_of(s, "three",
-	    "app"), samples_of(s, "one", "app")));
-}
-
-/*
- * Build A, record it at app, read it right, then put B (another build of
- * the same source) at app: what was profiled is no longer there.  The
- * run is as long as fewest_named needs: one() has a tenth of the
- * samples, as if the program ran a tenth of a second for each asked.
- */
-static int
-setup(void **state)
-{
-	static struct run r;
-	char *prog[] = { app, "split", E2E_CPU, NULL };
-	char root[PATH_MAX], probe[PATH_MAX + 64];
-
-	if (e2e_setup(state) < 0)
-		return -1;
-	unsetenv("DEBUGINFOD_URLS");
-	snprintf(root, sizeof root, "%s", bindir);
-	for (;;) {
-		snprintf(probe, sizeof probe, "%s/tests/programs/workload.c", root);
-		if (access(probe, R_OK) == 0)
-			break;
-		if (strrchr(root, '/') == NULL)
-			return -1;
-		*strrchr(root, '/') = '\0';
-	}
-	snprintf(source, sizeof source, "%s", probe);
-	snprintf(app, sizeof app, "%s/bin/app", tmpdir);
-	snprintf(build_a, sizeof build_a, "%s/app-a", tmpdir);
-	snprintf(build_b, sizeof build_b, "%s/app-b", tmpdir);
-	snprintf(prf, sizeof prf, "%s/app.prf", tmpdir);
-	build(build_a, "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1");
-	build(build_b, "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2");
-	copy(build_a, app);
-	record_for(&right, &r, "auto", prf, prog, 0.1, 10, fewest_named);
-	copy(build_b, app);
-	return 0;
-}
-
-/* Every function of app has the samples it had when read right. */
-static void
-assert_named_right(const struct shares *s, const char *what)
-{
-	static const char *const names[] = { "six", "three", "one" };
-
-	for (int i = 0; i < 3; i++) {
-		double want = samples_of(&right, names[i], "app");
-
-		if (want < 10 || samples_of(s, names[i], "app") != want)
-			fail_msg("%s: %s has %.0f samples, %.0f read right:\n%s",
-			    what, names[i], samples_of(s, names[i], "app"), want,
-			    s->csv);
-	}
-	if (samples_of(s, "[app]", NULL) != 0)
-		fail_msg("%s: samples left unnamed:\n%s", what, s->csv);
-}
+#include "rebuilt.h"
 
 /* The rebuilt program is not what was profiled: nothing named, and why. */
 static void
@@ -237,36 +146,6 @@ test_debuginfod(void **state)
 }
 
 /*
- * profil archive keeps the names in the profile: read anywhere, with the
- * rebuilt program in place and no other help, it names the same.
- */
-static void
-test_archive(void **state)
-{
-	char root[PATH_MAX], archived[PATH_MAX + 16], at[2 * PATH_MAX];
-	char *arch[] = { profil_bin, "archive", "--symfs", root, "-o", archived,
-	    prf, NULL };
-	char *check[] = { profil_bin, "check", archived, NULL };
-	char *argv[] = { profil_bin, "report", "--format", "csv", archived, NULL };
-	struct shares s;
-	struct run r;
-
-	(void)state;
-	snprintf(root, sizeof root, "%s/symfs", tmpdir);
-	snprintf(archived, sizeof archived, "%s/archived.prf", tmpdir);
-	snprintf(at, sizeof at, "%s%s", root, app);
-	copy(build_a, at);
-	run(&r, arch);
-	if (r.status != 0)
-		fail_msg("archive exited %d: %s", r.status, r.err);
-	run(&r, check);
-	assert_int_equal(r.status, 0);
-	report_run(&s, argv);
-	assert_named_right(&s, "archived");
-	assert_true(s.total == right.total);
-}
-
-/*
  * One file, one object, whatever the paths it ran by: hard links of a
  * program without a build-id (one by device and inode) and two copies
  * of one build (one by build-id), all four run in one recording, give
@@ -356,8 +235,7 @@ main(void)
 		cmocka_unit_test(test_symfs),
 		cmocka_unit_test(test_debug_dir),
 		cmocka_unit_test(test_debuginfod),
-		cmocka_unit_test(test_archive),
 		cmocka_unit_test(test_one_file_one_object),
 	};
-	return cmocka_run_group_tests(tests, setup, e2e_teardown);
+	return cmocka_run_group_tests(tests, rebuilt_setup, e2e_teardown);
 }

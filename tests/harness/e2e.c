@@ -24,7 +24,8 @@
 #include "harness.h"
 
 char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
-char workload_static[PATH_MAX], tmpdir[] = "/tmp/profil-e2e-XXXXXX";
+char workload_static[PATH_MAX], cxx_workload[PATH_MAX];
+char tmpdir[] = "/tmp/profil-e2e-XXXXXX";
 int e2e_flat_when_sanitized;
 const char *e2e_rate_when_sanitized = "5000";
 
@@ -377,12 +378,74 @@ tmp(const char *name)
 	return p;
 }
 
+char *
+scratch(char *buf, const char *name)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+int
+exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+void
+assert_one_line(const struct run *r, const char *command)
+{
+	char prefix[64];
+	size_t len = strlen(r->err);
+
+	snprintf(prefix, sizeof prefix, "profil: %s: ", command);
+	if (strncmp(r->err, prefix, strlen(prefix)) != 0 || len == 0 ||
+	    strchr(r->err, '\n') != r->err + len - 1)
+		fail_msg("not one '%s' line: [%s]", prefix, r->err);
+}
+
+unsigned long long
+checked_samples(const char *prf)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "check", (char *)prf, NULL };
+	const char *ok;
+	unsigned long long n;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("check %s: %s", prf, r.err);
+	ok = strstr(r.out, ": ok: ");
+	assert_non_null(ok);
+	assert_int_equal(sscanf(ok, ": ok: %llu samples", &n), 1);
+	return n;
+}
+
 void
 report(struct shares *s, const char *prf)
 {
 	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 
 	report_run(s, argv);
+}
+
+void
+e2e_folded(const char *prf, struct run *r)
+{
+	char *argv[] = { profil_bin, "export", "--format", "folded", "-o", "-",
+	    (char *)prf, NULL };
+
+	run(r, argv);
+	if (r->status != 0)
+		fail_msg("export folded exited %d: %s", r->status, r->err);
+}
+
+double
+flat_samples(const char *prf, const char *function)
+{
+	struct shares s;
+
+	report(&s, prf);
+	return samples_of(&s, function, NULL);
 }
 
 void
@@ -435,14 +498,20 @@ samples_of(const struct shares *s, const char *function, const char *object)
 }
 
 
+char *
+e2e_rate_arg(void)
+{
+	return getenv("PROFIL_TEST_SANITIZED") ?
+	    (char *)e2e_rate_when_sanitized : "5000";
+}
+
 void
 record_run(struct run *r, const char *engine, const char *prf,
     char **program)
 {
 	int sanitized = getenv("PROFIL_TEST_SANITIZED") != NULL;
-	char *argv[32] = { profil_bin, "record", "-q", "-F",
-	    sanitized ? (char *)e2e_rate_when_sanitized : "5000", "-o",
-	    (char *)prf, "-e", (char *)engine };
+	char *argv[32] = { profil_bin, "record", "-q", "-F", e2e_rate_arg(),
+	    "-o", (char *)prf, "-e", (char *)engine };
 	int i = 9;
 
 	/* sanitized, the recorder keeps up with less (Makefile, check) */
@@ -478,8 +547,7 @@ record_ok(const char *prf, char **program)
 double
 e2e_rate(void)
 {
-	return atof(getenv("PROFIL_TEST_SANITIZED") != NULL ?
-	    e2e_rate_when_sanitized : "5000");
+	return atof(e2e_rate_arg());
 }
 
 double
@@ -629,10 +697,13 @@ e2e_setup(void **state)
 	(void)state;
 	if (n < 0 || mkdtemp(tmpdir) == NULL)
 		return -1;
+	/* GNU getopt stops at the first operand under POSIXLY_CORRECT */
+	unsetenv("POSIXLY_CORRECT");
 	bindir[n] = '\0';
 	*strrchr(bindir, '/') = '\0';
 	snprintf(workload, sizeof workload, "%s/workload", bindir);
 	snprintf(workload_static, sizeof workload_static, "%s/workload-static", bindir);
+	snprintf(cxx_workload, sizeof cxx_workload, "%s/cxx-workload", bindir);
 	snprintf(profil_bin, sizeof profil_bin, "%s/../profil", bindir);
 	return 0;
 }

@@ -13,7 +13,7 @@
 
 /* Paths found by e2e_setup: build dir of the tests, the command, workloads. */
 extern char bindir[PATH_MAX - 64], profil_bin[PATH_MAX], workload[PATH_MAX];
-extern char workload_static[PATH_MAX], tmpdir[];
+extern char workload_static[PATH_MAX], cxx_workload[PATH_MAX], tmpdir[];
 
 struct run {
 	int status;		/* exit code, or 128 + signal */
@@ -63,6 +63,22 @@ int e2e_holds_perf_event(pid_t holder);
 
 /* NAME inside the scratch directory (8 rotating buffers). */
 const char *tmp(const char *name);
+/*
+ * NAME in the scratch directory, in buf (PATH_MAX bytes): for paths that
+ * must outlive the rotation of tmp()'s buffers.
+ */
+char *scratch(char *buf, const char *name);
+/* 1 if there is a file at path. */
+int exists(const char *path);
+
+/* One line on stderr, from the named subcommand. */
+void assert_one_line(const struct run *r, const char *command);
+
+/* Total samples of prf as `profil check` states them. */
+unsigned long long checked_samples(const char *prf);
+
+/* The folded stacks of prf (export --format folded -o -) in r. */
+void e2e_folded(const char *prf, struct run *r);
 
 /* The flat profile of prf as CSV, and its total sample count. */
 struct shares {
@@ -72,6 +88,8 @@ struct shares {
 void report(struct shares *s, const char *prf);
 /* The same for a report command line of one's own (--format csv in it). */
 void report_run(struct shares *s, char *const argv[]);
+/* Samples of function in prf's flat CSV. */
+double flat_samples(const char *prf, const char *function);
 
 /*
  * The next field of a CSV line at *at (quoted or not: "" is a quote) into
@@ -92,6 +110,8 @@ double samples_of(const struct shares *s, const char *function,
 extern int e2e_flat_when_sanitized;
 /* the rate then ("5000"), for a test program whose stacks must be unwound */
 extern const char *e2e_rate_when_sanitized;
+/* record_with's rate, for the commands written out in a test ("5000") */
+char *e2e_rate_arg(void);
 void record_with(const char *engine, const char *prf, char **program);
 /* The same, the run (the program's output among it) left in r. */
 void record_run(struct run *r, const char *engine, const char *prf,
@@ -190,6 +210,11 @@ double e2e_wilson95(double k, double n, double scale);
 /* A profile's error scale: its squared weights over its samples, or 1. */
 double e2e_error_scale(const struct profil_profile *p);
 
+/*
+ * The group's setup (cmocka): the scratch directory made, the command and
+ * the workloads found beside the test, POSIXLY_CORRECT unset (the tests
+ * give options after operands, as GNU getopt reads them).
+ */
 int e2e_setup(void **state);
 int e2e_teardown(void **state);
 
