@@ -165,19 +165,31 @@ demo: deps-demo all
 	$(BUILD)/profil report --tree --min-percent 5 $(BUILD)/waits.prf
 
 # ---- tests -----------------------------------------------------------------
-TEST_SRC   := $(wildcard tests/test-*.c)
-TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_HELP  := $(wildcard tests/helper-*.c)
-TEST_HBIN  := $(TEST_HELP:tests/%.c=$(BUILD)/tests/%)
-HARNESS    := tests/harness.c tests/e2e.c
+# tests/ in rooms by what they test (docs/design.md, "tests/"): unit/ (a
+# module alone), lib/ (the library's calls), e2e/ (the command on real
+# programs), adversarial/ (programs that fight the profiler); the programs
+# they run in programs/, what they share in harness/.  Every test and
+# program is built into $(BUILD)/tests/, whatever its room: the tests find
+# the command and their programs beside themselves.
+TEST_ROOMS := unit lib e2e adversarial
+TEST_SRC   := $(foreach r,$(TEST_ROOMS),$(wildcard tests/$(r)/test-*.c))
+TEST_BIN   := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC)))
+TEST_HELP  := $(wildcard tests/programs/helper-*.c)
+TEST_HBIN  := $(TEST_HELP:tests/programs/%.c=$(BUILD)/tests/%)
+HARNESS    := tests/harness/harness.c tests/harness/e2e.c
 # Unit tests reach internal functions through the internal archive.
-TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests
+TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests/harness
 
-$(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(SHLIB) $(STLIB) $(INTLIB)
-	@mkdir -p $(@D)
-	$(CC) $(TESTCFLAGS) -o $@ $< $(HARNESS) \
-	    $(if $(filter bins mappings pcmap plan,$*),$(INTLIB)) \
-	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $(EXTRA_LIBS)
+# a test of any room: its source, the harness, the libraries
+define TEST_ROOM_RULE
+$$(BUILD)/tests/test-%: tests/$(1)/test-%.c $$(HARNESS) tests/harness/harness.h \
+    tests/harness/e2e.h $$(SHLIB) $$(STLIB) $$(INTLIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(TESTCFLAGS) -o $$@ $$< $$(HARNESS) \
+	    $$(if $$(filter bins mappings pcmap plan,$$*),$$(INTLIB)) \
+	    -L$$(BUILD) -Wl,-rpath,'$$$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $$(EXTRA_LIBS)
+endef
+$(foreach r,$(TEST_ROOMS),$(eval $(call TEST_ROOM_RULE,$(r))))
 
 # test-link checks the sources and this build's objects
 $(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
@@ -205,24 +217,63 @@ $(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
     cli/util.c
 $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
 
-# test-jitfiles compiles the perf map and jitdump readers and the unwind
-# tables' images themselves (#include)
-$(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h cli/record/jit-tables.c \
-    cli/record/jit-tables.h tests/jit-eh.h tests/jit-bytes.h cli/util.c
-$(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
-$(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
-# test-jitfollow: the same readers' followers, as untrusted files go
-$(BUILD)/tests/test-jitfiles $(BUILD)/tests/test-jitfollow: \
-    cli/record/jitfile.c cli/record/jitfile.h
-$(BUILD)/tests/test-jitfollow: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h tests/jit-bytes.h cli/util.c
-$(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli -Icli/record
+# test-perfmap and test-jitdump compile the perf map and jitdump readers
+# (and the unwind tables' images) themselves (#include); test-jitfollow
+# the same readers' followers, as untrusted files go
+JITFILE_TESTS := $(BUILD)/tests/test-perfmap $(BUILD)/tests/test-jitdump \
+    $(BUILD)/tests/test-jitfollow
+$(JITFILE_TESTS): cli/record/jitfile.c cli/record/jitfile.h \
+    tests/harness/jit-bytes.h cli/util.c
+$(JITFILE_TESTS): TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-perfmap $(BUILD)/tests/test-jitfollow: \
+    cli/record/perfmap.c cli/record/perfmap.h
+$(BUILD)/tests/test-jitdump $(BUILD)/tests/test-jitfollow: \
+    cli/record/jitdump.c cli/record/jitdump.h
+$(BUILD)/tests/test-jitdump: cli/record/jit-tables.c cli/record/jit-tables.h \
+    tests/programs/jit-eh.h
+$(BUILD)/tests/test-jitdump: EXTRA_LIBS := -ldw -lelf
 
-# the tests of generated code share their checks (tests/jit-checks.h)
+# the tests of generated code share their checks (tests/harness/jit-checks.h)
 JIT_TESTS := $(BUILD)/tests/test-jit $(BUILD)/tests/test-jitlate
-$(JIT_TESTS): tests/jit-checks.c tests/jit-checks.h
-$(JIT_TESTS): HARNESS += tests/jit-checks.c
+$(JIT_TESTS): tests/harness/jit-checks.c tests/harness/jit-checks.h
+$(JIT_TESTS): HARNESS += tests/harness/jit-checks.c
+
+# the tests of the flame graph read its data off the page
+# (tests/harness/flame-checks.h)
+FLAME_TESTS := $(BUILD)/tests/test-flame $(BUILD)/tests/test-flamebrowser
+$(FLAME_TESTS): tests/harness/flame-checks.c tests/harness/flame-checks.h
+$(FLAME_TESTS): HARNESS += tests/harness/flame-checks.c
+
+# the tests of a share's error read the views' CSV as a table
+# (tests/harness/csv-table.h)
+SHARE_TESTS := $(BUILD)/tests/test-share $(BUILD)/tests/test-sharerecorded
+$(SHARE_TESTS): tests/harness/csv-table.c tests/harness/csv-table.h
+$(SHARE_TESTS): HARNESS += tests/harness/csv-table.c
+
+# the tests of the .prf codec share a profile of known contents
+# (tests/harness/prf-checks.h)
+PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords
+$(PRF_TESTS): tests/harness/prf-checks.c tests/harness/prf-checks.h
+$(PRF_TESTS): HARNESS += tests/harness/prf-checks.c
+
+# test-record and test-launch check workload's known split
+# (tests/harness/split-checks.h)
+SPLIT_TESTS := $(BUILD)/tests/test-record $(BUILD)/tests/test-launch
+$(SPLIT_TESTS): tests/harness/split-checks.c tests/harness/split-checks.h
+$(SPLIT_TESTS): HARNESS += tests/harness/split-checks.c
+
+# the tests of export share the pprof decoder's driving and reading
+# (tests/harness/export-checks.h)
+EXPORT_TESTS := $(BUILD)/tests/test-pprof $(BUILD)/tests/test-export \
+    $(BUILD)/tests/test-exportwall
+$(EXPORT_TESTS): tests/harness/export-checks.c tests/harness/export-checks.h
+$(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
+
+# the tests of names kept away from their files share a program rebuilt
+# since it was recorded (tests/harness/rebuilt.h)
+REBUILT_TESTS := $(BUILD)/tests/test-names $(BUILD)/tests/test-archive
+$(REBUILT_TESTS): tests/harness/rebuilt.c tests/harness/rebuilt.h
+$(REBUILT_TESTS): HARNESS += tests/harness/rebuilt.c
 
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
@@ -232,59 +283,72 @@ $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
-# test-merge compiles the merge module itself (#include)
-$(BUILD)/tests/test-merge: cli/profile/merge.c cli/profile/merge.h \
+# test-mergeprofiles compiles the merge module itself (#include)
+$(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
     cli/profile/merge-jit.c cli/profile/merge-jit.h \
     cli/profile/merge-lines.c cli/profile/merge-lines.h cli/util.c
-$(BUILD)/tests/test-merge: TESTCFLAGS += -Icli
+$(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
+# merge's and diff's tests make profiles (tests/harness/profiles.h) with
+# the command's allocation; test-diff works diff's figures out again
+# (tests/harness/diff-checks.h)
+MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff
+$(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
+$(MADE_TESTS): HARNESS += tests/harness/profiles.c
+$(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h
+$(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
+# test-merge and test-diff allocate as the command does (cli/util.c)
+$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
+$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
+$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
 
-$(BUILD)/tests/helper-%: tests/helper-%.c $(SHLIB)
+$(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
 
 # The profiled programs of the end-to-end tests: plain, nothing of ours.
-$(BUILD)/tests/workload: tests/workload.c
+$(BUILD)/tests/workload: tests/programs/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -o $@ $< -lm -lpthread
-$(BUILD)/tests/workload-static: tests/workload.c
+$(BUILD)/tests/workload-static: tests/programs/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -static -o $@ $< -lm -lpthread
 WORKLOADS := $(BUILD)/tests/workload $(BUILD)/tests/workload-static
 # C++ names, a marked hot line and vDSO time for the report tests
-$(BUILD)/tests/cxx-workload: tests/cxx-workload.cc
+$(BUILD)/tests/cxx-workload: tests/programs/cxx-workload.cc
 	@mkdir -p $(@D)
 	$(CXX) -O2 -g -o $@ $<
 WORKLOADS += $(BUILD)/tests/cxx-workload
 # Programs that make a profiler's life hard, and the two libraries one of
 # them dlopen's in turn (the same code, so they land at the same address)
-$(BUILD)/tests/adversary: tests/adversary.c
+$(BUILD)/tests/adversary: tests/programs/adversary.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $< -ldl -lpthread
-$(BUILD)/tests/adversary-lib%.so: tests/adversary-lib.c
+$(BUILD)/tests/adversary-lib%.so: tests/programs/adversary-lib.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -shared -fPIC -DADV_LIB_BURN=$*_burn -o $@ $<
 WORKLOADS += $(BUILD)/tests/adversary $(BUILD)/tests/adversary-liba.so \
              $(BUILD)/tests/adversary-libb.so
 # A program that writes over the memory the timer engine shares with it:
 # plain, but built against the region's layout headers, to aim at it
-$(BUILD)/tests/adversary-region: tests/adversary-region.c lib/agent/agent.h \
-    lib/sampler/stackring.h
+$(BUILD)/tests/adversary-region: tests/programs/adversary-region.c \
+    lib/agent/agent.h lib/sampler/stackring.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -Ilib -Ilib/arch/$(ARCH) -o $@ $<
 WORKLOADS += $(BUILD)/tests/adversary-region
 # Time off the CPU known to the program (record --wall): built with frame
 # pointers and without, as the off-CPU stacks are unwound both ways
-$(BUILD)/tests/wall-workload: tests/wall-workload.c
+$(BUILD)/tests/wall-workload: tests/programs/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
-$(BUILD)/tests/wall-workload-fp: tests/wall-workload.c
+$(BUILD)/tests/wall-workload-fp: tests/programs/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
 # Code generated at run time and named by a perf map or a jitdump file
 # (issue 18): built without frame pointers, its generated code has them
-$(BUILD)/tests/jit-workload: tests/jit-workload.c tests/jit-eh.h
+$(BUILD)/tests/jit-workload: tests/programs/jit-workload.c \
+    tests/programs/jit-eh.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $<
 WORKLOADS += $(BUILD)/tests/jit-workload
@@ -404,7 +468,7 @@ $(BUILD)/bench/%: bench/%.c $(SHLIB)
 # bench/gen-big.py's 50,000 functions (it builds big and big-pg together)
 BENCH_REPORT := $(BUILD)/tests/workload $(BUILD)/bench/workload-pg \
                 $(BUILD)/bench/big/big
-$(BUILD)/bench/workload-pg: tests/workload.c
+$(BUILD)/bench/workload-pg: tests/programs/workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -pg -o $@ $< -lm -lpthread
 $(BUILD)/bench/big/big: bench/gen-big.py

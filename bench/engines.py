@@ -6,11 +6,12 @@ One run prints, from medians of ROUNDS alternating rounds (each profiler
 and the unprofiled program in turn, ratios to the unprofiled run of the
 same round):
 
-  - syscall-heavy (tests/workload.c `writes`: writer() pwrites to a memfd,
-    half of it kernel time, and burner() computes, in turns of 7 and 3 ms
-    of CPU; the program measures the true split itself): the distance of
-    the measured split from it (|burner's share - its true share|: kernel
-    time put under the wrong code moves it), and samples / (CPU s x rate);
+  - syscall-heavy (tests/programs/workload.c `writes`: writer() pwrites
+    to a memfd, half of it kernel time, and burner() computes, in turns
+    of 7 and 3 ms of CPU; the program measures the true split itself):
+    the distance of the measured split from it (|burner's share - its
+    true share|: kernel time put under the wrong code moves it), and
+    samples / (CPU s x rate);
   - a 30 ms program: wall x unprofiled;
   - 2 s single thread: CPU x unprofiled (program + profiler);
   - what a sample costs the 2 s program, in microseconds of extra CPU,

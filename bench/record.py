@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """record.py - `profil record` against `perf record` and gperftools.
 
-For each workload of tests/workload.c whose true CPU split is known, runs
-the program unprofiled, under profil (both engines), under perf and under
+For each workload of tests/programs/workload.c whose true CPU split is known,
+runs the program unprofiled, under profil (both engines), under perf and under
 gperftools' CPU profiler (preloaded), all at the same rate, alternating,
 ROUNDS times, and reports medians of:
   - CPU and wall time of the whole run (profiler included) over unprofiled;

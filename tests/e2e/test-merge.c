@@ -1,0 +1,541 @@
+/*
+ * test-merge.c - `profil merge` end to end on real recordings of
+ * tests/programs/workload.c.  Sums are checked exactly against the
+ * inputs' flat reports (functions, stacks, buckets of other sizes); what
+ * cannot be merged (another program, other rates, bad usage) is refused
+ * in one line.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "cli.h"
+#include "e2e.h"
+#include "harness.h"
+
+/*
+ * Runs are sized by the samples their checks need (e2e.h, record_for):
+ * what each check needs is worked out beside it.
+ */
+
+/*
+ * `profil record ...` of one's own (argv, writing prf), whose argument
+ * E2E_CPU stands for the program's CPU seconds, run until object has
+ * need samples (e2e_longer: three runs at most); its flat profile in s.
+ */
+static void
+record_argv_for(struct shares *s, char **argv, const char *prf,
+    const char *object, double need)
+{
+	double cpu = atof(e2e_cpu_for(need, 1));
+	char *v[32], arg[32];
+	struct run r;
+	int i, runs = 0;
+
+	for (;;) {
+		snprintf(arg, sizeof arg, "%.3f", cpu);
+		for (i = 0; argv[i] != NULL && i < 31; i++)
+			v[i] = strcmp(argv[i], E2E_CPU) == 0 ? arg : argv[i];
+		v[i] = NULL;
+		run(&r, v);
+		if (r.status != 0)
+			fail_msg("record exited %d: %s", r.status, r.err);
+		report(s, prf);
+		if (samples_of(s, NULL, object) >= need)
+			return;
+		cpu = e2e_longer(cpu, samples_of(s, NULL, object), need, &runs);
+	}
+}
+
+static void
+merge_ok(const char *out, const char *a, const char *b)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "merge", "-q", "-o", (char *)out, (char *)a,
+	    (char *)b, NULL };
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("merge exited %d: %s", r.status, r.err);
+	assert_string_equal(r.err, "");
+}
+
+/*
+ * Every row (function, object) of the merged flat profile m has exactly
+ * ka times a's samples plus kb times b's, and the totals agree, so no row
+ * of a or b is missing from m either.
+ */
+static void
+assert_sum(const struct shares *m, const struct shares *a, int ka,
+    const struct shares *b, int kb)
+{
+	const char *line = strchr(m->csv, '\n') + 1;
+	int rows = 0;
+
+	for (; *line; rows++) {
+		char fn[512], obj[512];
+		double n, want;
+
+		assert_int_equal(sscanf(line, "%511[^,],%511[^,],%lf", fn, obj, &n), 3);
+		want = ka * samples_of(a, fn, obj) + kb * samples_of(b, fn, obj);
+		if (n != want)
+			fail_msg("%s in %s: %.0f samples merged, %.0f in the inputs",
+			    fn, obj, n, want);
+		line = strchr(line, '\n');
+		if (line == NULL)
+			break;
+		line++;
+	}
+	assert_true(rows >= 3);
+	if (m->total != ka * a->total + kb * b->total)
+		fail_msg("%.0f samples merged, %.0f and %.0f in the inputs",
+		    m->total, a->total, b->total);
+}
+
+/* Lines (after the header) of a report view's CSV. */
+static int
+csv_rows(const char *prf, const char *view)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "report", (char *)view, "--format", "csv",
+	    (char *)prf, NULL };
+	int n = -1;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("report %s: %s", view, r.err);
+	for (const char *s = r.out; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void
+test_merge_sums_functions(void **state)
+{
+	char *prog[] = { workload, "split", "0.44", NULL };
+	struct shares a, b, m;
+
+	(void)state;
+	record_ok(tmp("a.prf"), prog);
+	record_ok(tmp("b.prf"), prog);
+	merge_ok(tmp("ab.prf"), tmp("a.prf"), tmp("b.prf"));
+	assert_int_equal(checked_samples(tmp("ab.prf")),
+	    checked_samples(tmp("a.prf")) + checked_samples(tmp("b.prf")));
+	report(&a, tmp("a.prf"));
+	report(&b, tmp("b.prf"));
+	report(&m, tmp("ab.prf"));
+	assert_sum(&m, &a, 1, &b, 1);
+	/* the processes of both runs are kept */
+	assert_int_equal(csv_rows(tmp("ab.prf"), "--pid"),
+	    csv_rows(tmp("a.prf"), "--pid") + csv_rows(tmp("b.prf"), "--pid"));
+	/* the output may be an input: a running total */
+	merge_ok(tmp("a.prf"), tmp("a.prf"), tmp("b.prf"));
+	report(&a, tmp("a.prf"));
+	assert_sum(&a, &m, 1, &b, 0);
+}
+
+/*
+ * A run merged with a copy of itself counts twice (the same file twice is
+ * refused: test-cli.c; a copy says it is meant).
+ */
+static void
+test_merge_with_itself_doubles(void **state)
+{
+	char *prog[] = { workload, "split", "0.22", NULL };
+	char cmd[PATH_MAX * 3];
+	struct shares a, m;
+
+	(void)state;
+	record_ok(tmp("self.prf"), prog);
+	snprintf(cmd, sizeof cmd, "cp %s %s", tmp("self.prf"), tmp("copy.prf"));
+	assert_int_equal(system(cmd), 0);
+	merge_ok(tmp("self2.prf"), tmp("self.prf"), tmp("copy.prf"));
+	report(&a, tmp("self.prf"));
+	report(&m, tmp("self2.prf"));
+	assert_sum(&m, &a, 2, &a, 0);
+	assert_int_equal(csv_rows(tmp("self2.prf"), "--objects"),
+	    csv_rows(tmp("self.prf"), "--objects"));
+}
+
+/*
+ * Samples of each object in the objects view (CSV: object,path,samples,
+ * ...; path is empty for [kernel] and the like), as "object=samples;".
+ */
+static void
+object_samples(char *out, size_t size, const char *prf)
+{
+	struct run r;
+	char *argv[] = { profil_bin, "report", "--objects", "--format", "csv",
+	    (char *)prf, NULL };
+	size_t n = 0;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("report --objects: %s", r.err);
+	out[0] = '\0';
+	for (const char *line = strchr(r.out, '\n'); line && line[1]; ) {
+		const char *comma = strchr(++line, ','), *path_end;
+
+		assert_non_null(comma);
+		path_end = strchr(comma + 1, ',');
+		assert_non_null(path_end);
+		n += (size_t)snprintf(out + n, size - n, "%.*s=%lld;",
+		    (int)(comma - line), line, atoll(path_end + 1));
+		assert_true(n < size);
+		line = strchr(line, '\n');
+	}
+}
+
+/* The samples of object in an object_samples() string (0 if absent). */
+static long long
+samples_in(const char *list, const char *object)
+{
+	char key[512];
+	const char *at;
+
+	snprintf(key, sizeof key, "%s=", object);
+	for (at = list; (at = strstr(at, key)) != NULL; at++)
+		if (at == list || at[-1] == ';')
+			return atoll(at + strlen(key));
+	return 0;
+}
+
+/* Folded stacks of a profile: each distinct line once, with its count. */
+struct folded {
+	char *line[4096];
+	unsigned long long count[4096];
+	int n;
+};
+
+static void
+folded_of(struct folded *f, const char *prf)
+{
+	char *argv[] = { profil_bin, "export", "--format", "folded", "-o", "-",
+	    (char *)prf, NULL };
+	struct run r;
+
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("export folded %s: %s", prf, r.err);
+	f->n = 0;
+	for (char *line = r.out, *end; *line; line = end + 1) {
+		char *space;
+
+		end = strchr(line, '\n');
+		assert_non_null(end);
+		*end = '\0';
+		space = strrchr(line, ' ');
+		assert_non_null(space);
+		assert_true(f->n < 4096);
+		*space = '\0';
+		f->line[f->n] = xstrdup(line);
+		f->count[f->n++] = strtoull(space + 1, NULL, 10);
+	}
+}
+
+static unsigned long long
+folded_count(const struct folded *f, const char *line)
+{
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->line[i], line) == 0)
+			return f->count[i];
+	return 0;
+}
+
+static void
+folded_free(struct folded *f)
+{
+	for (int i = 0; i < f->n; i++)
+		free(f->line[i]);
+	f->n = 0;
+}
+
+/* Stacks of prf as read by the library (the file must read). */
+static size_t
+stacks_in(const char *prf)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+	size_t n;
+
+	if (p == NULL)
+		fail_msg("%s: %s", prf, cause);
+	n = p->nstacks;
+	profil_profile_free(p);
+	return n;
+}
+
+/*
+ * Two recordings with call stacks merged: each path of functions
+ * (folded line) has the samples it had in the two inputs together, and
+ * `profil check` takes the result.  Merged with a profile recorded
+ * without stacks, the result has none, and merge says so in one line.
+ */
+static void
+test_merge_sums_stacks(void **state)
+{
+	char *prog[] = { workload, "split", "0.22", NULL };
+	char a[PATH_MAX], b[PATH_MAX], ab[PATH_MAX], flat[PATH_MAX], af[PATH_MAX];
+	char *no_stacks[] = { profil_bin, "record", "-q", "-F", e2e_rate_arg(),
+	    "--no-call-graph", "-o", flat, workload, "split", "0.22", NULL };
+	char *merge[] = { profil_bin, "merge", "-q", "-o", af, a, flat, NULL };
+	struct folded fa, fb, fm;
+	unsigned long long total = 0;
+	struct run r;
+
+	(void)state;
+	if (!harness_perf_allowed())
+		SKIP("perf events refused here, and the timer engine takes no stacks");
+	scratch(a, "st-a.prf");
+	scratch(b, "st-b.prf");
+	scratch(ab, "st-ab.prf");
+	scratch(flat, "st-flat.prf");
+	scratch(af, "st-af.prf");
+	record_ok(a, prog);
+	record_ok(b, prog);
+	assert_true(stacks_in(a) > 0 && stacks_in(b) > 0);
+	merge_ok(ab, a, b);
+	assert_int_equal(checked_samples(ab),
+	    checked_samples(a) + checked_samples(b));
+	folded_of(&fa, a);
+	folded_of(&fb, b);
+	folded_of(&fm, ab);
+	for (int i = 0; i < fm.n; i++) {
+		unsigned long long want = folded_count(&fa, fm.line[i]) +
+		    folded_count(&fb, fm.line[i]);
+
+		if (fm.count[i] != want)
+			fail_msg("%s: %llu merged, %llu in the inputs", fm.line[i],
+			    fm.count[i], want);
+		total += fm.count[i];
+	}
+	/* and no path of an input is missing from the sum */
+	for (int i = 0; i < fa.n; i++)
+		assert_true(folded_count(&fm, fa.line[i]) >= fa.count[i]);
+	for (int i = 0; i < fb.n; i++)
+		assert_true(folded_count(&fm, fb.line[i]) >= fb.count[i]);
+	assert_int_equal(total, checked_samples(ab));
+	assert_true(folded_count(&fm, "_start;__libc_start_main;"
+	    "__libc_start_call_main;main;split;six") > 0);
+	folded_free(&fa);
+	folded_free(&fb);
+	folded_free(&fm);
+
+	run(&r, no_stacks);
+	if (r.status != 0)
+		fail_msg("record --no-call-graph: %s", r.err);
+	run(&r, merge);
+	if (r.status != 0)
+		fail_msg("merge: %s", r.err);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "st-flat.prf has no call stacks"));
+	assert_int_equal(stacks_in(af), 0);
+	assert_int_equal(checked_samples(af),
+	    checked_samples(a) + checked_samples(flat));
+}
+
+/*
+ * Bucket sizes that are powers of two are summed at the coarsest.  The
+ * sum is checked over more than 1000 samples of the workload's, each
+ * run sized for half of them (the rate of record_run, which copes under
+ * sanitizers).
+ */
+static void
+test_merge_bucket_sizes(void **state)
+{
+	struct run r;
+	struct shares s;
+	char f4[PATH_MAX], f16[PATH_MAX], f3[PATH_MAX], f34[PATH_MAX];
+	char *b4[] = { profil_bin, "record", "-q", "-F", e2e_rate_arg(),
+	    "-b", "4", "-o", f4, workload, "split", E2E_CPU, NULL };
+	char *b16[] = { profil_bin, "record", "-q", "-F", e2e_rate_arg(),
+	    "-b", "16", "-o", f16, workload, "split", E2E_CPU, NULL };
+	char *b3[] = { profil_bin, "record", "-q", "-F", e2e_rate_arg(),
+	    "-b", "3", "-o", f3, workload, "split", "0.022", NULL };
+	char *odd[] = { profil_bin, "merge", "-o", f34, f3, f4, NULL };
+	char a[4096], b[4096], m[4096], name[512];
+	int objects = 0;
+
+	(void)state;
+	scratch(f4, "b4.prf");
+	scratch(f16, "b16.prf");
+	scratch(f3, "b3.prf");
+	scratch(f34, "b34.prf");
+	record_argv_for(&s, b4, f4, "workload", 501);
+	record_argv_for(&s, b16, f16, "workload", 501);
+	run(&r, b3);
+	assert_int_equal(r.status, 0);
+	merge_ok(tmp("b416.prf"), f4, f16);
+	assert_int_equal(checked_samples(tmp("b416.prf")),
+	    checked_samples(f4) + checked_samples(f16));
+	/* functions may share a 16-byte bucket: compare objects, exactly */
+	object_samples(a, sizeof a, f4);
+	object_samples(b, sizeof b, f16);
+	object_samples(m, sizeof m, tmp("b416.prf"));
+	for (const char *at = m; sscanf(at, "%511[^=]=", name) == 1; objects++) {
+		if (samples_in(m, name) != samples_in(a, name) + samples_in(b, name))
+			fail_msg("%s: %lld merged, %lld + %lld in the inputs", name,
+			    samples_in(m, name), samples_in(a, name),
+			    samples_in(b, name));
+		at = strchr(at, ';') + 1;
+	}
+	assert_true(objects >= 2);
+	if (samples_in(m, "workload") <= 1000)
+		fail_msg("%lld samples of the workload merged, 1000 wanted",
+		    samples_in(m, "workload"));
+
+	run(&r, odd);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "3-byte buckets"));
+	assert_false(exists(f34));
+}
+
+static void
+test_merge_refuses_another_program(void **state)
+{
+	struct run r;
+	char cmd[PATH_MAX * 3];
+	char *prog[] = { workload, "split", "0.022", NULL };
+	char split[PATH_MAX];
+	char *other[] = { split, "2", NULL };
+	char exe[PATH_MAX], out[PATH_MAX], p1[PATH_MAX], p2[PATH_MAX];
+	char c1[PATH_MAX], c2[PATH_MAX];
+	char *copy[] = { exe, "split", "0.022", NULL };
+	char *rebuilt[] = { exe, "2", NULL };
+	char *merge[] = { profil_bin, "merge", "-o", out, p1, p2, NULL };
+	char *merge2[] = { profil_bin, "merge", "-o", out, c1, c2, NULL };
+
+	(void)state;
+	/* examples/split: a plain program, as workload is (either engine) */
+	snprintf(split, sizeof split, "%s/../examples/split", bindir);
+	scratch(exe, "prog");
+	scratch(out, "mixed.prf");
+	scratch(p1, "p1.prf");
+	scratch(p2, "p2.prf");
+	scratch(c1, "c1.prf");
+	scratch(c2, "c2.prf");
+	record_ok(p1, prog);
+	record_ok(p2, other);
+	run(&r, merge);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "different programs"));
+	assert_non_null(strstr(r.err, "/examples/split (build-id "));
+	assert_false(exists(out));
+
+	/* the same path, rebuilt: another build-id */
+	snprintf(cmd, sizeof cmd, "cp %s %s", workload, exe);
+	assert_int_equal(system(cmd), 0);
+	record_ok(c1, copy);
+	snprintf(cmd, sizeof cmd, "cp %s %s", split, exe);
+	assert_int_equal(system(cmd), 0);
+	record_ok(c2, rebuilt);
+	run(&r, merge2);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "build-id"));
+	assert_false(exists(out));
+}
+
+static void
+test_merge_refuses_other_rates(void **state)
+{
+	struct run r;
+	char f1[PATH_MAX], f2[PATH_MAX], out[PATH_MAX];
+	char *slow[] = { profil_bin, "record", "-q", "-F", "1000", "-o", f1,
+	    workload, "split", "0.022", NULL };
+	char *fast[] = { profil_bin, "record", "-q", "-F", "2000", "-o", f2,
+	    workload, "split", "0.022", NULL };
+	char *merge[] = { profil_bin, "merge", "-o", out, f1, f2, NULL };
+	FILE *f;
+	char kept[16] = "";
+
+	(void)state;
+	scratch(f1, "f1000.prf");
+	scratch(f2, "f2000.prf");
+	scratch(out, "rates.prf");
+	run(&r, slow);
+	assert_int_equal(r.status, 0);
+	run(&r, fast);
+	assert_int_equal(r.status, 0);
+	/* a file already at the output stays as it was */
+	f = fopen(out, "w");
+	assert_non_null(f);
+	fputs("previous", f);
+	fclose(f);
+	run(&r, merge);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "1000 Hz"));
+	assert_non_null(strstr(r.err, "2000 Hz"));
+	f = fopen(out, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(kept, sizeof kept, f));
+	fclose(f);
+	assert_string_equal(kept, "previous");
+}
+
+static void
+test_merge_bad_usage(void **state)
+{
+	struct run r;
+	char *prog[] = { workload, "split", "0.011", NULL };
+	char in[PATH_MAX], out[PATH_MAX], absent[PATH_MAX], bad[PATH_MAX];
+	char *one[] = { profil_bin, "merge", in, NULL };
+	char *none[] = { profil_bin, "merge", "-o", out, NULL };
+	char *option[] = { profil_bin, "merge", "--bogus", in, in, NULL };
+	char *missing[] = { profil_bin, "merge", "-o", out, in, absent, NULL };
+	char *corrupt[] = { profil_bin, "merge", "-o", out, in, bad, NULL };
+	char cmd[PATH_MAX * 3];
+
+	(void)state;
+	scratch(in, "u.prf");
+	scratch(out, "u2.prf");
+	scratch(absent, "nothing-here.prf");
+	scratch(bad, "corrupt.prf");
+	record_ok(in, prog);
+	snprintf(cmd, sizeof cmd, "head -c 200 %s > %s", in, bad);
+	assert_int_equal(system(cmd), 0);
+	run(&r, one);
+	assert_int_equal(r.status, 2);
+	assert_one_line(&r, "merge");
+	run(&r, none);
+	assert_int_equal(r.status, 2);
+	run(&r, option);
+	assert_int_equal(r.status, 2);
+	assert_one_line(&r, "merge");
+	run(&r, missing);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "nothing-here.prf"));
+	run(&r, corrupt);
+	assert_int_equal(r.status, 1);
+	assert_one_line(&r, "merge");
+	assert_non_null(strstr(r.err, "corrupt.prf"));
+	assert_false(exists(out));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_sums_functions),
+		cmocka_unit_test(test_merge_with_itself_doubles),
+		cmocka_unit_test(test_merge_sums_stacks),
+		cmocka_unit_test(test_merge_bucket_sizes),
+		cmocka_unit_test(test_merge_refuses_another_program),
+		cmocka_unit_test(test_merge_refuses_other_rates),
+		cmocka_unit_test(test_merge_bad_usage),
+	};
+	/* sanitized, stacks at 1 kHz: TSan's recorder leaves most of 5 kHz
+	   unwound, and inclusive shares of a few are noise */
+	e2e_rate_when_sanitized = "1000";
+	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
+}

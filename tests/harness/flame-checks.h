@@ -1,0 +1,47 @@
+/*
+ * flame-checks.h - what the tests of the flame graph share
+ * (flame-checks.c): the page written, its flame graph data decoded, and
+ * the tree the page's script relies on checked.
+ */
+#ifndef PROFIL_TEST_FLAME_CHECKS_H
+#define PROFIL_TEST_FLAME_CHECKS_H
+
+#include <stddef.h>
+
+/* The page's flame graph data (flame.c's JSON), decoded. */
+struct flame {
+	unsigned long long total;
+	size_t nfuncs, n;
+	char **name, **object;
+	int *flags;
+	long *parent, *func;
+	unsigned long long *count;
+	double *err;		/* each box's 95% error, in points */
+};
+
+/* `profil report --html PAGE prf`, which must succeed; the page's text. */
+char *html_of_with(const char *prf, const char *page, const char *option);
+
+/* The same without an option. */
+char *html_of(const char *prf, const char *page);
+
+/* The flame graph data of the page's text, decoded into fl. */
+void flame_parse(struct flame *fl, const char *page);
+
+/* What flame_parse gave fl, freed. */
+void flame_free(struct flame *fl);
+
+/* The function of box i, "(root)" for the root. */
+const char *node_name(const struct flame *fl, long i);
+
+/*
+ * What the script relies on: the root first (every sample), a parent
+ * before its children (preorder: a subtree is one run of nodes), children
+ * heaviest first and within their parent's count, nothing under 0.1%.
+ */
+void flame_check_tree(const struct flame *fl);
+
+/* Skip where no engine takes stacks here (perf events refused). */
+void need_stacks(void);
+
+#endif
