@@ -160,6 +160,7 @@ static int
 wall_or_cpu(struct profil_profile *p[2], char *const names[2], int cpu_only)
 {
 	int walls = (p[0]->wall != NULL) + (p[1]->wall != NULL);
+	char cause[256];
 
 	if (walls == 0 && cpu_only)
 		cli_die(EXIT_USAGE, "--cpu: %s and %s are CPU profiles already "
@@ -168,14 +169,10 @@ wall_or_cpu(struct profil_profile *p[2], char *const names[2], int cpu_only)
 		cli_warn("%s is a wall profile, %s a CPU profile: their CPU parts "
 		    "compared", names[p[0]->wall != NULL ? 0 : 1],
 		    names[p[0]->wall != NULL ? 1 : 0]);
-	for (int k = 0; k < 2; k++) {
-		struct profil_profile *v = wall_view(p[k], cpu_only || walls == 1);
-
-		if (v != NULL) {
-			profil_profile_free(p[k]);
-			p[k] = v;
-		}
-	}
+	for (int k = 0; k < 2; k++)
+		if (wall_view_replace(&p[k], cpu_only || walls == 1, cause,
+		    sizeof cause) < 0)
+			cli_die(1, "%s: %s", names[k], cause);
 	return walls == 2 && !cpu_only;
 }
 

@@ -160,12 +160,11 @@ static void
 wall_or_cpu(struct profil_profile **p, const char *file, int cpu_only,
     int gmon, int folded)
 {
-	struct profil_profile *cpu;
+	char cause[256];
 
 	if ((*p)->wall == NULL) {
 		if (cpu_only)
-			cli_die(EXIT_USAGE, "--cpu: %s is a CPU profile already "
-			    "(record --wall makes wall profiles)", file);
+			cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, file);
 		return;
 	}
 	if (folded && !cpu_only)
@@ -178,9 +177,8 @@ wall_or_cpu(struct profil_profile **p, const char *file, int cpu_only,
 		cli_warn("%s is a wall profile: gmon.out has its CPU time only, "
 		    "the %.2f s off the CPU are left out (gprof has no place for "
 		    "them)", file, off_cpu_seconds(*p));
-	cpu = wall_view(*p, 1);
-	profil_profile_free(*p);
-	*p = cpu;
+	if (wall_view_replace(p, 1, cause, sizeof cause) < 0)
+		cli_die(1, "%s: %s", file, cause);
 }
 
 static int

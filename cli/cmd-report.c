@@ -373,15 +373,16 @@ report_exec(int argc, char **argv)
 	cut_stack = report_cut_share(p, PROFIL_CUT_STACK);
 	cut_unread = report_cut_share(p, PROFIL_CUT_UNREAD);
 	/* a wall profile: its views count time off the CPU too, or not */
-	if ((wp = wall_view(p, cpu_only)) != NULL) {
+	if (wall_view(p, cpu_only, &wp, cause, sizeof cause) < 0)
+		cli_die(1, "%s: %s", file, cause);
+	if (wp != NULL) {
 		if (!cpu_only)
 			wall_caption(p, funcs_base_name(file), caption,
 			    sizeof caption);
 		profil_profile_free(p);
 		p = wp;
 	} else if (cpu_only)
-		cli_die(EXIT_USAGE, "--cpu: %s is a CPU profile already (record "
-		    "--wall makes wall profiles)", file);
+		cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, file);
 	if (wp != NULL && !cpu_only)
 		;
 	else if (report_weighted(p))
