@@ -25,8 +25,8 @@
 #include "report/report.h"
 #include "report/table.h"
 #include "symbols/find.h"
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
 
 /*
  * Machine formats show the first 20 columns: the documented 10, q after

@@ -43,7 +43,7 @@
 #include "export/pprof.h"
 #include "profile/wall-view.h"
 #include "symbols/find.h"
-#include "symbols/stacks.h"
+#include "model/stacks.h"
 
 /*
  * p as the pprof file path, with inlines its inlined functions as frames

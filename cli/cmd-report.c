@@ -15,7 +15,7 @@
 #include <profil.h>
 
 #include "cli.h"
-#include "symbols/funcs.h"
+#include "model/funcs.h"
 #include "profile/wall-view.h"
 #include "report/report.h"
 #include "report/table.h"

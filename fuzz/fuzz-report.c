@@ -20,8 +20,8 @@
 
 #include "export/folded.h"
 #include "export/pprof.h"
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
 #include "fuzz.h"
 #include "profile/merge.h"
 #include "report/report.h"

@@ -13,8 +13,8 @@
 
 #include <profil.h>
 
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
 
 enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT, SORT_INCLUSIVE };
 

@@ -35,7 +35,7 @@
 
 #include <profil.h>
 
-#include "symbols/stacks.h"
+#include "model/stacks.h"
 
 /* What a profile's shares rest on: its CPU samples' scale, its pools. */
 struct share_basis {

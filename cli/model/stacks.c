@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ksyms.h"
-#include "offcpu.h"
 #include "stacks.h"
+#include "symbols/ksyms.h"
+#include "symbols/offcpu.h"
 
 /* ---- a string -> index map ----------------------------------------------- */
 

@@ -6,8 +6,8 @@
  * where the profile kept kernel addresses and they can be named here).  What the flat report, the HTML page, diff and
  * the exports share.
  */
-#ifndef PROFIL_FUNCS_H
-#define PROFIL_FUNCS_H
+#ifndef PROFIL_MODEL_FUNCS_H
+#define PROFIL_MODEL_FUNCS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include <profil.h>
 
 #include "cli.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 struct ksyms;
 

@@ -7,8 +7,8 @@
  * flat view's inclusive column count by function.  The names come from
  * the flat view's symbol tables (funcs.h): one lookup per distinct frame.
  */
-#ifndef PROFIL_SYMBOLS_STACKS_H
-#define PROFIL_SYMBOLS_STACKS_H
+#ifndef PROFIL_MODEL_STACKS_H
+#define PROFIL_MODEL_STACKS_H
 
 #include <stddef.h>
 #include <stdint.h>

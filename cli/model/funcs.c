@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "demangle.h"
 #include "funcs.h"
-#include "ksyms.h"
+#include "symbols/demangle.h"
+#include "symbols/ksyms.h"
 
 static void
 add_row(struct funcs *f, size_t *cap, struct func_row row)
