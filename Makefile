@@ -229,7 +229,8 @@ $(BUILD)/tests/test-sorted: cli/sorted.h
 $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 
 # test-table compiles the table printer itself (#include)
-$(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h cli/util.c
+$(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h \
+    cli/report/json.c cli/report/json.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
 # test-wallview compiles the wall view and the profile copy itself (#include)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../cli/report/table.c"
+#include "../cli/report/json.c"
 #include "../cli/util.c"
 
 /* What print does on standard output, in a malloc'd string. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "profile/wall-view.h"
 #include "report.h"
 #include "share.h"
@@ -136,28 +137,6 @@ by_count(const void *a, const void *b)
 	c = strcmp(sort_stacks->funcs[x->func].function,
 	    sort_stacks->funcs[y->func].function);
 	return c ? c : (x->func > y->func) - (x->func < y->func);
-}
-
-/*
- * A JSON string that is also safe as the text of a <script> element:
- * < > & as \u escapes, so no name can close the element or look like
- * markup (C++ names are full of them).
- */
-static void
-json_string(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-			fprintf(fp, "\\u%04x", c);
-		else
-			fputc(c, fp);
-	}
-	fputc('"', fp);
 }
 
 static const char intro[] =
@@ -406,9 +385,9 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 			continue;
 		fmap[fi] = nf++;
 		fputs(nf > 1 ? ",\n[" : "\n[", fp);
-		json_string(fp, fn->function);
+		json_string(fp, fn->function, JSON_IN_SCRIPT);
 		fputc(',', fp);
-		json_string(fp, fn->object);
+		json_string(fp, fn->object, JSON_IN_SCRIPT);
 		/*
 		 * 1 kernel, 2 stack cut, 4 unknown code, 8 off the CPU, 16 its
 		 * callers found by frame pointer

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "table.h"
 
 void
@@ -105,23 +106,6 @@ csv_string(const char *s)
 }
 
 static void
-json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-static void
 print_machine(const struct table *t, int format)
 {
 	char buf[64];
@@ -145,7 +129,7 @@ print_machine(const struct table *t, int format)
 
 			if (format == FORMAT_JSON) {
 				printf("%s", c ? ", " : "");
-				json_string(col->name);
+				json_string(stdout, col->name, 0);
 				putchar(':');
 				putchar(' ');
 			} else if (c) {
@@ -158,7 +142,8 @@ print_machine(const struct table *t, int format)
 				if (format == FORMAT_CSV)
 					csv_string(row[c].s ? row[c].s : "");
 				else
-					json_string(row[c].s ? row[c].s : "");
+					json_string(stdout, row[c].s ?
+					    row[c].s : "", 0);
 			} else if (col->type == COL_INT) {
 				printf("%lld", (long long)row[c].i);
 			} else if (col->type == COL_PROB) {
