@@ -84,6 +84,13 @@ char *funcs_display_name(const char *symbol);
 /* The basename of a path ("[vdso]" stays as it is). */
 const char *funcs_base_name(const char *path);
 
+/*
+ * Whether a function shown as full is the one a user named name: the
+ * same, or a demangled "ns::f(int) const" named "ns::f" (name without
+ * parameters).  How --annotate, --callers and the like find theirs.
+ */
+int funcs_name_matches(const char *full, const char *name);
+
 /* The first row for function name (demangled or not), or NULL. */
 const struct func_row *funcs_find(const struct funcs *f, const char *name);
 

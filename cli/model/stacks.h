@@ -16,6 +16,7 @@
 #include <profil.h>
 
 #include "funcs.h"
+#include "intern.h"
 
 /* A function of the stacks. */
 struct stack_func {
@@ -46,7 +47,7 @@ struct stacks {
 	size_t *first;
 	char **owned;
 	size_t nowned, owned_cap;
-	struct strmap *index;	/* identity -> func */
+	struct intern index;	/* identity i is function i */
 };
 
 /*
