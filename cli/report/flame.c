@@ -1,7 +1,7 @@
 /*
  * flame.c - the flame graph of `profil report --html`: the call stacks
- * merged by function along each path into one tree (its root is every
- * sample; drawn at the bottom), written as compact JSON that the page's
+ * merged by function along each path into one tree (calltree.h; its root
+ * is every sample, drawn at the bottom), written as compact JSON that the page's
  * script lays out, zooms and searches.  Invariant: the nodes go out in
  * preorder, so a node's parent comes before it and a subtree is one run
  * of indices; the script lays out and zooms in single passes over that.
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calltree.h"
 #include "cli.h"
 #include "json.h"
 #include "profile/wall-view.h"
@@ -22,114 +23,15 @@
  */
 #define FLAME_PRUNE 1000
 
-#define NONE ((size_t)-1)
-
-struct node {
-	uint64_t count;		/* samples with this path on their stack */
-	uint64_t cpu;		/*   of which on the CPU (a wall view's) */
-	struct share_part part;	/* those stacks, for the error (share.h) */
-	size_t parent;		/* NONE for the root */
-	uint32_t func;		/* into s->funcs; UINT32_MAX for the root */
-	size_t child, sibling;	/* first child, next sibling; 0: none (the
-				   root is no one's child) */
-};
-
-struct tree {
-	struct node *v;
-	size_t n, cap;
-	size_t *slots;		/* (parent, func) -> node, 0: empty */
-	size_t nslots;
-	const struct share_basis *b;
-	const struct stacks *s;
-};
-
-static size_t
-slot_of(const struct tree *t, size_t parent, uint32_t func)
-{
-	uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15u) ^
-	    ((uint64_t)func * 0xc2b2ae3d27d4eb4fu);
-	size_t k = (size_t)(h ^ (h >> 29)) & (t->nslots - 1);
-
-	while (t->slots[k] != 0 && (t->v[t->slots[k]].parent != parent ||
-	    t->v[t->slots[k]].func != func))
-		k = (k + 1) & (t->nslots - 1);
-	return k;
-}
-
-static void
-grow_slots(struct tree *t)
-{
-	free(t->slots);
-	t->nslots = t->nslots ? 2 * t->nslots : 4096;
-	t->slots = xcalloc(t->nslots, sizeof *t->slots);
-	for (size_t i = 1; i < t->n; i++)
-		t->slots[slot_of(t, t->v[i].parent, t->v[i].func)] = i;
-}
-
-/* The child of parent for func, made when new. */
-static size_t
-child_of(struct tree *t, size_t parent, uint32_t func)
-{
-	size_t k;
-
-	if (2 * (t->n + 1) > t->nslots)
-		grow_slots(t);
-	k = slot_of(t, parent, func);
-	if (t->slots[k] != 0)
-		return t->slots[k];
-	if (t->n == t->cap) {
-		t->cap *= 2;
-		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
-	}
-	t->v[t->n] = (struct node){ 0, 0, { 0 }, parent, func, 0,
-	    t->v[parent].child };
-	share_part_init(&t->v[t->n].part, t->b->off_obj >= 0 &&
-	    t->s->funcs[func].object_index == (size_t)t->b->off_obj ? SHARE_TIME :
-	    SHARE_CODE);
-	t->v[parent].child = t->n;
-	t->slots[k] = t->n;
-	return t->n++;
-}
-
-static void
-build(struct tree *t, const struct stacks *s)
-{
-	static uint32_t funcs[STACKS_MAX_DEPTH];
-	const struct profil_profile *p = s->p;
-
-	t->cap = 1024;
-	t->v = xmalloc(t->cap * sizeof *t->v);
-
-	t->v[0] = (struct node){ 0, 0, { 0 }, NONE, UINT32_MAX, 0, 0 };
-	share_part_init(&t->v[0].part, SHARE_TIME);
-	t->n = 1;
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profil_stack *st = &p->stacks[i];
-		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH), at = 0;
-		uint64_t cpu = share_stack_offcpu(t->b, i) ? 0 : st->count;
-
-		t->v[0].count += st->count;
-		t->v[0].cpu += cpu;
-		share_part_stack(t->b, &t->v[0].part, i);
-		/* funcs are leaf first; the tree grows from the outermost */
-		for (size_t k = depth; k-- > 0;) {
-			at = child_of(t, at, funcs[k]);
-			t->v[at].count += st->count;
-			t->v[at].cpu += cpu;
-			share_part_stack(t->b, &t->v[at].part, i);
-		}
-	}
-}
-
 /* For sorting the children of a node: most samples first, then by name. */
 static const struct stacks *sort_stacks;
-static const struct node *sort_nodes;
+static const struct calltree_node *sort_nodes;
 
 static int
 by_count(const void *a, const void *b)
 {
-	const struct node *x = &sort_nodes[*(const size_t *)a];
-	const struct node *y = &sort_nodes[*(const size_t *)b];
+	const struct calltree_node *x = &sort_nodes[*(const size_t *)a];
+	const struct calltree_node *y = &sort_nodes[*(const size_t *)b];
 	int c;
 
 	if (x->count != y->count)
@@ -269,7 +171,7 @@ static const char script[] =
  * each box in them ("looks": box, pool, looks, ...).
  */
 static void
-errors_json(FILE *fp, const struct tree *t, const struct share_basis *b,
+errors_json(FILE *fp, const struct calltree *t, const struct share_basis *b,
     const size_t *order, size_t norder)
 {
 	const struct share_part *root = &t->v[0].part;
@@ -304,7 +206,7 @@ void
 report_flame_html(FILE *fp, const struct profil_profile *p,
     const struct stacks *s)
 {
-	struct tree t = { 0 };
+	struct calltree t;
 	struct share_basis b;
 	size_t *order, *stack, *kids, *newpos, *size, norder = 0, nstack = 0;
 	uint32_t *fmap, nf = 0;
@@ -319,9 +221,7 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 		return;
 	}
 	share_basis_init(&b, p);
-	t.b = &b;
-	t.s = s;
-	build(&t, s);
+	calltree_build(&t, &b, s);
 	total = t.v[0].count;
 	/* count * FLAME_PRUNE >= total, without overflowing */
 	least = total / FLAME_PRUNE + (total % FLAME_PRUNE != 0);
@@ -423,9 +323,6 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 	free(stack);
 	free(order);
 	free(size);
-	free(t.slots);
-	for (size_t i = 0; i < t.n; i++)
-		share_part_free(&t.v[i].part);
-	free(t.v);
+	calltree_free(&t);
 	share_basis_free(&b);
 }
