@@ -66,6 +66,7 @@ struct diff_options {
 	int format;
 	long limit;		/* -1: all */
 	double min_change;	/* in points */
+	struct table_style style;	/* text: 80 columns, no colour */
 };
 
 /* c's cells from column first on: 9 of them, empty when c is not there. */
@@ -123,7 +124,7 @@ print_diff(const struct diff_row *const *rows, size_t n, int incl,
 			c[20].s = shown->q <= DIFF_FDR ? "*" : "";
 	}
 	table_print(&t, o->format, incl_text ? diff_text_incl : diff_text,
-	    caption);
+	    caption, &o->style);
 	table_free(&t);
 }
 
@@ -189,7 +190,7 @@ diff_exec(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct diff_options o = { FORMAT_TEXT, -1, 0 };
+	struct diff_options o = { FORMAT_TEXT, -1, 0, { 80, 0, NULL } };
 	struct profil_profile *p[2];
 	struct funcs f[2];
 	struct stacks s[2];

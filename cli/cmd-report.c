@@ -241,8 +241,8 @@ report_exec(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, -1, -1, NULL, 80,
-	    NULL };
+	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, -1, -1, NULL,
+	    { 80, 0, NULL }, NULL };
 	const char *file = NULL, *html = NULL, *colour = "auto";
 	const char *symfs = NULL, *debug_dirs = NULL;
 	struct cli_choice chosen = { NULL, NULL };	/* the view's option */
@@ -395,13 +395,13 @@ report_exec(int argc, char **argv)
 		    1e9 / (double)p->interval_ns : 0, p->engine,
 		    (unsigned long long)p->lost);
 	if (report_weighted(p))
-		table_count_title("counts");
+		o.style.count_title = "counts";
 	note_unsampled(p, caption, sizeof caption);
 	note_buckets(p, caption, sizeof caption);
 	note_cut(cut_stack, cut_unread, caption, sizeof caption);
 	o.caption = caption;
-	o.columns = wide ? 0 : text_columns();
-	table_style(o.columns, want_colour(colour));
+	o.style.columns = wide ? 0 : text_columns();
+	o.style.colour = want_colour(colour);
 
 	if (inlines)
 		funcs_build_inline(&f, p, cli_warn_line);

@@ -163,8 +163,9 @@ emit_instruction(struct table *t, const struct report_options *o,
 	}
 	if (samples > 0)
 		printf("%8llu %s%6.2f%%%s %#10llx  %s\n",
-		    (unsigned long long)samples, table_colour_of(pct), pct,
-		    table_colour_end(), (unsigned long long)addr, text);
+		    (unsigned long long)samples, table_colour_of(&o->style, pct),
+		    pct, table_colour_end(&o->style), (unsigned long long)addr,
+		    text);
 	else
 		printf("%8s %7s %#10llx  %s\n", "", "", (unsigned long long)addr,
 		    text);
@@ -213,7 +214,7 @@ by_instruction(const struct profil_object *ob, struct symtab *tab,
 		emit_instruction(&t, o, b->addr, b->count, of, "");
 	}
 	if (o->format != FORMAT_TEXT)
-		table_print(&t, o->format, NULL, NULL);
+		table_print(&t, o->format, NULL, NULL, &o->style);
 	table_free(&t);
 	disasm_free(insn, count);
 }
@@ -237,8 +238,8 @@ emit_line(struct table *t, const struct report_options *o, const char *file,
 	}
 	if (samples > 0)
 		printf("%8llu %s%6.2f%%%s %6d  %s\n", (unsigned long long)samples,
-		    table_colour_of(pct), pct, table_colour_end(), line,
-		    text ? text : "");
+		    table_colour_of(&o->style, pct), pct,
+		    table_colour_end(&o->style), line, text ? text : "");
 	else
 		printf("%8s %7s %6d  %s\n", "", "", line, text ? text : "");
 }
@@ -368,7 +369,7 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 		    (unsigned long long)(row->samples - in_lines),
 		    report_percent(row->samples - in_lines, row->samples));
 	if (o->format != FORMAT_TEXT)
-		table_print(&t, o->format, NULL, NULL);
+		table_print(&t, o->format, NULL, NULL, &o->style);
 	table_free(&t);
 	share_part_free(&of.whole);
 	share_basis_free(&of.b);

@@ -180,7 +180,7 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 		c[5].d = (double)r->part.amount * interval_s;
 	}
 	table_print(&t, o->format, call_text,
-	    o->format == FORMAT_TEXT ? caption : NULL);
+	    o->format == FORMAT_TEXT ? caption : NULL, &o->style);
 	table_free(&t);
 	for (size_t i = 0; i < nrows; i++)
 		share_part_free(&rows[i].part);
@@ -337,7 +337,7 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 	    "samples", o->min_percent >= 0 ? "" : " (--min-percent 0 shows "
 	    "them)");
 	table_print(&t, o->format, b.off_obj >= 0 ? wall_tree_text : tree_text,
-	    o->format == FORMAT_TEXT ? caption : NULL);
+	    o->format == FORMAT_TEXT ? caption : NULL, &o->style);
 	table_free(&t);
 	for (size_t i = 0; i < e.nnames; i++)
 		free(e.names[i]);

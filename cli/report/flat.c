@@ -204,7 +204,7 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 		share_part_free(&alone);
 	}
 	table_print(&t, o->format, off_obj >= 0 ? wall_text : stacks ?
-	    flat_text_stacks : flat_text, o->caption);
+	    flat_text_stacks : flat_text, o->caption, &o->style);
 	table_free(&t);
 	share_parts_free(incl, stacks ? s->nfuncs : 0);
 	share_part_free(&all);

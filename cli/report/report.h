@@ -15,6 +15,7 @@
 
 #include "model/funcs.h"
 #include "model/stacks.h"
+#include "table.h"
 
 enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT, SORT_INCLUSIVE };
 
@@ -24,7 +25,7 @@ struct report_options {
 	double min_percent;	/* rows below it are left out; -1: not given */
 	long limit;		/* at most this many rows; -1: all */
 	const char *target;	/* --histogram FUNCTION|OBJECT, --annotate FUNCTION */
-	int columns;		/* text width to fit */
+	struct table_style style;	/* how text is printed */
 	const char *caption;	/* first line of text output */
 };
 
