@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "model/funcs.h"
 #include "profile/wall-view.h"
+#include "report/caption.h"
 #include "report/report.h"
 #include "report/table.h"
 #include "symbols/find.h"
@@ -98,121 +99,6 @@ newest_profile(void)
 	return name;
 }
 
-/* Time the clocks never saw: say so rather than let the shares pass. */
-static void
-note_unsampled(const struct profil_profile *p, char *caption, size_t size)
-{
-	size_t len = strlen(caption);
-	double seen;
-
-	if (!report_unsampled(p, &seen))
-		return;
-	snprintf(caption + len, size - len, "\nnote: the samples stand for "
-	    "%.2f s of the %.2f s of CPU time (%.0f%%); the rest went "
-	    "unsampled: threads or processes shorter than a sampling period, "
-	    "or kernel time where only user mode may be sampled (profil(1), "
-	    "CAVEATS)", seen / 1e9, (double)p->cpu_ns / 1e9,
-	    100 * seen / (double)p->cpu_ns);
-}
-
-/*
- * Stacks cut where the copy ended: the callers are missing; say why.
- * The shares are those of the file's profile, as record gave them, in
- * whatever view (report_cut_share).
- */
-static void
-note_cut(double cut, double unread, char *caption, size_t size)
-{
-	size_t len = strlen(caption);
-
-	/* a line each, in 80 columns: the callers are missing, what helps */
-	if (cut >= REPORT_CUT_NOTE)
-		len += (size_t)snprintf(caption + len, size - len, "\nnote: %.0f%% "
-		    "of the stacks cut past the stack copied: record "
-		    "--stack-size", 100 * cut);
-	if (unread >= REPORT_CUT_NOTE && len < size)
-		snprintf(caption + len, size - len, "\nnote: %.0f%% of the stacks "
-		    "cut at an untouched stack page: record -e timer", 100 * unread);
-}
-
-/*
- * A wall profile's caption: the threads' time, on and off the CPU, and
- * how much of the time off it was placed by sampling rather than
- * measured where it was.
- */
-static void
-wall_caption(const struct profil_profile *p, const char *name, char *caption,
-    size_t size)
-{
-	double on = (double)p->samples * (double)p->interval_ns / 1e9;
-	double off = 0, sampled = 0, all;
-	char share[32];
-	size_t len;
-
-	for (size_t i = 0; i < p->nstacks; i++) {
-		off += (double)p->stacks[i].off_ns / 1e9;
-		sampled += (double)p->stacks[i].sampled_ns / 1e9;
-	}
-	all = on + off;
-	/* the share off the CPU, as record's line gives it (one rule) */
-	len = (size_t)snprintf(caption, size, "%.20s: wall profile, %.2f s of "
-	    "threads' time: %.2f s on the CPU, %.2f s off it%s; %.0f Hz (%s); "
-	    "± = 95%% error of what was sampled (what was measured has none)",
-	    name, all, on, off, report_share_of(off, all, share, sizeof share),
-	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine);
-	if (len < size && off >= REPORT_SHOWN_ZERO_S)
-		snprintf(caption + len, size - len, "\nnote: time off the CPU is "
-		    "measured from %s; %.0f%% of it is placed by sampling "
-		    "(blocks shorter than %.0f ms, and preemptions)",
-		    strcmp(p->engine, "perf") == 0 ? "context switches" :
-		    "the threads' scheduler counters", 100 * sampled / off,
-		    2 * (double)p->wall->poll_ns / 1e6);
-}
-
-/*
- * The caption of a profile whose samples weigh their intervals: how many
- * were taken, at what rates, and what the counts are in; the errors are
- * of as many unweighted samples as they are worth.
- */
-static void
-weighted_caption(const struct profil_profile *p, const char *name,
-    char *caption, size_t size)
-{
-	double worth = (double)p->samples / report_error_scale(p);
-	char rates[64];
-
-	/* three short lines: each fits 80 columns whatever the figures */
-	snprintf(caption, size, "%.20s: %llu samples, %.2f s CPU (%s), %llu "
-	    "lost\nsampled at %s; counts in %.0f us intervals\n± = 95%% "
-	    "error, as of %.0f samples of equal weight", name,
-	    (unsigned long long)p->taken, (double)p->cpu_ns / 1e9, p->engine,
-	    (unsigned long long)p->lost, report_rates(p, rates, sizeof rates),
-	    (double)p->interval_ns / 1e3,
-	    worth);
-}
-
-/*
- * Buckets wider than a byte: one that straddles two functions cannot say
- * whose its samples were; they are shared by bytes (funcs.c).  Say so.
- */
-static void
-note_buckets(const struct profil_profile *p, char *caption, size_t size)
-{
-	size_t len = strlen(caption);
-	unsigned widest = 1;
-
-	if (p->nstacks > 0)
-		return;		/* the stacks keep every sample's address */
-	for (size_t i = 0; i < p->nobjects; i++)
-		if (p->objects[i].samples > 0 && p->objects[i].bucket_bytes > widest)
-			widest = p->objects[i].bucket_bytes;
-	if (widest > 1)
-		snprintf(caption + len, size - len, "\nnote: buckets of %u bytes: "
-		    "one that straddles functions is shared between them by "
-		    "their bytes in it, as gprof does; record with -b 1 for "
-		    "exact functions", widest);
-}
-
 static int
 report_exec(int argc, char **argv)
 {
@@ -252,7 +138,6 @@ report_exec(int argc, char **argv)
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
 	char cause[512], caption[2048];
-	double cut_stack, cut_unread;
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
 		switch (c) {
@@ -370,35 +255,19 @@ report_exec(int argc, char **argv)
 	p = profil_profile_read(file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", file, cause);
-	cut_stack = report_cut_share(p, PROFIL_CUT_STACK);
-	cut_unread = report_cut_share(p, PROFIL_CUT_UNREAD);
 	/* a wall profile: its views count time off the CPU too, or not */
 	if (wall_view(p, cpu_only, &wp, cause, sizeof cause) < 0)
 		cli_die(1, "%s: %s", file, cause);
+	if (wp == NULL && cpu_only)
+		cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, file);
+	caption_make(caption, sizeof caption, p, wp != NULL ? wp : p, cpu_only,
+	    funcs_base_name(file));
 	if (wp != NULL) {
-		if (!cpu_only)
-			wall_caption(p, funcs_base_name(file), caption,
-			    sizeof caption);
 		profil_profile_free(p);
 		p = wp;
-	} else if (cpu_only)
-		cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, file);
-	if (wp != NULL && !cpu_only)
-		;
-	else if (report_weighted(p))
-		weighted_caption(p, funcs_base_name(file), caption, sizeof caption);
-	else
-		snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s "
-		    "CPU at %.0f Hz (%s), %llu lost; ± = 95%% error",
-		    funcs_base_name(file), (unsigned long long)p->samples,
-		    (double)p->cpu_ns / 1e9, p->interval_ns ?
-		    1e9 / (double)p->interval_ns : 0, p->engine,
-		    (unsigned long long)p->lost);
+	}
 	if (report_weighted(p))
 		o.style.count_title = "counts";
-	note_unsampled(p, caption, sizeof caption);
-	note_buckets(p, caption, sizeof caption);
-	note_cut(cut_stack, cut_unread, caption, sizeof caption);
 	o.caption = caption;
 	o.style.columns = wide ? 0 : text_columns();
 	o.style.colour = want_colour(colour);
