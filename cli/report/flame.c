@@ -202,83 +202,74 @@ errors_json(FILE *fp, const struct calltree *t, const struct share_basis *b,
 	free(slot);
 }
 
-void
-report_flame_html(FILE *fp, const struct profil_profile *p,
-    const struct stacks *s)
-{
-	struct calltree t;
-	struct share_basis b;
-	size_t *order, *stack, *kids, *newpos, *size, norder = 0, nstack = 0;
-	uint32_t *fmap, nf = 0;
-	uint64_t total, least, pruned_samples = 0;
-	size_t pruned = 0;
+/* The boxes drawn: the tree's nodes in preorder, the pruned left out. */
+struct preorder {
+	size_t *order;		/* node of each box */
+	size_t *newpos;		/* box of each node drawn */
+	size_t n;
+	size_t pruned;		/* nodes left out */
+	uint64_t pruned_samples;	/* the counts at their tops */
+};
 
-	if (p->nstacks == 0) {
-		fputs("<h2 id=\"flame-graph\">Flame graph</h2>\n<p id=\"flame-none\">"
-		    "The flame graph needs call stacks, and this profile has none: "
-		    "record with the perf engine, without --no-call-graph.</p>\n",
-		    fp);
-		return;
-	}
-	share_basis_init(&b, p);
-	calltree_build(&t, &b, s);
-	total = t.v[0].count;
-	/* count * FLAME_PRUNE >= total, without overflowing */
-	least = total / FLAME_PRUNE + (total % FLAME_PRUNE != 0);
+/*
+ * t's nodes in preorder, heaviest child first, subtrees of fewer than
+ * least counts left out.
+ */
+static void
+preorder(struct preorder *po, const struct calltree *t, const struct stacks *s,
+    uint64_t least)
+{
+	size_t *stack = xmalloc(t->n * sizeof *stack), nstack = 0;
+	size_t *kids = xmalloc(t->n * sizeof *kids);
+	size_t *size = xmalloc(t->n * sizeof *size);
+
+	*po = (struct preorder){ xmalloc(t->n * sizeof *po->order),
+	    xmalloc(t->n * sizeof *po->newpos), 0, 0, 0 };
 	/* subtree sizes, to count what pruning leaves out; children come
 	   after their parent in creation order */
-	size = xmalloc(t.n * sizeof *size);
-	for (size_t i = 0; i < t.n; i++)
+	for (size_t i = 0; i < t->n; i++)
 		size[i] = 1;
-	for (size_t i = t.n; i-- > 1;)
-		size[t.v[i].parent] += size[i];
-
-	/* preorder, heaviest child first, pruned subtrees left out */
-	order = xmalloc(t.n * sizeof *order);
-	stack = xmalloc(t.n * sizeof *stack);
-	kids = xmalloc(t.n * sizeof *kids);
-	newpos = xmalloc(t.n * sizeof *newpos);
+	for (size_t i = t->n; i-- > 1;)
+		size[t->v[i].parent] += size[i];
 	sort_stacks = s;
-	sort_nodes = t.v;
+	sort_nodes = t->v;
 	stack[nstack++] = 0;
 	while (nstack > 0) {
 		size_t at = stack[--nstack], nkids = 0;
 
-		newpos[at] = norder;
-		order[norder++] = at;
-		for (size_t c = t.v[at].child; c != 0; c = t.v[c].sibling) {
-			if (t.v[c].count >= least) {
+		po->newpos[at] = po->n;
+		po->order[po->n++] = at;
+		for (size_t c = t->v[at].child; c != 0; c = t->v[c].sibling) {
+			if (t->v[c].count >= least) {
 				kids[nkids++] = c;
 			} else {
-				pruned += size[c];
-				pruned_samples += t.v[c].count;
+				po->pruned += size[c];
+				po->pruned_samples += t->v[c].count;
 			}
 		}
 		qsort(kids, nkids, sizeof *kids, by_count);
 		while (nkids > 0)
 			stack[nstack++] = kids[--nkids];
 	}
+	free(size);
+	free(kids);
+	free(stack);
+}
 
-	fputs(intro, fp);
-	fputs(tools, fp);
-	if (pruned > 0)
-		fprintf(fp, "<p class=\"fg-note\">Boxes under 0.1%% of the samples "
-		    "(fewer than %llu) are left out: %zu of %zu boxes; %.2f%% of "
-		    "the samples have one on their stack (the gaps above their "
-		    "callers). The search counts only the boxes drawn.</p>\n",
-		    (unsigned long long)least, pruned, t.n - 1,
-		    report_percent(pruned_samples, total));
+/*
+ * The functions the boxes use, as JSON entries [name, object, kinds];
+ * their numbers there, per function of s (UINT32_MAX: none), malloc'd.
+ */
+static uint32_t *
+funcs_json(FILE *fp, const struct calltree *t, const struct stacks *s,
+    const struct preorder *po)
+{
+	uint32_t *fmap = xmalloc(s->nfuncs * sizeof *fmap), nf = 0;
 
-	/* the function table holds only what the boxes use */
-	fmap = xmalloc(s->nfuncs * sizeof *fmap);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		fmap[i] = UINT32_MAX;
-	/* scale: weighted samples widen the errors (share.h) */
-	fprintf(fp, "<script type=\"application/json\" id=\"flame-data\">"
-	    "{\"total\":%llu,\"scale\":%.6g,\"secs\":%.9g,\"funcs\":[",
-	    (unsigned long long)total, b.scale, (double)p->interval_ns / 1e9);
-	for (size_t k = 1; k < norder; k++) {
-		uint32_t fi = t.v[order[k]].func;
+	for (size_t k = 1; k < po->n; k++) {
+		uint32_t fi = t->v[po->order[k]].func;
 		const struct stack_func *fn = &s->funcs[fi];
 
 		if (fmap[fi] != UINT32_MAX)
@@ -297,32 +288,77 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 		    (strcmp(fn->object, WALL_VIEW_OBJECT) == 0 ? 8 : 0) |
 		    (fn->fp_caller ? 16 : 0));
 	}
-	fputs("],\n\"parent\":[-1", fp);
-	for (size_t k = 1; k < norder; k++)
-		fprintf(fp, ",%zu", newpos[t.v[order[k]].parent]);
-	fputs("],\n\"func\":[-1", fp);
-	for (size_t k = 1; k < norder; k++)
-		fprintf(fp, ",%u", fmap[t.v[order[k]].func]);
-	fputs("],\n\"count\":[", fp);
-	for (size_t k = 0; k < norder; k++)
-		fprintf(fp, k ? ",%llu" : "%llu",
-		    (unsigned long long)t.v[order[k]].count);
-	if (b.off_obj >= 0) {
-		fprintf(fp, "],\n\"cputotal\":%llu,\n\"cpu\":[",
-		    (unsigned long long)t.v[0].cpu);
-		for (size_t k = 0; k < norder; k++)
-			fprintf(fp, k ? ",%llu" : "%llu",
-			    (unsigned long long)t.v[order[k]].cpu);
-	}
-	errors_json(fp, &t, &b, order, norder);
-	fprintf(fp, "}</script>\n<script>\n%s</script>\n", script);
+	return fmap;
+}
 
+/* The boxes as JSON arrays: parent, function, counts (and CPU counts). */
+static void
+boxes_json(FILE *fp, const struct calltree *t, const struct preorder *po,
+    const uint32_t *fmap, int wall)
+{
+	fputs("],\n\"parent\":[-1", fp);
+	for (size_t k = 1; k < po->n; k++)
+		fprintf(fp, ",%zu", po->newpos[t->v[po->order[k]].parent]);
+	fputs("],\n\"func\":[-1", fp);
+	for (size_t k = 1; k < po->n; k++)
+		fprintf(fp, ",%u", fmap[t->v[po->order[k]].func]);
+	fputs("],\n\"count\":[", fp);
+	for (size_t k = 0; k < po->n; k++)
+		fprintf(fp, k ? ",%llu" : "%llu",
+		    (unsigned long long)t->v[po->order[k]].count);
+	if (wall) {
+		fprintf(fp, "],\n\"cputotal\":%llu,\n\"cpu\":[",
+		    (unsigned long long)t->v[0].cpu);
+		for (size_t k = 0; k < po->n; k++)
+			fprintf(fp, k ? ",%llu" : "%llu",
+			    (unsigned long long)t->v[po->order[k]].cpu);
+	}
+}
+
+void
+report_flame_html(FILE *fp, const struct profil_profile *p,
+    const struct stacks *s)
+{
+	struct calltree t;
+	struct share_basis b;
+	struct preorder po;
+	uint32_t *fmap;
+	uint64_t total, least;
+
+	if (p->nstacks == 0) {
+		fputs("<h2 id=\"flame-graph\">Flame graph</h2>\n<p id=\"flame-none\">"
+		    "The flame graph needs call stacks, and this profile has none: "
+		    "record with the perf engine, without --no-call-graph.</p>\n",
+		    fp);
+		return;
+	}
+	share_basis_init(&b, p);
+	calltree_build(&t, &b, s);
+	total = t.v[0].count;
+	/* count * FLAME_PRUNE >= total, without overflowing */
+	least = total / FLAME_PRUNE + (total % FLAME_PRUNE != 0);
+	preorder(&po, &t, s, least);
+	fputs(intro, fp);
+	fputs(tools, fp);
+	if (po.pruned > 0)
+		fprintf(fp, "<p class=\"fg-note\">Boxes under 0.1%% of the samples "
+		    "(fewer than %llu) are left out: %zu of %zu boxes; %.2f%% of "
+		    "the samples have one on their stack (the gaps above their "
+		    "callers). The search counts only the boxes drawn.</p>\n",
+		    (unsigned long long)least, po.pruned, t.n - 1,
+		    report_percent(po.pruned_samples, total));
+	/* scale: weighted samples widen the errors (share.h) */
+	fprintf(fp, "<script type=\"application/json\" id=\"flame-data\">"
+	    "{\"total\":%llu,\"scale\":%.6g,\"secs\":%.9g,\"funcs\":[",
+	    (unsigned long long)total, b.scale, (double)p->interval_ns / 1e9);
+	/* the function table holds only what the boxes use */
+	fmap = funcs_json(fp, &t, s, &po);
+	boxes_json(fp, &t, &po, fmap, b.off_obj >= 0);
+	errors_json(fp, &t, &b, po.order, po.n);
+	fprintf(fp, "}</script>\n<script>\n%s</script>\n", script);
 	free(fmap);
-	free(newpos);
-	free(kids);
-	free(stack);
-	free(order);
-	free(size);
+	free(po.newpos);
+	free(po.order);
 	calltree_free(&t);
 	share_basis_free(&b);
 }
