@@ -258,7 +258,8 @@ read_pair(char *const names[2], struct profil_profile *p[2], int cpu_only,
 	*wall = wall_or_cpu(p, names, cpu_only);
 	for (int k = 0; k < 2; k++)
 		if (p[k]->samples == 0) {
-			cli_error("%s: no samples: nothing to compare", names[k]);
+			cli_error("%s: no samples: nothing to compare",
+			    names[k]);
 			profil_profile_free(p[0]);
 			profil_profile_free(p[1]);
 			return 1;
@@ -323,10 +324,10 @@ print_tables(struct diff_row *rows, size_t nrows, int incl,
 				order[nincl++] = &rows[i];
 		qsort(order, nincl, sizeof *order, diff_by_incl_significance);
 		snprintf(incl_caption, sizeof incl_caption, "\ninclusive: the "
-		    "share of samples whose call stack holds the function (once "
-		    "a stack, of the stacks unwound), +- 95%% error\n* marks q "
-		    "<= 0.05 over the %zu functions in the stacks, a family of "
-		    "their own (Benjamini-Hochberg)", nincl);
+		    "share of samples whose call stack holds the function "
+		    "(once a stack, of the stacks unwound), +- 95%% error\n* "
+		    "marks q <= 0.05 over the %zu functions in the stacks, a "
+		    "family of their own (Benjamini-Hochberg)", nincl);
 		print_diff((const struct diff_row *const *)order, nincl, incl, 1,
 		    o, incl_caption);
 	}

@@ -222,8 +222,9 @@ names_of(char *buf, size_t size, int inline_only)
 		if (inline_only && formats[i].no_inline != NULL)
 			continue;
 		k++;
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 1 ? "" :
-		    inline_only && k == n ? " and " : ", ", formats[i].name);
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+		    k == 1 ? "" : inline_only && k == n ? " and " : ", ",
+		    formats[i].name);
 	}
 	return buf;
 }
@@ -257,7 +258,8 @@ wall_or_cpu(struct profil_profile **p, const char *file, int cpu_only,
 		return;
 	}
 	if (!cpu_only && fmt->wall_note != NULL) {
-		snprintf(note, sizeof note, fmt->wall_note, off_cpu_seconds(*p));
+		snprintf(note, sizeof note, fmt->wall_note,
+		    off_cpu_seconds(*p));
 		cli_warn("%s is a wall profile: %s", file, note);
 	}
 	if (!cpu_only && fmt->wall)
@@ -331,8 +333,8 @@ parse(int argc, char **argv, struct export_args *a)
 		    "unknown format '" : "a format is needed", format ? format : "",
 		    format ? "'" : "", names_of(names, sizeof names, 0));
 	if (a->inlines && a->fmt->no_inline != NULL)
-		cli_die(EXIT_USAGE, "--inline goes with %s (%s)", names_of(names,
-		    sizeof names, 1), a->fmt->no_inline);
+		cli_die(EXIT_USAGE, "--inline goes with %s (%s)",
+		    names_of(names, sizeof names, 1), a->fmt->no_inline);
 	if (optind != argc - 1)
 		cli_die(EXIT_USAGE, "one profile to export (see 'profil export --help')");
 	a->file = argv[optind];

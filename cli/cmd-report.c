@@ -188,7 +188,8 @@ take_option(struct report_args *a, int c)
 			    "(samples, inclusive, function or object)", optarg);
 		break;
 	case 'c':
-		if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
+		if (strcmp(optarg, "auto") != 0 &&
+		    strcmp(optarg, "always") != 0 &&
 		    strcmp(optarg, "never") != 0)
 			cli_die(EXIT_USAGE, "--color: '%s' is not auto, always "
 			    "or never", optarg);
@@ -230,7 +231,7 @@ parse(int argc, char **argv, struct report_args *a)
 		if ((v = report_view_of_key(c)) != NULL) {
 			a->view = v;
 			a->o.target = optarg;
-			/* "--histogram six prof.prf": a bare one takes one too */
+			/* "--histogram six prof.prf": a bare one takes it */
 			if (v->has_arg == optional_argument && optarg == NULL &&
 			    optind < argc && argv[optind][0] != '-' &&
 			    !looks_like_profile(argv[optind]))

@@ -121,7 +121,8 @@ add_object(struct pprof_builder *b, size_t oi, struct symtab *tab, int inlines)
 			has_functions = 1;
 			file = symtab_source(tab, addr, &line);
 			if (file != NULL && f->filename == 0)
-				f->filename = intern_add(&b->strings, file, NULL);
+				f->filename = intern_add(&b->strings, file,
+				    NULL);
 			if (file == NULL ||
 			    strcmp(b->strings.strs[f->filename], file) != 0)
 				line = 0;

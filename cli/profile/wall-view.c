@@ -175,9 +175,9 @@ wall_view(const struct profil_profile *p, int cpu_only,
 	 * the samples do.
 	 */
 	if (__builtin_add_overflow(q->samples, total, &q->samples)) {
-		snprintf(cause, cause_size, "%llu samples and %llu intervals off "
-		    "the CPU overflow a count", (unsigned long long)p->samples,
-		    (unsigned long long)total);
+		snprintf(cause, cause_size, "%llu samples and %llu intervals "
+		    "off the CPU overflow a count",
+		    (unsigned long long)p->samples, (unsigned long long)total);
 		hmap_free(&hist);
 		profil_profile_free(q);
 		return -1;

@@ -163,8 +163,9 @@ emit_instruction(struct table *t, const struct report_options *o,
 	}
 	if (samples > 0)
 		printf("%8llu %s%6.2f%%%s %#10llx  %s\n",
-		    (unsigned long long)samples, table_colour_of(&o->style, pct),
-		    pct, table_colour_end(&o->style), (unsigned long long)addr,
+		    (unsigned long long)samples,
+		    table_colour_of(&o->style, pct), pct,
+		    table_colour_end(&o->style), (unsigned long long)addr,
 		    text);
 	else
 		printf("%8s %7s %#10llx  %s\n", "", "", (unsigned long long)addr,

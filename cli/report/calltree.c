@@ -48,7 +48,8 @@ calltree_build(struct calltree *t, const struct share_basis *b,
 	t->n = 1;
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
-		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH), at = 0;
+		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
+		size_t at = 0;
 		uint64_t cpu = share_stack_offcpu(b, i) ? 0 : st->count;
 
 		t->v[0].count += st->count;

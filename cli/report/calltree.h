@@ -20,16 +20,18 @@
 #define CALLTREE_NONE	((size_t)-1)
 
 struct calltree_node {
-	uint32_t func;		/* into the stacks' funcs; UINT32_MAX: the root */
+	uint32_t func;		/* into the stacks' funcs; the root's:
+				   UINT32_MAX */
 	size_t parent;		/* CALLTREE_NONE for the root */
 	size_t child, sibling;	/* first child, next sibling; 0: none (the
 				   root is no one's child) */
 	uint64_t count;		/* the counts of the stacks through it */
 	uint64_t cpu;		/*   of which on the CPU (a wall view's) */
-	uint64_t self;		/* those of the stacks it is the leaf of */
+	uint64_t self;		/* those of the stacks it ends */
 	uint64_t self_cpu;	/*   of which on the CPU */
-	struct share_part part;	/* the stacks through it, for the error: time
-				   for the root and [off-cpu], else code */
+	/* the stacks through it, for the error: time for the root and
+	   [off-cpu], else code */
+	struct share_part part;
 };
 
 /*

@@ -1,8 +1,8 @@
 /*
  * flame.c - the flame graph of `profil report --html`: the call stacks
  * merged by function along each path into one tree (calltree.h; its root
- * is every sample, drawn at the bottom), written as compact JSON that the page's
- * script lays out, zooms and searches.  Invariant: the nodes go out in
+ * is every sample, drawn at the bottom), written as compact JSON that the
+ * page's script lays out, zooms and searches.  Invariant: the nodes go out in
  * preorder, so a node's parent comes before it and a subtree is one run
  * of indices; the script lays out and zooms in single passes over that.
  */
