@@ -24,7 +24,11 @@ struct report_options {
 	int sort;		/* SORT_* for the flat view */
 	double min_percent;	/* rows below it are left out; -1: not given */
 	long limit;		/* at most this many rows; -1: all */
-	const char *target;	/* --histogram FUNCTION|OBJECT, --annotate FUNCTION */
+	/*
+	 * the view's argument (views.h): --histogram FUNCTION|OBJECT,
+	 * --annotate, --callers, --callees FUNCTION, --html PAGE
+	 */
+	const char *target;
 	struct table_style style;	/* how text is printed */
 	const char *caption;	/* first line of text output */
 };
