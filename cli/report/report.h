@@ -1,6 +1,7 @@
 /*
- * report.h - the views of `profil report`.  cmd-report.c parses the
- * options and reads the profile; each view prints one table or picture
+ * report.h - the views of `profil report` (views.h lists them, with
+ * the option that picks each).  cmd-report.c parses the options and
+ * reads the profile; each view prints one table or picture
  * of it to stdout (text, CSV or JSON) and returns 0, or prints nothing
  * and returns -1 with a one-line cause (the command turns it into the
  * error message).
