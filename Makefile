@@ -280,8 +280,15 @@ $(BUILD)/tests/test-sorted: cli/sorted.h
 $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 
 # test-table compiles the table printer itself (#include)
-$(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h cli/util.c
+$(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h \
+    cli/report/json.c cli/report/json.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
+
+# test-wallview compiles the wall view and the profile copy itself (#include)
+$(BUILD)/tests/test-wallview: cli/profile/wall-view.c cli/profile/wall-view.h \
+    cli/profile/copy.c cli/profile/copy.h cli/hmap.c cli/symbols/offcpu.c \
+    cli/util.c
+$(BUILD)/tests/test-wallview: TESTCFLAGS += -Icli -Icli/profile
 
 # test-mergeprofiles compiles the merge module itself (#include)
 $(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \

@@ -25,8 +25,8 @@
 #include "report/report.h"
 #include "report/table.h"
 #include "symbols/find.h"
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
 
 /*
  * Machine formats show the first 20 columns: the documented 10, q after
@@ -66,6 +66,7 @@ struct diff_options {
 	int format;
 	long limit;		/* -1: all */
 	double min_change;	/* in points */
+	struct table_style style;	/* text: 80 columns, no colour */
 };
 
 /* c's cells from column first on: 9 of them, empty when c is not there. */
@@ -123,7 +124,7 @@ print_diff(const struct diff_row *const *rows, size_t n, int incl,
 			c[20].s = shown->q <= DIFF_FDR ? "*" : "";
 	}
 	table_print(&t, o->format, incl_text ? diff_text_incl : diff_text,
-	    caption);
+	    caption, &o->style);
 	table_free(&t);
 }
 
@@ -160,6 +161,7 @@ static int
 wall_or_cpu(struct profil_profile *p[2], char *const names[2], int cpu_only)
 {
 	int walls = (p[0]->wall != NULL) + (p[1]->wall != NULL);
+	char cause[256];
 
 	if (walls == 0 && cpu_only)
 		cli_die(EXIT_USAGE, "--cpu: %s and %s are CPU profiles already "
@@ -168,19 +170,20 @@ wall_or_cpu(struct profil_profile *p[2], char *const names[2], int cpu_only)
 		cli_warn("%s is a wall profile, %s a CPU profile: their CPU parts "
 		    "compared", names[p[0]->wall != NULL ? 0 : 1],
 		    names[p[0]->wall != NULL ? 1 : 0]);
-	for (int k = 0; k < 2; k++) {
-		struct profil_profile *v = wall_view(p[k], cpu_only || walls == 1);
-
-		if (v != NULL) {
-			profil_profile_free(p[k]);
-			p[k] = v;
-		}
-	}
+	for (int k = 0; k < 2; k++)
+		if (wall_view_replace(&p[k], cpu_only || walls == 1, cause,
+		    sizeof cause) < 0)
+			cli_die(1, "%s: %s", names[k], cause);
 	return walls == 2 && !cpu_only;
 }
 
+/*
+ * The command line into o and *cpu_only, BEFORE and AFTER at argv[optind]
+ * on; -1 to go on, else the status to exit with (--help given, or an
+ * option diff does not have).
+ */
 static int
-diff_exec(int argc, char **argv)
+parse(int argc, char **argv, struct diff_options *o, int *cpu_only)
 {
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -192,27 +195,20 @@ diff_exec(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct diff_options o = { FORMAT_TEXT, -1, 0 };
-	struct profil_profile *p[2];
-	struct funcs f[2];
-	struct stacks s[2];
-	struct diff_row *rows, **order;
-	char cause[256], caption[1024], worth_of[2][64] = { "", "" };
 	const char *symfs = NULL, *debug_dirs = NULL;
-	size_t nrows, tested, nincl = 0;
-	int c, incl, cpu_only = 0, wall;
+	int c;
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if ((o.format = table_parse_format(optarg)) < 0)
+			if ((o->format = table_parse_format(optarg)) < 0)
 				cli_die(EXIT_USAGE, TABLE_FORMAT_REFUSED, optarg);
 			break;
 		case 'n':
-			o.limit = cli_option_limit(optarg);
+			o->limit = cli_option_limit(optarg);
 			break;
 		case 'm':
-			if (cli_parse_percent(optarg, &o.min_change) < 0)
+			if (cli_parse_percent(optarg, &o->min_change) < 0)
 				cli_die(EXIT_USAGE, "--min-change: '%s' is not a number "
 				    "of points from 0 to 100", optarg);
 			break;
@@ -223,7 +219,7 @@ diff_exec(int argc, char **argv)
 			debug_dirs = optarg;
 			break;
 		case 'C':
-			cpu_only = 1;
+			*cpu_only = 1;
 			break;
 		case 'h':
 			return cli_help(&cmd_diff, options);
@@ -236,27 +232,125 @@ diff_exec(int argc, char **argv)
 	if (argc - optind != 2)
 		cli_die(EXIT_USAGE, "two profiles to compare, before and after "
 		    "(see 'profil diff --help')");
-	for (int k = 0; k < 2; k++) {
-		const char *file = argv[optind + k];
+	return -1;
+}
 
-		p[k] = profil_profile_read(file, cause, sizeof cause);
+/*
+ * The profiles of files names into p, as they are compared (wall_or_cpu;
+ * *wall 1 if wall time is); 0, or 1 (said, nothing left to free) if one
+ * cannot be read or has no samples.
+ */
+static int
+read_pair(char *const names[2], struct profil_profile *p[2], int cpu_only,
+    int *wall)
+{
+	char cause[256];
+
+	for (int k = 0; k < 2; k++) {
+		p[k] = profil_profile_read(names[k], cause, sizeof cause);
 		if (p[k] == NULL) {
-			cli_error("%s: %s", file, cause);
+			cli_error("%s: %s", names[k], cause);
 			if (k == 1)
 				profil_profile_free(p[0]);
 			return 1;
 		}
 	}
-	wall = wall_or_cpu(p, argv + optind, cpu_only);
+	*wall = wall_or_cpu(p, names, cpu_only);
 	for (int k = 0; k < 2; k++)
 		if (p[k]->samples == 0) {
 			cli_error("%s: no samples: nothing to compare",
-			    argv[optind + k]);
+			    names[k]);
 			profil_profile_free(p[0]);
 			profil_profile_free(p[1]);
 			return 1;
 		}
-	warn_unlike(p, argv + optind);
+	warn_unlike(p, names);
+	return 0;
+}
+
+/*
+ * The caption of the first table: the profiles, what a change is, the
+ * family tested (tested functions), and what the comparison lacks or
+ * counts (no stacks on one side; wall time).
+ */
+static void
+pair_caption(char *caption, size_t size, struct profil_profile *const p[2],
+    char *const names[2], size_t tested, int incl, int wall)
+{
+	char worth_of[2][64] = { "", "" };
+	int one_without = !incl && p[0]->nstacks + p[1]->nstacks > 0;
+
+	for (int k = 0; k < 2; k++)
+		if (report_weighted(p[k]))
+			snprintf(worth_of[k], sizeof worth_of[k], ", as %.0f of "
+			    "equal weight", (double)p[k]->samples /
+			    report_error_scale(p[k]));
+	snprintf(caption, size, "before: %s (%llu samples%s)\n"
+	    "after: %s (%llu samples%s)\nchange = after%% - before%% in points, "
+	    "+- 95%% error (each function alone)\n* marks a change that is "
+	    "significant at q <= 0.05 (a false discovery rate of 5%% over the "
+	    "%zu functions compared, Benjamini-Hochberg)%s%s%s%s",
+	    names[0], (unsigned long long)p[0]->samples, worth_of[0],
+	    names[1], (unsigned long long)p[1]->samples, worth_of[1], tested,
+	    one_without ? "\nno inclusive shares: " : "", one_without ?
+	    names[p[0]->nstacks == 0 ? 0 : 1] : "", one_without ?
+	    " has no call stacks" : "", wall ? "\nwall profiles: shares of "
+	    "wall time, on the CPU and off it (--cpu compares the CPU "
+	    "parts)\na share with time off the CPU in it is not tested (no "
+	    "q): its change is the runs' own, its error that of what of it "
+	    "was sampled" : "");
+}
+
+/*
+ * The rows as tables: one of every row (the self shares; the inclusive
+ * ones beside them in machine formats), and for text with inclusive
+ * shares a second of the inclusive family, in its own order.
+ */
+static void
+print_tables(struct diff_row *rows, size_t nrows, int incl,
+    const struct diff_options *o, const char *caption)
+{
+	struct diff_row **order = xcalloc(nrows, sizeof *order);
+	size_t nincl = 0;
+	char incl_caption[512];
+
+	for (size_t i = 0; i < nrows; i++)
+		order[i] = &rows[i];
+	print_diff((const struct diff_row *const *)order, nrows, incl, 0, o,
+	    caption);
+	if (incl && o->format == FORMAT_TEXT) {
+		for (size_t i = 0; i < nrows; i++)
+			if (rows[i].incl.tested)
+				order[nincl++] = &rows[i];
+		qsort(order, nincl, sizeof *order, diff_by_incl_significance);
+		snprintf(incl_caption, sizeof incl_caption, "\ninclusive: the "
+		    "share of samples whose call stack holds the function "
+		    "(once a stack, of the stacks unwound), +- 95%% error\n* "
+		    "marks q <= 0.05 over the %zu functions in the stacks, a "
+		    "family of their own (Benjamini-Hochberg)", nincl);
+		print_diff((const struct diff_row *const *)order, nincl, incl, 1,
+		    o, incl_caption);
+	}
+	free(order);
+}
+
+static int
+diff_exec(int argc, char **argv)
+{
+	struct diff_options o = { FORMAT_TEXT, -1, 0, { 80, 0, NULL } };
+	struct profil_profile *p[2];
+	struct funcs f[2];
+	struct stacks s[2];
+	struct diff_row *rows;
+	char caption[1024], **names;
+	size_t nrows, tested;
+	int rc, incl, cpu_only = 0, wall;
+
+	if ((rc = parse(argc, argv, &o, &cpu_only)) >= 0)
+		return rc;
+	names = argv + optind;
+	if (read_pair(names, p, cpu_only, &wall) != 0)
+		return 1;
 	incl = p[0]->nstacks > 0 && p[1]->nstacks > 0;
 	for (int k = 0; k < 2; k++) {
 		funcs_build(&f[k], p[k], cli_warn_line);
@@ -265,48 +359,9 @@ diff_exec(int argc, char **argv)
 			stacks_name(&s[k], p[k], &f[k], STACKS_NO_LINES);
 	}
 	rows = diff_pair_rows(f, s, incl, &nrows, &tested);
-	order = xcalloc(nrows, sizeof *order);
-	for (size_t i = 0; i < nrows; i++)
-		order[i] = &rows[i];
-	for (int k = 0; k < 2; k++)
-		if (report_weighted(p[k]))
-			snprintf(worth_of[k], sizeof worth_of[k], ", as %.0f of "
-			    "equal weight", (double)p[k]->samples /
-			    report_error_scale(p[k]));
-	snprintf(caption, sizeof caption, "before: %s (%llu samples%s)\n"
-	    "after: %s (%llu samples%s)\nchange = after%% - before%% in points, "
-	    "+- 95%% error (each function alone)\n* marks a change that is "
-	    "significant at q <= 0.05 (a false discovery rate of 5%% over the "
-	    "%zu functions compared, Benjamini-Hochberg)%s%s%s%s",
-	    argv[optind], (unsigned long long)p[0]->samples, worth_of[0],
-	    argv[optind + 1], (unsigned long long)p[1]->samples, worth_of[1],
-	    tested,
-	    !incl && p[0]->nstacks + p[1]->nstacks > 0 ? "\nno inclusive "
-	    "shares: " : "", !incl && p[0]->nstacks + p[1]->nstacks > 0 ?
-	    argv[optind + (p[0]->nstacks == 0 ? 0 : 1)] : "",
-	    !incl && p[0]->nstacks + p[1]->nstacks > 0 ? " has no call stacks" :
-	    "", wall ? "\nwall profiles: shares of wall time, on the CPU and "
-	    "off it (--cpu compares the CPU parts)\na share with time off the "
-	    "CPU in it is not tested (no q): its change is the runs' own, "
-	    "its error that of what of it was sampled" : "");
-	print_diff((const struct diff_row *const *)order, nrows, incl, 0, &o,
-	    caption);
-	if (incl && o.format == FORMAT_TEXT) {
-		/* the inclusive family in a table of its own, in its order */
-		for (size_t i = 0; i < nrows; i++)
-			if (rows[i].incl.tested)
-				order[nincl++] = &rows[i];
-		qsort(order, nincl, sizeof *order, diff_by_incl_significance);
-		snprintf(caption, sizeof caption, "\ninclusive: the share of "
-		    "samples whose call stack holds the function (once a stack, "
-		    "of the stacks unwound), +- 95%% error\n* marks q <= 0.05 "
-		    "over the %zu functions in the stacks, a family of their "
-		    "own (Benjamini-Hochberg)", nincl);
-		print_diff((const struct diff_row *const *)order, nincl, incl, 1,
-		    &o, caption);
-	}
-	c = cli_finish_stdout(0);
-	free(order);
+	pair_caption(caption, sizeof caption, p, names, tested, incl, wall);
+	print_tables(rows, nrows, incl, &o, caption);
+	rc = cli_finish_stdout(0);
 	free(rows);
 	for (int k = 0; incl && k < 2; k++)
 		stacks_free(&s[k]);
@@ -314,7 +369,7 @@ diff_exec(int argc, char **argv)
 	funcs_free(&f[1]);
 	profil_profile_free(p[0]);
 	profil_profile_free(p[1]);
-	return c;
+	return rc;
 }
 
 const struct cmd cmd_diff = {

@@ -1,6 +1,8 @@
 /*
  * cmd-export.c - `profil export --format FORMAT [-o OUT] FILE`: the
- * profile in another tool's format.
+ * profile in another tool's format, each format an entry of formats[]
+ * (its name, output, what it takes and refuses, its function), as the
+ * command table has the commands.
  *
  * pprof: one gzipped profile.proto file (export/pprof.c), -o names it,
  * "-" standard output (not a terminal); its samples are the call stacks
@@ -41,22 +43,24 @@
 #include "export/folded.h"
 #include "export/gmon.h"
 #include "export/pprof.h"
+#include "model/stacks.h"
 #include "profile/wall-view.h"
 #include "symbols/find.h"
-#include "symbols/stacks.h"
 
 /*
- * p as the pprof file path, with inlines its inlined functions as frames
- * of their own (pprof's Lines); the exit status.
+ * p (read from file) as the pprof file path, with inlines its inlined
+ * functions as frames of their own (pprof's Lines); the exit status.
  */
 static int
-export_pprof(const struct profil_profile *p, const char *path, int inlines)
+export_pprof_to(const struct profil_profile *p, const char *file,
+    const char *path, int inlines)
 {
 	char cause[PATH_MAX + 256];
 	struct funcs f;
 	struct stacks s;
 	int status = 0;
 
+	(void)file;
 	/* funcs.c's warnings say [OBJECT]; in pprof such code has addresses */
 	if (inlines)
 		funcs_build_inline(&f, p, NULL);
@@ -87,12 +91,13 @@ export_pprof(const struct profil_profile *p, const char *path, int inlines)
 #define FOLDED_DEFAULT_PATH "profile.folded"
 
 /*
- * p's stacks folded, to path ("-": standard output), with inlines its
- * inlined functions frames of their own; the exit status.
+ * p's stacks (read from file) folded, to path ("-": standard output),
+ * with inlines its inlined functions frames of their own; the exit
+ * status.
  */
 static int
-export_folded_to(const struct profil_profile *p, const char *path,
-    int inlines)
+export_folded_to(const struct profil_profile *p, const char *file,
+    const char *path, int inlines)
 {
 	int wall = p->wall != NULL;
 	struct funcs f;
@@ -102,6 +107,7 @@ export_folded_to(const struct profil_profile *p, const char *path,
 	FILE *out = stdout;
 	int rc;
 
+	(void)file;
 	if (inlines)
 		funcs_build_inline(&f, p, cli_warn_line);
 	else
@@ -140,6 +146,89 @@ export_folded_to(const struct profil_profile *p, const char *path,
 	return 0;
 }
 
+/* p as gmon.OBJECT.out files in directory dir; the exit status. */
+static int
+export_gmon_to(const struct profil_profile *p, const char *file,
+    const char *dir, int inlines)
+{
+	char cause[PATH_MAX + 256];
+
+	(void)inlines;
+	if (export_gmon(p, file, dir, cli_warn_line, cause, sizeof cause) < 0) {
+		cli_error("%s", cause);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A format of export, an entry each, as the command table has the
+ * commands (cli/profil.c): a new format is its function and a line in
+ * formats[] (and its lines of --help).  What the refusals and the notes
+ * say of a format is its own; the rest of a message is export's.
+ */
+struct export_format {
+	const char *name;	/* --format NAME */
+	const char *out;	/* -o's default */
+	/* why --inline does not go with it; NULL: it does */
+	const char *no_inline;
+	/*
+	 * why -o - does not: a file per object, -o names their directory
+	 * (made if missing, one level); NULL: one stream, - standard output
+	 */
+	const char *to_dir;
+	const char *binary;	/* what makes it no output for a terminal */
+	int wall;		/* holds a wall profile's time off the CPU
+				   (else its CPU part is exported) */
+	/*
+	 * What a wall profile's export holds, said on stderr (NULL:
+	 * nothing): a printf format of the seconds off the CPU, which it
+	 * may leave out.
+	 */
+	const char *wall_note;
+	/* p (read from file) into out; the exit status */
+	int (*run)(const struct profil_profile *p, const char *file,
+	    const char *out, int inlines);
+};
+
+/* In the order the usage messages list them. */
+static const struct export_format formats[] = {
+	{ "gmon", ".", "gprof knows symbols only", "gmon writes a file per "
+	    "object (gmon.OBJECT.out), not one stream: -o names their "
+	    "directory", NULL, 0, "gmon.out has its CPU time only, the %.2f "
+	    "s off the CPU are left out (gprof has no place for them)",
+	    export_gmon_to },
+	{ "pprof", EXPORT_PPROF_DEFAULT_PATH, NULL, NULL, "pprof's file is "
+	    "gzipped binary", 1, NULL, export_pprof_to },
+	{ "folded", FOLDED_DEFAULT_PATH, NULL, NULL, NULL, 1, "the counts are "
+	    "microseconds of wall time, on the CPU and off it (--cpu: CPU "
+	    "samples only)", export_folded_to },
+};
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
+/*
+ * The formats' names, "a, b, c"; with inline_only those --inline goes
+ * with, "a, b and c".  Into buf; returns buf.
+ */
+static const char *
+names_of(char *buf, size_t size, int inline_only)
+{
+	size_t len = 0, n = 0, k = 0;
+
+	for (size_t i = 0; i < NFORMATS; i++)
+		n += !inline_only || formats[i].no_inline == NULL;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NFORMATS && len < size; i++) {
+		if (inline_only && formats[i].no_inline != NULL)
+			continue;
+		k++;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+		    k == 1 ? "" : inline_only && k == n ? " and " : ", ",
+		    formats[i].name);
+	}
+	return buf;
+}
+
 /* The seconds a wall profile's threads spent off the CPU. */
 static double
 off_cpu_seconds(const struct profil_profile *p)
@@ -152,39 +241,47 @@ off_cpu_seconds(const struct profil_profile *p)
 }
 
 /*
- * The profile file (read) as this export takes it: a wall profile's CPU
- * part with cpu_only or for gmon (wall_view; *p replaced), else as it
- * is, with a line on stderr saying what a wall export holds.
+ * The profile file (read) as format fmt takes it: a wall profile's CPU
+ * part with cpu_only or where fmt has no room for time off the CPU
+ * (*p replaced), else as it is, with a line on stderr saying what a
+ * wall export holds.
  */
 static void
 wall_or_cpu(struct profil_profile **p, const char *file, int cpu_only,
-    int gmon, int folded)
+    const struct export_format *fmt)
 {
-	struct profil_profile *cpu;
+	char cause[256], note[256];
 
 	if ((*p)->wall == NULL) {
 		if (cpu_only)
-			cli_die(EXIT_USAGE, "--cpu: %s is a CPU profile already "
-			    "(record --wall makes wall profiles)", file);
+			cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, file);
 		return;
 	}
-	if (folded && !cpu_only)
-		cli_warn("%s is a wall profile: the counts are microseconds of "
-		    "wall time, on the CPU and off it (--cpu: CPU samples only)",
-		    file);
-	if (!cpu_only && !gmon)
+	if (!cpu_only && fmt->wall_note != NULL) {
+		snprintf(note, sizeof note, fmt->wall_note,
+		    off_cpu_seconds(*p));
+		cli_warn("%s is a wall profile: %s", file, note);
+	}
+	if (!cpu_only && fmt->wall)
 		return;
-	if (gmon && !cpu_only)
-		cli_warn("%s is a wall profile: gmon.out has its CPU time only, "
-		    "the %.2f s off the CPU are left out (gprof has no place for "
-		    "them)", file, off_cpu_seconds(*p));
-	cpu = wall_view(*p, 1);
-	profil_profile_free(*p);
-	*p = cpu;
+	if (wall_view_replace(p, 1, cause, sizeof cause) < 0)
+		cli_die(1, "%s: %s", file, cause);
 }
 
+/* What export was asked for. */
+struct export_args {
+	const struct export_format *fmt;
+	const char *file, *out, *symfs, *debug_dirs;
+	int inlines, cpu_only;
+};
+
+/*
+ * The command line into a, every refusal said before the profile is
+ * read; -1 to go on, else the status to exit with (--help given, or an
+ * option export does not have).
+ */
 static int
-export_exec(int argc, char **argv)
+parse(int argc, char **argv, struct export_args *a)
 {
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -196,11 +293,9 @@ export_exec(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = NULL, *out = NULL, *symfs = NULL, *debug_dirs = NULL;
-	struct profil_profile *p;
-	char cause[PATH_MAX + 256];
-	struct stat st;
-	int c, pprof, folded, status = 0, made = 0, inlines = 0, cpu_only = 0;
+	const char *format = NULL;
+	char names[128];
+	int c;
 
 	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
 		switch (c) {
@@ -208,19 +303,19 @@ export_exec(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 'S':
-			symfs = optarg;
+			a->symfs = optarg;
 			break;
 		case 'D':
-			debug_dirs = optarg;
+			a->debug_dirs = optarg;
 			break;
 		case 'I':
-			inlines = 1;
+			a->inlines = 1;
 			break;
 		case 'C':
-			cpu_only = 1;
+			a->cpu_only = 1;
 			break;
 		case 'h':
 			return cli_help(&cmd_export, options);
@@ -229,66 +324,65 @@ export_exec(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	find_search_set(symfs, debug_dirs);
-	if (format == NULL || (strcmp(format, "gmon") != 0 &&
-	    strcmp(format, "pprof") != 0 && strcmp(format, "folded") != 0))
-		cli_die(EXIT_USAGE, "--format: %s%s%s (gmon, pprof, folded)", format ?
+	find_search_set(a->symfs, a->debug_dirs);
+	for (size_t i = 0; format != NULL && i < NFORMATS; i++)
+		if (strcmp(format, formats[i].name) == 0)
+			a->fmt = &formats[i];
+	if (a->fmt == NULL)
+		cli_die(EXIT_USAGE, "--format: %s%s%s (%s)", format ?
 		    "unknown format '" : "a format is needed", format ? format : "",
-		    format ? "'" : "");
-	pprof = strcmp(format, "pprof") == 0;
-	folded = strcmp(format, "folded") == 0;
-	if (inlines && !pprof && !folded)
-		cli_die(EXIT_USAGE, "--inline goes with pprof and folded (gprof "
-		    "knows symbols only)");
+		    format ? "'" : "", names_of(names, sizeof names, 0));
+	if (a->inlines && a->fmt->no_inline != NULL)
+		cli_die(EXIT_USAGE, "--inline goes with %s (%s)",
+		    names_of(names, sizeof names, 1), a->fmt->no_inline);
 	if (optind != argc - 1)
 		cli_die(EXIT_USAGE, "one profile to export (see 'profil export --help')");
-	if (out != NULL && *out == '\0')
+	a->file = argv[optind];
+	if (a->out != NULL && *a->out == '\0')
 		cli_die(EXIT_USAGE, "-o: an empty name");
-	if (out == NULL)
-		out = pprof ? EXPORT_PPROF_DEFAULT_PATH : folded ?
-		    FOLDED_DEFAULT_PATH : ".";
+	if (a->out == NULL)
+		a->out = a->fmt->out;
 	/* "-" is standard output for every format that is one stream */
-	if (!pprof && !folded && strcmp(out, "-") == 0)
-		cli_die(EXIT_USAGE, "-o -: gmon writes a file per object "
-		    "(gmon.OBJECT.out), not one stream: -o names their "
-		    "directory");
-	if (pprof && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO))
+	if (a->fmt->to_dir != NULL && strcmp(a->out, "-") == 0)
+		cli_die(EXIT_USAGE, "-o -: %s", a->fmt->to_dir);
+	if (a->fmt->binary != NULL && strcmp(a->out, "-") == 0 &&
+	    isatty(STDOUT_FILENO))
 		cli_die(EXIT_USAGE, "-o -: standard output is a terminal, and "
-		    "pprof's file is gzipped binary: redirect it, or name a file");
-	if (folded) {
-		p = profil_profile_read(argv[optind], cause, sizeof cause);
-		if (p == NULL)
-			cli_die(1, "%s: %s", argv[optind], cause);
-		wall_or_cpu(&p, argv[optind], cpu_only, 0, 1);
-		status = export_folded_to(p, out, inlines);
-		profil_profile_free(p);
-		return cli_finish_stdout(status);
-	}
-	if (!pprof && stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
-		cli_die(EXIT_USAGE, "-o: %s: not a directory", out);
-	p = profil_profile_read(argv[optind], cause, sizeof cause);
+		    "%s: redirect it, or name a file", a->fmt->binary);
+	return -1;
+}
+
+static int
+export_exec(int argc, char **argv)
+{
+	struct export_args a = { 0 };
+	struct profil_profile *p;
+	char cause[PATH_MAX + 256];
+	struct stat st;
+	int status, made = 0;
+
+	if ((status = parse(argc, argv, &a)) >= 0)
+		return status;
+	if (a.fmt->to_dir != NULL && stat(a.out, &st) == 0 &&
+	    !S_ISDIR(st.st_mode))
+		cli_die(EXIT_USAGE, "-o: %s: not a directory", a.out);
+	p = profil_profile_read(a.file, cause, sizeof cause);
 	if (p == NULL)
-		cli_die(1, "%s: %s", argv[optind], cause);
-	wall_or_cpu(&p, argv[optind], cpu_only, !pprof, 0);
+		cli_die(1, "%s: %s", a.file, cause);
+	wall_or_cpu(&p, a.file, a.cpu_only, a.fmt);
 	/* after reading: a profile that cannot be read makes no directory */
-	if (!pprof && stat(out, &st) < 0) {
-		if (mkdir(out, 0777) < 0) {
-			cli_error("-o: cannot make the directory %s: %s", out,
+	if (a.fmt->to_dir != NULL && stat(a.out, &st) < 0) {
+		if (mkdir(a.out, 0777) < 0) {
+			cli_error("-o: cannot make the directory %s: %s", a.out,
 			    strerror(errno));
 			profil_profile_free(p);
 			return 1;
 		}
 		made = 1;
 	}
-	if (pprof) {
-		status = export_pprof(p, out, inlines);
-	} else if (export_gmon(p, argv[optind], out, cli_warn_line, cause,
-	    sizeof cause) < 0) {
-		cli_error("%s", cause);
-		status = 1;
-	}
+	status = a.fmt->run(p, a.file, a.out, a.inlines);
 	if (made && status != 0)
-		rmdir(out);	/* only if nothing was written there */
+		rmdir(a.out);	/* only if nothing was written there */
 	profil_profile_free(p);
 	return cli_finish_stdout(status);
 }

@@ -1,6 +1,7 @@
 /*
- * cmd-report.c - `profil report`: reads a profile, picks a view
- * (report.h) and the way to print it.  Text fits the terminal and is
+ * cmd-report.c - `profil report`: reads a profile, picks a view from
+ * the table of views (report/views.h) and the way to print it, builds
+ * what the view reads and shows it.  Text fits the terminal and is
  * coloured only on one; CSV and JSON keep the documented columns.
  */
 #include <dirent.h>
@@ -15,14 +16,13 @@
 #include <profil.h>
 
 #include "cli.h"
-#include "symbols/funcs.h"
+#include "model/funcs.h"
 #include "profile/wall-view.h"
+#include "report/caption.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "report/views.h"
 #include "symbols/find.h"
-
-enum { VIEW_FLAT, VIEW_OBJECTS, VIEW_THREADS, VIEW_PROCESSES, VIEW_HISTOGRAM,
-    VIEW_ANNOTATE, VIEW_CALLERS, VIEW_CALLEES, VIEW_TREE };
 
 /* The width to fit text to: the terminal's, $COLUMNS, else 80. */
 static int
@@ -98,315 +98,222 @@ newest_profile(void)
 	return name;
 }
 
-/* Time the clocks never saw: say so rather than let the shares pass. */
-static void
-note_unsampled(const struct profil_profile *p, char *caption, size_t size)
-{
-	size_t len = strlen(caption);
-	double seen;
-
-	if (!report_unsampled(p, &seen))
-		return;
-	snprintf(caption + len, size - len, "\nnote: the samples stand for "
-	    "%.2f s of the %.2f s of CPU time (%.0f%%); the rest went "
-	    "unsampled: threads or processes shorter than a sampling period, "
-	    "or kernel time where only user mode may be sampled (profil(1), "
-	    "CAVEATS)", seen / 1e9, (double)p->cpu_ns / 1e9,
-	    100 * seen / (double)p->cpu_ns);
-}
-
-/*
- * Stacks cut where the copy ended: the callers are missing; say why.
- * The shares are those of the file's profile, as record gave them, in
- * whatever view (report_cut_share).
- */
-static void
-note_cut(double cut, double unread, char *caption, size_t size)
-{
-	size_t len = strlen(caption);
-
-	/* a line each, in 80 columns: the callers are missing, what helps */
-	if (cut >= REPORT_CUT_NOTE)
-		len += (size_t)snprintf(caption + len, size - len, "\nnote: %.0f%% "
-		    "of the stacks cut past the stack copied: record "
-		    "--stack-size", 100 * cut);
-	if (unread >= REPORT_CUT_NOTE && len < size)
-		snprintf(caption + len, size - len, "\nnote: %.0f%% of the stacks "
-		    "cut at an untouched stack page: record -e timer", 100 * unread);
-}
+/* report's options other than --format and the views' (views.h). */
+static const struct option others[] = {
+	{ "min-percent", required_argument, NULL, 'm' },
+	{ "limit", required_argument, NULL, 'n' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "color", required_argument, NULL, 'c' },
+	{ "colour", required_argument, NULL, 'c' },
+	{ "wide", no_argument, NULL, 'W' },
+	{ "inline", no_argument, NULL, 'I' },
+	{ "symfs", required_argument, NULL, 'S' },
+	{ "cpu", no_argument, NULL, 'C' },
+	{ "debug-dir", required_argument, NULL, 'D' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+#define NOTHERS (sizeof others / sizeof others[0])
+#define MAX_OPTIONS 64
 
 /*
- * A wall profile's caption: the threads' time, on and off the CPU, and
- * how much of the time off it was placed by sampling rather than
- * measured where it was.
+ * report's options as getopt reads them: --format, each view's option
+ * (and its alias) in the order of the views' table, then the others.
+ * That order is what an ambiguous prefix and --help name them by.
  */
-static void
-wall_caption(const struct profil_profile *p, const char *name, char *caption,
-    size_t size)
+static const struct option *
+report_options_table(void)
 {
-	double on = (double)p->samples * (double)p->interval_ns / 1e9;
-	double off = 0, sampled = 0, all;
-	char share[32];
-	size_t len;
+	static struct option all[MAX_OPTIONS];
+	size_t n = 0;
 
-	for (size_t i = 0; i < p->nstacks; i++) {
-		off += (double)p->stacks[i].off_ns / 1e9;
-		sampled += (double)p->stacks[i].sampled_ns / 1e9;
+	if (all[0].name != NULL)
+		return all;
+	if (1 + 2 * report_nviews + NOTHERS > MAX_OPTIONS)
+		cli_die(1, "report: %zu views are more than its options hold",
+		    report_nviews);
+	all[n++] = (struct option){ "format", required_argument, NULL, 'f' };
+	for (size_t i = 0; i < report_nviews; i++) {
+		const struct report_view *v = &report_views[i];
+
+		if (v->option != NULL)
+			all[n++] = (struct option){ v->option, v->has_arg, NULL,
+			    v->key };
+		if (v->alias != NULL)
+			all[n++] = (struct option){ v->alias, v->has_arg, NULL,
+			    v->key };
 	}
-	all = on + off;
-	/* the share off the CPU, as record's line gives it (one rule) */
-	len = (size_t)snprintf(caption, size, "%.20s: wall profile, %.2f s of "
-	    "threads' time: %.2f s on the CPU, %.2f s off it%s; %.0f Hz (%s); "
-	    "± = 95%% error of what was sampled (what was measured has none)",
-	    name, all, on, off, report_share_of(off, all, share, sizeof share),
-	    p->interval_ns ? 1e9 / (double)p->interval_ns : 0, p->engine);
-	if (len < size && off >= REPORT_SHOWN_ZERO_S)
-		snprintf(caption + len, size - len, "\nnote: time off the CPU is "
-		    "measured from %s; %.0f%% of it is placed by sampling "
-		    "(blocks shorter than %.0f ms, and preemptions)",
-		    strcmp(p->engine, "perf") == 0 ? "context switches" :
-		    "the threads' scheduler counters", 100 * sampled / off,
-		    2 * (double)p->wall->poll_ns / 1e6);
+	for (size_t i = 0; i < NOTHERS; i++)
+		all[n++] = others[i];
+	return all;
 }
 
-/*
- * The caption of a profile whose samples weigh their intervals: how many
- * were taken, at what rates, and what the counts are in; the errors are
- * of as many unweighted samples as they are worth.
- */
-static void
-weighted_caption(const struct profil_profile *p, const char *name,
-    char *caption, size_t size)
-{
-	double worth = (double)p->samples / report_error_scale(p);
-	char rates[64];
+/* What report was asked for. */
+struct report_args {
+	struct report_options o;
+	const struct report_view *view;
+	struct cli_choice chosen;	/* the view's option, as given */
+	const char *file, *colour, *symfs, *debug_dirs;
+	int wide, inlines, cpu_only;
+};
 
-	/* three short lines: each fits 80 columns whatever the figures */
-	snprintf(caption, size, "%.20s: %llu samples, %.2f s CPU (%s), %llu "
-	    "lost\nsampled at %s; counts in %.0f us intervals\n± = 95%% "
-	    "error, as of %.0f samples of equal weight", name,
-	    (unsigned long long)p->taken, (double)p->cpu_ns / 1e9, p->engine,
-	    (unsigned long long)p->lost, report_rates(p, rates, sizeof rates),
-	    (double)p->interval_ns / 1e3,
-	    worth);
-}
-
-/*
- * Buckets wider than a byte: one that straddles two functions cannot say
- * whose its samples were; they are shared by bytes (funcs.c).  Say so.
- */
-static void
-note_buckets(const struct profil_profile *p, char *caption, size_t size)
-{
-	size_t len = strlen(caption);
-	unsigned widest = 1;
-
-	if (p->nstacks > 0)
-		return;		/* the stacks keep every sample's address */
-	for (size_t i = 0; i < p->nobjects; i++)
-		if (p->objects[i].samples > 0 && p->objects[i].bucket_bytes > widest)
-			widest = p->objects[i].bucket_bytes;
-	if (widest > 1)
-		snprintf(caption + len, size - len, "\nnote: buckets of %u bytes: "
-		    "one that straddles functions is shared between them by "
-		    "their bytes in it, as gprof does; record with -b 1 for "
-		    "exact functions", widest);
-}
-
+/* An option other than a view's into a; -1 if it is none of report's. */
 static int
-report_exec(int argc, char **argv)
+take_option(struct report_args *a, int c)
 {
-	static const struct option options[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "objects", no_argument, NULL, 'O' },
-		{ "threads", no_argument, NULL, 'T' },
-		{ "pid", no_argument, NULL, 'P' },
-		{ "processes", no_argument, NULL, 'P' },
-		{ "histogram", optional_argument, NULL, 'H' },
-		{ "annotate", required_argument, NULL, 'a' },
-		{ "callers", required_argument, NULL, 'r' },
-		{ "callees", required_argument, NULL, 'e' },
-		{ "tree", no_argument, NULL, 't' },
-		{ "html", required_argument, NULL, 'w' },
-		{ "min-percent", required_argument, NULL, 'm' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "colour", required_argument, NULL, 'c' },
-		{ "wide", no_argument, NULL, 'W' },
-		{ "inline", no_argument, NULL, 'I' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "cpu", no_argument, NULL, 'C' },
-		{ "debug-dir", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct report_options o = { FORMAT_TEXT, SORT_SAMPLES, -1, -1, NULL, 80,
-	    NULL };
-	const char *file = NULL, *html = NULL, *colour = "auto";
-	const char *symfs = NULL, *debug_dirs = NULL;
-	struct cli_choice chosen = { NULL, NULL };	/* the view's option */
-	char *newest = NULL;
-	int view = VIEW_FLAT, wide = 0, inlines = 0, c, at = 0, cpu_only = 0;
-	struct profil_profile *p, *wp;
-	struct funcs f = { 0 };
-	struct stacks s = { 0 };
-	char cause[512], caption[2048];
-	double cut_stack, cut_unread;
+	switch (c) {
+	case 'f':
+		if ((a->o.format = table_parse_format(optarg)) < 0)
+			cli_die(EXIT_USAGE, TABLE_FORMAT_REFUSED, optarg);
+		break;
+	case 'm':
+		if (cli_parse_percent(optarg, &a->o.min_percent) < 0)
+			cli_die(EXIT_USAGE, "--min-percent: '%s' is not a "
+			    "percentage from 0 to 100", optarg);
+		break;
+	case 'n':
+		a->o.limit = cli_option_limit(optarg);
+		break;
+	case 's':
+		if (strcmp(optarg, "samples") == 0)
+			a->o.sort = SORT_SAMPLES;
+		else if (strcmp(optarg, "function") == 0)
+			a->o.sort = SORT_FUNCTION;
+		else if (strcmp(optarg, "object") == 0)
+			a->o.sort = SORT_OBJECT;
+		else if (strcmp(optarg, "inclusive") == 0)
+			a->o.sort = SORT_INCLUSIVE;
+		else
+			cli_die(EXIT_USAGE, "--sort: unknown key '%s' "
+			    "(samples, inclusive, function or object)", optarg);
+		break;
+	case 'c':
+		if (strcmp(optarg, "auto") != 0 &&
+		    strcmp(optarg, "always") != 0 &&
+		    strcmp(optarg, "never") != 0)
+			cli_die(EXIT_USAGE, "--color: '%s' is not auto, always "
+			    "or never", optarg);
+		a->colour = optarg;
+		break;
+	case 'W':
+		a->wide = 1;
+		break;
+	case 'I':
+		a->inlines = 1;
+		break;
+	case 'S':
+		a->symfs = optarg;
+		break;
+	case 'C':
+		a->cpu_only = 1;
+		break;
+	case 'D':
+		a->debug_dirs = optarg;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The command line into a; -1 to go on, else the status to exit with
+ * (--help given, or an option report does not have).
+ */
+static int
+parse(int argc, char **argv, struct report_args *a)
+{
+	const struct option *options = report_options_table();
+	const struct report_view *v;
+	int c, at = 0;
 
 	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
-		switch (c) {
-		case 'f':
-			if ((o.format = table_parse_format(optarg)) < 0)
-				cli_die(EXIT_USAGE, TABLE_FORMAT_REFUSED, optarg);
-			break;
-		case 'O':
-			view = VIEW_OBJECTS;
-			cli_choose(&chosen, options[at].name, NULL, "view");
-			break;
-		case 'T':
-			view = VIEW_THREADS;
-			cli_choose(&chosen, options[at].name, NULL, "view");
-			break;
-		case 'P':
-			view = VIEW_PROCESSES;
-			cli_choose(&chosen, options[at].name, NULL, "view");
-			break;
-		case 'H':
-			view = VIEW_HISTOGRAM;
-			o.target = optarg;
-			/* "--histogram six prof.prf": a bare one takes a target too */
-			if (optarg == NULL && optind < argc && argv[optind][0] != '-' &&
+		if ((v = report_view_of_key(c)) != NULL) {
+			a->view = v;
+			a->o.target = optarg;
+			/* "--histogram six prof.prf": a bare one takes it */
+			if (v->has_arg == optional_argument && optarg == NULL &&
+			    optind < argc && argv[optind][0] != '-' &&
 			    !looks_like_profile(argv[optind]))
-				o.target = argv[optind++];
-			cli_choose(&chosen, options[at].name, o.target, "view");
-			break;
-		case 'a':
-			view = VIEW_ANNOTATE;
-			o.target = optarg;
-			cli_choose(&chosen, options[at].name, optarg, "view");
-			break;
-		case 'w':
-			html = optarg;
-			cli_choose(&chosen, options[at].name, optarg, "view");
-			break;
-		case 'r':
-		case 'e':
-			view = c == 'r' ? VIEW_CALLERS : VIEW_CALLEES;
-			o.target = optarg;
-			cli_choose(&chosen, options[at].name, optarg, "view");
-			break;
-		case 't':
-			view = VIEW_TREE;
-			cli_choose(&chosen, options[at].name, NULL, "view");
-			break;
-		case 'm':
-			if (cli_parse_percent(optarg, &o.min_percent) < 0)
-				cli_die(EXIT_USAGE, "--min-percent: '%s' is not a "
-				    "percentage from 0 to 100", optarg);
-			break;
-		case 'n':
-			o.limit = cli_option_limit(optarg);
-			break;
-		case 's':
-			if (strcmp(optarg, "samples") == 0)
-				o.sort = SORT_SAMPLES;
-			else if (strcmp(optarg, "function") == 0)
-				o.sort = SORT_FUNCTION;
-			else if (strcmp(optarg, "object") == 0)
-				o.sort = SORT_OBJECT;
-			else if (strcmp(optarg, "inclusive") == 0)
-				o.sort = SORT_INCLUSIVE;
-			else
-				cli_die(EXIT_USAGE, "--sort: unknown key '%s' "
-				    "(samples, inclusive, function or object)", optarg);
-			break;
-		case 'c':
-			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
-			    strcmp(optarg, "never") != 0)
-				cli_die(EXIT_USAGE, "--color: '%s' is not auto, always "
-				    "or never", optarg);
-			colour = optarg;
-			break;
-		case 'W':
-			wide = 1;
-			break;
-		case 'I':
-			inlines = 1;
-			break;
-		case 'S':
-			symfs = optarg;
-			break;
-		case 'C':
-			cpu_only = 1;
-			break;
-		case 'D':
-			debug_dirs = optarg;
-			break;
-		case 'h':
+				a->o.target = argv[optind++];
+			cli_choose(&a->chosen, options[at].name, a->o.target,
+			    "view");
+		} else if (c == 'h') {
 			return cli_help(&cmd_report, options);
-		default:
+		} else if (take_option(a, c) < 0) {
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
-		file = argv[optind++];
+		a->file = argv[optind++];
 	if (optind < argc)
 		cli_die(EXIT_USAGE, "one profile at a time ('%s' is extra)",
 		    argv[optind]);
-	if (inlines && chosen.option != NULL &&
-	    strcmp(chosen.option, "callers") != 0 &&
-	    strcmp(chosen.option, "callees") != 0 &&
-	    strcmp(chosen.option, "tree") != 0 &&
-	    strcmp(chosen.option, "html") != 0)
+	if (a->inlines && !(a->view->reads & VIEW_INLINES))
 		cli_die(EXIT_USAGE, "--inline and --%s: --inline goes with the flat "
 		    "view, the call views and --html (the others need each "
-		    "function's addresses)", chosen.option);
-	find_search_set(symfs, debug_dirs);
-	if (file == NULL && (file = newest = newest_profile()) == NULL)
+		    "function's addresses)", a->chosen.option);
+	return -1;
+}
+
+/*
+ * The profile a names (or the newest here, its name malloc'd in
+ * *newest) as the views count it, and the options that follow from it:
+ * its caption, how text is printed.
+ */
+static struct profil_profile *
+read_view(struct report_args *a, char **newest, char *caption, size_t size)
+{
+	struct profil_profile *p, *wp;
+	char cause[512];
+
+	find_search_set(a->symfs, a->debug_dirs);
+	if (a->file == NULL && (a->file = *newest = newest_profile()) == NULL)
 		cli_die(1, "no profile named and no .prf file here (give one: "
 		    "profil report FILE)");
-	p = profil_profile_read(file, cause, sizeof cause);
+	p = profil_profile_read(a->file, cause, sizeof cause);
 	if (p == NULL)
-		cli_die(1, "%s: %s", file, cause);
-	cut_stack = report_cut_share(p, PROFIL_CUT_STACK);
-	cut_unread = report_cut_share(p, PROFIL_CUT_UNREAD);
+		cli_die(1, "%s: %s", a->file, cause);
 	/* a wall profile: its views count time off the CPU too, or not */
-	if ((wp = wall_view(p, cpu_only)) != NULL) {
-		if (!cpu_only)
-			wall_caption(p, funcs_base_name(file), caption,
-			    sizeof caption);
+	if (wall_view(p, a->cpu_only, &wp, cause, sizeof cause) < 0)
+		cli_die(1, "%s: %s", a->file, cause);
+	if (wp == NULL && a->cpu_only)
+		cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, a->file);
+	caption_make(caption, size, p, wp != NULL ? wp : p, a->cpu_only,
+	    funcs_base_name(a->file));
+	if (wp != NULL) {
 		profil_profile_free(p);
 		p = wp;
-	} else if (cpu_only)
-		cli_die(EXIT_USAGE, "--cpu: %s is a CPU profile already (record "
-		    "--wall makes wall profiles)", file);
-	if (wp != NULL && !cpu_only)
-		;
-	else if (report_weighted(p))
-		weighted_caption(p, funcs_base_name(file), caption, sizeof caption);
-	else
-		snprintf(caption, sizeof caption, "%.20s: %llu samples, %.2f s "
-		    "CPU at %.0f Hz (%s), %llu lost; ± = 95%% error",
-		    funcs_base_name(file), (unsigned long long)p->samples,
-		    (double)p->cpu_ns / 1e9, p->interval_ns ?
-		    1e9 / (double)p->interval_ns : 0, p->engine,
-		    (unsigned long long)p->lost);
+	}
 	if (report_weighted(p))
-		table_count_title("counts");
-	note_unsampled(p, caption, sizeof caption);
-	note_buckets(p, caption, sizeof caption);
-	note_cut(cut_stack, cut_unread, caption, sizeof caption);
-	o.caption = caption;
-	o.columns = wide ? 0 : text_columns();
-	table_style(o.columns, want_colour(colour));
+		a->o.style.count_title = "counts";
+	a->o.caption = caption;
+	a->o.style.columns = a->wide ? 0 : text_columns();
+	a->o.style.colour = want_colour(a->colour);
+	return p;
+}
 
-	if (inlines)
-		funcs_build_inline(&f, p, cli_warn_line);
-	else if (html != NULL || view == VIEW_FLAT || view == VIEW_HISTOGRAM ||
-	    view == VIEW_ANNOTATE || view >= VIEW_CALLERS)
-		funcs_build(&f, p, cli_warn_line);
+/*
+ * a's view of p, with the function rows and named stacks it reads; the
+ * exit status.
+ */
+static int
+show(const struct report_args *a, const struct profil_profile *p)
+{
+	unsigned reads = a->view->reads;
+	struct funcs f = { 0 };
+	struct stacks s = { 0 };
+	struct report_input in = { p, &f, NULL };
+	char cause[512];
+	int rc;
+
+	if (reads & VIEW_FUNCS) {
+		if (a->inlines)
+			funcs_build_inline(&f, p, cli_warn_line);
+		else
+			funcs_build(&f, p, cli_warn_line);
+	}
 	/*
 	 * Stacks by function: the flat view's inclusive column and the call
 	 * views, inlined functions frames of their own with --inline only, as
@@ -415,39 +322,39 @@ report_exec(int argc, char **argv)
 	 * compressed sections (130 ms of CPU of the 190 a call tree of
 	 * bench/gen-big.py's program took).
 	 */
-	if (html != NULL || view >= VIEW_CALLERS ||
-	    (view == VIEW_FLAT && p->nstacks > 0))
-		stacks_name(&s, p, &f, (inlines ? STACKS_INLINES : 0) |
+	if ((reads & VIEW_STACKS) || ((reads & VIEW_SOME_STACKS) &&
+	    p->nstacks > 0)) {
+		stacks_name(&s, p, &f, (a->inlines ? STACKS_INLINES : 0) |
 		    STACKS_NO_LINES);
-	c = 0;
-	if (html != NULL) {
-		c = report_html(p, &f, &s, html, cause, sizeof cause);
-	} else if (view == VIEW_FLAT) {
-		report_flat(p, &f, p->nstacks > 0 ? &s : NULL, &o);
-	} else if (view == VIEW_CALLERS || view == VIEW_CALLEES) {
-		c = report_calls(p, &s, &o, view == VIEW_CALLEES, cause,
-		    sizeof cause);
-	} else if (view == VIEW_TREE) {
-		c = report_tree(p, &s, &o, cause, sizeof cause);
-	} else if (view == VIEW_OBJECTS) {
-		report_objects(p, &o);
-	} else if (view == VIEW_THREADS) {
-		report_threads(p, &o);
-	} else if (view == VIEW_PROCESSES) {
-		report_processes(p, &o);
-	} else if (view == VIEW_HISTOGRAM) {
-		c = report_histogram(p, &f, &o, cause, sizeof cause);
-	} else {
-		c = report_annotate(p, &f, &o, cause, sizeof cause);
+		in.s = &s;
 	}
-	if (c < 0)
+	if ((rc = a->view->show(&in, &a->o, cause, sizeof cause)) < 0)
 		cli_error("%s", cause);
-	c = cli_finish_stdout(c < 0 ? 1 : 0);
+	rc = cli_finish_stdout(rc < 0 ? 1 : 0);
 	stacks_free(&s);
 	funcs_free(&f);
+	return rc;
+}
+
+static int
+report_exec(int argc, char **argv)
+{
+	struct report_args a = {
+		.o = { FORMAT_TEXT, SORT_SAMPLES, -1, -1, NULL, { 80, 0, NULL },
+		    NULL },
+		.view = &report_views[0], .colour = "auto",
+	};
+	struct profil_profile *p;
+	char *newest = NULL, caption[2048];
+	int rc;
+
+	if ((rc = parse(argc, argv, &a)) >= 0)
+		return rc;
+	p = read_view(&a, &newest, caption, sizeof caption);
+	rc = show(&a, p);
 	profil_profile_free(p);
 	free(newest);
-	return c;
+	return rc;
 }
 
 const struct cmd cmd_report = {

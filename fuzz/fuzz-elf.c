@@ -13,7 +13,7 @@
 #include <profil.h>
 
 #include "record/builder.h"
-#include "symbols/funcs.h"
+#include "model/funcs.h"
 #include "fuzz.h"
 #include "symbols/symbols.h"
 

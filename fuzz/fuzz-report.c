@@ -20,8 +20,8 @@
 
 #include "export/folded.h"
 #include "export/pprof.h"
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
 #include "fuzz.h"
 #include "profile/merge.h"
 #include "report/report.h"
@@ -82,7 +82,8 @@ views(const struct profil_profile *p, struct funcs *f, int format)
 {
 	struct report_options o = {
 		.format = format, .sort = SORT_SAMPLES, .min_percent = 0,
-		.limit = -1, .columns = format == FORMAT_TEXT ? 60 : 0,
+		.limit = -1,
+		.style = { format == FORMAT_TEXT ? 60 : 0, 0, NULL },
 		.caption = "fuzz",
 	};
 	char cause[256];
@@ -122,7 +123,8 @@ stack_views(const struct profil_profile *p, struct funcs *f,
 {
 	struct report_options o = {
 		.format = format, .sort = SORT_SAMPLES, .min_percent = -1,
-		.limit = -1, .columns = format == FORMAT_TEXT ? 60 : 0,
+		.limit = -1,
+		.style = { format == FORMAT_TEXT ? 60 : 0, 0, NULL },
 		.caption = "fuzz",
 	};
 	const char *targets[2] = { NULL, NULL };

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "symbols/stacks.h"
+#include "model/stacks.h"
 
 /*
  * The stacks of s as folded lines on out, sorted, identical stacks (by

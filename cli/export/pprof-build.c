@@ -1,8 +1,8 @@
 /*
  * pprof-build.c - the Profile message being built (pprof-internal.h): its
- * string table, each string once, and its Functions, Locations, Samples
- * and Mappings, encoded as they come.  Ids are 1-based (0 means "none" in
- * profile.proto), string 0 is "".
+ * Functions, Locations, Samples and Mappings, encoded as they come, their
+ * strings in its table (each once: intern.h).  Ids are 1-based (0 means
+ * "none" in profile.proto), string 0 is "".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,60 +11,6 @@
 
 #include "cli.h"
 #include "pprof-internal.h"
-
-static uint64_t
-hash_string(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
-static void
-strtab_rehash(struct pprof_strtab *t)
-{
-	t->nslots = t->nslots ? t->nslots * 2 : 1024;
-	free(t->slots);
-	t->slots = xcalloc(t->nslots, sizeof *t->slots);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t k = hash_string(t->strs[i]) & (t->nslots - 1);
-
-		while (t->slots[k] != 0)
-			k = (k + 1) & (t->nslots - 1);
-		t->slots[k] = i + 1;
-	}
-}
-
-uint64_t
-pprof_strtab_index(struct pprof_strtab *t, const char *s)
-{
-	size_t k;
-
-	if (2 * (t->n + 1) > t->nslots)
-		strtab_rehash(t);
-	k = hash_string(s) & (t->nslots - 1);
-	for (; t->slots[k] != 0; k = (k + 1) & (t->nslots - 1))
-		if (strcmp(t->strs[t->slots[k] - 1], s) == 0)
-			return t->slots[k] - 1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->strs = xrealloc(t->strs, t->cap * sizeof *t->strs);
-	}
-	t->strs[t->n] = xstrdup(s);
-	t->slots[k] = ++t->n;
-	return t->n - 1;
-}
-
-void
-pprof_strtab_free(struct pprof_strtab *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->strs[i]);
-	free(t->strs);
-	free(t->slots);
-}
 
 uint64_t
 pprof_add_function(struct pprof_builder *b, const char *symbol,
@@ -78,9 +24,9 @@ pprof_add_function(struct pprof_builder *b, const char *symbol,
 		b->funcs = xrealloc(b->funcs, b->funcs_cap * sizeof *b->funcs);
 	}
 	f = &b->funcs[b->nfuncs];
-	f->name = pprof_strtab_index(&b->strings, readable ? readable : symbol);
-	f->system_name = pprof_strtab_index(&b->strings, symbol);
-	f->filename = file ? pprof_strtab_index(&b->strings, file) : 0;
+	f->name = intern_add(&b->strings, readable ? readable : symbol, NULL);
+	f->system_name = intern_add(&b->strings, symbol, NULL);
+	f->filename = file ? intern_add(&b->strings, file, NULL) : 0;
 	f->start_line = file ? start_line : 0;
 	free(readable);
 	return ++b->nfuncs;
@@ -161,9 +107,9 @@ pprof_add_mapping(struct pprof_builder *b, size_t oi, uint64_t lo,
 	pbuf_uint(&b->msg, MAPPING_MEMORY_LIMIT, hi);
 	pbuf_uint(&b->msg, MAPPING_FILE_OFFSET, 0);
 	pbuf_int(&b->msg, MAPPING_FILENAME,
-	    (int64_t)pprof_strtab_index(&b->strings, o->path));
+	    (int64_t)intern_add(&b->strings, o->path, NULL));
 	pbuf_int(&b->msg, MAPPING_BUILD_ID,
-	    (int64_t)pprof_strtab_index(&b->strings, hex));
+	    (int64_t)intern_add(&b->strings, hex, NULL));
 	pbuf_uint(&b->msg, MAPPING_HAS_FUNCTIONS, (uint64_t)has_functions);
 	pbuf_uint(&b->msg, MAPPING_HAS_FILENAMES, (uint64_t)has_filenames);
 	pbuf_uint(&b->msg, MAPPING_HAS_LINE_NUMBERS, (uint64_t)has_lines);

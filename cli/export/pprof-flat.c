@@ -17,7 +17,7 @@ static uint64_t
 inlined_function(struct pprof_builder *b, struct hmap *by_name,
     const struct symtab_frame *frame)
 {
-	uint64_t key = pprof_strtab_index(&b->strings, frame->name), id;
+	uint64_t key = intern_add(&b->strings, frame->name, NULL), id;
 
 	if ((id = hmap_get(by_name, key)) == 0) {
 		id = frame->decl_file != NULL ?
@@ -121,8 +121,8 @@ add_object(struct pprof_builder *b, size_t oi, struct symtab *tab, int inlines)
 			has_functions = 1;
 			file = symtab_source(tab, addr, &line);
 			if (file != NULL && f->filename == 0)
-				f->filename = pprof_strtab_index(&b->strings,
-				    file);
+				f->filename = intern_add(&b->strings, file,
+				    NULL);
 			if (file == NULL ||
 			    strcmp(b->strings.strs[f->filename], file) != 0)
 				line = 0;

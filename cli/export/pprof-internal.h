@@ -18,6 +18,7 @@
 
 #include <profil.h>
 
+#include "intern.h"
 #include "pbuf.h"
 #include "pprof.h"
 
@@ -44,14 +45,6 @@ enum {
 /* Inlined functions deeper than this are cut at the outermost ones. */
 #define PPROF_MAX_FRAMES 16
 
-/* The string table: each string once, found again by an FNV-1a hash. */
-struct pprof_strtab {
-	char **strs;
-	size_t n, cap;
-	size_t *slots;		/* index + 1, or 0 for an empty slot */
-	size_t nslots;		/* a power of two, at least twice n */
-};
-
 struct pprof_function {
 	uint64_t name, system_name, filename;	/* string indices */
 	int64_t start_line;
@@ -60,7 +53,7 @@ struct pprof_function {
 /* Zero-initialised but for p and nvalues; what the files below fill. */
 struct pprof_builder {
 	const struct profil_profile *p;
-	struct pprof_strtab strings;
+	struct intern strings;		/* the string table: string i */
 	struct pprof_function *funcs;	/* function id i + 1 */
 	size_t nfuncs, funcs_cap;
 	uint64_t nlocations;
@@ -69,10 +62,6 @@ struct pprof_builder {
 };
 
 /* ---- pprof-build.c ------------------------------------------------------ */
-
-/* The index of s in the table, adding a copy of it if new. */
-uint64_t pprof_strtab_index(struct pprof_strtab *t, const char *s);
-void pprof_strtab_free(struct pprof_strtab *t);
 
 /* A new Function; its id. */
 uint64_t pprof_add_function(struct pprof_builder *b, const char *symbol,

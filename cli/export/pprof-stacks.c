@@ -93,7 +93,7 @@ add_frame(struct pprof_builder *b, const struct funcs *f,
 	sym = &b->funcs[ids[n - 1] - 1];
 	lines[n - 1] = l[n - 1].line;
 	if (n == 1 && l[0].file != NULL && sym->filename == 0)
-		sym->filename = pprof_strtab_index(&b->strings, l[0].file);
+		sym->filename = intern_add(&b->strings, l[0].file, NULL);
 	/*
 	 * Outside inlined code a line is kept only where the line table puts
 	 * the address in the function's own file, as in the flat export.

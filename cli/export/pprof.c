@@ -24,9 +24,9 @@ add_value_type(struct pprof_builder *b, struct pbuf *out, unsigned field,
 {
 	pbuf_reset(&b->msg);
 	pbuf_int(&b->msg, VALUE_TYPE_TYPE,
-	    (int64_t)pprof_strtab_index(&b->strings, type));
+	    (int64_t)intern_add(&b->strings, type, NULL));
 	pbuf_int(&b->msg, VALUE_TYPE_UNIT,
-	    (int64_t)pprof_strtab_index(&b->strings, unit));
+	    (int64_t)intern_add(&b->strings, unit, NULL));
 	pbuf_message(out, field, &b->msg);
 }
 
@@ -46,14 +46,14 @@ add_comments(struct pprof_builder *b, struct pbuf *out)
 	strcpy(s, "command:");
 	for (int i = 0; i < p->argc; i++)
 		strcat(strcat(s, " "), p->argv[i]);
-	ids[n++] = pprof_strtab_index(&b->strings, s);
+	ids[n++] = intern_add(&b->strings, s, NULL);
 	sprintf(s, "engine: %s", p->engine);
-	ids[n++] = pprof_strtab_index(&b->strings, s);
+	ids[n++] = intern_add(&b->strings, s, NULL);
 	free(s);
 	if (p->lost > 0) {
 		snprintf(lost, sizeof lost, "lost samples: %llu (not in the totals)",
 		    (unsigned long long)p->lost);
-		ids[n++] = pprof_strtab_index(&b->strings, lost);
+		ids[n++] = intern_add(&b->strings, lost, NULL);
 	}
 	pbuf_packed(out, PROFILE_COMMENT, ids, n);
 }
@@ -71,7 +71,7 @@ export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
 		errno = EOVERFLOW;
 		return -1;
 	}
-	pprof_strtab_index(&b.strings, "");
+	intern_add(&b.strings, "", NULL);
 	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "samples", "count");
 	add_value_type(&b, &head, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 	if (p->wall != NULL)
@@ -100,8 +100,8 @@ export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
 		add_comments(&b, &head);
 		add_value_type(&b, &head, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 		pbuf_int(&head, PROFILE_DEFAULT_SAMPLE_TYPE,
-		    (int64_t)pprof_strtab_index(&b.strings,
-		    p->wall != NULL ? "wall" : "cpu"));
+		    (int64_t)intern_add(&b.strings, p->wall != NULL ? "wall" :
+		    "cpu", NULL));
 		for (size_t i = 0; i < b.strings.n; i++)
 			pbuf_string(out, PROFILE_STRING_TABLE, b.strings.strs[i]);
 		pbuf_int(out, PROFILE_TIME_NANOS, p->start_ns);
@@ -109,7 +109,7 @@ export_pprof_encode(const struct profil_profile *p, const struct funcs *f,
 		pbuf_int(out, PROFILE_PERIOD, (int64_t)p->interval_ns);
 		pbuf_append(out, &head);
 	}
-	pprof_strtab_free(&b.strings);
+	intern_free(&b.strings);
 	free(b.funcs);
 	pbuf_free(&head);
 	pbuf_free(&b.samples);

@@ -28,8 +28,8 @@
 #include <profil.h>
 
 #include "pbuf.h"
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
 
 /* What `profil export --format pprof` writes when no -o is given. */
 #define EXPORT_PPROF_DEFAULT_PATH "profile.pb.gz"

@@ -8,60 +8,30 @@
  * taken and their squared weights stay the CPU samples' (time off the
  * CPU is no sample), so a view is read, never written.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "copy.h"
 #include "hmap.h"
 #include "symbols/offcpu.h"
 #include "wall-view.h"
 
-/* A deep copy of p's stacks (frames included) into q. */
+/* The CPU part of q, a copy: its stacks off the CPU left out. */
 static void
-copy_stacks(const struct profil_profile *p, struct profil_profile *q,
-    int cpu_only)
+keep_cpu_stacks(struct profil_profile *q)
 {
-	q->stacks = xcalloc(p->nstacks + 1, sizeof *q->stacks);
-	q->nstacks = 0;
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profil_stack *st = &p->stacks[i];
-		struct profil_stack *c;
+	size_t k = 0;
 
-		if (cpu_only && st->off_ns > 0)
+	for (size_t i = 0; i < q->nstacks; i++) {
+		if (q->stacks[i].off_ns > 0) {
+			free(q->stacks[i].frames);
 			continue;
-		c = &q->stacks[q->nstacks++];
-		*c = *st;
-		c->frames = xcalloc(st->depth, sizeof *c->frames);
-		memcpy(c->frames, st->frames, st->depth * sizeof *c->frames);
+		}
+		q->stacks[k++] = q->stacks[i];
 	}
-}
-
-/* A copy of p, owning all it points to, stacks as cpu_only says. */
-static struct profil_profile *
-copy(const struct profil_profile *p, int cpu_only)
-{
-	struct profil_profile *q;
-	void *data;
-	size_t size;
-	char cause[256];
-
-	/* everything but the stacks through the codec: one copy, checked */
-	struct profil_profile flat = *p;
-
-	flat.nstacks = 0;
-	flat.stacks = NULL;
-	flat.nframes = 0;
-	flat.frames = NULL;
-	flat.wall = NULL;
-	if (profil_profile_encode(&flat, &data, &size) < 0 ||
-	    (q = profil_profile_parse(data, size, cause, sizeof cause)) == NULL)
-		cli_die(1, "out of memory");
-	free(data);
-	q->frames = xcalloc(p->nframes + 1, sizeof *q->frames);
-	memcpy(q->frames, p->frames, p->nframes * sizeof *q->frames);
-	q->nframes = p->nframes;
-	copy_stacks(p, q, cpu_only);
-	return q;
+	q->nstacks = k;
 }
 
 static void
@@ -80,56 +50,55 @@ add_to_thread(struct profil_profile *q, uint32_t pid, uint32_t tid,
 		}
 }
 
-struct profil_profile *
-wall_view(const struct profil_profile *p, int cpu_only)
+/*
+ * The time off the CPU of q's stacks in intervals, each stack's count,
+ * the remainder carried from stack to stack; the intervals of each code
+ * into hist, and to the threads and processes.  Stacks that came to no
+ * whole interval are left out.  Their sum.
+ */
+static uint64_t
+count_off_cpu(struct profil_profile *q, struct hmap *hist)
 {
-	struct profil_profile *q;
-	struct profil_object *o;
-	struct hmap hist;		/* code -> intervals */
-	uint64_t carry = 0, total = 0, *codes;
-	size_t ncodes, obj, nsym;
-	uint64_t interval = p->interval_ns ? p->interval_ns : 1;
+	uint64_t interval = q->interval_ns ? q->interval_ns : 1;
+	uint64_t carry = 0, total = 0;
+	size_t k = 0;
 
-	if (p->wall == NULL)
-		return NULL;
-	q = copy(p, cpu_only);
-	if (cpu_only)
-		return q;
-	/* off-CPU frames become code of the [off-cpu] object, last of all */
-	obj = q->nobjects;
-	for (size_t i = 0; i < q->nframes; i++)
-		if (q->frames[i].object == PROFIL_FRAME_OFFCPU)
-			q->frames[i].object = (uint32_t)obj;
-	hmap_init(&hist);
 	for (size_t i = 0; i < q->nstacks; i++) {
 		struct profil_stack *st = &q->stacks[i];
 		uint64_t n;
 
 		if (st->off_ns == 0)
 			continue;
+		/* no overflow: carry is what is left of the stacks before,
+		   whose times the codec summed without overflowing */
 		carry += st->off_ns;
 		n = carry / interval;
 		carry -= n * interval;
 		st->count = n;
 		total += n;
 		if (n > 0) {
-			hmap_add(&hist, q->frames[st->frames[0]].addr, n);
+			hmap_add(hist, q->frames[st->frames[0]].addr, n);
 			add_to_thread(q, st->pid, st->tid, n);
 		}
 	}
-	/* stacks that came to no whole interval are left out */
-	{
-		size_t k = 0;
-
-		for (size_t i = 0; i < q->nstacks; i++) {
-			if (q->stacks[i].off_ns > 0 && q->stacks[i].count == 0) {
-				free(q->stacks[i].frames);
-				continue;
-			}
-			q->stacks[k++] = q->stacks[i];
+	for (size_t i = 0; i < q->nstacks; i++) {
+		if (q->stacks[i].off_ns > 0 && q->stacks[i].count == 0) {
+			free(q->stacks[i].frames);
+			continue;
 		}
-		q->nstacks = k;
+		q->stacks[k++] = q->stacks[i];
 	}
+	q->nstacks = k;
+	return total;
+}
+
+/* The [off-cpu] object, obj, with the histogram of its codes. */
+static void
+add_off_cpu_object(struct profil_profile *q, const struct hmap *hist,
+    const uint64_t *codes, size_t ncodes, uint64_t total)
+{
+	struct profil_object *o;
+
 	q->objects = xrealloc(q->objects, (q->nobjects + 1) * sizeof *q->objects);
 	o = &q->objects[q->nobjects++];
 	memset(o, 0, sizeof *o);
@@ -138,42 +107,103 @@ wall_view(const struct profil_profile *p, int cpu_only)
 	o->lowpc = 0;
 	o->highpc = PROFIL_OFFCPU_BLOCKED + 1;
 	o->samples = total;
-	codes = hmap_sorted_keys(&hist, &ncodes);
 	o->buckets = xcalloc(ncodes + 1, sizeof *o->buckets);
 	o->nbuckets = ncodes;
 	for (size_t i = 0; i < ncodes; i++)
 		o->buckets[i] = (struct profil_bucket){ codes[i],
-		    hmap_get(&hist, codes[i]) };
+		    hmap_get(hist, codes[i]) };
+}
+
+/* The names of the codes of object obj, kept as archive keeps them. */
+static void
+add_off_cpu_names(struct profil_profile *q, size_t obj, const uint64_t *codes,
+    size_t ncodes)
+{
+	size_t nsym = q->nsymbols, k = 0;
+
+	q->symbols = xrealloc(q->symbols, (nsym + ncodes + 1) *
+	    sizeof *q->symbols);
+	/* before the kernel's */
+	while (k < nsym && q->symbols[k].object != PROFIL_SYMBOL_KERNEL)
+		k++;
+	memmove(&q->symbols[k + ncodes], &q->symbols[k],
+	    (nsym - k) * sizeof *q->symbols);
+	for (size_t i = 0; i < ncodes; i++) {
+		char name[96];
+
+		q->symbols[k + i] = (struct profil_symbol){ (uint32_t)obj,
+		    codes[i], codes[i] + 1, xstrdup(offcpu_frame_name(codes[i],
+		    name, sizeof name)) };
+	}
+	q->nsymbols = nsym + ncodes;
+}
+
+int
+wall_view(const struct profil_profile *p, int cpu_only,
+    struct profil_profile **view, char *cause, size_t cause_size)
+{
+	struct profil_profile *q;
+	struct hmap hist;		/* code -> intervals */
+	uint64_t total, *codes;
+	size_t ncodes, obj;
+
+	*view = NULL;
+	if (p->wall == NULL)
+		return 0;
+	q = profile_copy(p);
+	/* a view is no wall profile: its time off the CPU is counts now */
+	free(q->wall);
+	q->wall = NULL;
+	if (cpu_only) {
+		keep_cpu_stacks(q);
+		*view = q;
+		return 0;
+	}
+	/* off-CPU frames become code of the [off-cpu] object, last of all */
+	obj = q->nobjects;
+	for (size_t i = 0; i < q->nframes; i++)
+		if (q->frames[i].object == PROFIL_FRAME_OFFCPU)
+			q->frames[i].object = (uint32_t)obj;
+	hmap_init(&hist);
+	total = count_off_cpu(q, &hist);
 	/*
 	 * The intervals join the counts, not the samples taken: taken and
 	 * weight_sq stay the CPU samples' own, for time off the CPU is no
 	 * sample (measured, or placed by looks: report/share.h keeps the
-	 * two apart), and a sample's error follows its samples alone.
+	 * two apart), and a sample's error follows its samples alone.  The
+	 * threads' and processes' sums are the samples', so they fit where
+	 * the samples do.
 	 */
-	q->samples += total;
-	/* their names, kept as archive keeps them: before the kernel's */
-	nsym = q->nsymbols;
-	q->symbols = xrealloc(q->symbols, (nsym + ncodes + 1) *
-	    sizeof *q->symbols);
-	{
-		size_t k = 0;
-
-		while (k < nsym && q->symbols[k].object != PROFIL_SYMBOL_KERNEL)
-			k++;
-		memmove(&q->symbols[k + ncodes], &q->symbols[k],
-		    (nsym - k) * sizeof *q->symbols);
-		for (size_t i = 0; i < ncodes; i++) {
-			char name[96];
-
-			q->symbols[k + i] = (struct profil_symbol){ (uint32_t)obj,
-			    codes[i], codes[i] + 1, xstrdup(offcpu_frame_name(
-			    codes[i], name, sizeof name)) };
-		}
-		q->nsymbols = nsym + ncodes;
+	if (__builtin_add_overflow(q->samples, total, &q->samples)) {
+		snprintf(cause, cause_size, "%llu samples and %llu intervals "
+		    "off the CPU overflow a count",
+		    (unsigned long long)p->samples, (unsigned long long)total);
+		hmap_free(&hist);
+		profil_profile_free(q);
+		return -1;
 	}
+	codes = hmap_sorted_keys(&hist, &ncodes);
+	add_off_cpu_object(q, &hist, codes, ncodes, total);
+	add_off_cpu_names(q, obj, codes, ncodes);
 	free(codes);
 	hmap_free(&hist);
-	return q;
+	*view = q;
+	return 0;
+}
+
+int
+wall_view_replace(struct profil_profile **p, int cpu_only, char *cause,
+    size_t cause_size)
+{
+	struct profil_profile *view;
+
+	if (wall_view(*p, cpu_only, &view, cause, cause_size) < 0)
+		return -1;
+	if (view == NULL)
+		return 0;
+	profil_profile_free(*p);
+	*p = view;
+	return 1;
 }
 
 long

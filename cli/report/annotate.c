@@ -163,8 +163,10 @@ emit_instruction(struct table *t, const struct report_options *o,
 	}
 	if (samples > 0)
 		printf("%8llu %s%6.2f%%%s %#10llx  %s\n",
-		    (unsigned long long)samples, table_colour_of(pct), pct,
-		    table_colour_end(), (unsigned long long)addr, text);
+		    (unsigned long long)samples,
+		    table_colour_of(&o->style, pct), pct,
+		    table_colour_end(&o->style), (unsigned long long)addr,
+		    text);
 	else
 		printf("%8s %7s %#10llx  %s\n", "", "", (unsigned long long)addr,
 		    text);
@@ -213,7 +215,7 @@ by_instruction(const struct profil_object *ob, struct symtab *tab,
 		emit_instruction(&t, o, b->addr, b->count, of, "");
 	}
 	if (o->format != FORMAT_TEXT)
-		table_print(&t, o->format, NULL, NULL);
+		table_print(&t, o->format, NULL, NULL, &o->style);
 	table_free(&t);
 	disasm_free(insn, count);
 }
@@ -237,30 +239,20 @@ emit_line(struct table *t, const struct report_options *o, const char *file,
 	}
 	if (samples > 0)
 		printf("%8llu %s%6.2f%%%s %6d  %s\n", (unsigned long long)samples,
-		    table_colour_of(pct), pct, table_colour_end(), line,
-		    text ? text : "");
+		    table_colour_of(&o->style, pct), pct,
+		    table_colour_end(&o->style), line, text ? text : "");
 	else
 		printf("%8s %7s %6d  %s\n", "", "", line, text ? text : "");
 }
 
-int
-report_annotate(const struct profil_profile *p, const struct funcs *f,
-    const struct report_options *o, char *cause, size_t cause_size)
+/* Why row (o's target) cannot be annotated, into cause: -1; else 0. */
+static int
+refuse(const struct profil_profile *p, const struct func_row *row,
+    const char *target, char *cause, size_t cause_size)
 {
-	const struct func_row *row = funcs_find(f, o->target);
-	const struct profil_object *ob;
-	struct symtab *tab;
-	struct lines lines = { NULL, 0, 0 };
-	const char *file, *main_file = NULL;
-	int first = 0, last = 0, nsource = 0, line;
-	uint64_t in_lines = 0;
-	char **source = NULL;
-	struct share_of of;
-	struct table t;
-
 	if (row == NULL) {
 		snprintf(cause, cause_size, "no function named '%s' has samples "
-		    "in this profile", o->target);
+		    "in this profile", target);
 		return -1;
 	}
 	if (row->object_index != FUNC_NO_OBJECT &&
@@ -275,6 +267,101 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 		    "range; nothing to annotate", row->function);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * row's samples by source line (those of its file's span, then those
+ * of other files: inlined code), with the source where it is here.
+ */
+static void
+by_line(struct symtab *tab, const struct func_row *row,
+    const struct lines *lines, uint64_t in_lines,
+    const struct report_options *o, const struct share_of *of)
+{
+	const char *file, *main_file;
+	int first = 0, last, nsource = 0, line;
+	char **source;
+	struct table t;
+
+	/* the function's own file and line span: where its entry is */
+	main_file = symtab_source(tab, row->start, &first);
+	if (main_file == NULL) {
+		main_file = lines->v[0].file;
+		first = lines->v[0].line;
+	}
+	last = first;
+	for (uint64_t a = row->start; a < row->end &&
+	    a - row->start < SPAN_WALK_MAX; a++)
+		if ((file = symtab_source(tab, a, &line)) != NULL &&
+		    strcmp(file, main_file) == 0) {
+			if (line < first)
+				first = line;
+			if (line > last)
+				last = line;
+		}
+	source = read_source(main_file, &nsource);
+	if (o->format == FORMAT_TEXT) {
+		if (source == NULL)
+			printf("source %s is not here; lines by number\n\n",
+			    main_file);
+		else
+			printf("source %s\n\n", main_file);
+		printf("%8s %7s %6s  %s\n", "samples", "%", "line", "source");
+	}
+	table_init(&t, line_cols, 6);
+	if (first > 1 && o->format == FORMAT_TEXT)
+		first--;	/* the line before: the return type, usually */
+	for (line = first; line <= last; line++) {
+		uint64_t n = line_samples(lines, main_file, line);
+		const char *text = source != NULL && line <= nsource ?
+		    source[line - 1] : NULL;
+
+		if (source == NULL && n == 0)
+			continue;
+		emit_line(&t, o, main_file, line, n, of, text);
+	}
+	/* inlined code from other files, and lines outside the span */
+	for (size_t i = 0; i < lines->n; i++) {
+		const struct line_count *lc = &lines->v[i];
+
+		if (strcmp(lc->file, main_file) == 0 && lc->line >= first &&
+		    lc->line <= last)
+			continue;
+		if (o->format == FORMAT_TEXT) {
+			printf("%8llu %6.2f%% %s:%d (inlined)\n",
+			    (unsigned long long)lc->samples,
+			    report_percent(lc->samples, row->samples), lc->file,
+			    lc->line);
+			continue;
+		}
+		emit_line(&t, o, lc->file, lc->line, lc->samples, of, NULL);
+	}
+	if (o->format == FORMAT_TEXT && in_lines < row->samples)
+		printf("%8llu %6.2f%% (addresses without line information)\n",
+		    (unsigned long long)(row->samples - in_lines),
+		    report_percent(row->samples - in_lines, row->samples));
+	if (o->format != FORMAT_TEXT)
+		table_print(&t, o->format, NULL, NULL, &o->style);
+	table_free(&t);
+	free_source(source);
+}
+
+int
+report_annotate(const struct profil_profile *p, const struct funcs *f,
+    const struct report_options *o, char *cause, size_t cause_size)
+{
+	const struct func_row *row = funcs_find(f, o->target);
+	const struct profil_object *ob;
+	struct symtab *tab;
+	struct lines lines = { NULL, 0, 0 };
+	const char *file;
+	int line;
+	uint64_t in_lines = 0;
+	struct share_of of;
+
+	if (refuse(p, row, o->target, cause, cause_size) < 0)
+		return -1;
 	ob = &p->objects[row->object_index];
 	tab = f->tabs[row->object_index];
 	for (size_t i = 0; i < ob->nbuckets; i++) {
@@ -301,78 +388,12 @@ report_annotate(const struct profil_profile *p, const struct funcs *f,
 		    share_error95(&of.b, &of.whole, &all));
 		share_part_free(&all);
 	}
-	if (lines.n == 0) {
+	if (lines.n == 0)
 		by_instruction(ob, tab, row, o, &of);
-		share_part_free(&of.whole);
-		share_basis_free(&of.b);
-		free(lines.v);
-		return 0;
-	}
-
-	/* the function's own file and line span: where its entry is */
-	main_file = symtab_source(tab, row->start, &first);
-	if (main_file == NULL) {
-		main_file = lines.v[0].file;
-		first = lines.v[0].line;
-	}
-	last = first;
-	for (uint64_t a = row->start; a < row->end &&
-	    a - row->start < SPAN_WALK_MAX; a++)
-		if ((file = symtab_source(tab, a, &line)) != NULL &&
-		    strcmp(file, main_file) == 0) {
-			if (line < first)
-				first = line;
-			if (line > last)
-				last = line;
-		}
-	source = read_source(main_file, &nsource);
-	if (o->format == FORMAT_TEXT) {
-		if (source == NULL)
-			printf("source %s is not here; lines by number\n\n",
-			    main_file);
-		else
-			printf("source %s\n\n", main_file);
-		printf("%8s %7s %6s  %s\n", "samples", "%", "line", "source");
-	}
-	table_init(&t, line_cols, 6);
-	if (first > 1 && o->format == FORMAT_TEXT)
-		first--;	/* the line before: the return type, usually */
-	for (line = first; line <= last; line++) {
-		uint64_t n = line_samples(&lines, main_file, line);
-		const char *text = source != NULL && line <= nsource ?
-		    source[line - 1] : NULL;
-
-		if (source == NULL && n == 0)
-			continue;
-		emit_line(&t, o, main_file, line, n, &of, text);
-	}
-	/* inlined code from other files, and lines outside the span */
-	for (size_t i = 0; i < lines.n; i++) {
-		const struct line_count *lc = &lines.v[i];
-
-		if (strcmp(lc->file, main_file) == 0 && lc->line >= first &&
-		    lc->line <= last)
-			continue;
-		if (o->format == FORMAT_TEXT) {
-			printf("%8llu %6.2f%% %s:%d (inlined)\n",
-			    (unsigned long long)lc->samples,
-			    report_percent(lc->samples, row->samples), lc->file,
-			    lc->line);
-			continue;
-		}
-		emit_line(&t, o, lc->file, lc->line, lc->samples, &of,
-		    NULL);
-	}
-	if (o->format == FORMAT_TEXT && in_lines < row->samples)
-		printf("%8llu %6.2f%% (addresses without line information)\n",
-		    (unsigned long long)(row->samples - in_lines),
-		    report_percent(row->samples - in_lines, row->samples));
-	if (o->format != FORMAT_TEXT)
-		table_print(&t, o->format, NULL, NULL);
-	table_free(&t);
+	else
+		by_line(tab, row, &lines, in_lines, o, &of);
 	share_part_free(&of.whole);
 	share_basis_free(&of.b);
-	free_source(source);
 	free(lines.v);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calltree.h"
 #include "cli.h"
 #include "hmap.h"
 #include "report.h"
@@ -57,14 +58,6 @@ need_stacks(const struct profil_profile *p, char *cause, size_t cause_size)
 	return -1;
 }
 
-/* What function f is: time off the CPU (a wall view's leaf), or code. */
-static int
-kind_of(const struct share_basis *b, const struct stacks *s, long f)
-{
-	return b->off_obj >= 0 && s->funcs[f].object_index == (size_t)b->off_obj ?
-	    SHARE_TIME : SHARE_CODE;
-}
-
 /*
  * The caption: the function's share of all, and of what is in it.  A
  * wall view's says seconds, with its CPU samples apart.
@@ -105,6 +98,7 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
     size_t cause_size)
 {
 	long target;
+	int kind;		/* the target's */
 	struct share_basis b;
 	struct share_part all, inclusive, self;
 	struct hmap by_func;	/* func + 3 (ROOT, SELF made positive) -> row + 1 */
@@ -124,8 +118,9 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 	share_basis_init(&b, p);
 	share_part_init(&all, SHARE_TIME);
 	share_part_all(&b, &all);
-	share_part_init(&inclusive, kind_of(&b, s, target));
-	share_part_init(&self, kind_of(&b, s, target));
+	kind = share_kind_of_func(&b, s, (size_t)target);
+	share_part_init(&inclusive, kind);
+	share_part_init(&self, kind);
 	hmap_init(&by_func);
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profil_stack *st = &p->stacks[i];
@@ -152,8 +147,8 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 		if ((row = hmap_get(&by_func, (uint64_t)(other + 3))) == 0) {
 			rows = xrealloc(rows, (nrows + 1) * sizeof *rows);
 			rows[nrows].func = other;
-			share_part_init(&rows[nrows].part, other < 0 ?
-			    kind_of(&b, s, target) : kind_of(&b, s, other));
+			share_part_init(&rows[nrows].part, other < 0 ? kind :
+			    share_kind_of_func(&b, s, (size_t)other));
 			nrows++;
 			hmap_add(&by_func, (uint64_t)(other + 3), nrows);
 			row = nrows;
@@ -185,7 +180,7 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 		c[5].d = (double)r->part.amount * interval_s;
 	}
 	table_print(&t, o->format, call_text,
-	    o->format == FORMAT_TEXT ? caption : NULL);
+	    o->format == FORMAT_TEXT ? caption : NULL, &o->style);
 	table_free(&t);
 	for (size_t i = 0; i < nrows; i++)
 		share_part_free(&rows[i].part);
@@ -199,56 +194,16 @@ report_calls(const struct profil_profile *p, const struct stacks *s,
 
 /* ---- the call tree -------------------------------------------------------- */
 
-struct node {
-	uint32_t func;
-	size_t parent;		/* index + 1; 0 for the roots' parent */
-	struct share_part incl;	/* the stacks through it */
-	uint64_t self, self_cpu;	/* of them, those it is the leaf of */
-	size_t *kids;
-	size_t nkids;
-};
-
-struct tree {
-	struct node *v;
-	size_t n, cap;
-	struct hmap index;	/* parent << 32 | func -> node + 1 */
-	const struct share_basis *b;
-	const struct stacks *s;
-};
-
-static size_t
-child(struct tree *t, size_t parent, uint32_t func)
-{
-	uint64_t key = (uint64_t)parent << 32 | func, at;
-
-	if ((at = hmap_get(&t->index, key)) != 0)
-		return at - 1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 1024;
-		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
-	}
-	t->v[t->n] = (struct node){ func, parent, { 0 }, 0, 0, NULL, 0 };
-	share_part_init(&t->v[t->n].incl, kind_of(t->b, t->s, func));
-	if (parent > 0) {
-		struct node *up = &t->v[parent - 1];
-
-		up->kids = xrealloc(up->kids, (up->nkids + 1) * sizeof *up->kids);
-		up->kids[up->nkids++] = t->n;
-	}
-	hmap_add(&t->index, key, t->n + 1);
-	return t->n++;
-}
-
-static const struct node *sort_nodes;
+static const struct calltree_node *sort_nodes;
 
 static int
 by_inclusive(const void *a, const void *b)
 {
-	const struct node *x = &sort_nodes[*(const size_t *)a];
-	const struct node *y = &sort_nodes[*(const size_t *)b];
+	const struct calltree_node *x = &sort_nodes[*(const size_t *)a];
+	const struct calltree_node *y = &sort_nodes[*(const size_t *)b];
 
-	if (x->incl.amount != y->incl.amount)
-		return x->incl.amount > y->incl.amount ? -1 : 1;
+	if (x->part.amount != y->part.amount)
+		return x->part.amount > y->part.amount ? -1 : 1;
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
@@ -286,7 +241,7 @@ struct emit {
 	const struct share_part *all;
 	const struct stacks *s;
 	const struct report_options *o;
-	struct tree *tree;
+	struct calltree *tree;
 	struct table *t;
 	char **names;		/* indented names, owned */
 	size_t nnames;
@@ -297,11 +252,11 @@ struct emit {
 static void
 emit(struct emit *e, size_t node, size_t parent_row, int depth)
 {
-	struct node *nd = &e->tree->v[node];
-	double pct = share_percent(&nd->incl, e->all);
+	struct calltree_node *nd = &e->tree->v[node];
+	double pct = share_percent(&nd->part, e->all);
 	double interval_s = (double)e->p->interval_ns / 1e9;
 	const struct stack_func *fn = &e->s->funcs[nd->func];
-	size_t row, indent;
+	size_t row, indent, *kids, nkids;
 	union cell *c;
 	char *name;
 
@@ -328,20 +283,22 @@ emit(struct emit *e, size_t node, size_t parent_row, int depth)
 	c[3].s = name;
 	c[4].s = fn->object;
 	/* samples count CPU samples (all of a CPU profile's counts) */
-	c[5].i = (int64_t)nd->incl.cpu;
+	c[5].i = (int64_t)nd->part.cpu;
 	c[6].d = pct;
-	c[7].d = share_error95(e->b, &nd->incl, e->all);
+	c[7].d = share_error95(e->b, &nd->part, e->all);
 	c[8].i = (int64_t)nd->self_cpu;
 	c[9].d = report_percent(nd->self, e->all->amount);
 	if (e->b->off_obj >= 0) {	/* a wall view's: its time */
-		c[10].d = (double)nd->incl.amount * interval_s;
+		c[10].d = (double)nd->part.amount * interval_s;
 		c[11].d = (double)nd->self * interval_s;
 	}
+	kids = calltree_children(e->tree, node, &nkids);
 	sort_nodes = e->tree->v;
-	if (nd->nkids > 0)	/* a leaf's kids are NULL: not qsort's to see */
-		qsort(nd->kids, nd->nkids, sizeof *nd->kids, by_inclusive);
-	for (size_t k = 0; k < nd->nkids; k++)
-		emit(e, e->tree->v[node].kids[k], row, depth + 1);
+	if (nkids > 0)		/* a leaf's kids are NULL: not qsort's to see */
+		qsort(kids, nkids, sizeof *kids, by_inclusive);
+	for (size_t k = 0; k < nkids; k++)
+		emit(e, kids[k], row, depth + 1);
+	free(kids);
 }
 
 int
@@ -350,9 +307,9 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 {
 	struct share_basis b;
 	struct share_part all;
-	struct tree tree = { NULL, 0, 0, { 0 }, &b, s };
+	struct calltree tree;
 	struct emit e = { p, &b, &all, s, o, &tree, NULL, NULL, 0, 0, 0 };
-	size_t *roots = NULL, nroots = 0;
+	size_t *roots, nroots;
 	struct table t;
 	char caption[2048];
 
@@ -361,28 +318,9 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 	share_basis_init(&b, p);
 	share_part_init(&all, SHARE_TIME);
 	share_part_all(&b, &all);
-	hmap_init(&tree.index);
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profil_stack *st = &p->stacks[i];
-		size_t n = stacks_funcs_of(s, st, path, STACKS_MAX_DEPTH), at = 0;
-
-		/* outermost in: the roots are the threads' first functions */
-		for (size_t k = n; k-- > 0;) {
-			size_t before = tree.n;
-
-			at = child(&tree, at, path[k]) + 1;
-			if (tree.n > before && k == n - 1) {
-				roots = xrealloc(roots, (nroots + 1) * sizeof *roots);
-				roots[nroots++] = at - 1;
-			}
-			share_part_stack(&b, &tree.v[at - 1].incl, i);
-		}
-		if (at > 0) {
-			tree.v[at - 1].self += st->count;
-			tree.v[at - 1].self_cpu += share_stack_offcpu(&b, i) ? 0 :
-			    st->count;
-		}
-	}
+	/* the roots are the threads' first functions */
+	calltree_build(&tree, &b, s);
+	roots = calltree_children(&tree, 0, &nroots);
 	/* a tree of every path is long: without --min-percent, 1% and up */
 	e.min_percent = o->min_percent >= 0 ? o->min_percent : 1.0;
 	table_init(&t, tree_cols, b.off_obj >= 0 ? 12 : 10);
@@ -399,18 +337,13 @@ report_tree(const struct profil_profile *p, const struct stacks *s,
 	    "samples", o->min_percent >= 0 ? "" : " (--min-percent 0 shows "
 	    "them)");
 	table_print(&t, o->format, b.off_obj >= 0 ? wall_tree_text : tree_text,
-	    o->format == FORMAT_TEXT ? caption : NULL);
+	    o->format == FORMAT_TEXT ? caption : NULL, &o->style);
 	table_free(&t);
 	for (size_t i = 0; i < e.nnames; i++)
 		free(e.names[i]);
 	free(e.names);
-	for (size_t i = 0; i < tree.n; i++) {
-		free(tree.v[i].kids);
-		share_part_free(&tree.v[i].incl);
-	}
-	free(tree.v);
+	calltree_free(&tree);
 	free(roots);
-	hmap_free(&tree.index);
 	share_part_free(&all);
 	share_basis_free(&b);
 	return 0;

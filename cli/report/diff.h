@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
 
 #define DIFF_FDR 0.05	/* the false discovery rate significance is held to */
 

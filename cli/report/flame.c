@@ -1,15 +1,17 @@
 /*
  * flame.c - the flame graph of `profil report --html`: the call stacks
- * merged by function along each path into one tree (its root is every
- * sample; drawn at the bottom), written as compact JSON that the page's
- * script lays out, zooms and searches.  Invariant: the nodes go out in
+ * merged by function along each path into one tree (calltree.h; its root
+ * is every sample, drawn at the bottom), written as compact JSON that the
+ * page's script lays out, zooms and searches.  Invariant: the nodes go out in
  * preorder, so a node's parent comes before it and a subtree is one run
  * of indices; the script lays out and zooms in single passes over that.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "calltree.h"
 #include "cli.h"
+#include "json.h"
 #include "profile/wall-view.h"
 #include "report.h"
 #include "share.h"
@@ -21,114 +23,15 @@
  */
 #define FLAME_PRUNE 1000
 
-#define NONE ((size_t)-1)
-
-struct node {
-	uint64_t count;		/* samples with this path on their stack */
-	uint64_t cpu;		/*   of which on the CPU (a wall view's) */
-	struct share_part part;	/* those stacks, for the error (share.h) */
-	size_t parent;		/* NONE for the root */
-	uint32_t func;		/* into s->funcs; UINT32_MAX for the root */
-	size_t child, sibling;	/* first child, next sibling; 0: none (the
-				   root is no one's child) */
-};
-
-struct tree {
-	struct node *v;
-	size_t n, cap;
-	size_t *slots;		/* (parent, func) -> node, 0: empty */
-	size_t nslots;
-	const struct share_basis *b;
-	const struct stacks *s;
-};
-
-static size_t
-slot_of(const struct tree *t, size_t parent, uint32_t func)
-{
-	uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15u) ^
-	    ((uint64_t)func * 0xc2b2ae3d27d4eb4fu);
-	size_t k = (size_t)(h ^ (h >> 29)) & (t->nslots - 1);
-
-	while (t->slots[k] != 0 && (t->v[t->slots[k]].parent != parent ||
-	    t->v[t->slots[k]].func != func))
-		k = (k + 1) & (t->nslots - 1);
-	return k;
-}
-
-static void
-grow_slots(struct tree *t)
-{
-	free(t->slots);
-	t->nslots = t->nslots ? 2 * t->nslots : 4096;
-	t->slots = xcalloc(t->nslots, sizeof *t->slots);
-	for (size_t i = 1; i < t->n; i++)
-		t->slots[slot_of(t, t->v[i].parent, t->v[i].func)] = i;
-}
-
-/* The child of parent for func, made when new. */
-static size_t
-child_of(struct tree *t, size_t parent, uint32_t func)
-{
-	size_t k;
-
-	if (2 * (t->n + 1) > t->nslots)
-		grow_slots(t);
-	k = slot_of(t, parent, func);
-	if (t->slots[k] != 0)
-		return t->slots[k];
-	if (t->n == t->cap) {
-		t->cap *= 2;
-		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
-	}
-	t->v[t->n] = (struct node){ 0, 0, { 0 }, parent, func, 0,
-	    t->v[parent].child };
-	share_part_init(&t->v[t->n].part, t->b->off_obj >= 0 &&
-	    t->s->funcs[func].object_index == (size_t)t->b->off_obj ? SHARE_TIME :
-	    SHARE_CODE);
-	t->v[parent].child = t->n;
-	t->slots[k] = t->n;
-	return t->n++;
-}
-
-static void
-build(struct tree *t, const struct stacks *s)
-{
-	static uint32_t funcs[STACKS_MAX_DEPTH];
-	const struct profil_profile *p = s->p;
-
-	t->cap = 1024;
-	t->v = xmalloc(t->cap * sizeof *t->v);
-
-	t->v[0] = (struct node){ 0, 0, { 0 }, NONE, UINT32_MAX, 0, 0 };
-	share_part_init(&t->v[0].part, SHARE_TIME);
-	t->n = 1;
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profil_stack *st = &p->stacks[i];
-		size_t depth = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH), at = 0;
-		uint64_t cpu = share_stack_offcpu(t->b, i) ? 0 : st->count;
-
-		t->v[0].count += st->count;
-		t->v[0].cpu += cpu;
-		share_part_stack(t->b, &t->v[0].part, i);
-		/* funcs are leaf first; the tree grows from the outermost */
-		for (size_t k = depth; k-- > 0;) {
-			at = child_of(t, at, funcs[k]);
-			t->v[at].count += st->count;
-			t->v[at].cpu += cpu;
-			share_part_stack(t->b, &t->v[at].part, i);
-		}
-	}
-}
-
 /* For sorting the children of a node: most samples first, then by name. */
 static const struct stacks *sort_stacks;
-static const struct node *sort_nodes;
+static const struct calltree_node *sort_nodes;
 
 static int
 by_count(const void *a, const void *b)
 {
-	const struct node *x = &sort_nodes[*(const size_t *)a];
-	const struct node *y = &sort_nodes[*(const size_t *)b];
+	const struct calltree_node *x = &sort_nodes[*(const size_t *)a];
+	const struct calltree_node *y = &sort_nodes[*(const size_t *)b];
 	int c;
 
 	if (x->count != y->count)
@@ -136,28 +39,6 @@ by_count(const void *a, const void *b)
 	c = strcmp(sort_stacks->funcs[x->func].function,
 	    sort_stacks->funcs[y->func].function);
 	return c ? c : (x->func > y->func) - (x->func < y->func);
-}
-
-/*
- * A JSON string that is also safe as the text of a <script> element:
- * < > & as \u escapes, so no name can close the element or look like
- * markup (C++ names are full of them).
- */
-static void
-json_string(FILE *fp, const char *s)
-{
-	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-			fprintf(fp, "\\u%04x", c);
-		else
-			fputc(c, fp);
-	}
-	fputc('"', fp);
 }
 
 static const char intro[] =
@@ -290,7 +171,7 @@ static const char script[] =
  * each box in them ("looks": box, pool, looks, ...).
  */
 static void
-errors_json(FILE *fp, const struct tree *t, const struct share_basis *b,
+errors_json(FILE *fp, const struct calltree *t, const struct share_basis *b,
     const size_t *order, size_t norder)
 {
 	const struct share_part *root = &t->v[0].part;
@@ -321,94 +202,83 @@ errors_json(FILE *fp, const struct tree *t, const struct share_basis *b,
 	free(slot);
 }
 
-void
-report_flame_html(FILE *fp, const struct profil_profile *p,
-    const struct stacks *s)
-{
-	struct tree t = { 0 };
-	struct share_basis b;
-	size_t *order, *stack, *kids, *newpos, *size, norder = 0, nstack = 0;
-	uint32_t *fmap, nf = 0;
-	uint64_t total, least, pruned_samples = 0;
-	size_t pruned = 0;
+/* The boxes drawn: the tree's nodes in preorder, the pruned left out. */
+struct preorder {
+	size_t *order;		/* node of each box */
+	size_t *newpos;		/* box of each node drawn */
+	size_t n;
+	size_t pruned;		/* nodes left out */
+	uint64_t pruned_samples;	/* the counts at their tops */
+};
 
-	if (p->nstacks == 0) {
-		fputs("<h2 id=\"flame-graph\">Flame graph</h2>\n<p id=\"flame-none\">"
-		    "The flame graph needs call stacks, and this profile has none: "
-		    "record with the perf engine, without --no-call-graph.</p>\n",
-		    fp);
-		return;
-	}
-	share_basis_init(&b, p);
-	t.b = &b;
-	t.s = s;
-	build(&t, s);
-	total = t.v[0].count;
-	/* count * FLAME_PRUNE >= total, without overflowing */
-	least = total / FLAME_PRUNE + (total % FLAME_PRUNE != 0);
+/*
+ * t's nodes in preorder, heaviest child first, subtrees of fewer than
+ * least counts left out.
+ */
+static void
+preorder(struct preorder *po, const struct calltree *t, const struct stacks *s,
+    uint64_t least)
+{
+	size_t *stack = xmalloc(t->n * sizeof *stack), nstack = 0;
+	size_t *kids = xmalloc(t->n * sizeof *kids);
+	size_t *size = xmalloc(t->n * sizeof *size);
+
+	*po = (struct preorder){ xmalloc(t->n * sizeof *po->order),
+	    xmalloc(t->n * sizeof *po->newpos), 0, 0, 0 };
 	/* subtree sizes, to count what pruning leaves out; children come
 	   after their parent in creation order */
-	size = xmalloc(t.n * sizeof *size);
-	for (size_t i = 0; i < t.n; i++)
+	for (size_t i = 0; i < t->n; i++)
 		size[i] = 1;
-	for (size_t i = t.n; i-- > 1;)
-		size[t.v[i].parent] += size[i];
-
-	/* preorder, heaviest child first, pruned subtrees left out */
-	order = xmalloc(t.n * sizeof *order);
-	stack = xmalloc(t.n * sizeof *stack);
-	kids = xmalloc(t.n * sizeof *kids);
-	newpos = xmalloc(t.n * sizeof *newpos);
+	for (size_t i = t->n; i-- > 1;)
+		size[t->v[i].parent] += size[i];
 	sort_stacks = s;
-	sort_nodes = t.v;
+	sort_nodes = t->v;
 	stack[nstack++] = 0;
 	while (nstack > 0) {
 		size_t at = stack[--nstack], nkids = 0;
 
-		newpos[at] = norder;
-		order[norder++] = at;
-		for (size_t c = t.v[at].child; c != 0; c = t.v[c].sibling) {
-			if (t.v[c].count >= least) {
+		po->newpos[at] = po->n;
+		po->order[po->n++] = at;
+		for (size_t c = t->v[at].child; c != 0; c = t->v[c].sibling) {
+			if (t->v[c].count >= least) {
 				kids[nkids++] = c;
 			} else {
-				pruned += size[c];
-				pruned_samples += t.v[c].count;
+				po->pruned += size[c];
+				po->pruned_samples += t->v[c].count;
 			}
 		}
 		qsort(kids, nkids, sizeof *kids, by_count);
 		while (nkids > 0)
 			stack[nstack++] = kids[--nkids];
 	}
+	free(size);
+	free(kids);
+	free(stack);
+}
 
-	fputs(intro, fp);
-	fputs(tools, fp);
-	if (pruned > 0)
-		fprintf(fp, "<p class=\"fg-note\">Boxes under 0.1%% of the samples "
-		    "(fewer than %llu) are left out: %zu of %zu boxes; %.2f%% of "
-		    "the samples have one on their stack (the gaps above their "
-		    "callers). The search counts only the boxes drawn.</p>\n",
-		    (unsigned long long)least, pruned, t.n - 1,
-		    report_percent(pruned_samples, total));
+/*
+ * The functions the boxes use, as JSON entries [name, object, kinds];
+ * their numbers there, per function of s (UINT32_MAX: none), malloc'd.
+ */
+static uint32_t *
+funcs_json(FILE *fp, const struct calltree *t, const struct stacks *s,
+    const struct preorder *po)
+{
+	uint32_t *fmap = xmalloc(s->nfuncs * sizeof *fmap), nf = 0;
 
-	/* the function table holds only what the boxes use */
-	fmap = xmalloc(s->nfuncs * sizeof *fmap);
 	for (size_t i = 0; i < s->nfuncs; i++)
 		fmap[i] = UINT32_MAX;
-	/* scale: weighted samples widen the errors (share.h) */
-	fprintf(fp, "<script type=\"application/json\" id=\"flame-data\">"
-	    "{\"total\":%llu,\"scale\":%.6g,\"secs\":%.9g,\"funcs\":[",
-	    (unsigned long long)total, b.scale, (double)p->interval_ns / 1e9);
-	for (size_t k = 1; k < norder; k++) {
-		uint32_t fi = t.v[order[k]].func;
+	for (size_t k = 1; k < po->n; k++) {
+		uint32_t fi = t->v[po->order[k]].func;
 		const struct stack_func *fn = &s->funcs[fi];
 
 		if (fmap[fi] != UINT32_MAX)
 			continue;
 		fmap[fi] = nf++;
 		fputs(nf > 1 ? ",\n[" : "\n[", fp);
-		json_string(fp, fn->function);
+		json_string(fp, fn->function, JSON_IN_SCRIPT);
 		fputc(',', fp);
-		json_string(fp, fn->object);
+		json_string(fp, fn->object, JSON_IN_SCRIPT);
 		/*
 		 * 1 kernel, 2 stack cut, 4 unknown code, 8 off the CPU, 16 its
 		 * callers found by frame pointer
@@ -418,35 +288,77 @@ report_flame_html(FILE *fp, const struct profil_profile *p,
 		    (strcmp(fn->object, WALL_VIEW_OBJECT) == 0 ? 8 : 0) |
 		    (fn->fp_caller ? 16 : 0));
 	}
-	fputs("],\n\"parent\":[-1", fp);
-	for (size_t k = 1; k < norder; k++)
-		fprintf(fp, ",%zu", newpos[t.v[order[k]].parent]);
-	fputs("],\n\"func\":[-1", fp);
-	for (size_t k = 1; k < norder; k++)
-		fprintf(fp, ",%u", fmap[t.v[order[k]].func]);
-	fputs("],\n\"count\":[", fp);
-	for (size_t k = 0; k < norder; k++)
-		fprintf(fp, k ? ",%llu" : "%llu",
-		    (unsigned long long)t.v[order[k]].count);
-	if (b.off_obj >= 0) {
-		fprintf(fp, "],\n\"cputotal\":%llu,\n\"cpu\":[",
-		    (unsigned long long)t.v[0].cpu);
-		for (size_t k = 0; k < norder; k++)
-			fprintf(fp, k ? ",%llu" : "%llu",
-			    (unsigned long long)t.v[order[k]].cpu);
-	}
-	errors_json(fp, &t, &b, order, norder);
-	fprintf(fp, "}</script>\n<script>\n%s</script>\n", script);
+	return fmap;
+}
 
+/* The boxes as JSON arrays: parent, function, counts (and CPU counts). */
+static void
+boxes_json(FILE *fp, const struct calltree *t, const struct preorder *po,
+    const uint32_t *fmap, int wall)
+{
+	fputs("],\n\"parent\":[-1", fp);
+	for (size_t k = 1; k < po->n; k++)
+		fprintf(fp, ",%zu", po->newpos[t->v[po->order[k]].parent]);
+	fputs("],\n\"func\":[-1", fp);
+	for (size_t k = 1; k < po->n; k++)
+		fprintf(fp, ",%u", fmap[t->v[po->order[k]].func]);
+	fputs("],\n\"count\":[", fp);
+	for (size_t k = 0; k < po->n; k++)
+		fprintf(fp, k ? ",%llu" : "%llu",
+		    (unsigned long long)t->v[po->order[k]].count);
+	if (wall) {
+		fprintf(fp, "],\n\"cputotal\":%llu,\n\"cpu\":[",
+		    (unsigned long long)t->v[0].cpu);
+		for (size_t k = 0; k < po->n; k++)
+			fprintf(fp, k ? ",%llu" : "%llu",
+			    (unsigned long long)t->v[po->order[k]].cpu);
+	}
+}
+
+void
+report_flame_html(FILE *fp, const struct profil_profile *p,
+    const struct stacks *s)
+{
+	struct calltree t;
+	struct share_basis b;
+	struct preorder po;
+	uint32_t *fmap;
+	uint64_t total, least;
+
+	if (p->nstacks == 0) {
+		fputs("<h2 id=\"flame-graph\">Flame graph</h2>\n<p id=\"flame-none\">"
+		    "The flame graph needs call stacks, and this profile has none: "
+		    "record with the perf engine, without --no-call-graph.</p>\n",
+		    fp);
+		return;
+	}
+	share_basis_init(&b, p);
+	calltree_build(&t, &b, s);
+	total = t.v[0].count;
+	/* count * FLAME_PRUNE >= total, without overflowing */
+	least = total / FLAME_PRUNE + (total % FLAME_PRUNE != 0);
+	preorder(&po, &t, s, least);
+	fputs(intro, fp);
+	fputs(tools, fp);
+	if (po.pruned > 0)
+		fprintf(fp, "<p class=\"fg-note\">Boxes under 0.1%% of the samples "
+		    "(fewer than %llu) are left out: %zu of %zu boxes; %.2f%% of "
+		    "the samples have one on their stack (the gaps above their "
+		    "callers). The search counts only the boxes drawn.</p>\n",
+		    (unsigned long long)least, po.pruned, t.n - 1,
+		    report_percent(po.pruned_samples, total));
+	/* scale: weighted samples widen the errors (share.h) */
+	fprintf(fp, "<script type=\"application/json\" id=\"flame-data\">"
+	    "{\"total\":%llu,\"scale\":%.6g,\"secs\":%.9g,\"funcs\":[",
+	    (unsigned long long)total, b.scale, (double)p->interval_ns / 1e9);
+	/* the function table holds only what the boxes use */
+	fmap = funcs_json(fp, &t, s, &po);
+	boxes_json(fp, &t, &po, fmap, b.off_obj >= 0);
+	errors_json(fp, &t, &b, po.order, po.n);
+	fprintf(fp, "}</script>\n<script>\n%s</script>\n", script);
 	free(fmap);
-	free(newpos);
-	free(kids);
-	free(stack);
-	free(order);
-	free(size);
-	free(t.slots);
-	for (size_t i = 0; i < t.n; i++)
-		share_part_free(&t.v[i].part);
-	free(t.v);
+	free(po.newpos);
+	free(po.order);
+	calltree_free(&t);
 	share_basis_free(&b);
 }

@@ -84,55 +84,41 @@ by_inclusive(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void
-report_flat(const struct profil_profile *p, struct funcs *f,
-    const struct stacks *s, const struct report_options *o)
-{
-	int stacks = s != NULL && p->nstacks > 0;
-	struct share_basis b;
-	struct share_part all, *incl = NULL;
-	const struct share_part **row_incl;
-	uint64_t *sort_key;
-	double interval_s = (double)p->interval_ns / 1e9;
-	size_t *order;
-	struct table t;
-	double cumulative = 0;
-	size_t i;
-	long off_obj;
-
-	if (f->nrows > 1 && o->sort != SORT_SAMPLES && o->sort != SORT_INCLUSIVE)
-		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
-		    by_function : o->sort == SORT_OBJECT ? by_object : funcs_by_samples);
-	size_t nrows = f->nrows, extra = 0;
+/* The rows to show, in their order, with their inclusive parts. */
+struct flat_rows {
 	struct func_row *rows;
-	char *matched = NULL;
+	const struct share_part **incl;	/* per row: its stacks, or NULL */
+	uint64_t *sort_key;
+	size_t *order;			/* rows' indices, as shown */
+	size_t n;
+};
 
-	share_basis_init(&b, p);
-	off_obj = stacks ? b.off_obj : -1;
-	share_part_init(&all, SHARE_TIME);
-	share_part_all(&b, &all);
-	if (stacks) {
-		incl = share_parts_inclusive(&b, s);
-		matched = xcalloc(s->nfuncs + 1, 1);
-	}
-	/*
-	 * Sorted by inclusive time, the functions with none of their own
-	 * (main, _start, ...) come first: they get rows too.
-	 */
-	if (stacks && o->sort == SORT_INCLUSIVE)
+/*
+ * f's rows, each with its inclusive part of incl (with stacks s, else
+ * none); sorted by inclusive time, the functions with none of their own
+ * (main, _start, ...) too, for they come first.
+ */
+static void
+gather_rows(struct flat_rows *fr, const struct funcs *f,
+    const struct stacks *s, const struct share_part *incl, int sort)
+{
+	size_t nrows = f->nrows, extra = 0;
+	char *matched = s != NULL ? xcalloc(s->nfuncs + 1, 1) : NULL;
+
+	if (s != NULL && sort == SORT_INCLUSIVE)
 		extra = s->nfuncs;
-	rows = xcalloc(nrows + extra + 1, sizeof *rows);
+	fr->rows = xcalloc(nrows + extra + 1, sizeof *fr->rows);
 	if (nrows > 0)		/* (f->rows is NULL then: not memcpy's to see) */
-		memcpy(rows, f->rows, nrows * sizeof *rows);
-	row_incl = xcalloc(nrows + extra + 1, sizeof *row_incl);
-	sort_key = xcalloc(nrows + extra + 1, sizeof *sort_key);
-	order = xcalloc(nrows + extra + 1, sizeof *order);
-	for (i = 0; i < f->nrows; i++) {
-		long fn = stacks ? stacks_func_of_row(s, &f->rows[i]) : -1;
+		memcpy(fr->rows, f->rows, nrows * sizeof *fr->rows);
+	fr->incl = xcalloc(nrows + extra + 1, sizeof *fr->incl);
+	fr->sort_key = xcalloc(nrows + extra + 1, sizeof *fr->sort_key);
+	fr->order = xcalloc(nrows + extra + 1, sizeof *fr->order);
+	for (size_t i = 0; i < f->nrows; i++) {
+		long fn = s != NULL ? stacks_func_of_row(s, &f->rows[i]) : -1;
 
 		/* a function in no stack (none should be): its own samples */
-		row_incl[i] = fn >= 0 ? &incl[fn] : NULL;
-		sort_key[i] = fn >= 0 ? incl[fn].amount : f->rows[i].samples;
+		fr->incl[i] = fn >= 0 ? &incl[fn] : NULL;
+		fr->sort_key[i] = fn >= 0 ? incl[fn].amount : f->rows[i].samples;
 		if (fn >= 0)
 			matched[fn] = 1;
 	}
@@ -141,77 +127,122 @@ report_flat(const struct profil_profile *p, struct funcs *f,
 
 		if (matched[k] || incl[k].amount == 0)
 			continue;
-		rows[nrows] = (struct func_row){ sf->function, sf->symbol,
+		fr->rows[nrows] = (struct func_row){ sf->function, sf->symbol,
 		    sf->object, sf->object_index, sf->start, sf->start, 0 };
-		sort_key[nrows] = incl[k].amount;
-		row_incl[nrows++] = &incl[k];
+		fr->sort_key[nrows] = incl[k].amount;
+		fr->incl[nrows++] = &incl[k];
 	}
-	for (i = 0; i < nrows; i++)
-		order[i] = i;
-	if (o->sort == SORT_INCLUSIVE && nrows > 1) {
-		sort_incl = sort_key;
-		qsort(order, nrows, sizeof *order, by_inclusive);
+	for (size_t i = 0; i < nrows; i++)
+		fr->order[i] = i;
+	fr->n = nrows;
+	if (sort == SORT_INCLUSIVE && nrows > 1) {
+		sort_incl = fr->sort_key;
+		qsort(fr->order, nrows, sizeof *fr->order, by_inclusive);
 	}
+	free(matched);
+}
+
+static void
+free_rows(struct flat_rows *fr)
+{
+	free(fr->rows);
+	free(fr->incl);
+	free(fr->sort_key);
+	free(fr->order);
+}
+
+/*
+ * Row r's cells: its self share, the cumulative one (*cumulative), with
+ * stacks its inclusive part in (NULL: r alone), a wall view's time.
+ * 0, or -1 if o leaves it out (and the rows after it, with --limit).
+ */
+static int
+fill_row(struct table *t, const struct share_basis *b,
+    const struct share_part *all, const struct func_row *r,
+    const struct share_part *in, int stacks, double *cumulative,
+    const struct report_options *o)
+{
+	double interval_s = (double)b->p->interval_ns / 1e9;
+	long off_obj = stacks ? b->off_obj : -1;
+	struct share_part self, alone;
+	double pct;
+	union cell *c;
+	int rc = 0;
+
+	share_part_row(b, &self, r);
+	pct = share_percent(&self, all);
+	*cumulative += pct;
+	if (in == NULL) {	/* in no stack: itself alone */
+		share_part_row(b, &alone, r);
+		in = &alone;
+	} else
+		share_part_init(&alone, SHARE_CODE);
+	if ((o->sort == SORT_INCLUSIVE ? share_percent(in, all) :
+	    pct) < o->min_percent || (o->limit >= 0 &&
+	    (long)t->nrows >= o->limit)) {
+		rc = -1;
+		goto out;
+	}
+	c = table_row(t);
+	c[0].s = r->function;
+	c[1].s = r->object;
+	/* samples count CPU samples; a wall view's time is in seconds */
+	c[2].i = (int64_t)self.cpu;
+	c[3].d = pct;
+	c[4].d = share_error95(b, &self, all);
+	c[5].d = *cumulative;
+	c[6].d = (double)self.amount * interval_s;
+	if (stacks) {
+		c[7].i = (int64_t)in->cpu;
+		c[8].d = share_percent(in, all);
+		c[9].d = share_error95(b, in, all);
+	}
+	if (off_obj >= 0) {
+		c[10].d = report_percent(in->cpu, all->amount);
+		c[11].d = (double)in->amount * interval_s;
+	}
+out:
+	share_part_free(&self);
+	share_part_free(&alone);
+	return rc;
+}
+
+void
+report_flat(const struct profil_profile *p, struct funcs *f,
+    const struct stacks *s, const struct report_options *o)
+{
+	int stacks = s != NULL && p->nstacks > 0;
+	struct share_basis b;
+	struct share_part all, *incl = NULL;
+	struct flat_rows fr;
+	struct table t;
+	double cumulative = 0;
+	long off_obj;
+
+	if (f->nrows > 1 && o->sort != SORT_SAMPLES && o->sort != SORT_INCLUSIVE)
+		qsort(f->rows, f->nrows, sizeof *f->rows, o->sort == SORT_FUNCTION ?
+		    by_function : o->sort == SORT_OBJECT ? by_object : funcs_by_samples);
+	share_basis_init(&b, p);
+	off_obj = stacks ? b.off_obj : -1;
+	share_part_init(&all, SHARE_TIME);
+	share_part_all(&b, &all);
+	if (stacks)
+		incl = share_parts_inclusive(&b, s);
+	gather_rows(&fr, f, stacks ? s : NULL, incl, o->sort);
 	if (off_obj >= 0)
 		table_init(&t, wall_cols(), 12);
 	else
 		table_init(&t, flat_cols, stacks ? 10 : 7);
-	for (i = 0; i < nrows; i++) {
-		const struct func_row *r = &rows[order[i]];
-		const struct share_part *in = row_incl[order[i]];
-		struct share_part self, alone;
-		double pct;
-		union cell *c;
-
-		share_part_row(&b, &self, r);
-		pct = share_percent(&self, &all);
-		cumulative += pct;
-		if (in == NULL) {	/* in no stack: itself alone */
-			share_part_row(&b, &alone, r);
-			in = &alone;
-		} else
-			share_part_init(&alone, SHARE_CODE);
-		if ((o->sort == SORT_INCLUSIVE ? share_percent(in, &all) :
-		    pct) < o->min_percent) {
-			share_part_free(&self);
-			share_part_free(&alone);
-			continue;
-		}
-		if (o->limit >= 0 && (long)t.nrows >= o->limit) {
-			share_part_free(&self);
-			share_part_free(&alone);
+	for (size_t i = 0; i < fr.n; i++)
+		if (fill_row(&t, &b, &all, &fr.rows[fr.order[i]],
+		    fr.incl[fr.order[i]], stacks, &cumulative, o) < 0 &&
+		    o->limit >= 0 && (long)t.nrows >= o->limit)
 			break;
-		}
-		c = table_row(&t);
-		c[0].s = r->function;
-		c[1].s = r->object;
-		/* samples count CPU samples; a wall view's time is in seconds */
-		c[2].i = (int64_t)self.cpu;
-		c[3].d = pct;
-		c[4].d = share_error95(&b, &self, &all);
-		c[5].d = cumulative;
-		c[6].d = (double)self.amount * interval_s;
-		if (stacks) {
-			c[7].i = (int64_t)in->cpu;
-			c[8].d = share_percent(in, &all);
-			c[9].d = share_error95(&b, in, &all);
-		}
-		if (off_obj >= 0) {
-			c[10].d = report_percent(in->cpu, all.amount);
-			c[11].d = (double)in->amount * interval_s;
-		}
-		share_part_free(&self);
-		share_part_free(&alone);
-	}
 	table_print(&t, o->format, off_obj >= 0 ? wall_text : stacks ?
-	    flat_text_stacks : flat_text, o->caption);
+	    flat_text_stacks : flat_text, o->caption, &o->style);
 	table_free(&t);
 	share_parts_free(incl, stacks ? s->nfuncs : 0);
 	share_part_free(&all);
 	share_basis_free(&b);
-	free(matched);
-	free(rows);
-	free(row_incl);
-	free(sort_key);
-	free(order);
+	free_rows(&fr);
 }

@@ -203,8 +203,10 @@ print_bar(double cells, int fancy)
 
 static void
 print_text(const struct profil_profile *p, const struct hist_bin *bins, size_t n,
-    const char *name, const struct profil_object *ob, int columns)
+    const char *name, const struct profil_object *ob,
+    const struct table_style *style)
 {
+	int columns = style->columns;
 	uint64_t most = 0, in = 0;
 	int addr_w = 3, label_w = 8, bar_w, fancy;
 	char addr[32];
@@ -247,10 +249,10 @@ print_text(const struct profil_profile *p, const struct hist_bin *bins, size_t n
 		printf("%-*s  %-*.*s %8llu %6.2f%s", addr_w, addr, label_w, label_w,
 		    label, (unsigned long long)bins[i].samples, pct,
 		    bins[i].samples ? " " : "");
-		fputs(table_colour_of(pct), stdout);
+		fputs(table_colour_of(style, pct), stdout);
 		print_bar(most ? (double)bins[i].samples * bar_w / (double)most : 0,
 		    fancy);
-		fputs(table_colour_end(), stdout);
+		fputs(table_colour_end(style), stdout);
 		putchar('\n');
 	}
 }
@@ -269,7 +271,7 @@ report_histogram(const struct profil_profile *p, const struct funcs *f,
 	nbins = o->limit > 0 ? (size_t)o->limit : 40;
 	bins = report_bins(&p->objects[oi], f->tabs[oi], lo, hi, nbins, &n);
 	if (o->format == FORMAT_TEXT) {
-		print_text(p, bins, n, name, &p->objects[oi], o->columns);
+		print_text(p, bins, n, name, &p->objects[oi], &o->style);
 	} else {
 		struct share_basis b;
 		struct share_part all;
@@ -292,7 +294,7 @@ report_histogram(const struct profil_profile *p, const struct funcs *f,
 			c[4].d = share_percent(&bin, &all);
 			c[5].d = share_error95(&b, &bin, &all);
 		}
-		table_print(&t, o->format, NULL, NULL);
+		table_print(&t, o->format, NULL, NULL, &o->style);
 		table_free(&t);
 		share_part_free(&all);
 		share_basis_free(&b);

@@ -141,7 +141,7 @@ report_objects(const struct profil_profile *p, const struct report_options *o)
 		c[4].d = share_error95(&b, &parts[i], &all);
 		c[5].d = (double)parts[i].amount * interval_s;
 	}
-	table_print(&t, o->format, object_text, o->caption);
+	table_print(&t, o->format, object_text, o->caption, &o->style);
 	table_free(&t);
 	share_parts_free(parts, n);
 	share_part_free(&all);

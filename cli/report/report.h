@@ -1,6 +1,7 @@
 /*
- * report.h - the views of `profil report`.  cmd-report.c parses the
- * options and reads the profile; each view prints one table or picture
+ * report.h - the views of `profil report` (views.h lists them, with
+ * the option that picks each).  cmd-report.c parses the options and
+ * reads the profile; each view prints one table or picture
  * of it to stdout (text, CSV or JSON) and returns 0, or prints nothing
  * and returns -1 with a one-line cause (the command turns it into the
  * error message).
@@ -13,8 +14,9 @@
 
 #include <profil.h>
 
-#include "symbols/funcs.h"
-#include "symbols/stacks.h"
+#include "model/funcs.h"
+#include "model/stacks.h"
+#include "table.h"
 
 enum { SORT_SAMPLES, SORT_FUNCTION, SORT_OBJECT, SORT_INCLUSIVE };
 
@@ -23,8 +25,12 @@ struct report_options {
 	int sort;		/* SORT_* for the flat view */
 	double min_percent;	/* rows below it are left out; -1: not given */
 	long limit;		/* at most this many rows; -1: all */
-	const char *target;	/* --histogram FUNCTION|OBJECT, --annotate FUNCTION */
-	int columns;		/* text width to fit */
+	/*
+	 * the view's argument (views.h): --histogram FUNCTION|OBJECT,
+	 * --annotate, --callers, --callees FUNCTION, --html PAGE
+	 */
+	const char *target;
+	struct table_style style;	/* how text is printed */
 	const char *caption;	/* first line of text output */
 };
 

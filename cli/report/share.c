@@ -257,6 +257,14 @@ share_part_row(const struct share_basis *b, struct share_part *r,
 	}
 }
 
+int
+share_kind_of_func(const struct share_basis *b, const struct stacks *s,
+    size_t func)
+{
+	return b->off_obj >= 0 && s->funcs[func].object_index ==
+	    (size_t)b->off_obj ? SHARE_TIME : SHARE_CODE;
+}
+
 struct share_part *
 share_parts_inclusive(const struct share_basis *b, const struct stacks *s)
 {
@@ -265,9 +273,7 @@ share_parts_inclusive(const struct share_basis *b, const struct stacks *s)
 	static uint32_t funcs[STACKS_MAX_DEPTH];
 
 	for (size_t f = 0; f < s->nfuncs; f++)
-		share_part_init(&v[f], b->off_obj >= 0 &&
-		    s->funcs[f].object_index == (size_t)b->off_obj ? SHARE_TIME :
-		    SHARE_CODE);
+		share_part_init(&v[f], share_kind_of_func(b, s, f));
 	for (size_t i = 0; i < b->p->nstacks; i++) {
 		size_t n = stacks_funcs_of(s, &b->p->stacks[i], funcs,
 		    STACKS_MAX_DEPTH);

@@ -35,7 +35,7 @@
 
 #include <profil.h>
 
-#include "symbols/stacks.h"
+#include "model/stacks.h"
 
 /* What a profile's shares rest on: its CPU samples' scale, its pools. */
 struct share_basis {
@@ -77,6 +77,12 @@ void share_basis_free(struct share_basis *b);
 
 /* Kinds of part: code (a function, object, line, address), or time. */
 enum { SHARE_TIME, SHARE_CODE };
+/*
+ * The kind of a part of function func of s (named on b's profile): time
+ * for a wall view's [off-cpu] leaves, else code.
+ */
+int share_kind_of_func(const struct share_basis *b, const struct stacks *s,
+    size_t func);
 void share_part_init(struct share_part *r, int kind);
 void share_part_free(struct share_part *r);
 

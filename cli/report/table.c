@@ -1,5 +1,7 @@
 /*
- * table.c - printing report tables as text, CSV or JSON.
+ * table.c - printing report tables as text, CSV or JSON.  Invariant: no
+ * state of its own: how text is printed comes with each call (struct
+ * table_style), so that views never depend on who printed before them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "table.h"
 
 void
@@ -32,14 +35,6 @@ table_row(struct table *t)
 		t->cells = xrealloc(t->cells, t->cap * (size_t)t->ncols * sizeof *t->cells);
 	}
 	return &t->cells[t->nrows++ * (size_t)t->ncols];
-}
-
-static const char *count_title;	/* table_count_title, or NULL */
-
-void
-table_count_title(const char *title)
-{
-	count_title = title;
 }
 
 /* Has the cell no value (table.h)?  Text cells always have one. */
@@ -105,23 +100,6 @@ csv_string(const char *s)
 }
 
 static void
-json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-static void
 print_machine(const struct table *t, int format)
 {
 	char buf[64];
@@ -145,7 +123,7 @@ print_machine(const struct table *t, int format)
 
 			if (format == FORMAT_JSON) {
 				printf("%s", c ? ", " : "");
-				json_string(col->name);
+				json_string(stdout, col->name, 0);
 				putchar(':');
 				putchar(' ');
 			} else if (c) {
@@ -158,7 +136,8 @@ print_machine(const struct table *t, int format)
 				if (format == FORMAT_CSV)
 					csv_string(row[c].s ? row[c].s : "");
 				else
-					json_string(row[c].s ? row[c].s : "");
+					json_string(stdout, row[c].s ?
+					    row[c].s : "", 0);
 			} else if (col->type == COL_INT) {
 				printf("%lld", (long long)row[c].i);
 			} else if (col->type == COL_PROB) {
@@ -178,27 +157,18 @@ print_machine(const struct table *t, int format)
 		printf("%s]\n", t->nrows ? "\n" : "");
 }
 
-static int text_columns = 80, text_colour;
-
-void
-table_style(int columns, int colour)
-{
-	text_columns = columns;
-	text_colour = colour;
-}
-
 const char *
-table_colour_of(double percent)
+table_colour_of(const struct table_style *style, double percent)
 {
-	if (!text_colour)
+	if (!style->colour)
 		return "";
 	return percent >= 10 ? "\033[1;31m" : percent >= 1 ? "\033[33m" : "";
 }
 
 const char *
-table_colour_end(void)
+table_colour_end(const struct table_style *style)
 {
-	return text_colour ? "\033[0m" : "";
+	return style->colour ? "\033[0m" : "";
 }
 
 /*
@@ -295,7 +265,8 @@ words_of(const char *text, size_t *n)
 
 /* Print words [from, to) on the line at *column, or on the next. */
 static void
-put_run(const struct word *from, const struct word *to, int *column)
+put_run(const struct word *from, const struct word *to, int *column,
+    int text_columns)
 {
 	int n = (int)(to[-1].at + to[-1].len - from->at);
 	int cols = columns_of(from->at, (size_t)n);
@@ -324,7 +295,7 @@ run_end(const struct word *w, const struct word *end, int gap)
 
 /* One line of a caption (its paragraph), folded between phrases. */
 static void
-print_paragraph(const char *text)
+print_paragraph(const char *text, int text_columns)
 {
 	size_t n;
 	struct word *v = words_of(text, &n);
@@ -341,11 +312,11 @@ print_paragraph(const char *text)
 			while (w < phrase) {
 				const struct word *unit = run_end(w, phrase, GAP_WORD);
 
-				put_run(w, unit, &column);
+				put_run(w, unit, &column, text_columns);
 				w = unit;
 			}
 		} else {
-			put_run(w, phrase, &column);
+			put_run(w, phrase, &column, text_columns);
 			w = phrase;
 		}
 	}
@@ -355,7 +326,7 @@ print_paragraph(const char *text)
 
 /* The caption, each of its lines folded to the width, and a blank line. */
 static void
-print_caption(const char *caption)
+print_caption(const char *caption, const struct table_style *style)
 {
 	for (const char *at = caption;;) {
 		size_t len = strcspn(at, "\n");
@@ -363,7 +334,7 @@ print_caption(const char *caption)
 
 		memcpy(line, at, len);
 		line[len] = '\0';
-		print_paragraph(line);
+		print_paragraph(line, style->columns);
 		free(line);
 		if (at[len] == '\0')
 			break;
@@ -374,10 +345,10 @@ print_caption(const char *caption)
 
 /* Column c's text title. */
 static const char *
-title_of(const struct col *c)
+title_of(const struct col *c, const struct table_style *style)
 {
-	return count_title != NULL && strcmp(c->name, "samples") == 0 ?
-	    count_title : c->title;
+	return style->count_title != NULL && strcmp(c->name, "samples") == 0 ?
+	    style->count_title : c->title;
 }
 
 /*
@@ -386,14 +357,16 @@ title_of(const struct col *c)
  * a long library name) give way, down to 16 columns; cut cells end "...".
  */
 static void
-print_text(const struct table *t, const int *order, const char *caption)
+print_text(const struct table *t, const int *order, const char *caption,
+    const struct table_style *style)
 {
+	int text_columns = style->columns;
 	int width[32] = { 0 }, n = 0, k, total, widest = -1;
 	char buf[512], cut[512];
 	size_t r;
 
 	for (n = 0; order[n] >= 0 && n < 32; n++)
-		width[n] = (int)strlen(title_of(&t->cols[order[n]]));
+		width[n] = (int)strlen(title_of(&t->cols[order[n]], style));
 	for (r = 0; r < t->nrows; r++)
 		for (k = 0; k < n; k++) {
 			const union cell *row = &t->cells[r * (size_t)t->ncols];
@@ -434,17 +407,17 @@ print_text(const struct table *t, const int *order, const char *caption)
 		total -= give;
 	}
 	if (caption != NULL)
-		print_caption(caption);
-	if (text_colour)
+		print_caption(caption, style);
+	if (style->colour)
 		fputs("\033[1m", stdout);
 	for (k = 0; k < n; k++) {
 		const struct col *c = &t->cols[order[k]];
 		int left = c->type == COL_STR || c->type == COL_WORDS;
 
 		printf("%s%*s", k ? "  " : "", left && k == n - 1 ? 0 :
-		    (left ? -width[k] : width[k]), title_of(c));
+		    (left ? -width[k] : width[k]), title_of(c, style));
 	}
-	printf("%s\n", table_colour_end());
+	printf("%s\n", table_colour_end(style));
 	for (r = 0; r < t->nrows; r++) {
 		const union cell *row = &t->cells[r * (size_t)t->ncols];
 
@@ -464,11 +437,11 @@ print_text(const struct table *t, const int *order, const char *caption)
 			shown = c->type == COL_STR ? fit(cut, sizeof cut, buf, width[k]) : buf;
 			fputs(k ? "  " : "", stdout);
 			if (c->type == COL_PCT && k == 0)
-				fputs(table_colour_of(row[order[k]].d), stdout);
+				fputs(table_colour_of(style, row[order[k]].d), stdout);
 			printf("%*s", left && k == n - 1 ? 0 :
 			    (left ? -width[k] : width[k]), shown);
 			if (c->type == COL_PCT && k == 0)
-				fputs(table_colour_end(), stdout);
+				fputs(table_colour_end(style), stdout);
 		}
 		putchar('\n');
 	}
@@ -487,10 +460,10 @@ table_parse_format(const char *name)
 
 void
 table_print(const struct table *t, int format, const int *text_order,
-    const char *caption)
+    const char *caption, const struct table_style *style)
 {
 	if (format == FORMAT_TEXT)
-		print_text(t, text_order, caption);
+		print_text(t, text_order, caption, style);
 	else
 		print_machine(t, format);
 }

@@ -62,29 +62,30 @@ int table_parse_format(const char *name);
 	"--format: unknown format '%s' (text, csv or json)"
 
 /*
- * Print t.  For text, text_order lists the columns to show (-1 ends it);
- * a header line (caption) comes first if not NULL.
+ * How text is printed, set by the command from its options and passed to
+ * every view: fitted to columns (0: never cut), coloured (ANSI) or not,
+ * and the text title of the columns named "samples" (NULL: their own):
+ * "counts" for a profile whose samples weigh their intervals
+ * (report_weighted), where a count is an interval of CPU time and not a
+ * sample taken (1,831 samples taken showed as 18,100 "samples").  CSV
+ * and JSON keep their stable names, and are neither cut nor coloured.
+ */
+struct table_style {
+	int columns;
+	int colour;
+	const char *count_title;
+};
+
+/*
+ * Print t.  For text, as style says: text_order lists the columns to
+ * show (-1 ends it); a header line (caption) comes first if not NULL.
  */
 void table_print(const struct table *t, int format, const int *text_order,
-    const char *caption);
+    const char *caption, const struct table_style *style);
 
-/*
- * How text is printed: fitted to columns (0: never cut) and coloured
- * (ANSI) or not.  Set once by the command.
- */
-void table_style(int columns, int colour);
 /* The escape that colours a share of percent (hot red, warm yellow), or "". */
-const char *table_colour_of(double percent);
+const char *table_colour_of(const struct table_style *style, double percent);
 /* The escape that ends a colour, or "". */
-const char *table_colour_end(void);
-
-/*
- * The text title of the columns named "samples": "counts" for a profile
- * whose samples weigh their intervals (report_weighted), where a count
- * is an interval of CPU time and not a sample taken (1,831 samples taken
- * showed as 18,100 "samples").  Set once by the command; CSV and JSON
- * keep their stable names.
- */
-void table_count_title(const char *title);
+const char *table_colour_end(const struct table_style *style);
 
 #endif

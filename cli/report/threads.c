@@ -142,7 +142,7 @@ report_threads(const struct profil_profile *p, const struct report_options *o)
 		}
 	}
 	table_print(&t, o->format, off_obj >= 0 ? wall_thread_text :
-	    thread_text, o->caption);
+	    thread_text, o->caption, &o->style);
 	table_free(&t);
 	share_part_free(&all);
 	share_basis_free(&b);
@@ -237,7 +237,7 @@ report_processes(const struct profil_profile *p, const struct report_options *o)
 		c[8].s = report_exit_status(pr->exit_status, words[i],
 		    sizeof words[i]);
 	}
-	table_print(&t, o->format, process_text, o->caption);
+	table_print(&t, o->format, process_text, o->caption, &o->style);
 	table_free(&t);
 	share_part_free(&all);
 	share_basis_free(&b);

@@ -16,7 +16,11 @@
 #include <unistd.h>
 
 #include "../../cli/report/table.c"
+#include "../../cli/report/json.c"
 #include "../../cli/util.c"
+
+/* How the tests print text: set by each test (table.h). */
+static struct table_style style;
 
 /* What print does on standard output, in a malloc'd string. */
 static char *
@@ -105,7 +109,7 @@ print_stripped_rows(const void *arg)
 		fill_row(&t, name, "liblzma.so.5.4.1", 11409 - 3000 * i,
 		    52.6 - 10 * i, 0.66, 11.409, 53.63, 0.66);
 	}
-	table_print(&t, FORMAT_TEXT, order, NULL);
+	table_print(&t, FORMAT_TEXT, order, NULL, &style);
 	for (size_t r = 0; r < t.nrows; r++)
 		free((char *)t.cells[r * 8].s);
 	table_free(&t);
@@ -121,7 +125,7 @@ test_stripped_names_keep_offsets(void **state)
 	char *out;
 
 	(void)state;
-	table_style(80, 0);
+	style = (struct table_style){ 80, 0, NULL };
 	out = printed(print_stripped_rows, NULL);
 	assert_lines_fit(out, 80);
 	for (int i = 0; i < 3; i++)
@@ -147,7 +151,7 @@ print_long_object(const void *arg)
 	fill_row(&t, "           _PyRun_AnyFileObject",	/* indented, 31 */
 	    "_json.cpython-311-x86_64-li.so",		/* 30 */
 	    1859, 0, 0, 0, 79.92, 1.63);
-	table_print(&t, FORMAT_TEXT, tree_order, NULL);
+	table_print(&t, FORMAT_TEXT, tree_order, NULL, &style);
 	table_free(&t);
 }
 
@@ -162,7 +166,7 @@ test_object_gives_way_first(void **state)
 	char *out;
 
 	(void)state;
-	table_style(80, 0);
+	style = (struct table_style){ 80, 0, NULL };
 	out = printed(print_long_object, NULL);
 	assert_lines_fit(out, 80);
 	if (strstr(out, "_PyRun_AnyFileObject") == NULL ||
@@ -183,7 +187,7 @@ print_with_caption(const void *arg)
 
 	table_init(&t, cols, 8);
 	fill_row(&t, "main", "workload", 1, 100, 0, 0.001, 100, 0);
-	table_print(&t, FORMAT_TEXT, order, arg);
+	table_print(&t, FORMAT_TEXT, order, arg, &style);
 	table_free(&t);
 }
 
@@ -194,7 +198,7 @@ test_caption_folded(void **state)
 	char *out, *words = strdup(caption), *save = NULL;
 
 	(void)state;
-	table_style(80, 0);
+	style = (struct table_style){ 80, 0, NULL };
 	out = printed(print_with_caption, caption);
 	assert_lines_fit(out, 80);
 	for (char *w = strtok_r(words, " ", &save); w != NULL;
@@ -304,7 +308,7 @@ words_of_paragraph(struct words *w, const char *p, size_t len)
 static void
 print_caption_only(const void *arg)
 {
-	print_caption(arg);
+	print_caption(arg, &style);
 }
 
 /*
@@ -322,7 +326,7 @@ test_captions_fold_between_phrases(void **state)
 			char *out, *line;
 			const char *par = captions[c];
 
-			table_style(width, 0);
+			style = (struct table_style){ width, 0, NULL };
 			out = printed(print_caption_only, captions[c]);
 			assert_lines_fit(out, (size_t)width);
 			line = out;
@@ -417,7 +421,7 @@ print_objects(const void *arg)
 		c[4].d = 0.5;
 		c[5].d = 12.345;
 	}
-	table_print(&t, FORMAT_TEXT, object_order, NULL);
+	table_print(&t, FORMAT_TEXT, object_order, NULL, &style);
 	table_free(&t);
 }
 
@@ -433,7 +437,7 @@ test_object_names_whole(void **state)
 	for (int width = 60; width <= 80; width += 20) {
 		char *out;
 
-		table_style(width, 0);
+		style = (struct table_style){ width, 0, NULL };
 		out = printed(print_objects, NULL);
 		if (width >= 80)
 			assert_lines_fit(out, (size_t)width);
@@ -455,7 +459,7 @@ test_no_width_no_cut(void **state)
 	char *out;
 
 	(void)state;
-	table_style(0, 0);
+	style = (struct table_style){ 0, 0, NULL };
 	out = printed(print_with_caption, caption);
 	assert_non_null(strstr(out, caption));
 	free(out);

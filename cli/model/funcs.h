@@ -6,8 +6,8 @@
  * where the profile kept kernel addresses and they can be named here).  What the flat report, the HTML page, diff and
  * the exports share.
  */
-#ifndef PROFIL_FUNCS_H
-#define PROFIL_FUNCS_H
+#ifndef PROFIL_MODEL_FUNCS_H
+#define PROFIL_MODEL_FUNCS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include <profil.h>
 
 #include "cli.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 
 struct ksyms;
 
@@ -83,6 +83,13 @@ char *funcs_display_name(const char *symbol);
 
 /* The basename of a path ("[vdso]" stays as it is). */
 const char *funcs_base_name(const char *path);
+
+/*
+ * Whether a function shown as full is the one a user named name: the
+ * same, or a demangled "ns::f(int) const" named "ns::f" (name without
+ * parameters).  How --annotate, --callers and the like find theirs.
+ */
+int funcs_name_matches(const char *full, const char *name);
 
 /* The first row for function name (demangled or not), or NULL. */
 const struct func_row *funcs_find(const struct funcs *f, const char *name);

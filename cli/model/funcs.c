@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "demangle.h"
 #include "funcs.h"
-#include "ksyms.h"
+#include "symbols/demangle.h"
+#include "symbols/ksyms.h"
 
 static void
 add_row(struct funcs *f, size_t *cap, struct func_row row)
@@ -387,9 +387,8 @@ funcs_free(struct funcs *f)
 	memset(f, 0, sizeof *f);
 }
 
-/* name matches a demangled "ns::f(int) const" given as "ns::f" too */
-static int
-same_name(const char *full, const char *name)
+int
+funcs_name_matches(const char *full, const char *name)
 {
 	size_t n = strlen(name);
 
@@ -403,7 +402,7 @@ const struct func_row *
 funcs_find(const struct funcs *f, const char *name)
 {
 	for (size_t i = 0; i < f->nrows; i++)
-		if (same_name(f->rows[i].function, name) ||
+		if (funcs_name_matches(f->rows[i].function, name) ||
 		    strcmp(f->rows[i].symbol, name) == 0)
 			return &f->rows[i];
 	return NULL;

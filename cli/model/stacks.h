@@ -7,8 +7,8 @@
  * flat view's inclusive column count by function.  The names come from
  * the flat view's symbol tables (funcs.h): one lookup per distinct frame.
  */
-#ifndef PROFIL_SYMBOLS_STACKS_H
-#define PROFIL_SYMBOLS_STACKS_H
+#ifndef PROFIL_MODEL_STACKS_H
+#define PROFIL_MODEL_STACKS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +16,7 @@
 #include <profil.h>
 
 #include "funcs.h"
+#include "intern.h"
 
 /* A function of the stacks. */
 struct stack_func {
@@ -46,7 +47,7 @@ struct stacks {
 	size_t *first;
 	char **owned;
 	size_t nowned, owned_cap;
-	struct strmap *index;	/* identity -> func */
+	struct intern index;	/* identity i is function i */
 };
 
 /*

@@ -10,63 +10,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ksyms.h"
-#include "offcpu.h"
 #include "stacks.h"
-
-/* ---- a string -> index map ----------------------------------------------- */
-
-struct strmap {
-	char **keys;
-	size_t *values;
-	size_t cap, len;
-};
-
-static uint64_t
-hash(const char *s)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
-static void
-strmap_grow(struct strmap *m)
-{
-	size_t cap = m->cap ? 2 * m->cap : 1024;
-	char **keys = xcalloc(cap, sizeof *keys);
-	size_t *values = xcalloc(cap, sizeof *values);
-
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t k;
-
-		if (m->keys[i] == NULL)
-			continue;
-		for (k = hash(m->keys[i]) & (cap - 1); keys[k] != NULL;
-		    k = (k + 1) & (cap - 1))
-			;
-		keys[k] = m->keys[i];
-		values[k] = m->values[i];
-	}
-	free(m->keys);
-	free(m->values);
-	m->keys = keys;
-	m->values = values;
-	m->cap = cap;
-}
-
-/* The slot of key: found (keys[k] != NULL) or where it would go. */
-static size_t
-strmap_slot(const struct strmap *m, const char *key)
-{
-	size_t k = hash(key) & (m->cap - 1);
-
-	while (m->keys[k] != NULL && strcmp(m->keys[k], key) != 0)
-		k = (k + 1) & (m->cap - 1);
-	return k;
-}
+#include "symbols/ksyms.h"
+#include "symbols/offcpu.h"
 
 /* ---- functions ----------------------------------------------------------- */
 
@@ -81,21 +27,18 @@ own(struct stacks *s, char *str)
 	return str;
 }
 
-/* The function of identity key, made from proto if new; its index. */
+/*
+ * The function of identity key, made from proto if new; its index.  The
+ * identities are numbered as the functions are: each new one makes one.
+ */
 static uint32_t
 func_of(struct stacks *s, const char *key, const struct stack_func *proto)
 {
-	struct strmap *m = s->index;
-	size_t k;
+	int added;
+	size_t i = intern_add(&s->index, key, &added);
 
-	if (2 * (m->len + 1) > m->cap)
-		strmap_grow(m);
-	k = strmap_slot(m, key);
-	if (m->keys[k] != NULL)
-		return (uint32_t)m->values[k];
-	m->keys[k] = xstrdup(key);
-	m->values[k] = s->nfuncs;
-	m->len++;
+	if (!added)
+		return (uint32_t)i;
 	s->funcs = xrealloc(s->funcs, (s->nfuncs + 1) * sizeof *s->funcs);
 	s->funcs[s->nfuncs] = *proto;
 	if (proto->function == proto->symbol) {
@@ -193,7 +136,6 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 
 	memset(s, 0, sizeof *s);
 	s->p = p;
-	s->index = xcalloc(1, sizeof *s->index);
 	s->first = xcalloc(p->nframes + 1, sizeof *s->first);
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct profil_frame *fr = &p->frames[i];
@@ -248,13 +190,7 @@ stacks_name(struct stacks *s, const struct profil_profile *p, struct funcs *f,
 void
 stacks_free(struct stacks *s)
 {
-	if (s->index != NULL) {
-		for (size_t i = 0; i < s->index->cap; i++)
-			free(s->index->keys[i]);
-		free(s->index->keys);
-		free(s->index->values);
-		free(s->index);
-	}
+	intern_free(&s->index);
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
 	free(s->owned);
@@ -277,18 +213,6 @@ stacks_funcs_of(const struct stacks *s, const struct profil_stack *st,
 			out[n++] = s->lines[j].func;
 	}
 	return n;
-}
-
-/* name matches a demangled "ns::f(int) const" given as "ns::f" too */
-static int
-same_name(const char *full, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (strcmp(full, name) == 0)
-		return 1;
-	return strncmp(full, name, n) == 0 && full[n] == '(' &&
-	    strchr(name, '(') == NULL;
 }
 
 uint64_t *
@@ -320,7 +244,7 @@ stacks_find(const struct stacks *s, const char *name)
 	long best = -1;
 
 	for (size_t i = 0; i < s->nfuncs; i++) {
-		if (!same_name(s->funcs[i].function, name) &&
+		if (!funcs_name_matches(s->funcs[i].function, name) &&
 		    strcmp(s->funcs[i].symbol, name) != 0)
 			continue;
 		if (best >= 0 && incl == NULL)
@@ -335,12 +259,8 @@ stacks_find(const struct stacks *s, const char *name)
 long
 stacks_func_of_row(const struct stacks *s, const struct func_row *row)
 {
-	struct strmap *m = s->index;
 	char key[4200];
-	size_t k;
 
-	if (m->cap == 0)
-		return -1;
 	if (strcmp(row->object, "[kernel]") == 0)
 		snprintf(key, sizeof key, "k%llx:%s", (unsigned long long)row->start,
 		    row->symbol);
@@ -353,6 +273,5 @@ stacks_func_of_row(const struct stacks *s, const struct func_row *row)
 	else
 		snprintf(key, sizeof key, "o%zu:%llx:%s", row->object_index,
 		    (unsigned long long)row->start, row->symbol);
-	k = strmap_slot(m, key);
-	return m->keys[k] != NULL ? (long)m->values[k] : -1;
+	return intern_find(&s->index, key);
 }

@@ -1,0 +1,20 @@
+/*
+ * json.h - a JSON string as the report writes one: report --format json's
+ * cells (table.c) and the HTML page's flame graph data (flame.c).
+ */
+#ifndef PROFIL_REPORT_JSON_H
+#define PROFIL_REPORT_JSON_H
+
+#include <stdio.h>
+
+/*
+ * s as a JSON string, quoted, on fp: " and \ escaped, control characters
+ * as \u escapes.  With JSON_IN_SCRIPT, < > & as \u escapes too, so that
+ * the string is also safe as the text of an HTML <script> element: no
+ * name can close the element or look like markup (C++ names are full of
+ * them).
+ */
+#define JSON_IN_SCRIPT	1
+void json_string(FILE *fp, const char *s, int flags);
+
+#endif
