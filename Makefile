@@ -109,7 +109,7 @@ $(INTLIB): $(STATIC_OBJ)
 
 
 # ---- the profil command: links libprofil statically, with its internals ----
-CLI_SRC   := $(wildcard cli/*.c cli/*/*.c)
+CLI_SRC   := $(wildcard cli/*.c cli/*/*.c cli/*/*/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli $(WARN) \
              $(SANFLAGS) $(CFLAGS)
@@ -186,38 +186,38 @@ $(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
     -DTEST_SANFLAGS='"$(SANFLAGS)"'
 
 # test-elfcache compiles the cache itself (#include)
-$(BUILD)/tests/test-elfcache: cli/record/elfcache.c cli/record/elfcache.h cli/util.c
+$(BUILD)/tests/test-elfcache: cli/record/core/elfcache.c cli/record/core/elfcache.h cli/util.c
 $(BUILD)/tests/test-elfcache: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-elfcache: EXTRA_LIBS := -lelf
 
 # test-stackmemo compiles the stack memo itself (#include)
-$(BUILD)/tests/test-stackmemo: cli/record/stackmemo.c cli/record/stackmemo.h \
-    cli/record/cfirules.h cli/hmap.c cli/util.c
-$(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-stackmemo: cli/record/unwind/stackmemo.c cli/record/unwind/stackmemo.h \
+    cli/record/unwind/cfirules.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli
 
 # test-kerneltime compiles the kernel time module itself (#include)
-$(BUILD)/tests/test-kerneltime: cli/record/kernel-time.c \
-    cli/record/kernel-time.h cli/hmap.c cli/util.c
-$(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-kerneltime: cli/record/wall/kernel-time.c \
+    cli/record/wall/kernel-time.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli
 
 # test-addrspace compiles the mappings module itself (#include)
-$(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
+$(BUILD)/tests/test-addrspace: cli/record/core/addrspace.c cli/record/core/addrspace.h \
     cli/util.c
-$(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli
 
 # test-jitfiles compiles the perf map and jitdump readers and the unwind
 # tables' images themselves (#include)
-$(BUILD)/tests/test-jitfiles: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h cli/record/jit-tables.c \
-    cli/record/jit-tables.h tests/jit-eh.h tests/jit-bytes.h cli/util.c
-$(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-jitfiles: cli/record/jit/perfmap.c cli/record/jit/perfmap.h \
+    cli/record/jit/jitdump.c cli/record/jit/jitdump.h cli/record/jit/jit-tables.c \
+    cli/record/jit/jit-tables.h tests/jit-eh.h tests/jit-bytes.h cli/util.c
+$(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
 # test-jitfollow: the same readers' followers, as untrusted files go
 $(BUILD)/tests/test-jitfiles $(BUILD)/tests/test-jitfollow: \
-    cli/record/jitfile.c cli/record/jitfile.h
-$(BUILD)/tests/test-jitfollow: cli/record/perfmap.c cli/record/perfmap.h \
-    cli/record/jitdump.c cli/record/jitdump.h tests/jit-bytes.h cli/util.c
-$(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli -Icli/record
+    cli/record/jit/jitfile.c cli/record/jit/jitfile.h
+$(BUILD)/tests/test-jitfollow: cli/record/jit/perfmap.c cli/record/jit/perfmap.h \
+    cli/record/jit/jitdump.c cli/record/jit/jitdump.h tests/jit-bytes.h cli/util.c
+$(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli
 
 # the tests of generated code share their checks (tests/jit-checks.h)
 JIT_TESTS := $(BUILD)/tests/test-jit $(BUILD)/tests/test-jitlate
@@ -326,10 +326,10 @@ FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icl
 # /proc and the engines' records (perf-records.c and perf-procs.c: the
 # perf engine's records applied; not its events, rings or runs)
 FUZZ_SRC     := $(CODEC_SRC) $(filter-out cli/profil.c cli/cmd-%.c \
-                cli/record/perf.c cli/record/perf-attach.c \
-                cli/record/perf-drain.c cli/record/perf-engine.c \
-                cli/record/perf-events.c cli/record/timer.c \
-                cli/record/launch.c,$(CLI_SRC))
+                cli/record/perf/perf.c cli/record/perf/perf-attach.c \
+                cli/record/perf/perf-drain.c cli/record/perf/perf-engine.c \
+                cli/record/perf/perf-events.c cli/record/timer/timer.c \
+                cli/record/core/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
 # the options target runs the subcommands themselves: all of the command

@@ -15,13 +15,13 @@
 
 #include <profil.h>
 
-#include "sampler/budget.h"
 #include "cli.h"
-#include "record/jit.h"
-#include "record/output.h"
-#include "record/record.h"
-#include "record/unwind.h"
+#include "record/core/output.h"
+#include "record/core/record.h"
+#include "record/jit/jit.h"
+#include "record/unwind/unwind.h"
 #include "report/report.h"
+#include "sampler/budget.h"
 #include "symbols/ksyms.h"
 
 #define DEFAULT_RATE_HZ		1000

@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "fuzz.h"
-#include "record/record.h"
+#include "record/core/record.h"
 
 #define MAX_ARGS 24
 #define MAX_ARG 256

@@ -1,6 +1,7 @@
 /*
- * fuzz-perfrec.c - the perf engine's records (cli/record/perf-records.c)
- * fed anything through perf_records_apply, as the drain hands them over:
+ * fuzz-perfrec.c - the perf engine's records
+ * (cli/record/perf/perf-records.c) fed anything through
+ * perf_records_apply, as the drain hands them over:
  * each whole, its header's size its own.  The input:
  *
  *   flags:u8 (1: call stacks taken, 2: the kernel sampled too,
@@ -20,12 +21,12 @@
 
 #include "fuzz.h"
 #include "hmap.h"
-#include "record/builder.h"
-#include "record/jit.h"
-#include "record/kernel-time.h"
-#include "record/perf-engine.h"
-#include "record/perf-procs.h"
-#include "record/perf-records.h"
+#include "record/core/builder.h"
+#include "record/jit/jit.h"
+#include "record/perf/perf-engine.h"
+#include "record/perf/perf-procs.h"
+#include "record/perf/perf-records.h"
+#include "record/wall/kernel-time.h"
 #include "sampler/budget.h"
 
 #define PERIOD_NS	1000000ull

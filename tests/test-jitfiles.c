@@ -1,10 +1,10 @@
 /*
- * test-jitfiles.c - cli/record/perfmap.c and cli/record/jitdump.c, the
+ * test-jitfiles.c - cli/record/jit/perfmap.c and cli/record/jit/jitdump.c, the
  * files a JIT runtime writes for profilers: each well-formed line or
  * record comes out as written, each malformed one is counted and
  * skipped, and a file followed as it grows hands over only what is
  * wholly written, each thing once, holding no more than one line or one
- * record however the writes fall; and cli/record/jit-tables.c, whose
+ * record however the writes fall; and cli/record/jit/jit-tables.c, whose
  * ELF images of a record's unwind tables libdw reads the rules from.
  */
 #include <stdarg.h>
@@ -30,10 +30,10 @@
 #include "jit-eh.h"
 #include "jit-bytes.h"
 
-#include "../cli/record/jitfile.c"
-#include "../cli/record/perfmap.c"
-#include "../cli/record/jitdump.c"
-#include "../cli/record/jit-tables.c"
+#include "../cli/record/jit/jitfile.c"
+#include "../cli/record/jit/perfmap.c"
+#include "../cli/record/jit/jitdump.c"
+#include "../cli/record/jit/jit-tables.c"
 #include "../cli/util.c"
 
 /* ---- perf maps ------------------------------------------------------- */

@@ -1,0 +1,324 @@
+/*
+ * timer.c - the timer engine: libprofil injected into the program
+ * (LD_PRELOAD) samples every thread with the library's own mechanism into
+ * a pc histogram in memory shared with us (lib/agent/agent.h, timer-region.h),
+ * or, with call stacks, into a ring of captures there: a sample travels
+ * one way, the histogram having only those whose capture failed.
+ * We watch which code each process slot has mapped (/proc/PID/maps, while
+ * it lives: timer-slots.h), drain its stack captures as they come
+ * (timer-stacks.h) and at the end resolve every pc to an object and file
+ * offset for the builder.  A slot keeps every mapping seen in it; a pc
+ * that two of them would put in different code (an address reused) is
+ * credited to no object: [unknown], never a wrong one.  Here: the checks,
+ * the launch and the loop until the program ends.
+ *
+ * Time in the kernel is the agent's estimate from each thread's system
+ * time (lib/session/session-kernel.c), counted at [kernel] with no kernel
+ * functions; the threads' samples are counted apart from the pcs, per thread
+ * (builder_external_threads).  What it cannot do, and says: statically
+ * linked or set-uid programs (the loader ignores LD_PRELOAD there).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <profil.h>
+
+#include "agent/agent.h"
+#include "cli.h"
+#include "record/core/addrspace.h"
+#include "record/core/record.h"
+#include "record/unwind/unwind.h"
+#include "record/wall/wall.h"
+#include "timer-region.h"
+#include "timer-slots.h"
+#include "timer-stacks.h"
+#include "timer-unseen.h"
+#include "wall-stat.h"
+
+#define SNAPSHOT_MS	20		/* how often slots' maps may be due
+					   (timer_slots_snapshot_due), and
+					   the descendants are looked at */
+#define STACK_POLL_MS	5		/* how often we wake: the ring drained,
+					   new processes' maps read */
+
+/* The program file execvp would run. */
+static int
+resolve_program(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/') != NULL) {
+		snprintf(out, size, "%s", name);
+		return access(out, F_OK);
+	}
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(out, size, "%.*s/%s", (int)len, len ? path : ".", name);
+		if (access(out, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	return -1;
+}
+
+int
+record_timer_check(char *const *argv, char *why, size_t why_size)
+{
+	char file[PATH_MAX];
+	struct stat st;
+	size_t n, i;
+	int fd, dynamic = 0;
+	Elf *elf;
+
+	if (resolve_program(argv[0], file, sizeof file) < 0 || stat(file, &st) < 0)
+		return 0;	/* the launch will say it is not found */
+	if (st.st_mode & (S_ISUID | S_ISGID)) {
+		snprintf(why, why_size, "%s is set-user-ID or set-group-ID: the "
+		    "loader ignores LD_PRELOAD there, so the timer engine cannot "
+		    "profile it", argv[0]);
+		return -1;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf != NULL && elf_kind(elf) == ELF_K_ELF &&
+	    elf_getphdrnum(elf, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+			    ph.p_type == PT_INTERP)
+				dynamic = 1;
+		}
+		if (!dynamic)
+			snprintf(why, why_size, "%s is statically linked: the "
+			    "timer engine works by LD_PRELOAD, which cannot "
+			    "reach it (the perf engine can)", argv[0]);
+	} else {
+		dynamic = 1;	/* a script: its interpreter is dynamic */
+	}
+	elf_end(elf);
+	close(fd);
+	return dynamic ? 0 : -1;
+}
+
+/* libprofil.so beside us (build tree) or in ../lib (installed). */
+static int
+find_library(char *out, size_t size)
+{
+	static const char *const rel[] = { "libprofil.so.0", "../lib/libprofil.so.0" };
+	const char *env = getenv("PROFIL_LIBRARY");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env != NULL && *env != '\0') {
+		snprintf(out, size, "%s", env);
+		return access(out, R_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		char candidate[PATH_MAX * 2];
+
+		snprintf(candidate, sizeof candidate, "%s/%s", self, rel[i]);
+		if (realpath(candidate, out) != NULL && access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* --wall: the unwinder of process pid's live slot, or NULL. */
+static struct unwind_space *
+slot_unwinder(void *arg, pid_t pid)
+{
+	struct slot_maps *slots = arg;
+
+	for (int i = AGENT_MAX_PROCS; i-- > 1;)
+		if (slots[i].pid == pid && !slots[i].gone)
+			return slots[i].uw;
+	return NULL;
+}
+
+/* --wall: the live processes' threads read, as wall-stat.h says. */
+static void
+wall_poll(struct wall_stat *ws, const struct slot_maps *slots, pid_t only,
+    uint64_t now, int ended)
+{
+	pid_t pids[AGENT_MAX_PROCS];
+	size_t n = 0;
+
+	for (int i = 1; i < AGENT_MAX_PROCS; i++) {
+		int dup = 0;
+
+		if (slots[i].pid == 0 || slots[i].gone ||
+		    (only != 0 && slots[i].pid != only))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			dup |= pids[k] == slots[i].pid;
+		if (!dup)
+			pids[n++] = slots[i].pid;
+	}
+	wall_stat_poll(ws, pids, n, now, ended);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+record_timer(const struct record_opts *o, struct record_result *r,
+    char *cause, size_t cause_size)
+{
+	char lib[PATH_MAX], preload[PATH_MAX * 2], fdstr[16];
+	const char *old_preload = getenv("LD_PRELOAD");
+	char *saved_preload = old_preload ? xstrdup(old_preload) : NULL;
+	struct slot_maps *slots;
+	struct timer_region *region;
+	struct launch l;
+	struct pollfd pfd;
+	struct wall *w = NULL;	/* --wall: time off the CPU */
+	struct wall_stat *ws = NULL;
+	struct timer_unseen *unseen;
+	uint64_t start, last_snapshot = 0;
+	pid_t only = 0;		/* with --no-children: the program's pid */
+	int rc, more = 0;
+
+	if (find_library(lib, sizeof lib) < 0) {
+		snprintf(cause, cause_size, "cannot find libprofil.so.0 next "
+		    "to the profil command (set PROFIL_LIBRARY to its path)");
+		free(saved_preload);
+		return -1;
+	}
+	region = timer_region_new(o->rate_hz, o->samples, o->stack_size,
+	    o->period_ns, now_ns());
+	if (region == NULL) {
+		snprintf(cause, cause_size, "cannot create the shared profile "
+		    "memory: %s", strerror(errno));
+		free(saved_preload);
+		return -1;
+	}
+	/* the program (and what it runs) gets libprofil and the region */
+	snprintf(preload, sizeof preload, "%s%s%s", lib,
+	    saved_preload ? ":" : "", saved_preload ? saved_preload : "");
+	snprintf(fdstr, sizeof fdstr, "%d", region->fd);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(AGENT_ENV_FD, fdstr, 1);
+	rc = launch_prepare(&l, o->argv);
+	if (saved_preload)
+		setenv("LD_PRELOAD", saved_preload, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	unsetenv(AGENT_ENV_FD);
+	free(saved_preload);
+	if (rc < 0) {
+		snprintf(cause, cause_size, "cannot start %s: %s", o->argv[0],
+		    strerror(errno));
+		timer_region_free(region);
+		return -1;
+	}
+	r->pid = l.pid;
+	if (!o->follow_children)
+		only = l.pid;
+	builder_external_threads(r->builder);
+	start = now_ns();
+	r->exec_errno = launch_go(&l);
+	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
+	unseen = timer_unseen_new(lib);
+	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
+	l.builder = r->builder;
+	if (o->wall) {
+		w = wall_new(r->builder, STACK_POLL_MS * 1000000ull,
+		    o->stack_size, o->period_ns, slot_unwinder, slots);
+		ws = wall_stat_new(w, start);
+	}
+	/*
+	 * Until the program ends; with --wait-all, until all it left ends.
+	 * A process that just started (an exec, a fork's first sample) has
+	 * its maps read at the next wake-up, every STACK_POLL_MS: a short
+	 * one (a compiler's `as`, an image that execs again at once) may be
+	 * gone by the next full reading, and its pcs in no object with it.
+	 */
+	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
+		/* a ring's worth was taken last time: more may be waiting */
+		poll(&pfd, 1, more ? 0 : STACK_POLL_MS);
+		if (now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
+			timer_slots_snapshot_due(r->builder, region, slots,
+			    now_ns());
+			timer_unseen_poll(unseen, slots);
+			last_snapshot = now_ns();
+		} else {
+			timer_slots_open_new(r->builder, region, slots, 1);
+		}
+		if (region->ring.shared != NULL)
+			more = timer_stacks_drain(r->builder, region, slots,
+			    only, w, 0, now_ns());
+		/* before launch_poll reaps what ended: see wall_stat_poll */
+		if (ws != NULL)
+			wall_poll(ws, slots, only, now_ns(),
+			    (pfd.revents & POLLIN) != 0);
+		launch_poll(&l);
+	}
+	r->wall_ns = now_ns() - start;
+	timer_slots_snapshot_all(r->builder, region, slots);	/* children still running */
+	if (region->ring.shared != NULL)
+		timer_stacks_drain(r->builder, region, slots, only, w, 1,
+		    now_ns());
+	if (w != NULL) {
+		wall_stat_free(ws, start + r->wall_ns);
+		wall_finish(w, start + r->wall_ns);
+		r->wall_unreadable = wall_unreadable(w,
+		    &r->wall_unreadable_errno);
+	}
+	timer_region_resolve(r->builder, region, slots, only, now_ns());
+	timer_region_weights(region, o, only, slots, r);
+	r->refused = region->refused;
+	launch_finish(&l, o, r);
+	/* what ran for 10 ms, or two periods, without being sampled */
+	timer_unseen_finish(unseen, l.pid, l.own_cpu_ns, only != 0,
+	    o->period_ns * 2 > 10000000 ? o->period_ns * 2 : 10000000, r);
+	timer_unseen_free(unseen);
+	launch_close(&l);
+	for (int i = 0; i < AGENT_MAX_PROCS; i++) {
+		unwind_space_free(slots[i].uw);
+		addr_space_free(slots[i].space);
+	}
+	free(slots);
+	/* every sample in the builder now, JIT code's held back too */
+	if (w != NULL) {
+		wall_fill_cpu(w);
+		wall_free(w);
+	}
+	timer_region_free(region);
+	/* estimated from the threads' system time (lib/session/session-kernel.c) */
+	r->kernel_sampled = 1;
+	return 0;
+}
