@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "procmaps.h"
-#include "record/jit/jit.h"
 
 int
 procmaps_line(char *line, struct procmap *m)
@@ -65,8 +64,19 @@ procmaps_each(pid_t pid, void (*fn)(const struct procmap *m, void *arg),
 int
 procmaps_is_object(const char *name)
 {
-	/* (a jitdump file is mapped to be seen, not run: jit.h) */
+	/* (a jitdump file is mapped to be seen, not run) */
 	return (name[0] == '/' && strncmp(name, "/memfd:", 7) != 0 &&
 	    strncmp(name, "/dev/zero", 9) != 0 && strncmp(name, "//anon", 6) != 0 &&
-	    !jit_dump_path(name)) || strcmp(name, "[vdso]") == 0;
+	    !procmaps_is_jitdump(name)) || strcmp(name, "[vdso]") == 0;
+}
+
+int
+procmaps_is_jitdump(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	int pid, end = 0;
+
+	base = base != NULL ? base + 1 : path;
+	return sscanf(base, "jit-%d.dump%n", &pid, &end) == 1 && end > 0 &&
+	    base[end] == '\0' && pid > 0;
 }

@@ -35,4 +35,11 @@ int procmaps_each(pid_t pid, void (*fn)(const struct procmap *m, void *arg),
 /* True for names that stand for a file we can read symbols from. */
 int procmaps_is_object(const char *name);
 
+/*
+ * Whether path names a jitdump file (its last part is jit-PID.dump): a
+ * JIT runtime maps it executable for profilers to see it, not to run it
+ * (record/jit/jit.h follows it).
+ */
+int procmaps_is_jitdump(const char *path);
+
 #endif

@@ -24,6 +24,7 @@
 #include "profil.h"
 #include "record/core/addrspace.h"
 #include "record/core/fpmarks.h"
+#include "record/core/procmaps.h"
 
 /* Each piece with tables the unwinder was told of: a name of its own. */
 static unsigned unwind_serial;
@@ -31,7 +32,7 @@ static unsigned unwind_serial;
 static void
 mapped(struct jit_code *c, const char *path)
 {
-	if (jit_dump_path(path))
+	if (procmaps_is_jitdump(path))
 		jit_code_follow(c, path);
 }
 

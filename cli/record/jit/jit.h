@@ -36,8 +36,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/types.h>
 
 #include <profil.h>
@@ -72,19 +70,10 @@ void jit_code_free(struct jit_code *c);
  */
 void jit_code_exec(struct jit_code *c);
 
-/* Whether path names a jitdump file (its last part is jit-PID.dump). */
-static inline int
-jit_dump_path(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	int pid, end = 0;
-
-	base = base != NULL ? base + 1 : path;
-	return sscanf(base, "jit-%d.dump%n", &pid, &end) == 1 && end > 0 &&
-	    base[end] == '\0' && pid > 0;
-}
-
-/* The process mapped path, a jitdump file: follow it. */
+/*
+ * The process mapped path, a jitdump file (procmaps_is_jitdump): follow
+ * it.
+ */
 void jit_code_follow(struct jit_code *c, const char *path);
 
 /*

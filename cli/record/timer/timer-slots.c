@@ -35,7 +35,7 @@ collect_map(const struct procmap *pm, void *arg)
 {
 	struct collect *c = arg;
 
-	if (jit_dump_path(pm->name) && c->ndumps < 4)
+	if (procmaps_is_jitdump(pm->name) && c->ndumps < 4)
 		c->dumps[c->ndumps++] = xstrdup(pm->name);
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 32;
