@@ -2,13 +2,16 @@
  * builder-internal.h - what the builder's files share; builder.h is their
  * contract with the engines.  Private to cli/record/core/builder*.c.
  *
- *   builder.c          samples counted per object, kernel, unknown,
- *                      thread and process, and the finished profile
  *   builder-objects.c  the mapped files: segments, build-id, one object
  *                      a file whatever its paths, and file offsets to
  *                      link-time addresses
+ *   builder-samples.c  samples counted per object, kernel, unknown,
+ *                      thread and process; names, parents, exits
  *   builder-stacks.c   call stacks: frames, the tree of distinct stacks
  *                      (lib/codec/stacktree.h), their counts, and the profile's
+ *   builder.c          a builder made and freed, and the finished profile
+ *
+ * Each calls only the files above it in this list.
  *
  * Invariant: samples = object samples + kernel + unknown, and the same
  * sum over threads and over processes.
@@ -105,6 +108,8 @@ struct builder {
 
 /* The thread tid of pid, added on first sight (no samples, no name). */
 struct bthread *builder_thread_of(struct builder *b, pid_t pid, pid_t tid);
+/* The process pid, added on first sight (its exit status unknown). */
+struct bprocess *builder_process_of(struct builder *b, pid_t pid);
 
 /* The sample at link address addr of object obj (not UINT64_MAX). */
 void builder_count_at(struct builder *b, int obj, uint64_t addr,

@@ -1,7 +1,9 @@
 /*
- * builder.c - folds samples into a profile (builder-internal.h).  Samples
+ * builder.c - folds samples into a profile (builder-internal.h): a
+ * builder made and freed, and the profile it finishes with.  Samples
  * arrive as file offsets in a mapped object, which builder-objects.c
- * turns into link-time addresses, the addresses symbol tables use.
+ * turns into link-time addresses, the addresses symbol tables use;
+ * builder-samples.c counts them, builder-stacks.c their stacks.
  * Invariant: samples = object samples + kernel + unknown, and the same
  * sum over threads and over processes.
  */
@@ -12,12 +14,6 @@
 #include "builder-internal.h"
 #include "cli.h"
 #include "fpmarks.h"
-
-void
-builder_external_threads(struct builder *b)
-{
-	b->external_threads = 1;
-}
 
 struct builder *
 builder_new(unsigned bucket_bytes)
@@ -76,57 +72,6 @@ builder_free(struct builder *b)
 	free(b);
 }
 
-struct bthread *
-builder_thread_of(struct builder *b, pid_t pid, pid_t tid)
-{
-	uint64_t i = hmap_get(&b->thread_index, (uint64_t)(uint32_t)tid);
-
-	if (i == 0) {
-		b->threads = xrealloc(b->threads, (b->nthreads + 1) * sizeof *b->threads);
-		b->threads[b->nthreads] = (struct bthread){ pid, tid, NULL, 0 };
-		hmap_add(&b->thread_index, (uint64_t)(uint32_t)tid, ++b->nthreads);
-		i = b->nthreads;
-	}
-	return &b->threads[i - 1];
-}
-
-static struct bprocess *
-process_of(struct builder *b, pid_t pid)
-{
-	uint64_t i = hmap_get(&b->process_index, (uint64_t)(uint32_t)pid);
-
-	if (i == 0) {
-		b->processes = xrealloc(b->processes,
-		    (b->nprocesses + 1) * sizeof *b->processes);
-		b->processes[b->nprocesses] = (struct bprocess){ pid, 0, NULL,
-		    PROFIL_EXIT_UNKNOWN, 0 };
-		hmap_add(&b->process_index, (uint64_t)(uint32_t)pid, ++b->nprocesses);
-		i = b->nprocesses;
-	}
-	return &b->processes[i - 1];
-}
-
-static void
-count(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
-{
-	b->samples += weight;
-	if (!b->external_threads)
-		builder_thread_of(b, pid, tid)->samples += weight;
-	process_of(b, pid)->samples += weight;
-}
-
-void
-builder_thread_samples(struct builder *b, pid_t pid, pid_t tid, uint64_t n)
-{
-	builder_thread_of(b, pid, tid)->samples += n;
-}
-
-uint64_t
-builder_thread_count(struct builder *b, pid_t pid, pid_t tid)
-{
-	return builder_thread_of(b, pid, tid)->samples;
-}
-
 void
 builder_cpu_fill(struct builder *b, const struct bframe *frames, size_t n,
     uint64_t weight, pid_t pid, pid_t tid)
@@ -137,53 +82,6 @@ builder_cpu_fill(struct builder *b, const struct bframe *frames, size_t n,
 		builder_kernel(b, frames[0].value, weight, pid, tid);
 	if (b->external_threads)
 		builder_thread_samples(b, pid, tid, weight);
-}
-
-void
-builder_count_at(struct builder *b, int obj, uint64_t addr, uint64_t weight,
-    pid_t pid, pid_t tid)
-{
-	struct bobject *o = &b->objects[obj];
-
-	if (addr < o->seen_lo)
-		o->seen_lo = addr;
-	if (addr > o->seen_hi)
-		o->seen_hi = addr;
-	hmap_add(&o->hist, addr / b->bucket_bytes, weight);
-	o->samples += weight;
-	count(b, weight, pid, tid);
-}
-
-void
-builder_sample(struct builder *b, int obj, uint64_t file_offset,
-    uint64_t weight, pid_t pid, pid_t tid)
-{
-	uint64_t addr = builder_link_address(&b->objects[obj], file_offset);
-
-	if (addr == UINT64_MAX)
-		builder_unknown(b, weight, pid, tid);
-	else
-		builder_count_at(b, obj, addr, weight, pid, tid);
-}
-
-void
-builder_kernel(struct builder *b, uint64_t ip, uint64_t weight, pid_t pid,
-    pid_t tid)
-{
-	b->kernel += weight;
-	if (ip == 0 || ip == UINT64_MAX)
-		b->kernel_ips = 0;	/* then no histogram: it would not add up */
-	else
-		hmap_add(&b->kernel_hist, ip, weight);
-	count(b, weight, pid, tid);
-}
-
-void
-builder_kernel_identity(struct builder *b, const struct profil_kernel *id)
-{
-	free(b->kernel_id.release);
-	b->kernel_id = *id;
-	b->kernel_id.release = id->release ? xstrdup(id->release) : NULL;
 }
 
 /* The kernel's histogram, at its addresses of this boot; NULL if none. */
@@ -216,88 +114,11 @@ kernel_code(struct builder *b)
 }
 
 void
-builder_unknown(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
-{
-	b->unknown += weight;
-	count(b, weight, pid, tid);
-}
-
-void
-builder_lost(struct builder *b, uint64_t n)
-{
-	b->lost += n;
-}
-
-void
-builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm)
-{
-	struct bthread *t = builder_thread_of(b, pid, tid);
-
-	free(t->name);
-	t->name = xstrdup(comm);
-	if (pid == tid) {
-		struct bprocess *p = process_of(b, pid);
-
-		free(p->comm);
-		p->comm = xstrdup(comm);
-	}
-}
-
-void
-builder_fork(struct builder *b, pid_t pid, pid_t ppid)
-{
-	/* the parent may be no process of ours (the recorder itself) */
-	uint64_t at = hmap_get(&b->process_index, (uint64_t)(uint32_t)ppid);
-	struct bprocess *parent = at ? &b->processes[at - 1] : NULL;
-	char *comm = parent && parent->comm ? xstrdup(parent->comm) : NULL;
-	struct bprocess *p = process_of(b, pid);
-
-	p->ppid = ppid;
-	if (p->comm == NULL)
-		p->comm = comm;
-	else
-		free(comm);
-}
-
-void
-builder_exit_status(struct builder *b, pid_t pid, int status)
-{
-	process_of(b, pid)->status = status;
-}
-
-void
 builder_wall(struct builder *b, const struct profil_wall *w)
 {
 	if (b->wall == NULL)
 		b->wall = xcalloc(1, sizeof *b->wall);
 	*b->wall = *w;
-}
-
-pid_t *
-builder_unfinished(struct builder *b, size_t *n)
-{
-	pid_t *pids = xcalloc(b->nprocesses + 1, sizeof *pids);
-
-	*n = 0;
-	for (size_t i = 0; i < b->nprocesses; i++)
-		if (b->processes[i].status == PROFIL_EXIT_UNKNOWN)
-			pids[(*n)++] = b->processes[i].pid;
-	return pids;
-}
-
-struct builder_process *
-builder_new_processes(struct builder *b, size_t *seen, size_t *n)
-{
-	struct builder_process *v = xcalloc(b->nprocesses - *seen + 1,
-	    sizeof *v);
-
-	*n = 0;
-	for (size_t i = *seen; i < b->nprocesses; i++)
-		if (b->processes[i].status == PROFIL_EXIT_UNKNOWN)
-			v[(*n)++] = (struct builder_process){ b->processes[i].pid,
-			    b->processes[i].ppid };
-	*seen = b->nprocesses;
-	return v;
 }
 
 struct profil_profile *
@@ -370,7 +191,7 @@ builder_finish(struct builder *b)
 	p->threads = xcalloc(b->nthreads, sizeof *p->threads);
 	for (i = 0; i < b->nthreads; i++) {
 		struct bthread *t = &b->threads[i];
-		struct bprocess *pr = process_of(b, t->pid);
+		struct bprocess *pr = builder_process_of(b, t->pid);
 
 		/* a wall profile's threads may have waited only */
 		if ((t->samples == 0 && b->wall == NULL) || b->omit_threads)
