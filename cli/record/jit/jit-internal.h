@@ -1,14 +1,17 @@
 /*
- * jit-internal.h - what jit.c, jit-read.c and jit-pending.c share: a
- * process's generated code and the page index that finds it.  Private to
+ * jit-internal.h - what the jit room's files share: a process's
+ * generated code and the page index that finds it.  Private to
  * cli/record/jit/jit*.c; jit.h is their contract with the recorder.
  *
- *   jit.c          a process's code: its pieces, found by pc; the unwind
- *                  tables handed to the unwinder
+ *   jit-pieces.c   a process's code: its pieces and their page index
  *   jit-read.c     the runtime's files, read as they grow: the perf map
  *                  (judged first: is it this process's?) and jitdump
  *   jit-pending.c  samples waiting for code named late, and what stayed
  *                  unnamed
+ *   jit.c          a process's code attached, forgotten, found by pc;
+ *                  the unwind tables handed to the unwinder
+ *
+ * Each calls only the files above it in this list.
  */
 #ifndef PROFIL_RECORD_JIT_INTERNAL_H
 #define PROFIL_RECORD_JIT_INTERNAL_H
