@@ -7,6 +7,8 @@
  *                     caller libdwfl found by frame pointer where none does
  *   unwind.c          libdwfl's walk over one sample, the stack memo's use
  *                     of it, and the entry points
+ *
+ * Each calls only the files above it in this list.
  */
 #ifndef PROFIL_RECORD_UNWIND_INTERNAL_H
 #define PROFIL_RECORD_UNWIND_INTERNAL_H
@@ -90,11 +92,13 @@ struct unwind_space {
  */
 void unwind_forget(struct unwind_space *s);
 /*
- * Make s's Dwfl and attach it at first use, and report the mappings to
- * it again if they changed.  0, or -1 if there is no Dwfl (nothing can
- * be unwound).
+ * Make s's Dwfl and attach it at first use, with thread as libdwfl's
+ * thread callbacks (unwind.c's: they answer from s->cur, the sample),
+ * and report the mappings to it again if they changed.  0, or -1 if
+ * there is no Dwfl (nothing can be unwound).
  */
-int unwind_sync_modules(struct unwind_space *s);
+int unwind_sync_modules(struct unwind_space *s,
+    const Dwfl_Thread_Callbacks *thread);
 
 /* ---- unwind-cfi.c ---- */
 
@@ -118,10 +122,5 @@ int unwind_by_frame_pointer(struct unwind_space *s, uint64_t pc,
  */
 int unwind_frame_pointer_caller(struct current *c, Dwfl_Frame *frame,
     uint64_t pc);
-
-/* ---- unwind.c ---- */
-
-/* libdwfl's thread callbacks: they answer from s->cur, the sample. */
-extern const Dwfl_Thread_Callbacks unwind_thread_callbacks;
 
 #endif

@@ -323,7 +323,8 @@ mono_ns(void)
 
 /* The Dwfl, made and attached at first use, with the mappings reported. */
 int
-unwind_sync_modules(struct unwind_space *s)
+unwind_sync_modules(struct unwind_space *s,
+    const Dwfl_Thread_Callbacks *thread)
 {
 	unsigned jit_gen = jit_code_unwind_generation(s->space->jit);
 	uint64_t t0 = 0;
@@ -334,7 +335,7 @@ unwind_sync_modules(struct unwind_space *s)
 		s->dwfl = dwfl_begin(&dwfl_callbacks);
 		if (s->dwfl == NULL || arch == NULL ||
 		    !dwfl_attach_state(s->dwfl, arch, s->pid,
-		    &unwind_thread_callbacks, s)) {
+		    thread, s)) {
 			drop_dwfl(s);
 			return -1;
 		}

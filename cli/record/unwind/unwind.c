@@ -103,7 +103,7 @@ set_initial_registers(Dwfl_Thread *thread, void *arg)
 	    (const Dwarf_Word *)&c->regs[ARCH_REG_FP]);
 }
 
-const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
+static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.next_thread = next_thread,
 	.get_thread = get_thread,
 	.memory_read = memory_read,
@@ -286,7 +286,7 @@ unwind_with(struct unwind_space *s, pid_t tid,
 
 	if (n >= max)
 		return n;
-	if (unwind_sync_modules(s) < 0) {
+	if (unwind_sync_modules(s, &thread_callbacks) < 0) {
 		/* no unwinder at all: the place itself, and a cut */
 		unwind_locate(s, regs[ARCH_REG_PC], &out[n++]);
 		if (n < max)
