@@ -4,13 +4,17 @@
  * cli/record/wall/wall*.c (cli/record/timer/wall-stat.c, a source,
  * uses wall.h only).
  *
- *   wall.c           threads, sites and switches, the looks at blocked
- *                    threads, and the entry points of a switch source
- *   wall-place.c     where each interval off the CPU goes, and the end
- *   wall-counters.c  the entry points of a source of counters instead
+ *   wall-tables.c    a wall made and freed; its threads, sites and
+ *                    accounts; the processes that could not be read
  *   wall-truth.c     the kernel's own count of each thread's time (its
  *                    schedstat), which the switches' measure is made to
  *                    agree with, and the CPU time no sample stood for
+ *   wall-place.c     where each interval off the CPU goes, and the end
+ *   wall.c           the switches applied in order, the looks at
+ *                    blocked threads: the entry points of a switch source
+ *   wall-counters.c  the entry points of a source of counters instead
+ *
+ * Each calls only the files above it in this list.
  *
  * Invariant: every nanosecond between a thread's switch out and its
  * next switch in goes to exactly one stack of that thread; a look
@@ -134,6 +138,8 @@ struct wall {
 	uint64_t last_read;		/* the threads' schedstat read then */
 };
 
+/* ---- wall-tables.c ------------------------------------------------------- */
+
 /* The site of frames, made if new. */
 uint32_t wall_site_of(struct wall *w, const struct bframe *frames,
     size_t n);
@@ -147,15 +153,16 @@ struct wthread *wall_thread_of(struct wall *w, pid_t pid, pid_t tid);
 /* t's time at site, made if new (at 0). */
 struct acc *wall_acc_of(struct wthread *t, uint32_t site);
 
+/* A look at pid was refused at now: not tried again for a while. */
+void wall_pid_refused(struct wall *w, pid_t pid, int err, uint64_t now);
+/* A look at pid was not refused. */
+void wall_pid_read(struct wall *w, pid_t pid);
 /* Whether pid's threads could not be read (last time they were tried). */
 int wall_pid_unreadable(const struct wall *w, pid_t pid);
 /* Whether they were refused, and are not to be tried again before now. */
 int wall_pid_resting(const struct wall *w, pid_t pid, uint64_t now);
 /* CLOCK_MONOTONIC, ns. */
 uint64_t wall_now_ns(void);
-
-/* Look at thread t, blocked (or unknown) and not looked at since. */
-void wall_look_thread(struct wall *w, struct wthread *t);
 
 /* ---- wall-truth.c -------------------------------------------------------- */
 
@@ -190,5 +197,10 @@ void wall_end_interval(struct wall *w, struct wthread *t, uint64_t end);
  * short blocks, in proportion; then all its time to the builder.
  */
 void wall_flush(struct wall *w, struct wthread *t);
+
+/* ---- wall.c -------------------------------------------------------------- */
+
+/* Look at thread t, blocked (or unknown) and not looked at since. */
+void wall_look_thread(struct wall *w, struct wthread *t);
 
 #endif
