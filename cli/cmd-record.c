@@ -16,9 +16,12 @@
 #include <profil.h>
 
 #include "cli.h"
+#include "cmd-record.h"
+#include "record/core/launch.h"
 #include "record/core/output.h"
-#include "record/core/record.h"
 #include "record/jit/jit.h"
+#include "record/perf/perf.h"
+#include "record/timer/timer.h"
 #include "record/unwind/unwind.h"
 #include "report/report.h"
 #include "sampler/budget.h"

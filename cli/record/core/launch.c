@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "exits.h"
-#include "record.h"
+#include "launch.h"
 
 /* The signal mask the recorder had before launch_hold_signals, if called. */
 static sigset_t held_from;

@@ -24,8 +24,8 @@
 #include "perf-engine.h"
 #include "perf-events.h"
 #include "perf-procs.h"
+#include "perf.h"
 #include "record/core/procmaps.h"
-#include "record/core/record.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
 

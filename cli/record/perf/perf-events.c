@@ -21,7 +21,7 @@
 #include "cli.h"
 #include "perf-events.h"
 #include "perf-regs.h"
-#include "record/core/record.h"
+#include "perf.h"
 #include "record/unwind/unwind.h"
 #include "sampler/budget.h"
 

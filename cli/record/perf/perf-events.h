@@ -3,7 +3,7 @@
  * per CPU on the program's tasks, inherited by its threads and children,
  * each CPU's records in one ring buffer that the recorder drains; under
  * a budget (--samples), a set of events per period, one enabled at a
- * time.  perf_paranoid and record_perf_check (record.h) live here too.
+ * time.  perf_paranoid and record_perf_check (perf.h) live here too.
  */
 #ifndef PROFIL_RECORD_PERF_EVENTS_H
 #define PROFIL_RECORD_PERF_EVENTS_H

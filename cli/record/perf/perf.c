@@ -20,7 +20,8 @@
 #include "perf-drain.h"
 #include "perf-engine.h"
 #include "perf-events.h"
-#include "record/core/record.h"
+#include "perf.h"
+#include "record/core/launch.h"
 
 int
 record_perf(const struct record_opts *o, struct record_result *r,

@@ -39,13 +39,14 @@
 #include "agent/agent.h"
 #include "cli.h"
 #include "record/core/addrspace.h"
-#include "record/core/record.h"
+#include "record/core/launch.h"
 #include "record/unwind/unwind.h"
 #include "record/wall/wall.h"
 #include "timer-region.h"
 #include "timer-slots.h"
 #include "timer-stacks.h"
 #include "timer-unseen.h"
+#include "timer.h"
 #include "wall-stat.h"
 
 #define SNAPSHOT_MS	20		/* how often slots' maps may be due
