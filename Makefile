@@ -179,8 +179,10 @@ $(BUILD)/tests/test-%: tests/test-%.c $(HARNESS) tests/harness.h tests/e2e.h $(S
 	    $(if $(filter bins mappings pcmap plan,$*),$(INTLIB)) \
 	    -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $(EXTRA_LIBS)
 
-# test-link checks the sources and this build's objects
-$(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
+# test-link checks the sources and this build's objects, the library's
+# and the command's
+$(BUILD)/tests/test-link: scripts/check-layers.sh scripts/check-cli-layers.sh \
+    $(LIB_OBJ) $(CLI_OBJ)
 $(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
     -DBUILDDIR='"$(CURDIR)/$(BUILD)"' -DTEST_CC='"$(CC)"' \
     -DTEST_SANFLAGS='"$(SANFLAGS)"'
