@@ -154,7 +154,5 @@ void jit_forget_debug(struct jit_code *c);
 void jit_flush_pending(struct jit_code *c);
 /* The pending store's memory, freed. */
 void jit_pending_free(struct jit_code *c);
-/* CLOCK_MONOTONIC in ns. */
-uint64_t jit_now_ns(void);
 
 #endif

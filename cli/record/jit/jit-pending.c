@@ -17,6 +17,7 @@
 #include "jit-names.h"
 #include "jit.h"
 #include "record/core/addrspace.h"
+#include "record/core/clock.h"
 #include "record/core/fpmarks.h"
 
 /* Whether pc is in generated code: executable memory that is no file's. */
@@ -116,7 +117,7 @@ jit_code_defer(struct jit_code *c, const struct bframe *frames, size_t n,
 		return 0;	/* nothing a runtime's file could name */
 	if (c->runtime == RUNTIME_UNKNOWN)
 		c->runtime = runtime_of(c->space);
-	now = jit_now_ns();
+	now = record_now_ns();
 	h = key_of(frames, n, pid, tid, flat);
 	at = hmap_get(&c->pending_at, h);
 	w = at != 0 ? &c->pending[at - 1] : NULL;

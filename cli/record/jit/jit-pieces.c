@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "hmap.h"
@@ -126,13 +125,4 @@ jit_add_piece(struct jit_code *c, uint64_t start, uint64_t size, const char *nam
 		hmap_add(&c->pages, pg, (uint64_t)c->nrefs - head);
 	}
 	return c->pieces[c->npieces++].sym;
-}
-
-uint64_t
-jit_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }

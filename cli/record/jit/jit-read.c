@@ -21,6 +21,7 @@
 #include "jit-internal.h"
 #include "jit-names.h"
 #include "jit.h"
+#include "record/core/clock.h"
 
 /* What the jitdump reader hands over with: whose file it is. */
 struct reading {
@@ -263,7 +264,7 @@ jit_read_files(struct jit_code *c, int at_end, size_t budget)
 
 	if (c->over > 0)
 		return;		/* full: what is kept stands */
-	c->reading_ns = jit_now_ns();
+	c->reading_ns = record_now_ns();
 	if (c->map == NULL)
 		c->map = perfmap_open(c->map_path, judge, c);
 	if ((n = perfmap_read(c->map, at_end, budget, map_entry, c)) < 0) {

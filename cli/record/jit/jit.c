@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "hmap.h"
@@ -19,6 +18,7 @@
 #include "jit.h"
 #include "profil.h"
 #include "record/core/addrspace.h"
+#include "record/core/clock.h"
 #include "record/core/fpmarks.h"
 #include "record/core/procmaps.h"
 
@@ -202,7 +202,7 @@ jit_code_locate(struct jit_code *c, uint64_t pc, int anon, struct bframe *f)
 	 */
 	p = jit_piece_at(c, pc);
 	if (anon && (p == NULL || c->map_read || c->ndumps > 0)) {
-		uint64_t now = jit_now_ns();
+		uint64_t now = record_now_ns();
 
 		if (now - c->read_ns >= JIT_READ_MS * 1000000ull) {
 			c->read_ns = now;

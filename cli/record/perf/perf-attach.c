@@ -25,6 +25,7 @@
 #include "perf-events.h"
 #include "perf-procs.h"
 #include "perf.h"
+#include "record/core/clock.h"
 #include "record/core/procmaps.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
@@ -204,7 +205,7 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	}
 	perf_engine_identify_kernel(&e);
 	synthesize(&e, pid, tids, ntids);
-	start = perf_engine_now_ns();
+	start = record_now_ns();
 	perf_engine_wall_start(&e);
 	perf_engine_kernel_time_start(&e);
 	for (size_t k = 0; k < ntids; k++) {
@@ -237,7 +238,7 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 		perf_drain(&e);
 		perf_engine_wall_look(&e);
 	}
-	r->wall_ns = perf_engine_now_ns() - start;
+	r->wall_ns = record_now_ns() - start;
 	r->cpu_ns = cpu;
 	perf_drain(&e);
 	perf_engine_wall_finish(&e, start + r->wall_ns);

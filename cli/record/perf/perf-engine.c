@@ -8,13 +8,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <profil.h>
 
 #include "perf-engine.h"
 #include "perf-procs.h"
 #include "perf-records.h"
+#include "record/core/clock.h"
 #include "record/unwind/unwind.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
@@ -44,15 +44,6 @@ perf_engine_identify_kernel(struct engine *e)
 	kernel_identify(&id);
 	builder_kernel_identity(e->b, &id);
 	free(id.release);
-}
-
-uint64_t
-perf_engine_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static struct unwind_space *
@@ -111,7 +102,7 @@ perf_engine_poll_ms(const struct engine *e, int poll_ms)
 void
 perf_engine_wall_look(struct engine *e)
 {
-	if (e->wall != NULL && wall_look_due(e->wall, perf_engine_now_ns()))
+	if (e->wall != NULL && wall_look_due(e->wall, record_now_ns()))
 		wall_look(e->wall);
 }
 

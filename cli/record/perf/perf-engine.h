@@ -94,8 +94,6 @@ void perf_engine_wall_look(struct engine *e);
 
 /* Name the kernel in e's builder, if the kernel is sampled (see there). */
 void perf_engine_identify_kernel(struct engine *e);
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t perf_engine_now_ns(void);
 /* Free e's processes, drain buffers and index; its events are closed. */
 void perf_engine_free(struct engine *e);
 

@@ -21,6 +21,7 @@
 #include "perf-engine.h"
 #include "perf-events.h"
 #include "perf.h"
+#include "record/core/clock.h"
 #include "record/core/launch.h"
 
 int
@@ -53,7 +54,7 @@ record_perf(const struct record_opts *o, struct record_result *r,
 	}
 	perf_engine_wall_start(&e);
 	perf_engine_kernel_time_start(&e);
-	start = perf_engine_now_ns();
+	start = record_now_ns();
 	r->exec_errno = launch_go(&l);
 	perf_engine_identify_kernel(&e);
 	pfd = xcalloc((size_t)e.nrings + 1, sizeof *pfd);
@@ -77,7 +78,7 @@ record_perf(const struct record_opts *o, struct record_result *r,
 		perf_engine_wall_look(&e);
 		perf_events_budget_step(&e);
 	}
-	r->wall_ns = perf_engine_now_ns() - start;
+	r->wall_ns = record_now_ns() - start;
 	perf_drain(&e);		/* what the last moments left in the rings */
 	perf_engine_wall_finish(&e, start + r->wall_ns);
 	perf_engine_kernel_time_finish(&e, start + r->wall_ns);

@@ -31,7 +31,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <profil.h>
@@ -39,6 +38,7 @@
 #include "agent/agent.h"
 #include "cli.h"
 #include "record/core/addrspace.h"
+#include "record/core/clock.h"
 #include "record/core/launch.h"
 #include "record/unwind/unwind.h"
 #include "record/wall/wall.h"
@@ -186,15 +186,6 @@ wall_poll(struct wall_stat *ws, const struct slot_maps *slots, pid_t only,
 	wall_stat_poll(ws, pids, n, now, ended);
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int
 record_timer(const struct record_opts *o, struct record_result *r,
     char *cause, size_t cause_size)
@@ -220,7 +211,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 		return -1;
 	}
 	region = timer_region_new(o->rate_hz, o->samples, o->stack_size,
-	    o->period_ns, now_ns());
+	    o->period_ns, record_now_ns());
 	if (region == NULL) {
 		snprintf(cause, cause_size, "cannot create the shared profile "
 		    "memory: %s", strerror(errno));
@@ -250,7 +241,7 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	if (!o->follow_children)
 		only = l.pid;
 	builder_external_threads(r->builder);
-	start = now_ns();
+	start = record_now_ns();
 	r->exec_errno = launch_go(&l);
 	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
 	unseen = timer_unseen_new(lib);
@@ -271,35 +262,35 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
 		/* a ring's worth was taken last time: more may be waiting */
 		poll(&pfd, 1, more ? 0 : STACK_POLL_MS);
-		if (now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
+		if (record_now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
 			timer_slots_snapshot_due(r->builder, region, slots,
-			    now_ns());
+			    record_now_ns());
 			timer_unseen_poll(unseen, slots);
-			last_snapshot = now_ns();
+			last_snapshot = record_now_ns();
 		} else {
 			timer_slots_open_new(r->builder, region, slots, 1);
 		}
 		if (region->ring.shared != NULL)
 			more = timer_stacks_drain(r->builder, region, slots,
-			    only, w, 0, now_ns());
+			    only, w, 0, record_now_ns());
 		/* before launch_poll reaps what ended: see wall_stat_poll */
 		if (ws != NULL)
-			wall_poll(ws, slots, only, now_ns(),
+			wall_poll(ws, slots, only, record_now_ns(),
 			    (pfd.revents & POLLIN) != 0);
 		launch_poll(&l);
 	}
-	r->wall_ns = now_ns() - start;
+	r->wall_ns = record_now_ns() - start;
 	timer_slots_snapshot_all(r->builder, region, slots);	/* children still running */
 	if (region->ring.shared != NULL)
 		timer_stacks_drain(r->builder, region, slots, only, w, 1,
-		    now_ns());
+		    record_now_ns());
 	if (w != NULL) {
 		wall_stat_free(ws, start + r->wall_ns);
 		wall_finish(w, start + r->wall_ns);
 		r->wall_unreadable = wall_unreadable(w,
 		    &r->wall_unreadable_errno);
 	}
-	timer_region_resolve(r->builder, region, slots, only, now_ns());
+	timer_region_resolve(r->builder, region, slots, only, record_now_ns());
 	timer_region_weights(region, o, only, slots, r);
 	r->refused = region->refused;
 	launch_finish(&l, o, r);

@@ -18,11 +18,11 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "hmap.h"
 #include "record/core/addrspace.h"
+#include "record/core/clock.h"
 #include "record/core/elfcache.h"
 #include "record/jit/jit.h"
 #include "stackmemo.h"
@@ -312,15 +312,6 @@ report_jit(struct unwind_space *s)
 	}
 }
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The Dwfl, made and attached at first use, with the mappings reported. */
 int
 unwind_sync_modules(struct unwind_space *s,
@@ -342,7 +333,7 @@ unwind_sync_modules(struct unwind_space *s,
 		s->reported = s->space->generation - 1;
 	}
 	if (s->reported != s->space->generation || (jit_gen != s->jit_reported &&
-	    (t0 = mono_ns()) >= s->jit_after)) {
+	    (t0 = record_now_ns()) >= s->jit_after)) {
 		/* all again: a module reported the same comes back with its CFI */
 		dwfl_report_begin(s->dwfl);
 		for (size_t i = 0; i < s->space->n; i++)
@@ -353,7 +344,7 @@ unwind_sync_modules(struct unwind_space *s,
 		s->reported = s->space->generation;
 		unwind_forget(s);
 		if (jit_gen != s->jit_reported) {
-			uint64_t t1 = mono_ns();
+			uint64_t t1 = record_now_ns();
 
 			/* (libdwfl finds each module reported among those before) */
 			s->jit_after = t1 + 20 * (t1 - (t0 ? t0 : t1));

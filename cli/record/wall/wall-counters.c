@@ -4,6 +4,7 @@
  * thread was blocked or runnable between two readings of its counters,
  * not when: its time goes where the looks it asks for found the thread.
  */
+#include "record/core/clock.h"
 #include "wall-internal.h"
 
 int
@@ -13,7 +14,7 @@ wall_look_now(struct wall *w, pid_t pid, pid_t tid)
 	int had = t->has_look, rc;
 	uint32_t site = t->look_site;
 
-	if (wall_pid_resting(w, pid, wall_now_ns()))
+	if (wall_pid_resting(w, pid, record_now_ns()))
 		return -1;
 	t->has_look = 0;
 	t->tried = 0;

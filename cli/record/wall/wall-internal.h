@@ -161,8 +161,6 @@ void wall_pid_read(struct wall *w, pid_t pid);
 int wall_pid_unreadable(const struct wall *w, pid_t pid);
 /* Whether they were refused, and are not to be tried again before now. */
 int wall_pid_resting(const struct wall *w, pid_t pid, uint64_t now);
-/* CLOCK_MONOTONIC, ns. */
-uint64_t wall_now_ns(void);
 
 /* ---- wall-truth.c -------------------------------------------------------- */
 

@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "blocked.h"
 #include "cli.h"
+#include "record/core/clock.h"
 #include "wall-internal.h"
 
 /*
@@ -158,7 +158,7 @@ wall_look_thread(struct wall *w, struct wthread *t)
 	struct blocked_site bs;
 	struct bframe f[SITE_MAX];
 	struct unwind_space *uw;
-	uint64_t t1 = wall_now_ns();
+	uint64_t t1 = record_now_ns();
 	ssize_t got = 0;
 	size_t n = 1;
 	int rc;
@@ -191,14 +191,14 @@ wall_look_thread(struct wall *w, struct wthread *t)
 	}
 	t->look_site = wall_site_of(w, f, n);
 	t->look_t1 = t1;
-	t->look_t2 = wall_now_ns();
+	t->look_t2 = record_now_ns();
 	t->has_look = 1;
 }
 
 void
 wall_look(struct wall *w)
 {
-	w->last_look = wall_now_ns();
+	w->last_look = record_now_ns();
 	wall_read_truth(w, w->last_look);
 	for (size_t i = 0; i < w->nthreads; i++) {
 		struct wthread *t = &w->threads[i];
