@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "exits-internal.h"
 #include "exits.h"
+#include "procfs.h"
 
 /*
  * PIDFD_GET_INFO (Linux 6.13; PIDFD_INFO_EXIT 6.15), whose header the
@@ -135,28 +136,18 @@ watch(struct exits *x, const struct builder_process *p)
 	x->fds[x->n++] = (struct pollfd){ fd, POLLIN, 0 };
 }
 
-/* Every value on the line of /proc/PID/status starting with key is id. */
+/* Whether all four of pid's user ids are ours, and its group ids. */
 static int
-all_ids_are(pid_t pid, const char *key, unsigned long id)
+all_ids_ours(pid_t pid)
 {
-	char path[64], line[256];
-	int ok = 0;
-	FILE *f;
+	struct procfs_ids ids;
 
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (procfs_read_ids(pid, &ids) < 0)
 		return 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, key, strlen(key)) == 0) {
-			unsigned long v[4];
-
-			ok = sscanf(line + strlen(key), "%lu %lu %lu %lu", &v[0],
-			    &v[1], &v[2], &v[3]) == 4 && v[0] == id &&
-			    v[1] == id && v[2] == id && v[3] == id;
-			break;
-		}
-	fclose(f);
-	return ok;
+	for (int i = 0; i < 4; i++)
+		if (ids.uid[i] != getuid() || ids.gid[i] != getgid())
+			return 0;
+	return 1;
 }
 
 /*
@@ -169,20 +160,12 @@ static int
 zombie_status(pid_t pid, int fd, int *status)
 {
 	char path[64], buf[1024], *paren, *last;
-	ssize_t n;
-	int sfd;
 
-	if (geteuid() != 0 && (!all_ids_are(pid, "Uid:", getuid()) ||
-	    !all_ids_are(pid, "Gid:", getgid())))
+	if (geteuid() != 0 && !all_ids_ours(pid))
 		return -1;
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((sfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (procfs_read_small(path, buf, sizeof buf) <= 0)
 		return -1;
-	n = read(sfd, buf, sizeof buf - 1);
-	close(sfd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	if ((paren = strrchr(buf, ')')) == NULL || paren[1] != ' ' ||
 	    paren[2] != 'Z' || (last = strrchr(paren, ' ')) == NULL)
 		return -1;

@@ -20,6 +20,7 @@
 
 #include "exits.h"
 #include "launch.h"
+#include "procfs.h"
 
 /* The signal mask the recorder had before launch_hold_signals, if called. */
 static sigset_t held_from;
@@ -137,23 +138,12 @@ launch_go(struct launch *l)
 static int
 own_and_children_ticks(pid_t pid, double *own, double *children)
 {
-	char path[64], buf[1024], *paren;
-	unsigned long long ut, st, cut, cst;
-	FILE *f;
-	size_t n;
+	struct procfs_stat st;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (procfs_read_stat(pid, 0, &st) < 0)
 		return -1;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if ((paren = strrchr(buf, ')')) == NULL || sscanf(paren + 2,
-	    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-	    &ut, &st, &cut, &cst) != 4)
-		return -1;
-	*own = (double)(ut + st);
-	*children = (double)(cut + cst);
+	*own = (double)(st.utime + st.stime);
+	*children = (double)(st.cutime + st.cstime);
 	return 0;
 }
 
@@ -241,38 +231,22 @@ launch_descendants(const struct launch *l)
 int
 launch_alive(pid_t pid)
 {
-	char path[64], buf[512], *paren;
-	FILE *f;
-	size_t n;
+	struct procfs_stat st;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return paren != NULL && paren[1] == ' ' && paren[2] != 'Z' &&
-	    paren[2] != 'X' && paren[2] != '\0';
+	return procfs_read_stat(pid, 0, &st) == 0 && st.state != 'Z' &&
+	    st.state != 'X';
 }
 
 /* Marks pid as still running in the profile, under its name now. */
 static void
 still_running(struct builder *b, pid_t pid)
 {
-	char path[64], comm[64];
-	FILE *f;
+	char comm[64];
 
 	builder_exit_status(b, pid, PROFIL_EXIT_RUNNING);
 	/* its name now: it may have exec'd since we last heard */
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	if (fgets(comm, sizeof comm, f) != NULL) {
-		comm[strcspn(comm, "\n")] = '\0';
+	if (procfs_read_comm(pid, 0, comm, sizeof comm) == 0)
 		builder_comm(b, pid, pid, comm);
-	}
-	fclose(f);
 }
 
 /*
@@ -285,17 +259,13 @@ still_running(struct builder *b, pid_t pid)
 static void
 running_orphans(struct builder *b)
 {
-	char path[64];
-	FILE *f;
-	int pid;
+	size_t n;
+	pid_t *pids = procfs_children(getpid(), getpid(), &n);
 
-	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	while (fscanf(f, "%d", &pid) == 1)
-		if (launch_alive(pid))
-			still_running(b, pid);
-	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		if (launch_alive(pids[i]))
+			still_running(b, pids[i]);
+	free(pids);
 }
 
 void

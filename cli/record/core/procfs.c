@@ -1,14 +1,18 @@
 /*
- * procfs.c - /proc's stat and schedstat files, read and parsed
- * (procfs.h).  Invariant: a parser reads only the n bytes it is given,
- * which need not be NUL-terminated, and fills its output only on success.
+ * procfs.c - /proc's stat, schedstat and comm files, read and parsed,
+ * and its lists of threads and children (procfs.h).  Invariant: a parser
+ * reads only the n bytes it is given, which need not be NUL-terminated,
+ * and fills its output only on success.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "procfs.h"
 
 /*
@@ -167,4 +171,105 @@ procfs_read_schedstat(int fd, struct procfs_schedstat *s)
 	ssize_t n = pread(fd, buf, sizeof buf, 0);
 
 	return n <= 0 ? -1 : procfs_parse_schedstat(buf, (size_t)n, s);
+}
+
+int
+procfs_read_comm(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	if (tid != 0)
+		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
+		    (int)tid);
+	else
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	n = procfs_read_small(path, buf, size);
+	if (n <= 0) {
+		buf[0] = '\0';
+		return -1;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* pid to *v, grown as needed (*n of them, room for *cap). */
+static void
+add_pid(pid_t **v, size_t *n, size_t *cap, pid_t pid)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = pid;
+}
+
+pid_t *
+procfs_threads(pid_t pid, size_t *n)
+{
+	char path[64];
+	DIR *dir;
+	struct dirent *d;
+	pid_t *tids = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return NULL;
+	while ((d = readdir(dir)) != NULL) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid > 0)
+			add_pid(&tids, n, &cap, (pid_t)tid);
+	}
+	closedir(dir);
+	return tids != NULL ? tids : xmalloc(sizeof *tids);
+}
+
+pid_t *
+procfs_children(pid_t pid, pid_t tid, size_t *n)
+{
+	char path[96];
+	pid_t *pids = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int child;
+
+	*n = 0;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
+	    (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return NULL;
+	while (fscanf(f, "%d", &child) == 1)
+		add_pid(&pids, n, &cap, (pid_t)child);
+	fclose(f);
+	return pids != NULL ? pids : xmalloc(sizeof *pids);
+}
+
+int
+procfs_read_ids(pid_t pid, struct procfs_ids *ids)
+{
+	char path[64], line[256];
+	int found = 0;
+	unsigned long *v;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (found != 3 && fgets(line, sizeof line, f) != NULL) {
+		int which = strncmp(line, "Uid:", 4) == 0 ? 1 :
+		    strncmp(line, "Gid:", 4) == 0 ? 2 : 0;
+
+		if (which == 0 || (found & which))
+			continue;
+		v = which == 1 ? ids->uid : ids->gid;
+		if (sscanf(line + 4, "%lu %lu %lu %lu", &v[0], &v[1], &v[2],
+		    &v[3]) != 4)
+			break;
+		found |= which;
+	}
+	fclose(f);
+	return found == 3 ? 0 : -1;
 }

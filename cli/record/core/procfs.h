@@ -1,10 +1,11 @@
 /*
  * procfs.h - what the recorder reads of processes and threads in /proc,
- * parsed in one place: a task's stat (its name, state, parent, CPU times
- * and start) and its schedstat (time on the CPU, waiting for one, and
- * times run).  The parsers take the bytes as read, whatever they are (a
- * fuzz target feeds them anything): a field they cannot find whole is
- * an error, never a guess.
+ * read and parsed in one place: a task's stat (its name, state, parent,
+ * CPU times and start), its schedstat (time on the CPU, waiting for one,
+ * and times run) and its name (comm); a process's threads, and a
+ * thread's children.  The parsers take the bytes as read, whatever they
+ * are (a fuzz target feeds them anything): a field they cannot find
+ * whole is an error, never a guess.
  */
 #ifndef PROFIL_RECORD_PROCFS_H
 #define PROFIL_RECORD_PROCFS_H
@@ -56,5 +57,34 @@ int procfs_read_schedstat(int fd, struct procfs_schedstat *s);
  * its length, or -1 with errno.
  */
 ssize_t procfs_read_small(const char *path, char *buf, size_t size);
+
+/* A process's ids: real, effective, saved and filesystem. */
+struct procfs_ids {
+	unsigned long uid[4], gid[4];
+};
+/*
+ * The Uid: and Gid: lines of /proc/PID/status into *ids: 0, or -1 if it
+ * cannot be read or either line is not there whole.
+ */
+int procfs_read_ids(pid_t pid, struct procfs_ids *ids);
+
+/*
+ * The name of process pid (tid 0) or of its thread tid as the kernel has
+ * it now (/proc/PID/comm, /proc/PID/task/TID/comm), its first line, into
+ * buf (size bytes, the newline cut): 0, or -1 if it cannot be read or
+ * is empty (buf is then "").
+ */
+int procfs_read_comm(pid_t pid, pid_t tid, char *buf, size_t size);
+/*
+ * The threads of process pid (/proc/PID/task), in the order listed: a
+ * malloc'd array of *n tids, or NULL (*n is 0) if it cannot be read.
+ */
+pid_t *procfs_threads(pid_t pid, size_t *n);
+/*
+ * The children thread tid of process pid forked that have not been
+ * reaped (/proc/PID/task/TID/children): a malloc'd array of *n pids, or
+ * NULL (*n is 0) if it cannot be read.
+ */
+pid_t *procfs_children(pid_t pid, pid_t tid, size_t *n);
 
 #endif

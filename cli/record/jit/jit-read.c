@@ -22,6 +22,7 @@
 #include "jit-names.h"
 #include "jit.h"
 #include "record/core/clock.h"
+#include "record/core/procfs.h"
 
 /* What the jitdump reader hands over with: whose file it is. */
 struct reading {
@@ -135,19 +136,11 @@ static double
 process_start(pid_t pid)
 {
 	static unsigned long long btime;
-	char path[64], buf[1024], *p;
-	unsigned long long ticks = 0;
+	struct procfs_stat st;
+	char buf[1024];
 	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	p = fgets(buf, sizeof buf, f);
-	fclose(f);
-	/* after the command's ")": state is field 3, starttime field 22 */
-	if (p == NULL || (p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-	    "%*s %*s %*s %*s %*s %*s %*s %llu", &ticks) != 1)
+	if (procfs_read_stat(pid, 0, &st) < 0)
 		return 0;
 	if (btime == 0 && (f = fopen("/proc/stat", "re")) != NULL) {
 		while (fgets(buf, sizeof buf, f) != NULL)
@@ -155,30 +148,21 @@ process_start(pid_t pid)
 				break;
 		fclose(f);
 	}
-	return btime == 0 ? 0 : (double)btime + (double)ticks /
+	return btime == 0 ? 0 : (double)btime + (double)st.starttime /
 	    (double)sysconf(_SC_CLK_TCK);
 }
 
 void
 jit_read_identity(struct jit_code *c)
 {
-	char path[64], line[256];
-	unsigned long ruid, euid, suid, fsuid;
+	struct procfs_ids ids;
 	double start;
-	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/%d/status", (int)c->pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (procfs_read_ids(c->pid, &ids) < 0)
 		return;		/* gone: what was known stands */
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "Uid: %lu %lu %lu %lu", &ruid, &euid, &suid,
-		    &fsuid) == 4) {
-			c->euid = (uid_t)euid;
-			c->fsuid = (uid_t)fsuid;
-			c->uid_known = 1;
-			break;
-		}
-	fclose(f);
+	c->euid = (uid_t)ids.uid[1];
+	c->fsuid = (uid_t)ids.uid[3];
+	c->uid_known = 1;
 	if ((start = process_start(c->pid)) > 0)
 		c->start = start;
 }

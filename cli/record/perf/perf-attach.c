@@ -7,7 +7,6 @@
  * Invariant: the process is not ours: it is watched (a pidfd, or kill
  * with signal 0), never signalled or waited for.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,53 +25,28 @@
 #include "perf-procs.h"
 #include "perf.h"
 #include "record/core/clock.h"
+#include "record/core/procfs.h"
 #include "record/core/procmaps.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
 
+/* pid's threads, its main thread first: it owns the ring buffers. */
 static pid_t *
 list_threads(pid_t pid, size_t *n)
 {
-	char path[64];
-	DIR *dir;
-	struct dirent *d;
-	pid_t *tids = NULL;
-	size_t cap = 0;
+	size_t m;
+	pid_t *listed = procfs_threads(pid, &m), *tids;
 
 	*n = 0;
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (dir == NULL)
+	if (listed == NULL)
 		return NULL;
-	/* the process's main thread first: it owns the ring buffers */
-	tids = xmalloc(16 * sizeof *tids);
-	cap = 16;
+	tids = xmalloc((m + 1) * sizeof *tids);
 	tids[(*n)++] = pid;
-	while ((d = readdir(dir)) != NULL) {
-		long tid = strtol(d->d_name, NULL, 10);
-
-		if (tid <= 0 || tid == pid)
-			continue;
-		if (*n == cap)
-			tids = xrealloc(tids, (cap *= 2) * sizeof *tids);
-		tids[(*n)++] = (pid_t)tid;
-	}
-	closedir(dir);
+	for (size_t i = 0; i < m; i++)
+		if (listed[i] != pid)
+			tids[(*n)++] = listed[i];
+	free(listed);
 	return tids;
-}
-
-static void
-read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-
-	buf[0] = '\0';
-	if (f != NULL) {
-		if (fgets(buf, (int)size, f) == NULL)
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
 }
 
 struct synth {
@@ -95,13 +69,11 @@ synth_map(const struct procmap *pm, void *arg)
 static void
 synthesize(struct engine *e, pid_t pid, const pid_t *tids, size_t ntids)
 {
-	char path[64], line[256];
+	char line[256];
 	struct synth sy = { e, perf_procs_get(e, pid) };
 
 	for (size_t i = 0; i < ntids; i++) {
-		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
-		    (int)tids[i]);
-		read_line(path, line, sizeof line);
+		(void)procfs_read_comm(pid, tids[i], line, sizeof line);
 		builder_comm(e->b, pid, tids[i], line);
 	}
 	procmaps_each(pid, synth_map, &sy);
@@ -111,24 +83,12 @@ synthesize(struct engine *e, pid_t pid, const pid_t *tids, size_t ntids)
 static uint64_t
 process_cpu_ns(pid_t pid)
 {
-	char path[64], buf[1024], *close_paren;
-	unsigned long long utime, stime;
-	FILE *f;
-	size_t n;
+	struct procfs_stat st;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
+	if (procfs_read_stat(pid, 0, &st) < 0)
 		return 0;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	close_paren = strrchr(buf, ')');
-	if (close_paren == NULL || sscanf(close_paren + 2,
-	    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-	    &utime, &stime) != 2)
-		return 0;
-	return (utime + stime) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+	return (st.utime + st.stime) *
+	    (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
 char **
@@ -151,15 +111,7 @@ record_attach_argv(pid_t pid)
 		argv[n++] = xstrdup(buf + i);
 	}
 	if (n == 0) {	/* a kernel thread or a zombie: use its name */
-		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-		f = fopen(path, "re");
-		buf[0] = '\0';
-		if (f != NULL) {
-			if (fgets(buf, sizeof buf, f) == NULL)
-				buf[0] = '\0';
-			fclose(f);
-		}
-		buf[strcspn(buf, "\n")] = '\0';
+		(void)procfs_read_comm(pid, 0, buf, sizeof buf);
 		argv = xrealloc(argv, 2 * sizeof *argv);
 		argv[n++] = xstrdup(buf[0] ? buf : "process");
 	}

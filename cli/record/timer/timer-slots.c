@@ -88,17 +88,10 @@ newer_slot(const struct agent_region *r, uint32_t since, pid_t pid)
 static void
 read_comm(struct builder *b, pid_t pid)
 {
-	char path[64], line[256];
-	FILE *f;
+	char line[256];
 
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	if (fgets(line, sizeof line, f) != NULL) {
-		line[strcspn(line, "\n")] = '\0';
+	if (procfs_read_comm(pid, 0, line, sizeof line) == 0)
 		builder_comm(b, pid, pid, line);
-	}
-	fclose(f);
 }
 
 /*

@@ -6,7 +6,6 @@
  * Invariant: CPU time counts as unseen only from the last look at which
  * the process's image had no live slot, never while one sampled it.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,35 +192,26 @@ static void
 walk(struct timer_unseen *u, const struct slot_maps *slots, pid_t pid,
     int depth)
 {
-	char path[64];
-	DIR *d;
-	struct dirent *e;
+	size_t ntids;
+	pid_t *tids = depth > 64 ? NULL : procfs_threads(pid, &ntids);
 
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	if (depth > 64 || (d = opendir(path)) == NULL)
+	if (tids == NULL)
 		return;
-	while ((e = readdir(d)) != NULL) {
-		char children[320];
-		FILE *f;
-		int child;
+	for (size_t i = 0; i < ntids; i++) {
+		size_t n;
+		pid_t *children = procfs_children(pid, tids[i], &n);
 
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(children, sizeof children, "/proc/%d/task/%s/children",
-		    (int)pid, e->d_name);
-		if ((f = fopen(children, "re")) == NULL)
-			continue;
-		while (fscanf(f, "%d", &child) == 1) {
+		for (size_t k = 0; k < n; k++) {
 			struct procfs_stat st;
 
-			if (procfs_read_stat(child, 0, &st) == 0) {
-				look(u, slots, child, &st);
-				walk(u, slots, child, depth + 1);
+			if (procfs_read_stat(children[k], 0, &st) == 0) {
+				look(u, slots, children[k], &st);
+				walk(u, slots, children[k], depth + 1);
 			}
 		}
-		fclose(f);
+		free(children);
 	}
-	closedir(d);
+	free(tids);
 }
 
 void

@@ -6,7 +6,6 @@
  * into what schedstat says it ran (on the CPU: the samples' business),
  * waited for a CPU (runnable) and the rest (blocked), none counted twice.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -262,27 +261,20 @@ list_threads(struct wall_stat *ws, const pid_t *pids, size_t npids,
 {
 	ws->listing++;
 	for (size_t i = 0; i < npids; i++) {
-		char path[64];
-		DIR *d;
-		struct dirent *e;
+		size_t n;
+		pid_t *tids = procfs_threads(pids[i], &n);
 
-		snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
-		if ((d = opendir(path)) == NULL)
-			continue;
-		while ((e = readdir(d)) != NULL) {
-			pid_t tid = (pid_t)atoi(e->d_name);
-			uint64_t at;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t at = hmap_get(&ws->index,
+			    (uint64_t)(uint32_t)tids[k]);
 
-			if (tid <= 0)
-				continue;
-			at = hmap_get(&ws->index, (uint64_t)(uint32_t)tid);
 			/* (one done is not taken again: a zombie is listed) */
 			if (at != 0 && ws->t[at - 1].pid == pids[i])
 				ws->t[at - 1].listed = ws->listing;
 			else
-				add_thread(ws, pids[i], tid, now);
+				add_thread(ws, pids[i], tids[k], now);
 		}
-		closedir(d);
+		free(tids);
 	}
 	ws->listed_at = now;
 }
