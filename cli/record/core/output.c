@@ -109,7 +109,7 @@ output_header(struct profil_profile *p, const struct record_opts *o,
     const struct record_result *r, const struct timespec *start)
 {
 	p->interval_ns = o->period_ns;
-	p->engine = xstrdup(o->engine == ENGINE_PERF ? "perf" : "timer");
+	p->engine = xstrdup(o->engine->name);
 	for (p->argc = 0; o->argv[p->argc] != NULL; p->argc++)
 		;
 	p->argv = xcalloc((size_t)p->argc + 1, sizeof *p->argv);

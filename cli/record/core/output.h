@@ -36,8 +36,9 @@ void output_remove_pending(void);
 
 /*
  * The header fields of p (fresh from builder_finish) that the run gives:
- * the interval and engine of o, its command line, the start (start, on
- * CLOCK_REALTIME), and r's duration, CPU time and weights.
+ * the interval and engine of o (chosen by then: not NULL), its command
+ * line, the start (start, on CLOCK_REALTIME), and r's duration, CPU time
+ * and weights.
  */
 void output_header(struct profil_profile *p, const struct record_opts *o,
     const struct record_result *r, const struct timespec *start);

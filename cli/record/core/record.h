@@ -1,18 +1,20 @@
 /*
- * record.h - what `profil record` hands its engines, and what they give
- * back.  An engine runs the program to its end (or attaches to a pid),
- * feeding a builder; cmd-record.c owns options and messages, output.h the
- * file, launch.h the running of the program.
+ * record.h - an engine of `profil record`, what it is handed and what it
+ * gives back.  An engine runs the program to its end (or attaches to a
+ * pid), feeding a builder; cmd-record.c holds the table of engines and
+ * owns options and messages, output.h the file, launch.h the running of
+ * the program.
  */
 #ifndef PROFIL_RECORD_H
 #define PROFIL_RECORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "builder.h"
 
-enum { ENGINE_AUTO, ENGINE_PERF, ENGINE_TIMER };
+struct record_engine;
 
 struct record_opts {
 	char **argv;			/* program and arguments */
@@ -25,7 +27,7 @@ struct record_opts {
 	unsigned stack_size;		/* bytes of stack copied for call
 					   stacks; 0: no call stacks */
 	unsigned bucket_bytes;
-	int engine;
+	const struct record_engine *engine;	/* NULL: auto (cmd-record.c) */
 	int follow_children;
 	int wait_all;			/* go on until every descendant ends */
 	int wall;			/* --wall: time off the CPU too */
@@ -69,4 +71,26 @@ struct record_result {
 	pid_t wall_unreadable;
 	int wall_unreadable_errno;
 };
+
+/*
+ * An engine, as cmd-record.c's table of them has it (the way cli/profil.c
+ * has its commands): `-e NAME` picks it, and auto the first that can run
+ * here.  check (argv the program) returns 0, or -1 with a reason in
+ * why[]; run runs the program to its end (with --wait-all, all it leaves
+ * behind) and attach (NULL: it cannot) a running process until it exits
+ * or we are told to stop, filling in r: 0, or -1 with a one-line cause in
+ * cause[] ("cannot start ls: ..."); they print nothing, cmd-record.c
+ * says it.
+ */
+struct record_engine {
+	const char *name;		/* the profile's engine too */
+	int (*check)(char *const *argv, char *why, size_t why_size);
+	int (*run)(const struct record_opts *o, struct record_result *r,
+	    char *cause, size_t cause_size);
+	int (*attach)(const struct record_opts *o, pid_t pid,
+	    struct record_result *r, char *cause, size_t cause_size);
+	/* what it gives up, said when auto falls back to it (NULL: never) */
+	const char *fallback_note;
+};
+
 #endif

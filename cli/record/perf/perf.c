@@ -93,3 +93,7 @@ record_perf(const struct record_opts *o, struct record_result *r,
 	perf_engine_free(&e);
 	return 0;
 }
+
+const struct record_engine record_engine_perf = {
+	"perf", record_perf_check, record_perf, record_perf_attach, NULL,
+};

@@ -314,3 +314,8 @@ record_timer(const struct record_opts *o, struct record_result *r,
 	r->kernel_sampled = 1;
 	return 0;
 }
+
+const struct record_engine record_engine_timer = {
+	"timer", record_timer_check, record_timer, NULL,
+	"time in the kernel estimated from system time, no kernel functions",
+};

@@ -1,8 +1,8 @@
 /*
  * timer.h - the timer engine as `profil record` runs it (timer.c tells
- * the engine): whether it can profile a program, and a program run under
- * it.  The run returns 0, or -1 with a one-line cause in cause[]: it
- * prints nothing, cmd-record.c says it.
+ * the engine): its entry in the table of engines (record.h), made of
+ * whether it can profile a program and a program run under it; it
+ * cannot attach.
  */
 #ifndef PROFIL_RECORD_TIMER_H
 #define PROFIL_RECORD_TIMER_H
@@ -11,9 +11,10 @@
 
 #include "record/core/record.h"
 
-/* 0 if the timer engine can profile argv[0]; -1 with a reason in why[]. */
+extern const struct record_engine record_engine_timer;
+
+/* Its check and run (record.h). */
 int record_timer_check(char *const *argv, char *why, size_t why_size);
-/* Run o->argv to its end (with --wait-all, all it leaves behind), into r. */
 int record_timer(const struct record_opts *o, struct record_result *r,
     char *cause, size_t cause_size);
 
