@@ -227,6 +227,88 @@ perf_events_close(struct engine *e)
 }
 
 /*
+ * The attributes of the events: a, the ring's owner on each CPU (under a
+ * budget, a dummy event with every side-band record and no samples),
+ * and set, the sampling sets' under a budget.
+ */
+static void
+events_attrs(const struct engine *e, struct perf_event_attr *a,
+    struct perf_event_attr *set, int exclude_kernel, int build_id,
+    int on_exec, unsigned pages)
+{
+	set_attr(a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
+	    e->opts->stack_size, pages);
+	if (e->opts->wall || exclude_kernel) {
+		/*
+		 * --wall, and the kernel's time where it is not sampled
+		 * (kernel-time.h): the times of switches, compared with the
+		 * looks' and the end's (CLOCK_MONOTONIC), one switch record
+		 * per switch from the event that owns its CPU's ring (or
+		 * follows it, attached).
+		 */
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+		a->context_switch = 1;
+	}
+	*set = *a;
+	set->context_switch = 0;
+	if (e->nsets > 1) {
+		/* the ring's owner: no samples, every side-band record */
+		a->config = PERF_COUNT_SW_DUMMY;
+		a->sample_period = 0;
+		set->mmap = set->mmap2 = set->comm = set->comm_exec = 0;
+		set->task = 0;
+		set->build_id = 0;
+	}
+}
+
+/*
+ * Under a budget: CPU c's (the c-th of ncpus, cpu) sampling sets on tid,
+ * writing into the ring of fd, set 0 enabled at exec (on_exec) or now.
+ * 0, or -1 with a cause, the events closed.
+ */
+static int
+open_sets(struct engine *e, struct perf_event_attr *set, pid_t tid, int cpu,
+    int c, int ncpus, int fd, int on_exec, char *cause, size_t cause_size)
+{
+	for (int k = 0; k < e->nsets; k++) {
+		int *sfd = &e->set_fds[k * ncpus + c];
+
+		set->sample_period = e->opts->period_ns << k;
+		set->disabled = k > 0 || (unsigned)on_exec;
+		set->enable_on_exec = k == 0 && on_exec;
+		*sfd = perf_open(set, tid, cpu);
+		if (*sfd < 0 || ioctl(*sfd, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
+			snprintf(cause, cause_size, "perf_event_open on CPU %d "
+			    "(sampling every %llu ns): %s", cpu,
+			    (unsigned long long)set->sample_period,
+			    strerror(errno));
+			perf_events_close(e);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The other threads' events on cpu, writing into the ring of fd. */
+static void
+open_threads(struct engine *e, struct perf_event_attr *a,
+    const pid_t *tids, size_t ntids, int cpu, int fd)
+{
+	for (size_t t = 1; t < ntids; t++) {
+		int more = perf_open(a, tids[t], cpu);
+
+		if (more < 0)
+			continue;	/* the thread has exited meanwhile */
+		if (ioctl(more, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
+			close(more);
+			continue;
+		}
+		e->extra_fds[e->nextra++] = more;
+	}
+}
+
+/*
  * One event per CPU on each of tids, kernel samples if allowed.  The
  * first event of a CPU owns its ring buffer; the others write into it
  * (PERF_EVENT_IOC_SET_OUTPUT).  on_exec: enabled when the task execs.
@@ -238,9 +320,9 @@ perf_events_open(struct engine *e, const pid_t *tids, size_t ntids,
     int on_exec, char *cause, size_t cause_size)
 {
 	static int cpus[4096];
-	int ncpus = online_cpus(cpus, 4096), c, k;
+	int ncpus = online_cpus(cpus, 4096), c;
 	int exclude_kernel = 0, build_id = 1;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), t;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned pages = ring_pages(ncpus, e->opts->stack_size);
 	struct perf_event_attr a, set;
 
@@ -254,29 +336,7 @@ perf_events_open(struct engine *e, const pid_t *tids, size_t ntids,
 	for (size_t i = 0; i < e->nset_fds; i++)
 		e->set_fds[i] = -1;
 retry:
-	set_attr(&a, e->opts->period_ns, exclude_kernel, build_id, on_exec,
-	    e->opts->stack_size, pages);
-	if (e->opts->wall || exclude_kernel) {
-		/*
-		 * --wall, and the kernel's time where it is not sampled
-		 * (kernel-time.h): the times of switches, compared with the
-		 * looks' and the end's (CLOCK_MONOTONIC), one switch record
-		 * per switch from the event that owns its CPU's ring (or
-		 * follows it, attached).
-		 */
-		a.use_clockid = 1;
-		a.clockid = CLOCK_MONOTONIC;
-		a.context_switch = 1;
-	}
-	set = a;
-	set.context_switch = 0;
-	if (e->nsets > 1) {
-		/* the ring's owner: no samples, every side-band record */
-		a.config = PERF_COUNT_SW_DUMMY;
-		a.sample_period = 0;
-		set.mmap = set.mmap2 = set.comm = set.comm_exec = set.task = 0;
-		set.build_id = 0;
-	}
+	events_attrs(e, &a, &set, exclude_kernel, build_id, on_exec, pages);
 	for (c = 0; c < ncpus; c++) {
 		struct ring *ring = &e->rings[c];
 		int fd = perf_open(&a, tids[0], cpus[c]);
@@ -317,35 +377,10 @@ retry:
 		ring->data = (uint8_t *)ring->meta + page;
 		if (e->nsets == 1)
 			e->set_fds[c] = fd;
-		for (k = 0; e->nsets > 1 && k < e->nsets; k++) {
-			int *sfd = &e->set_fds[k * ncpus + c];
-
-			set.sample_period = e->opts->period_ns << k;
-			set.disabled = k > 0 || (unsigned)on_exec;
-			set.enable_on_exec = k == 0 && on_exec;
-			*sfd = perf_open(&set, tids[0], cpus[c]);
-			if (*sfd < 0 ||
-			    ioctl(*sfd, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
-				snprintf(cause, cause_size, "perf_event_open "
-				    "on CPU %d (sampling every %llu ns): %s",
-				    cpus[c],
-				    (unsigned long long)set.sample_period,
-				    strerror(errno));
-				perf_events_close(e);
-				return -1;
-			}
-		}
-		for (t = 1; t < ntids; t++) {
-			int more = perf_open(&a, tids[t], cpus[c]);
-
-			if (more < 0)
-				continue;	/* the thread has exited meanwhile */
-			if (ioctl(more, PERF_EVENT_IOC_SET_OUTPUT, fd) < 0) {
-				close(more);
-				continue;
-			}
-			e->extra_fds[e->nextra++] = more;
-		}
+		else if (open_sets(e, &set, tids[0], cpus[c], c, ncpus, fd,
+		    on_exec, cause, cause_size) < 0)
+			return -1;
+		open_threads(e, &a, tids, ntids, cpus[c], fd);
 	}
 	e->result->kernel_sampled = !exclude_kernel;
 	return 0;

@@ -186,132 +186,177 @@ wall_poll(struct wall_stat *ws, const struct slot_maps *slots, pid_t only,
 	wall_stat_poll(ws, pids, n, now, ended);
 }
 
-int
-record_timer(const struct record_opts *o, struct record_result *r,
-    char *cause, size_t cause_size)
+/* A run of the timer engine: what its steps share. */
+struct timer_run {
+	const struct record_opts *o;
+	struct record_result *r;
+	struct timer_region *region;
+	struct slot_maps *slots;
+	struct launch l;
+	struct wall *w;			/* --wall: time off the CPU */
+	struct wall_stat *ws;
+	struct timer_unseen *unseen;
+	uint64_t start;
+	pid_t only;			/* with --no-children: the program's pid */
+};
+
+/*
+ * The program started stopped before its exec (launch_prepare), with
+ * libprofil (lib) and the region in its environment; ours is left as it
+ * was.  0, or -1 with errno.
+ */
+static int
+start_program(struct timer_run *t, const char *lib)
 {
-	char lib[PATH_MAX], preload[PATH_MAX * 2], fdstr[16];
+	char preload[PATH_MAX * 2], fdstr[16];
 	const char *old_preload = getenv("LD_PRELOAD");
 	char *saved_preload = old_preload ? xstrdup(old_preload) : NULL;
-	struct slot_maps *slots;
-	struct timer_region *region;
-	struct launch l;
-	struct pollfd pfd;
-	struct wall *w = NULL;	/* --wall: time off the CPU */
-	struct wall_stat *ws = NULL;
-	struct timer_unseen *unseen;
-	uint64_t start, last_snapshot = 0;
-	pid_t only = 0;		/* with --no-children: the program's pid */
-	int rc, more = 0;
+	int rc, saved_errno;
 
-	if (find_library(lib, sizeof lib) < 0) {
-		snprintf(cause, cause_size, "cannot find libprofil.so.0 next "
-		    "to the profil command (set PROFIL_LIBRARY to its path)");
-		free(saved_preload);
-		return -1;
-	}
-	region = timer_region_new(o->rate_hz, o->samples, o->stack_size,
-	    o->period_ns, record_now_ns());
-	if (region == NULL) {
-		snprintf(cause, cause_size, "cannot create the shared profile "
-		    "memory: %s", strerror(errno));
-		free(saved_preload);
-		return -1;
-	}
 	/* the program (and what it runs) gets libprofil and the region */
 	snprintf(preload, sizeof preload, "%s%s%s", lib,
 	    saved_preload ? ":" : "", saved_preload ? saved_preload : "");
-	snprintf(fdstr, sizeof fdstr, "%d", region->fd);
+	snprintf(fdstr, sizeof fdstr, "%d", t->region->fd);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(AGENT_ENV_FD, fdstr, 1);
-	rc = launch_prepare(&l, o->argv);
+	rc = launch_prepare(&t->l, t->o->argv);
+	saved_errno = errno;
 	if (saved_preload)
 		setenv("LD_PRELOAD", saved_preload, 1);
 	else
 		unsetenv("LD_PRELOAD");
 	unsetenv(AGENT_ENV_FD);
 	free(saved_preload);
-	if (rc < 0) {
-		snprintf(cause, cause_size, "cannot start %s: %s", o->argv[0],
-		    strerror(errno));
-		timer_region_free(region);
-		return -1;
-	}
-	r->pid = l.pid;
-	if (!o->follow_children)
-		only = l.pid;
-	builder_external_threads(r->builder);
-	start = record_now_ns();
-	r->exec_errno = launch_go(&l);
-	slots = xcalloc(AGENT_MAX_PROCS, sizeof *slots);
-	unseen = timer_unseen_new(lib);
-	pfd = (struct pollfd){ l.signal_fd, POLLIN, 0 };
-	l.builder = r->builder;
-	if (o->wall) {
-		w = wall_new(r->builder, STACK_POLL_MS * 1000000ull,
-		    o->stack_size, o->period_ns, slot_unwinder, slots);
-		ws = wall_stat_new(w, start);
-	}
-	/*
-	 * Until the program ends; with --wait-all, until all it left ends.
-	 * A process that just started (an exec, a fork's first sample) has
-	 * its maps read at the next wake-up, every STACK_POLL_MS: a short
-	 * one (a compiler's `as`, an image that execs again at once) may be
-	 * gone by the next full reading, and its pcs in no object with it.
-	 */
-	while (!l.exited || (o->wait_all && !l.stop && launch_descendants(&l))) {
+	errno = saved_errno;
+	return rc;
+}
+
+/*
+ * Until the program ends; with --wait-all, until all it left ends.
+ * A process that just started (an exec, a fork's first sample) has
+ * its maps read at the next wake-up, every STACK_POLL_MS: a short
+ * one (a compiler's `as`, an image that execs again at once) may be
+ * gone by the next full reading, and its pcs in no object with it.
+ */
+static void
+follow(struct timer_run *t)
+{
+	struct builder *b = t->r->builder;
+	struct pollfd pfd = { t->l.signal_fd, POLLIN, 0 };
+	uint64_t last_snapshot = 0;
+	int more = 0;
+
+	while (!t->l.exited || (t->o->wait_all && !t->l.stop &&
+	    launch_descendants(&t->l))) {
 		/* a ring's worth was taken last time: more may be waiting */
 		poll(&pfd, 1, more ? 0 : STACK_POLL_MS);
 		if (record_now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
-			timer_slots_snapshot_due(r->builder, region, slots,
+			timer_slots_snapshot_due(b, t->region, t->slots,
 			    record_now_ns());
-			timer_unseen_poll(unseen, slots);
+			timer_unseen_poll(t->unseen, t->slots);
 			last_snapshot = record_now_ns();
 		} else {
-			timer_slots_open_new(r->builder, region, slots, 1);
+			timer_slots_open_new(b, t->region, t->slots, 1);
 		}
-		if (region->ring.shared != NULL)
-			more = timer_stacks_drain(r->builder, region, slots,
-			    only, w, 0, record_now_ns());
+		if (t->region->ring.shared != NULL)
+			more = timer_stacks_drain(b, t->region, t->slots,
+			    t->only, t->w, 0, record_now_ns());
 		/* before launch_poll reaps what ended: see wall_stat_poll */
-		if (ws != NULL)
-			wall_poll(ws, slots, only, record_now_ns(),
+		if (t->ws != NULL)
+			wall_poll(t->ws, t->slots, t->only, record_now_ns(),
 			    (pfd.revents & POLLIN) != 0);
-		launch_poll(&l);
+		launch_poll(&t->l);
 	}
-	r->wall_ns = record_now_ns() - start;
-	timer_slots_snapshot_all(r->builder, region, slots);	/* children still running */
-	if (region->ring.shared != NULL)
-		timer_stacks_drain(r->builder, region, slots, only, w, 1,
-		    record_now_ns());
-	if (w != NULL) {
-		wall_stat_free(ws, start + r->wall_ns);
-		wall_finish(w, start + r->wall_ns);
-		r->wall_unreadable = wall_unreadable(w,
+}
+
+/*
+ * The program has ended: the last readings, everything to the builder
+ * and to r, and the run's state freed.
+ */
+static void
+finish(struct timer_run *t)
+{
+	const struct record_opts *o = t->o;
+	struct record_result *r = t->r;
+
+	r->wall_ns = record_now_ns() - t->start;
+	/* children still running */
+	timer_slots_snapshot_all(r->builder, t->region, t->slots);
+	if (t->region->ring.shared != NULL)
+		timer_stacks_drain(r->builder, t->region, t->slots, t->only,
+		    t->w, 1, record_now_ns());
+	if (t->w != NULL) {
+		wall_stat_free(t->ws, t->start + r->wall_ns);
+		wall_finish(t->w, t->start + r->wall_ns);
+		r->wall_unreadable = wall_unreadable(t->w,
 		    &r->wall_unreadable_errno);
 	}
-	timer_region_resolve(r->builder, region, slots, only, record_now_ns());
-	timer_region_weights(region, o, only, slots, r);
-	r->refused = region->refused;
-	launch_finish(&l, o, r);
+	timer_region_resolve(r->builder, t->region, t->slots, t->only,
+	    record_now_ns());
+	timer_region_weights(t->region, o, t->only, t->slots, r);
+	r->refused = t->region->refused;
+	launch_finish(&t->l, o, r);
 	/* what ran for 10 ms, or two periods, without being sampled */
-	timer_unseen_finish(unseen, l.pid, l.own_cpu_ns, only != 0,
+	timer_unseen_finish(t->unseen, t->l.pid, t->l.own_cpu_ns, t->only != 0,
 	    o->period_ns * 2 > 10000000 ? o->period_ns * 2 : 10000000, r);
-	timer_unseen_free(unseen);
-	launch_close(&l);
+	timer_unseen_free(t->unseen);
+	launch_close(&t->l);
 	for (int i = 0; i < AGENT_MAX_PROCS; i++) {
-		unwind_space_free(slots[i].uw);
-		addr_space_free(slots[i].space);
+		unwind_space_free(t->slots[i].uw);
+		addr_space_free(t->slots[i].space);
 	}
-	free(slots);
+	free(t->slots);
 	/* every sample in the builder now, JIT code's held back too */
-	if (w != NULL) {
-		wall_fill_cpu(w);
-		wall_free(w);
+	if (t->w != NULL) {
+		wall_fill_cpu(t->w);
+		wall_free(t->w);
 	}
-	timer_region_free(region);
+	timer_region_free(t->region);
 	/* estimated from the threads' system time (lib/session/session-kernel.c) */
 	r->kernel_sampled = 1;
+}
+
+int
+record_timer(const struct record_opts *o, struct record_result *r,
+    char *cause, size_t cause_size)
+{
+	struct timer_run t = { .o = o, .r = r };
+	char lib[PATH_MAX];
+
+	if (find_library(lib, sizeof lib) < 0) {
+		snprintf(cause, cause_size, "cannot find libprofil.so.0 next "
+		    "to the profil command (set PROFIL_LIBRARY to its path)");
+		return -1;
+	}
+	t.region = timer_region_new(o->rate_hz, o->samples, o->stack_size,
+	    o->period_ns, record_now_ns());
+	if (t.region == NULL) {
+		snprintf(cause, cause_size, "cannot create the shared profile "
+		    "memory: %s", strerror(errno));
+		return -1;
+	}
+	if (start_program(&t, lib) < 0) {
+		snprintf(cause, cause_size, "cannot start %s: %s", o->argv[0],
+		    strerror(errno));
+		timer_region_free(t.region);
+		return -1;
+	}
+	r->pid = t.l.pid;
+	if (!o->follow_children)
+		t.only = t.l.pid;
+	builder_external_threads(r->builder);
+	t.start = record_now_ns();
+	r->exec_errno = launch_go(&t.l);
+	t.slots = xcalloc(AGENT_MAX_PROCS, sizeof *t.slots);
+	t.unseen = timer_unseen_new(lib);
+	t.l.builder = r->builder;
+	if (o->wall) {
+		t.w = wall_new(r->builder, STACK_POLL_MS * 1000000ull,
+		    o->stack_size, o->period_ns, slot_unwinder, t.slots);
+		t.ws = wall_stat_new(t.w, t.start);
+	}
+	follow(&t);
+	finish(&t);
 	return 0;
 }
 
