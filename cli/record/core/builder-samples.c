@@ -12,6 +12,7 @@
 
 #include "builder-internal.h"
 #include "cli.h"
+#include "symbols/kernel.h"
 
 void
 builder_external_threads(struct builder *b)
@@ -110,11 +111,11 @@ builder_kernel(struct builder *b, uint64_t ip, uint64_t weight, pid_t pid,
 }
 
 void
-builder_kernel_identity(struct builder *b, const struct profil_kernel *id)
+builder_identify_kernel(struct builder *b)
 {
 	free(b->kernel_id.release);
-	b->kernel_id = *id;
-	b->kernel_id.release = id->release ? xstrdup(id->release) : NULL;
+	memset(&b->kernel_id, 0, sizeof b->kernel_id);
+	kernel_identify(&b->kernel_id);
 }
 
 void

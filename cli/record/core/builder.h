@@ -34,8 +34,11 @@ void builder_sample(struct builder *b, int obj, uint64_t file_offset,
 /* A kernel-mode sample at address ip of the running kernel (0: unknown). */
 void builder_kernel(struct builder *b, uint64_t ip, uint64_t weight, pid_t pid,
     pid_t tid);
-/* Who the kernel is (symbols/kernel.h), kept if kernel samples came. */
-void builder_kernel_identity(struct builder *b, const struct profil_kernel *id);
+/*
+ * Who the running kernel is (symbols/kernel.h: its build-id, release,
+ * boot and text address), read now, kept if kernel samples came.
+ */
+void builder_identify_kernel(struct builder *b);
 void builder_unknown(struct builder *b, uint64_t weight, pid_t pid, pid_t tid);
 void builder_lost(struct builder *b, uint64_t n);
 

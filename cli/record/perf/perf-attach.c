@@ -155,7 +155,8 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
-	perf_engine_identify_kernel(&e);
+	if (r->kernel_sampled)	/* which kernel (builder.h) */
+		builder_identify_kernel(e.b);
 	synthesize(&e, pid, tids, ntids);
 	start = record_now_ns();
 	perf_engine_wall_start(&e);

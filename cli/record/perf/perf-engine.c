@@ -1,7 +1,9 @@
 /*
- * perf-engine.c - what the perf engine's two runs (perf.c, a program;
- * perf-attach.c, a running process) do alike: the clock, naming the
- * kernel, and freeing the engine's state.
+ * perf-engine.c - the perf engine's state as its two runs (perf.c, a
+ * program; perf-attach.c, a running process) share it (perf-engine.h):
+ * the stages its records feed besides the builder started and ended
+ * (--wall's accounting, the kernel's time counted from the switches),
+ * and the state freed.
  *
  * Invariant: perf_engine_free frees all but the events and their rings,
  * which perf_events_close has closed before it.
@@ -18,7 +20,6 @@
 #include "record/unwind/unwind.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
-#include "symbols/kernel.h"
 
 /*
  * --wall: blocked threads are looked at every 5 ms, 200 looks a second
@@ -27,24 +28,6 @@
  * by the looks that fall in them (wall.h).
  */
 #define WALL_POLL_NS	5000000ull
-
-/*
- * Which kernel, where the kernel is sampled: read once the program is on
- * its way (kallsyms, notes and boot id took 1.5 ms of its start here),
- * before any of its samples is named.
- */
-void
-perf_engine_identify_kernel(struct engine *e)
-{
-	struct profil_kernel id;
-
-	if (!e->result->kernel_sampled)
-		return;
-	memset(&id, 0, sizeof id);
-	kernel_identify(&id);
-	builder_kernel_identity(e->b, &id);
-	free(id.release);
-}
 
 static struct unwind_space *
 unwinder_of(void *arg, pid_t pid)

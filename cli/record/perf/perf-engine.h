@@ -92,8 +92,6 @@ int perf_engine_poll_ms(const struct engine *e, int poll_ms);
 /* After a drain: look at blocked threads if it is time. */
 void perf_engine_wall_look(struct engine *e);
 
-/* Name the kernel in e's builder, if the kernel is sampled (see there). */
-void perf_engine_identify_kernel(struct engine *e);
 /* Free e's processes, drain buffers and index; its events are closed. */
 void perf_engine_free(struct engine *e);
 

@@ -56,7 +56,13 @@ record_perf(const struct record_opts *o, struct record_result *r,
 	perf_engine_kernel_time_start(&e);
 	start = record_now_ns();
 	r->exec_errno = launch_go(&l);
-	perf_engine_identify_kernel(&e);
+	/*
+	 * which kernel, where the kernel is sampled: read once the program
+	 * is on its way (kallsyms, notes and boot id took 1.5 ms of its
+	 * start here), before any of its samples is named
+	 */
+	if (r->kernel_sampled)
+		builder_identify_kernel(e.b);
 	pfd = xcalloc((size_t)e.nrings + 1, sizeof *pfd);
 	for (i = 0; i < e.nrings; i++)
 		pfd[i] = (struct pollfd){ e.rings[i].fd, POLLIN, 0 };
