@@ -19,7 +19,7 @@
 #include "cli.h"
 #include "cmd-record.h"
 #include "record/core/launch.h"
-#include "record/core/output.h"
+#include "record/core/prffile.h"
 #include "record/jit/jit.h"
 #include "record/perf/perf.h"
 #include "record/timer/timer.h"
@@ -320,9 +320,9 @@ record_open(const char *output, const struct record_opts *o,
 	    strstr(output, "%p") < slash)
 		cli_die(EXIT_USAGE, "-o: %%p goes in the file name, not in a "
 		    "directory (%s)", output);
-	path = output_path(output, o->argv[0], 0);
+	path = prffile_path(output, o->argv[0], 0);
 	launch_hold_signals();	/* before there is a file to leave behind */
-	if (output_open(out, path, cause, sizeof cause) < 0) {
+	if (prffile_open(out, path, cause, sizeof cause) < 0) {
 		cli_error("%s", cause);
 		free(path);
 		return NULL;
@@ -355,13 +355,13 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		cli_error("%s", cause);
 		jit_end(NULL, NULL);
 		builder_free(r->builder);
-		output_remove_pending();
+		prffile_remove_pending();
 		return NULL;
 	}
 	if (r->exec_errno != 0) {
 		jit_end(NULL, NULL);
 		builder_free(r->builder);
-		output_remove_pending();
+		prffile_remove_pending();
 		if (r->exec_errno == ENOENT)
 			cli_die(127, "%s: command not found", o->argv[0]);
 		cli_die(126, "cannot execute %s: %s", o->argv[0],
@@ -370,7 +370,7 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 	p = builder_finish(r->builder);
 	builder_free(r->builder);
 	jit_end(p, cli_warn_line);
-	output_header(p, o, r, &wall_start);
+	prffile_header(p, o, r, &wall_start);
 	return p;
 }
 
@@ -412,8 +412,8 @@ record_exec(int argc, char **argv)
 	status = attach != 0 ? 0 : exit_status_of(r.status);
 
 	free(path);	/* out.path until now */
-	path = output_path(output, o.argv[0], r.pid);
-	if (output_commit(&out, p, path, cause, sizeof cause) < 0) {
+	path = prffile_path(output, o.argv[0], r.pid);
+	if (prffile_commit(&out, p, path, cause, sizeof cause) < 0) {
 		cli_error("cannot write the profile: %s (any previous file there "
 		    "is unchanged)", cause);
 		profil_profile_free(p);

@@ -70,7 +70,7 @@ __attribute__((noreturn, format(printf, 1, 2))) static inline void
 fuzz_fail(const char *fmt, ...);
 
 /*
- * A profile a recorder's builder made, finished as output_header would
+ * A profile a recorder's builder made, finished as prffile_header would
  * (interval_ns, engine, no command line), encoded and read back: both
  * must succeed.  p is freed.  With FUZZ_SAVE_PROFILES set to a directory,
  * the encoded bytes are kept there too, as N.prf for the Nth profile of

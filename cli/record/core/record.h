@@ -2,7 +2,7 @@
  * record.h - an engine of `profil record`, what it is handed and what it
  * gives back.  An engine runs the program to its end (or attaches to a
  * pid), feeding a builder; cmd-record.c holds the table of engines and
- * owns options and messages, output.h the file, launch.h the running of
+ * owns options and messages, prffile.h the file, launch.h the running of
  * the program.
  */
 #ifndef PROFIL_RECORD_H

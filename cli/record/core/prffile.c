@@ -1,8 +1,9 @@
 /*
- * output.c - the file `profil record` writes (output.h).  The temporary
- * file is made before the program runs and stays until the profile is in
- * place: any exit before that removes it (atexit), but only the
- * recorder's own, never a forked child's.
+ * prffile.c - the .prf file `profil record` writes (prffile.h); the
+ * writing is cli/outfile.c's, as for every file the command writes.  The
+ * temporary file is made before the program runs and stays until the
+ * profile is in place: any exit before that removes it (atexit), but only
+ * the recorder's own, never a forked child's.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -15,10 +16,10 @@
 
 #include "cli.h"
 #include "codec/prf.h"
-#include "output.h"
+#include "prffile.h"
 
 char *
-output_path(const char *tmpl, const char *program, pid_t pid)
+prffile_path(const char *tmpl, const char *program, pid_t pid)
 {
 	char name[PATH_MAX], out[PATH_MAX], cwd[PATH_MAX];
 	const char *slash = strrchr(program, '/');
@@ -80,7 +81,7 @@ static struct outfile *pending;
 static pid_t pending_owner;
 
 void
-output_remove_pending(void)
+prffile_remove_pending(void)
 {
 	if (pending != NULL && getpid() == pending_owner)
 		outfile_abort(pending, NULL);
@@ -88,7 +89,7 @@ output_remove_pending(void)
 }
 
 int
-output_open(struct outfile *out, const char *path, char *cause,
+prffile_open(struct outfile *out, const char *path, char *cause,
     size_t cause_size)
 {
 	static int registered;
@@ -97,7 +98,7 @@ output_open(struct outfile *out, const char *path, char *cause,
 		return -1;
 	if (outfile_open(out, path, PRF_MAGIC, cause, cause_size) < 0)
 		return -1;
-	if (!registered && atexit(output_remove_pending) == 0)
+	if (!registered && atexit(prffile_remove_pending) == 0)
 		registered = 1;
 	pending = out;
 	pending_owner = getpid();
@@ -105,7 +106,7 @@ output_open(struct outfile *out, const char *path, char *cause,
 }
 
 void
-output_header(struct profil_profile *p, const struct record_opts *o,
+prffile_header(struct profil_profile *p, const struct record_opts *o,
     const struct record_result *r, const struct timespec *start)
 {
 	p->interval_ns = o->period_ns;
@@ -138,7 +139,7 @@ output_header(struct profil_profile *p, const struct record_opts *o,
 }
 
 int
-output_commit(struct outfile *out, const struct profil_profile *p,
+prffile_commit(struct outfile *out, const struct profil_profile *p,
     const char *path, char *cause, size_t cause_size)
 {
 	void *data = NULL;
