@@ -210,7 +210,8 @@ $(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli
 # test-jitfiles compiles the perf map and jitdump readers and the unwind
 # tables' images themselves (#include)
 $(BUILD)/tests/test-jitfiles: cli/record/jit/perfmap.c cli/record/jit/perfmap.h \
-    cli/record/jit/jitdump.c cli/record/jit/jitdump.h cli/record/jit/jit-tables.c \
+    cli/record/jit/jitdump.c cli/record/jit/jitdump-follow.c \
+    cli/record/jit/jitdump.h cli/record/jit/jit-tables.c \
     cli/record/jit/jit-tables.h tests/jit-eh.h tests/jit-bytes.h cli/util.c
 $(BUILD)/tests/test-jitfiles: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
@@ -218,7 +219,8 @@ $(BUILD)/tests/test-jitfiles: EXTRA_LIBS := -ldw -lelf
 $(BUILD)/tests/test-jitfiles $(BUILD)/tests/test-jitfollow: \
     cli/record/jit/jitfile.c cli/record/jit/jitfile.h
 $(BUILD)/tests/test-jitfollow: cli/record/jit/perfmap.c cli/record/jit/perfmap.h \
-    cli/record/jit/jitdump.c cli/record/jit/jitdump.h tests/jit-bytes.h cli/util.c
+    cli/record/jit/jitdump.c cli/record/jit/jitdump-follow.c \
+    cli/record/jit/jitdump.h tests/jit-bytes.h cli/util.c
 $(BUILD)/tests/test-jitfollow: TESTCFLAGS += -Icli
 
 # the tests of generated code share their checks (tests/jit-checks.h)

@@ -33,6 +33,7 @@
 #include "../cli/record/jit/jitfile.c"
 #include "../cli/record/jit/perfmap.c"
 #include "../cli/record/jit/jitdump.c"
+#include "../cli/record/jit/jitdump-follow.c"
 #include "../cli/record/jit/jit-tables.c"
 #include "../cli/util.c"
 

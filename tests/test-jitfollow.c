@@ -27,6 +27,7 @@
 #include "../cli/record/jit/jitfile.c"
 #include "../cli/record/jit/perfmap.c"
 #include "../cli/record/jit/jitdump.c"
+#include "../cli/record/jit/jitdump-follow.c"
 #include "../cli/util.c"
 
 /* ---- what the followers hand over ------------------------------------- */

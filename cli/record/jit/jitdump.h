@@ -52,6 +52,14 @@
  */
 #define JITDUMP_RECORD_MAX	(64u << 20)
 
+/* A 32-bit field of the file at p: little-endian, as the format is. */
+static inline uint32_t
+jitdump_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
 struct jitdump_header {
 	uint32_t version, elf_mach, pid;
 	uint64_t timestamp, flags;
@@ -108,6 +116,12 @@ struct jitdump_ops {
  */
 int jitdump_header(const unsigned char *buf, size_t len,
     struct jitdump_header *h, size_t *header_size);
+/*
+ * Why jitdump_header refused the header at b (12 bytes there at least),
+ * in a line into why (size bytes): the other byte order, a bad magic, a
+ * version or a size it does not read.
+ */
+void jitdump_header_why(const unsigned char *b, char *why, size_t size);
 
 /*
  * The whole records in buf[0..len) (the bytes after the header), in
