@@ -285,14 +285,15 @@ kernel_time_sample(struct kernel_time *k, pid_t pid, pid_t tid,
 		m = between(t->stack, t->n, frames, n);
 		place(k, t, t->stack + t->n - m, m, before);
 		m = between(frames, n, t->stack, t->n);
-		place(k, t, frames + n - m, m, d - before);
+		place(k, t, m > 0 ? frames + n - m : NULL, m, d - before);
 	} else
 		place(k, t, NULL, 0, d);
 	t->sampled = 1;
 	if (n > STACK_MAX)
 		n = STACK_MAX;
 	t->stack = xrealloc(t->stack, (n ? n : 1) * sizeof *t->stack);
-	memcpy(t->stack, frames, n * sizeof *frames);
+	if (n > 0)	/* a flat profile's sample has no frames: NULL */
+		memcpy(t->stack, frames, n * sizeof *frames);
 	t->n = n;
 }
 
