@@ -32,9 +32,10 @@ record/unwind: record/jit
 record/wall: record/unwind
 record/perf: record/wall
 record/timer: record/wall
+model: symbols
 profile: symbols
-report: profile
-export: profile
+report: profile model
+export: profile model
 cmd: record/perf record/timer report export
 '
 
