@@ -254,8 +254,8 @@ test_cli_layer_check_catches_each_violation(void **state)
 	    0, "cli/profile/merge.c: includes record/core/builder.h of room "
 	    "record/core, which profile does not stand on");
 	/* the floor to a room */
-	planted("echo '#include \"symbols/funcs.h\"' >>cli/hmap.c", 0,
-	    "cli/hmap.c: includes symbols/funcs.h of room symbols, which floor "
+	planted("echo '#include \"symbols/ksyms.h\"' >>cli/hmap.c", 0,
+	    "cli/hmap.c: includes symbols/ksyms.h of room symbols, which floor "
 	    "does not stand on");
 	/* another room's header without its room, and by ../ */
 	planted("echo '#include \"builder.h\"' >>cli/record/jit/jit.c", 0,
