@@ -109,7 +109,7 @@ $(INTLIB): $(STATIC_OBJ)
 
 
 # ---- the profil command: links libprofil statically, with its internals ----
-CLI_SRC   := $(wildcard cli/*.c cli/*/*.c)
+CLI_SRC   := $(wildcard cli/*.c cli/*/*.c cli/*/*/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli $(WARN) \
              $(SANFLAGS) $(CFLAGS)
@@ -191,46 +191,49 @@ $$(BUILD)/tests/test-%: tests/$(1)/test-%.c $$(HARNESS) tests/harness/harness.h 
 endef
 $(foreach r,$(TEST_ROOMS),$(eval $(call TEST_ROOM_RULE,$(r))))
 
-# test-link checks the sources and this build's objects
-$(BUILD)/tests/test-link: scripts/check-layers.sh $(LIB_OBJ)
+# test-link checks the sources and this build's objects, the library's
+# and the command's
+$(BUILD)/tests/test-link: scripts/check-layers.sh scripts/check-cli-layers.sh \
+    $(LIB_OBJ) $(CLI_OBJ)
 $(BUILD)/tests/test-link: TESTCFLAGS += -DSRCDIR='"$(CURDIR)"' \
     -DBUILDDIR='"$(CURDIR)/$(BUILD)"' -DTEST_CC='"$(CC)"' \
     -DTEST_SANFLAGS='"$(SANFLAGS)"'
 
 # test-elfcache compiles the cache itself (#include)
-$(BUILD)/tests/test-elfcache: cli/record/elfcache.c cli/record/elfcache.h cli/util.c
+$(BUILD)/tests/test-elfcache: cli/record/core/elfcache.c cli/record/core/elfcache.h cli/util.c
 $(BUILD)/tests/test-elfcache: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-elfcache: EXTRA_LIBS := -lelf
 
 # test-stackmemo compiles the stack memo itself (#include)
-$(BUILD)/tests/test-stackmemo: cli/record/stackmemo.c cli/record/stackmemo.h \
-    cli/record/cfirules.h cli/hmap.c cli/util.c
-$(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-stackmemo: cli/record/unwind/stackmemo.c cli/record/unwind/stackmemo.h \
+    cli/record/unwind/cfirules.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-stackmemo: TESTCFLAGS += -Icli
 
 # test-kerneltime compiles the kernel time module itself (#include)
-$(BUILD)/tests/test-kerneltime: cli/record/kernel-time.c \
-    cli/record/kernel-time.h cli/hmap.c cli/util.c
-$(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-kerneltime: cli/record/wall/kernel-time.c \
+    cli/record/wall/kernel-time.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli
 
 # test-addrspace compiles the mappings module itself (#include)
-$(BUILD)/tests/test-addrspace: cli/record/addrspace.c cli/record/addrspace.h \
+$(BUILD)/tests/test-addrspace: cli/record/core/addrspace.c cli/record/core/addrspace.h \
     cli/util.c
-$(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli -Icli/record
+$(BUILD)/tests/test-addrspace: TESTCFLAGS += -Icli
 
 # test-perfmap and test-jitdump compile the perf map and jitdump readers
 # (and the unwind tables' images) themselves (#include); test-jitfollow
 # the same readers' followers, as untrusted files go
 JITFILE_TESTS := $(BUILD)/tests/test-perfmap $(BUILD)/tests/test-jitdump \
     $(BUILD)/tests/test-jitfollow
-$(JITFILE_TESTS): cli/record/jitfile.c cli/record/jitfile.h \
+$(JITFILE_TESTS): cli/record/jit/jitfile.c cli/record/jit/jitfile.h \
     tests/harness/jit-bytes.h cli/util.c
-$(JITFILE_TESTS): TESTCFLAGS += -Icli -Icli/record
+$(JITFILE_TESTS): TESTCFLAGS += -Icli
 $(BUILD)/tests/test-perfmap $(BUILD)/tests/test-jitfollow: \
-    cli/record/perfmap.c cli/record/perfmap.h
+    cli/record/jit/perfmap.c cli/record/jit/perfmap.h
 $(BUILD)/tests/test-jitdump $(BUILD)/tests/test-jitfollow: \
-    cli/record/jitdump.c cli/record/jitdump.h
-$(BUILD)/tests/test-jitdump: cli/record/jit-tables.c cli/record/jit-tables.h \
-    tests/programs/jit-eh.h
+    cli/record/jit/jitdump.c cli/record/jit/jitdump-follow.c \
+    cli/record/jit/jitdump.h
+$(BUILD)/tests/test-jitdump: cli/record/jit/jit-tables.c \
+    cli/record/jit/jit-tables.h tests/programs/jit-eh.h
 $(BUILD)/tests/test-jitdump: EXTRA_LIBS := -ldw -lelf
 
 # the tests of generated code share their checks (tests/harness/jit-checks.h)
@@ -397,10 +400,10 @@ FUZZ_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icl
 # /proc and the engines' records (perf-records.c and perf-procs.c: the
 # perf engine's records applied; not its events, rings or runs)
 FUZZ_SRC     := $(CODEC_SRC) $(filter-out cli/profil.c cli/cmd-%.c \
-                cli/record/perf.c cli/record/perf-attach.c \
-                cli/record/perf-drain.c cli/record/perf-engine.c \
-                cli/record/perf-events.c cli/record/timer.c \
-                cli/record/launch.c,$(CLI_SRC))
+                cli/record/perf/perf.c cli/record/perf/perf-attach.c \
+                cli/record/perf/perf-drain.c cli/record/perf/perf-engine.c \
+                cli/record/perf/perf-events.c cli/record/timer/timer.c \
+                cli/record/core/launch.c,$(CLI_SRC))
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_LDLIBS  := -ldw -lelf -lz -lm -ldl
 # the options target runs the subcommands themselves: all of the command

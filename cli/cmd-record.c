@@ -1,6 +1,8 @@
 /*
  * cmd-record.c - `profil record [options] [--] PROGRAM [ARGS...]`: run a
- * program under an engine, write its profile, exit with its status.
+ * program under an engine, write its profile, exit with its status.  The
+ * engines are a table (record/core/record.h), as the commands are
+ * cli/profil.c's; what is said at the end is cmd-record-end.c's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,18 +13,17 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <profil.h>
 
-#include "sampler/budget.h"
 #include "cli.h"
-#include "record/jit.h"
-#include "record/output.h"
-#include "record/record.h"
-#include "record/unwind.h"
-#include "report/report.h"
-#include "symbols/ksyms.h"
+#include "cmd-record.h"
+#include "record/core/launch.h"
+#include "record/core/prffile.h"
+#include "record/jit/jit.h"
+#include "record/perf/perf.h"
+#include "record/timer/timer.h"
+#include "sampler/budget.h"
 
 #define DEFAULT_RATE_HZ		1000
 #define DEFAULT_BUCKET_BYTES	1
@@ -51,140 +52,140 @@ _Static_assert(MAX_RATE_HZ == PROFIL_MAX_HZ, "the library's ceiling");
  * at most with the rest of the sample.
  */
 #define DEFAULT_STACK_SIZE	16384
-#define MAX_STACK_SIZE		65000
 #define STR(x)			STR_(x)
 #define STR_(x)			#x
 
+/* The engines, in the order auto tries them. */
+static const struct record_engine *const engines[] = {
+	&record_engine_perf,
+	&record_engine_timer,
+};
+#define NENGINES (sizeof engines / sizeof engines[0])
 
+static const struct option record_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "bucket", required_argument, NULL, 'b' },
+	{ "engine", required_argument, NULL, 'e' },
+	{ "no-children", no_argument, NULL, 'N' },
+	{ "wait-all", no_argument, NULL, 'W' },
+	{ "wall", no_argument, NULL, 'w' },
+	{ "no-call-graph", no_argument, NULL, 'G' },
+	{ "stack-size", required_argument, NULL, 'z' },
+	{ "samples", required_argument, NULL, 'B' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
 
-static int
-exit_status_of(int status)
+/* -e NAME: the engine of the table so named, NULL for auto, else exit. */
+static const struct record_engine *
+engine_named(const char *name)
 {
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+	char known[128] = "auto";
+	size_t len = strlen(known);
+
+	if (strcmp(name, "auto") == 0)
+		return NULL;
+	for (size_t i = 0; i < NENGINES; i++)
+		if (strcmp(name, engines[i]->name) == 0)
+			return engines[i];
+	for (size_t i = 0; i < NENGINES && len < sizeof known; i++)
+		len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
+		    i + 1 < NENGINES ? ", " : " or ", engines[i]->name);
+	cli_die(EXIT_USAGE, "-e: unknown engine '%s' (%s)", name, known);
+}
+
+/*
+ * One option of `profil record` but -h and -V, its argument optarg, into
+ * o, *output, *attach (*rate_given: -F or -i said the rate); 0 if c is
+ * none of ours.  A bad value ends the command with a one-line message.
+ */
+static int
+record_option(int c, struct record_opts *o, const char **output,
+    pid_t *attach, int *rate_given)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'o':
+		if (*optarg == '\0')
+			cli_die(EXIT_USAGE, "-o: empty file name");
+		*output = optarg;
+		break;
+	case 'F':
+		if (cli_parse_ulong(optarg, 1, MAX_ASK_HZ, &v) < 0)
+			cli_die(EXIT_USAGE, "-F: '%s' is not a rate from 1 to %d "
+			    "Hz", optarg, MAX_RATE_HZ);
+		o->period_ns = 1000000000ull / v;
+		*rate_given = 1;
+		break;
+	case 'i':
+		if (cli_parse_ulong(optarg, 1, 1000000, &v) < 0)
+			cli_die(EXIT_USAGE, "-i: '%s' is not an interval from %d "
+			    "to 1000000 microseconds", optarg,
+			    1000000 / MAX_RATE_HZ);
+		o->period_ns = 1000ull * v;
+		*rate_given = 1;
+		break;
+	case 'B':
+		if (cli_parse_ulong(optarg, MIN_BUDGET, MAX_BUDGET, &v) < 0)
+			cli_die(EXIT_USAGE, "--samples: '%s' is not a number of "
+			    "samples from %d to %d", optarg, MIN_BUDGET,
+			    MAX_BUDGET);
+		o->samples = v;
+		break;
+	case 'b':
+		if (cli_parse_ulong(optarg, 1, 65536, &v) < 0)
+			cli_die(EXIT_USAGE, "-b: '%s' is not a bucket size from 1 "
+			    "to 65536 bytes", optarg);
+		o->bucket_bytes = (unsigned)v;
+		break;
+	case 'e':
+		o->engine = engine_named(optarg);
+		break;
+	case 'p':
+		if (cli_parse_ulong(optarg, 1, INT_MAX, &v) < 0)
+			cli_die(EXIT_USAGE, "-p: '%s' is not a process id", optarg);
+		*attach = (pid_t)v;
+		break;
+	case 'N':
+		o->follow_children = 0;
+		break;
+	case 'W':
+		o->wait_all = 1;
+		break;
+	case 'w':
+		o->wall = 1;
+		break;
+	case 'G':
+		o->stack_size = 0;
+		break;
+	case 'z':
+		if (cli_parse_ulong(optarg, 64, RECORD_MAX_STACK_SIZE, &v) < 0 ||
+		    v % 8 != 0)
+			cli_die(EXIT_USAGE, "--stack-size: '%s' is not a multiple "
+			    "of 8 from 64 to %d bytes", optarg,
+			    RECORD_MAX_STACK_SIZE);
+		o->stack_size = (unsigned)v;
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	default:
+		return 0;
+	}
 	return 1;
 }
 
-int
-record_parse(int argc, char **argv, struct record_opts *o,
-    const char **output, pid_t *attach)
+/* The options together: what cannot go with what, and the rate's bounds. */
+static void
+record_settle(struct record_opts *o, pid_t attach, int rate_given)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "bucket", required_argument, NULL, 'b' },
-		{ "engine", required_argument, NULL, 'e' },
-		{ "no-children", no_argument, NULL, 'N' },
-		{ "wait-all", no_argument, NULL, 'W' },
-		{ "wall", no_argument, NULL, 'w' },
-		{ "no-call-graph", no_argument, NULL, 'G' },
-		{ "stack-size", required_argument, NULL, 'z' },
-		{ "samples", required_argument, NULL, 'B' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned long v;
-	int c, rate_given = 0;
-
-	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
-	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = ENGINE_AUTO,
-	    .follow_children = 1, .stack_size = DEFAULT_STACK_SIZE };
-	*output = NULL;
-	*attach = 0;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:F:i:b:e:p:qhV", options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (*optarg == '\0')
-				cli_die(EXIT_USAGE, "-o: empty file name");
-			*output = optarg;
-			break;
-		case 'F':
-			if (cli_parse_ulong(optarg, 1, MAX_ASK_HZ, &v) < 0)
-				cli_die(EXIT_USAGE, "-F: '%s' is not a rate from 1 "
-				    "to %d Hz", optarg, MAX_RATE_HZ);
-			o->period_ns = 1000000000ull / v;
-			rate_given = 1;
-			break;
-		case 'i':
-			if (cli_parse_ulong(optarg, 1, 1000000, &v) < 0)
-				cli_die(EXIT_USAGE, "-i: '%s' is not an interval "
-				    "from %d to 1000000 microseconds", optarg,
-				    1000000 / MAX_RATE_HZ);
-			o->period_ns = 1000ull * v;
-			rate_given = 1;
-			break;
-		case 'B':
-			if (cli_parse_ulong(optarg, MIN_BUDGET, MAX_BUDGET, &v) < 0)
-				cli_die(EXIT_USAGE, "--samples: '%s' is not a number "
-				    "of samples from %d to %d", optarg, MIN_BUDGET,
-				    MAX_BUDGET);
-			o->samples = v;
-			break;
-		case 'b':
-			if (cli_parse_ulong(optarg, 1, 65536, &v) < 0)
-				cli_die(EXIT_USAGE, "-b: '%s' is not a bucket size "
-				    "from 1 to 65536 bytes", optarg);
-			o->bucket_bytes = (unsigned)v;
-			break;
-		case 'e':
-			if (strcmp(optarg, "auto") == 0)
-				o->engine = ENGINE_AUTO;
-			else if (strcmp(optarg, "perf") == 0)
-				o->engine = ENGINE_PERF;
-			else if (strcmp(optarg, "timer") == 0)
-				o->engine = ENGINE_TIMER;
-			else
-				cli_die(EXIT_USAGE, "-e: unknown engine '%s' (auto, "
-				    "perf or timer)", optarg);
-			break;
-		case 'p':
-			if (cli_parse_ulong(optarg, 1, INT_MAX, &v) < 0)
-				cli_die(EXIT_USAGE, "-p: '%s' is not a process id",
-				    optarg);
-			*attach = (pid_t)v;
-			break;
-		case 'N':
-			o->follow_children = 0;
-			break;
-		case 'W':
-			o->wait_all = 1;
-			break;
-		case 'w':
-			o->wall = 1;
-			break;
-		case 'G':
-			o->stack_size = 0;
-			break;
-		case 'z':
-			if (cli_parse_ulong(optarg, 64, MAX_STACK_SIZE, &v) < 0 ||
-			    v % 8 != 0)
-				cli_die(EXIT_USAGE, "--stack-size: '%s' is not a "
-				    "multiple of 8 from 64 to %d bytes", optarg,
-				    MAX_STACK_SIZE);
-			o->stack_size = (unsigned)v;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			return cli_help(&cmd_record, options);
-		case 'V':
-			printf("profil record 0.1.0\n");
-			return cli_finish_stdout(0);
-		default:
-			cli_bad_option(c, optopt, argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (o->samples && *attach != 0)
+	if (o->samples && attach != 0)
 		cli_die(EXIT_USAGE, "--samples: not with -p (a budget's sampling "
 		    "events are inherited from the program's start); give -F");
 	/* a budget starts fast, unless -F or -i says where */
@@ -207,175 +208,180 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		o->period_ns = 1000000000ull / MAX_RATE_HZ;
 	}
 	o->rate_hz = (unsigned)((1000000000ull + o->period_ns / 2) / o->period_ns);
+}
+
+int
+record_parse(int argc, char **argv, struct record_opts *o,
+    const char **output, pid_t *attach)
+{
+	int c, rate_given = 0;
+
+	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
+	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = NULL,
+	    .follow_children = 1, .stack_size = DEFAULT_STACK_SIZE };
+	*output = NULL;
+	*attach = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:F:i:b:e:p:qhV", record_options,
+	    NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(&cmd_record, record_options);
+		if (c == 'V') {
+			printf("profil record 0.1.0\n");
+			return cli_finish_stdout(0);
+		}
+		if (!record_option(c, o, output, attach, &rate_given)) {
+			cli_bad_option(c, optopt, argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	record_settle(o, *attach, rate_given);
 	return -1;
 }
 
 /*
- * When the samples stand for far less than the CPU time (as report's
- * caption notes), say why while the user can still do something about
- * it: kernel time perf may not sample here, or short threads.
- */
-static void
-warn_unsampled(const struct profil_profile *p, const struct record_result *r)
-{
-	double seen, cpu = (double)p->cpu_ns;
-
-	if (!report_unsampled(p, &seen))
-		return;
-	if (strcmp(p->engine, "perf") != 0)
-		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
-		    "threads or processes shorter than a sampling period went "
-		    "unsampled", seen / 1e9, cpu / 1e9);
-	else if (!r->kernel_sampled)
-		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
-		    "time in the kernel is not sampled here "
-		    "(perf_event_paranoid %d; 1 or less, or CAP_PERFMON, allows "
-		    "it)", seen / 1e9, cpu / 1e9, perf_paranoid());
-	else if (r->throttled > 0)
-		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
-		    "the kernel throttled sampling %llu times (interrupts took "
-		    "too long for -F; see /proc/sys/kernel/"
-		    "perf_event_max_sample_rate)", seen / 1e9, cpu / 1e9,
-		    (unsigned long long)r->throttled);
-	else
-		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
-		    "threads or processes shorter than a sampling period went "
-		    "unsampled", seen / 1e9, cpu / 1e9);
-}
-
-/*
- * Whether a wall profile's threads spent nine tenths of their time off
- * the CPU, measured: then few samples of the little time on it are no
- * reason to doubt the profile, nor to raise the rate.
+ * What to profile, after the options: the program and its arguments, or
+ * the running process attach (its command line then malloc'd into
+ * *cmdline).  -1 to go on, else the status to exit with.
  */
 static int
-wall_mostly_off(const struct profil_profile *p)
+record_target(int argc, char **argv, struct record_opts *o, pid_t attach,
+    char ***cmdline)
 {
-	double off = 0, on = (double)p->samples * (double)p->interval_ns;
-
-	for (size_t i = 0; i < p->nstacks; i++)
-		off += (double)p->stacks[i].off_ns;
-	return off >= 9 * on;
-}
-
-/*
- * The processes whose CPU time the engine could not see (the timer
- * engine's, started without its library): a line each, which and why,
- * the three that ran most; the rest in one.
- */
-static void
-warn_unseen(const struct record_result *r)
-{
-	uint64_t rest = 0;
-
-	for (size_t i = 0; i < r->nunseen; i++) {
-		const struct record_unseen *u = &r->unseen[i];
-
-		if (i < 3)
-			cli_warn("pid %d (%s) ran %.2f s of CPU unsampled: %s",
-			    (int)u->pid, u->comm, (double)u->cpu_ns / 1e9, u->why);
-		else
-			rest += u->cpu_ns;
+	if (attach != 0) {
+		if (optind != argc)
+			cli_die(EXIT_USAGE, "-p: give a process id or a program, "
+			    "not both");
+		if (o->engine != NULL && o->engine->attach == NULL) {
+			for (size_t i = 0; i < NENGINES; i++)
+				if (engines[i]->attach != NULL)
+					cli_die(EXIT_USAGE, "-p: attaching needs "
+					    "the %s engine", engines[i]->name);
+		}
+		if (kill(attach, 0) < 0 && errno == ESRCH)
+			cli_die(1, "-p: no process %d", (int)attach);
+		*cmdline = record_attach_argv(attach);
+		o->argv = *cmdline;
+	} else if (optind == argc) {
+		cli_error("no program to run (see 'profil record --help')");
+		return EXIT_USAGE;
+	} else {
+		o->argv = argv + optind;
 	}
-	if (r->nunseen > 3)
-		cli_warn("and %zu more processes ran %.2f s of CPU unsampled",
-		    r->nunseen - 3, (double)rest / 1e9);
+	return -1;
 }
 
 /*
- * A wall profile's closing line: where the threads' time went, on the
- * CPU and off it, so that a run that waited says so at once.
+ * The engine to run: the one -e named, if it can run here; with auto, the
+ * first of the table that can (and can attach, with -p), saying why each
+ * before it could not.  None: the command ends with the last reason.
  */
-static void
-wall_summary(const struct profil_profile *p)
+static const struct record_engine *
+choose_engine(const struct record_opts *o, pid_t attach)
 {
-	double off = 0, on = (double)p->samples * (double)p->interval_ns / 1e9;
-	char share[32];
+	char why[PATH_MAX + 256];
+	int failed = 0;
 
-	for (size_t i = 0; i < p->nstacks; i++)
-		off += (double)p->stacks[i].off_ns / 1e9;
-	/* the share as report's caption gives it: none of what shows as 0 */
-	fprintf(stderr, "profil: wall: %.2f s of threads' time, %.2f s on the "
-	    "CPU and %.2f s off it%s; profil report shows where\n",
-	    on + off, on, off, report_share_of(off, on + off, share,
-	    sizeof share));
-}
+	if (o->engine != NULL) {
+		if (o->engine->check(o->argv, why, sizeof why) < 0)
+			cli_die(1, "%s", why);
+		return o->engine;
+	}
+	for (size_t i = 0; i < NENGINES; i++) {
+		const struct record_engine *e = engines[i];
 
-/*
- * Many stacks cut at the end of the copy of the stack: their callers are
- * missing from the inclusive figures.  Say what keeps more.
- */
-static void
-warn_cut(const struct profil_profile *p, unsigned stack_size)
-{
-	double cut = report_cut_share(p, PROFIL_CUT_STACK);
-	double unread = report_cut_share(p, PROFIL_CUT_UNREAD);
-
-	if (cut >= REPORT_CUT_NOTE && stack_size < MAX_STACK_SIZE)
-		cli_warn("%.0f%% of the call stacks were cut where the %u bytes of "
-		    "stack copied with each sample ended (big local arrays, deep "
-		    "calls): --stack-size %u keeps more", 100 * cut, stack_size,
-		    MAX_STACK_SIZE);
-	else if (cut >= REPORT_CUT_NOTE)
-		cli_warn("%.0f%% of the call stacks were cut where the %u bytes of "
-		    "stack copied with each sample ended, the most --stack-size "
-		    "takes", 100 * cut, stack_size);
-	if (unread >= REPORT_CUT_NOTE)
-		cli_warn("%.0f%% of the call stacks were cut at a stack page the "
-		    "kernel did not copy (one the program never touched: a big "
-		    "local array); the timer engine (-e timer, --stack-size "
-		    "past it) copies such pages", 100 * unread);
-}
-
-/*
- * Processes the program started and left running (a daemon, `prog &`):
- * they were profiled until the program ended, and their CPU time after
- * that is in no figure.  Say which.
- */
-static void
-warn_left_running(const struct profil_profile *p)
-{
-	char names[256] = "";
-	size_t n = 0, len = 0;
-
-	for (size_t i = 0; i < p->nprocesses; i++) {
-		const struct profil_process *pr = &p->processes[i];
-
-		if (pr->exit_status != PROFIL_EXIT_RUNNING)
+		if (attach != 0 && e->attach == NULL)
 			continue;
-		if (n++ < 3 && len < sizeof names)
-			len += (size_t)snprintf(names + len, sizeof names - len,
-			    "%s%d%s%s", len ? ", " : "", (int)pr->pid,
-			    pr->command[0] ? " " : "", pr->command);
+		if (failed && !o->quiet)
+			cli_warn("%s: using the %s engine (%s)", why, e->name,
+			    e->fallback_note);
+		if (e->check(o->argv, why, sizeof why) == 0)
+			return e;
+		failed = 1;
 	}
-	if (n > 0)
-		cli_warn("%zu process%s the program started still ran when it "
-		    "ended (%s%s): profiled until then; --wait-all follows %s "
-		    "to the end", n, n == 1 ? "" : "es", names, n > 3 ? ", ..." : "",
-		    n == 1 ? "it" : "them");
+	cli_die(1, "%s", why);
 }
 
 /*
- * PROFIL_UNWIND_VERIFY=1 (tests): how the stack memo's answers compared
- * with unwinding again, on standard error; a wrong one fails the run.
+ * Decide where the profile goes now, not at exit: create the file it
+ * will be written to, so that what refuses it is said before the
+ * program runs.  %p changes the name only, not the directory.  Its path
+ * (malloc'd), or NULL after saying why.
  */
-static void
-verify_report(int *status)
+static char *
+record_open(const char *output, const struct record_opts *o,
+    struct outfile *out)
 {
-	const char *v = getenv("PROFIL_UNWIND_VERIFY");
-	struct unwind_memo_counts m;
+	const char *slash = output != NULL ? strrchr(output, '/') : NULL;
+	char cause[PATH_MAX + 256], *path;
 
-	if (v == NULL || strcmp(v, "1") != 0)
-		return;
-	unwind_memo_counts(&m);
-	if (m.wrong > 0)
-		fprintf(stderr, "profil: unwind memo wrong at pc 0x%llx\n",
-		    (unsigned long long)m.first_wrong_pc);
-	fprintf(stderr, "profil: unwind memo: %llu answered, %llu unwound, "
-	    "%llu wrong\n", (unsigned long long)m.hits,
-	    (unsigned long long)m.misses, (unsigned long long)m.wrong);
-	if (m.wrong > 0 && *status == 0)
-		*status = 1;
+	if (slash != NULL && strstr(output, "%p") != NULL &&
+	    strstr(output, "%p") < slash)
+		cli_die(EXIT_USAGE, "-o: %%p goes in the file name, not in a "
+		    "directory (%s)", output);
+	path = prffile_path(output, o->argv[0], 0);
+	launch_hold_signals();	/* before there is a file to leave behind */
+	if (prffile_open(out, path, cause, sizeof cause) < 0) {
+		cli_error("%s", cause);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/*
+ * Run the program under o's engine (or attach to a process) into *r,
+ * and finish its profile: NULL after saying why the engine failed (its
+ * pending file removed).  A program that could not be started ends the
+ * command with the shell's status for it.
+ */
+static struct profil_profile *
+record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
+{
+	struct profil_profile *p;
+	struct timespec wall_start;
+	char cause[PATH_MAX + 256];
+
+	memset(r, 0, sizeof *r);
+	r->builder = builder_new(o->bucket_bytes);
+	if (o->stack_size)
+		builder_stacks(r->builder);
+	jit_begin(r->builder);
+	clock_gettime(CLOCK_REALTIME, &wall_start);
+	if ((attach != 0 ?
+	    o->engine->attach(o, attach, r, cause, sizeof cause) :
+	    o->engine->run(o, r, cause, sizeof cause)) < 0) {
+		cli_error("%s", cause);
+		jit_end(NULL, NULL);
+		builder_free(r->builder);
+		prffile_remove_pending();
+		return NULL;
+	}
+	if (r->exec_errno != 0) {
+		jit_end(NULL, NULL);
+		builder_free(r->builder);
+		prffile_remove_pending();
+		if (r->exec_errno == ENOENT)
+			cli_die(127, "%s: command not found", o->argv[0]);
+		cli_die(126, "cannot execute %s: %s", o->argv[0],
+		    strerror(r->exec_errno));
+	}
+	p = builder_finish(r->builder);
+	builder_free(r->builder);
+	jit_end(p, cli_warn_line);
+	prffile_header(p, o, r, &wall_start);
+	return p;
+}
+
+static int
+exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
 }
 
 static int
@@ -385,8 +391,7 @@ record_exec(int argc, char **argv)
 	struct record_result r;
 	struct profil_profile *p;
 	struct outfile out;
-	const char *output, *slash;
-	struct timespec wall_start;
+	const char *output;
 	char cause[PATH_MAX + 256], *path;
 	pid_t attach;
 	char **cmdline = NULL;
@@ -394,168 +399,30 @@ record_exec(int argc, char **argv)
 
 	if ((c = record_parse(argc, argv, &o, &output, &attach)) >= 0)
 		return c;
-	if (attach != 0) {
-		if (optind != argc)
-			cli_die(EXIT_USAGE, "-p: give a process id or a program, "
-			    "not both");
-		if (o.engine == ENGINE_TIMER)
-			cli_die(EXIT_USAGE, "-p: attaching needs the perf engine");
-		if (kill(attach, 0) < 0 && errno == ESRCH)
-			cli_die(1, "-p: no process %d", (int)attach);
-		cmdline = record_attach_argv(attach);
-		o.argv = cmdline;
-	} else if (optind == argc) {
-		cli_error("no program to run (see 'profil record --help')");
+	if ((c = record_target(argc, argv, &o, attach, &cmdline)) >= 0)
+		return c;
+	if ((path = record_open(output, &o, &out)) == NULL)
 		return EXIT_USAGE;
-	} else {
-		o.argv = argv + optind;
-	}
-
-	/*
-	 * Decide where the profile goes now, not at exit: create the file it
-	 * will be written to, so that what refuses it is said before the
-	 * program runs.  %p changes the name only, not the directory.
-	 */
-	slash = output != NULL ? strrchr(output, '/') : NULL;
-	if (slash != NULL && strstr(output, "%p") != NULL &&
-	    strstr(output, "%p") < slash)
-		cli_die(EXIT_USAGE, "-o: %%p goes in the file name, not in a "
-		    "directory (%s)", output);
-	path = output_path(output, o.argv[0], 0);
-	launch_hold_signals();	/* before there is a file to leave behind */
-	if (output_open(&out, path, cause, sizeof cause) < 0) {
-		cli_error("%s", cause);
-		free(path);
-		return EXIT_USAGE;
-	}
-
-	/* auto: perf events when permitted, else the timer engine */
-	if (o.engine != ENGINE_TIMER &&
-	    record_perf_check(cause, sizeof cause) < 0) {
-		if (o.engine == ENGINE_PERF || attach != 0)
-			cli_die(1, "%s", cause);
-		if (!o.quiet)
-			cli_warn("%s: using the timer engine (time in the "
-			    "kernel estimated from system time, no kernel "
-			    "functions)", cause);
-		o.engine = ENGINE_TIMER;
-	}
-	if (o.engine != ENGINE_TIMER)
-		o.engine = ENGINE_PERF;
-	if (o.engine == ENGINE_TIMER &&
-	    record_timer_check(o.argv, cause, sizeof cause) < 0)
-		cli_die(1, "%s", cause);
-
-	memset(&r, 0, sizeof r);
-	r.builder = builder_new(o.bucket_bytes);
-	if (o.stack_size)
-		builder_stacks(r.builder);
-	jit_begin(r.builder);
-	clock_gettime(CLOCK_REALTIME, &wall_start);
-	if ((attach != 0 ?
-	    record_perf_attach(&o, attach, &r, cause, sizeof cause) :
-	    o.engine == ENGINE_PERF ? record_perf(&o, &r, cause, sizeof cause) :
-	    record_timer(&o, &r, cause, sizeof cause)) < 0) {
-		cli_error("%s", cause);
-		jit_end(NULL, NULL);
-		builder_free(r.builder);
-		output_remove_pending();
+	o.engine = choose_engine(&o, attach);
+	if ((p = record_run(&o, attach, &r)) == NULL) {
 		free(path);
 		return 1;
-	}
-	if (r.exec_errno != 0) {
-		jit_end(NULL, NULL);
-		builder_free(r.builder);
-		output_remove_pending();
-		if (r.exec_errno == ENOENT)
-			cli_die(127, "%s: command not found", o.argv[0]);
-		cli_die(126, "cannot execute %s: %s", o.argv[0],
-		    strerror(r.exec_errno));
 	}
 	/* attached: the process is not ours to wait for; say how we did */
 	status = attach != 0 ? 0 : exit_status_of(r.status);
 
-	p = builder_finish(r.builder);
-	builder_free(r.builder);
-	jit_end(p, cli_warn_line);
-	output_header(p, &o, &r, &wall_start);
-
 	free(path);	/* out.path until now */
-	path = output_path(output, o.argv[0], r.pid);
-	if (output_commit(&out, p, path, cause, sizeof cause) < 0) {
+	path = prffile_path(output, o.argv[0], r.pid);
+	if (prffile_commit(&out, p, path, cause, sizeof cause) < 0) {
 		cli_error("cannot write the profile: %s (any previous file there "
 		    "is unchanged)", cause);
 		profil_profile_free(p);
 		free(path);
 		return status ? status : 1;
 	}
-	verify_report(&status);
-	if (!o.quiet) {
-		double cpu = (double)r.cpu_ns / 1e9;
-		uint64_t taken = o.samples ? p->taken : p->samples;
-		char rates[64];
-
-		if (o.samples)
-			fprintf(stderr, "profil: %llu samples (%s, %.0f Hz real; "
-			    "worth %.0f of equal weight), %.2f s CPU, %llu lost, "
-			    "%s engine; wrote %s\n",
-			    (unsigned long long)p->taken, report_rates(p, rates,
-			    sizeof rates), cpu > 0 ? (double)p->taken / cpu : 0.0,
-			    p->weight_sq ? (double)p->samples *
-			    (double)p->samples / (double)p->weight_sq : 0.0, cpu,
-			    (unsigned long long)p->lost, p->engine, path);
-		else
-			fprintf(stderr, "profil: %llu samples, %.2f s CPU (%.0f Hz "
-			    "real), %llu lost, %s engine; wrote %s\n",
-			    (unsigned long long)p->samples, cpu,
-			    cpu > 0 ? (double)p->samples / cpu : 0.0,
-			    (unsigned long long)p->lost, p->engine, path);
-		if (!r.kernel_sampled && strcmp(p->engine, "perf") == 0)
-			fprintf(stderr, "profil: kernel time is not sampled here "
-			    "(perf_event_paranoid %d): %.2f s of it counted from "
-			    "the threads' switches, as %s under the calls the "
-			    "samples around it share (-e timer places it under "
-			    "the calls that entered the kernel)\n", perf_paranoid(),
-			    (double)r.kernel_counted * (double)p->interval_ns / 1e9,
-			    KSYMS_UNSAMPLED);
-		if (p->wall != NULL)
-			wall_summary(p);
-		warn_unseen(&r);
-		/* what the program wrote over is why samples are missing */
-		if (p->refused > 0)
-			cli_warn("%llu records of the memory %s shares with the "
-			    "recorder could not be true (it wrote over them): "
-			    "refused, their samples not in the profile",
-			    (unsigned long long)p->refused, o.argv[0]);
-		else if (r.nunseen > 0) {
-			/* more samples would not see those: judge the rest */
-			struct profil_profile seen = *p;
-
-			seen.cpu_ns = p->cpu_ns > r.unseen_ns ?
-			    p->cpu_ns - r.unseen_ns : 0;
-			warn_unsampled(&seen, &r);
-		} else if (taken < 100 && !(p->wall != NULL &&
-		    wall_mostly_off(p)))
-			cli_warn("only %llu samples%s: too few to trust; run "
-			    "longer or raise %s", (unsigned long long)taken,
-			    p->wall != NULL ? " of the CPU (the time off it is "
-			    "measured)" : "", o.samples ? "--samples" : "-F");
-		else
-			warn_unsampled(p, &r);
-		warn_cut(p, o.stack_size);
-		if (r.wall_unreadable != 0)
-			cli_warn("--wall: the stacks of process %d's blocked "
-			    "threads cannot be read (%s: not dumpable, set-uid, "
-			    "or not ours to trace): its time off the CPU is shown "
-			    "without them", (int)r.wall_unreadable,
-			    strerror(r.wall_unreadable_errno));
-		if (attach == 0)
-			warn_left_running(p);
-		if (attach == 0 && WIFSIGNALED(r.status))
-			cli_error("%s died of signal %d (%s)%s", o.argv[0],
-			    WTERMSIG(r.status), strsignal(WTERMSIG(r.status)),
-			    WCOREDUMP(r.status) ? ", core dumped" : "");
-	}
+	record_verify_memo(&status);
+	if (!o.quiet)
+		record_say_end(p, &o, &r, path, attach);
 	profil_profile_free(p);
 	free(path);
 	free(r.unseen);
@@ -597,7 +464,7 @@ const struct cmd cmd_record = {
 	"                       every N/8 samples down to 10-20 Hz, each sample\n"
 	"                       counting its interval (not with -p)\n"
 	"      --stack-size BYTES  stack copied with each sample to unwind it, 64\n"
-	"                       to " STR(MAX_STACK_SIZE) " (default " STR(DEFAULT_STACK_SIZE) "); deeper stacks are\n"
+	"                       to " STR(RECORD_MAX_STACK_SIZE) " (default " STR(DEFAULT_STACK_SIZE) "); deeper stacks are\n"
 	"                       cut there, and the cut is counted\n"
 	"      --wait-all       go on until every process the program started has\n"
 	"                       ended, those it left running too (default: stop\n"

@@ -1,10 +1,10 @@
 /*
  * fuzz-elf.c - what we make of an ELF file libdwfl and libelf have
  * parsed, fed any bytes as the file: the symbol table (cli/symbols/symbols.c,
- * symtab-*.c), the recorder's segment mapping (cli/record/builder-objects.c)
- * and the folding into functions (cli/symbols/funcs.c).  Lookups must
- * answer inside what they claim, and a profile the builder makes must be
- * one the reader accepts.
+ * symtab-*.c), the recorder's segment mapping
+ * (cli/record/core/builder-objects.c) and the folding into functions
+ * (cli/model/funcs.c).  Lookups must answer inside what they claim,
+ * and a profile the builder makes must be one the reader accepts.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -12,9 +12,9 @@
 
 #include <profil.h>
 
-#include "record/builder.h"
-#include "model/funcs.h"
 #include "fuzz.h"
+#include "model/funcs.h"
+#include "record/core/builder.h"
 #include "symbols/symbols.h"
 
 #define NPROBES 48

@@ -1,5 +1,5 @@
 /*
- * fuzz-jitdump.c - the jitdump reader (cli/record/jitdump.c) fed
+ * fuzz-jitdump.c - the jitdump reader (cli/record/jit/jitdump.c) fed
  * anything, as records parsed whole and as a file followed while it is
  * written in pieces.  Every pointer handed over lies in the buffer with
  * all the bytes it is said to have (names and file names NUL-terminated
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "record/jitdump.h"
+#include "record/jit/jitdump.h"
 
 /* The jitdump file the follower reads: a file of its own. */
 static int dump_fd = -1;

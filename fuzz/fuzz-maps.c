@@ -1,12 +1,12 @@
 /*
- * fuzz-maps.c - the /proc/PID/maps line parser (cli/record/procmaps.c) fed
+ * fuzz-maps.c - the /proc/PID/maps line parser (cli/record/core/procmaps.c) fed
  * anything, a line at a time as procmaps_each reads them (lines too long
  * for its buffer are skipped there, so here too): what it accepts is an
  * executable range with start below end, named by a string that lies in
  * the line and holds no newline.
  */
 #include "fuzz.h"
-#include "record/procmaps.h"
+#include "record/core/procmaps.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)

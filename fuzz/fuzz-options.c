@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd-record.h"
 #include "fuzz.h"
-#include "record/record.h"
 
 #define MAX_ARGS 24
 #define MAX_ARG 256

@@ -1,5 +1,5 @@
 /*
- * fuzz-perfmap.c - the perf map reader (cli/record/perfmap.c) fed
+ * fuzz-perfmap.c - the perf map reader (cli/record/jit/perfmap.c) fed
  * anything, parsed whole and followed as a file written in pieces: what
  * it takes is a range of at least a byte that does not wrap, named by
  * bytes of its own line (at least one, no newline, no NUL); it consumes
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "record/perfmap.h"
+#include "record/jit/perfmap.h"
 
 /* The map file the follower reads: a file of its own. */
 static int map_fd = -1;

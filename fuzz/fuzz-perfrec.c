@@ -1,10 +1,12 @@
 /*
- * fuzz-perfrec.c - the perf engine's records (cli/record/perf-records.c)
- * fed anything through perf_records_apply, as the drain hands them over:
+ * fuzz-perfrec.c - the perf engine's records
+ * (cli/record/perf/perf-records.c) fed anything through
+ * perf_records_apply, as the drain hands them over:
  * each whole, its header's size its own.  The input:
  *
  *   flags:u8 (1: call stacks taken, 2: the kernel sampled too,
- *   4: --no-children)  then records: header (type:u32 misc:u16
+ *   4: --no-children, 8: the kernel's time counted from the switches,
+ *   as the engine does where only user mode is sampled)  then records: header (type:u32 misc:u16
  *   size:u16) and payload, each copied to a buffer of exactly its size
  *
  * A sample's period is made one the engine's events can have (the base
@@ -19,11 +21,12 @@
 
 #include "fuzz.h"
 #include "hmap.h"
-#include "record/builder.h"
-#include "record/jit.h"
-#include "record/perf-engine.h"
-#include "record/perf-procs.h"
-#include "record/perf-records.h"
+#include "record/core/builder.h"
+#include "record/jit/jit.h"
+#include "record/perf/perf-engine.h"
+#include "record/perf/perf-procs.h"
+#include "record/perf/perf-records.h"
+#include "record/wall/kernel-time.h"
 #include "sampler/budget.h"
 
 #define PERIOD_NS	1000000ull
@@ -45,6 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .kernel_sampled = (flags & 2) != 0 };
 	struct engine e = { .opts = &o, .result = &res };
 	struct profil_profile *p;
+	uint64_t end_ns = 0;
 
 	e.b = builder_new(1);
 	res.builder = e.b;
@@ -52,6 +56,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		builder_stacks(e.b);
 	hmap_init(&e.proc_index);
 	jit_begin(e.b);
+	if (flags & 8)
+		e.ktime = kernel_time_new(PERIOD_NS, perf_records_kernel_time, &e);
 	for (size_t i = 1; i + sizeof(struct perf_event_header) <= size; ) {
 		struct perf_event_header h;
 		uint8_t *rec;
@@ -71,9 +77,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(rec + sizeof h + 24, &period, 8);
 		}
 		perf_records_apply(&e, rec, h.size);
-		(void)perf_records_time(rec, h.size);
+		if (perf_records_time(rec, h.size) > end_ns)
+			end_ns = perf_records_time(rec, h.size);
 		free(rec);
 		i += h.size;
+	}
+	if (e.ktime != NULL) {	/* as perf_engine_kernel_time_finish */
+		kernel_time_finish(e.ktime, end_ns);
+		res.kernel_counted = kernel_time_counted(e.ktime);
+		kernel_time_free(e.ktime);
+		e.ktime = NULL;
 	}
 	/* as the engine ends: its processes' held-back samples handed over */
 	perf_procs_free(&e);

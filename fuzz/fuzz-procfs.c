@@ -1,12 +1,12 @@
 /*
- * fuzz-procfs.c - the recorder's /proc parsers (cli/record/procfs.c) fed
+ * fuzz-procfs.c - the recorder's /proc parsers (cli/record/core/procfs.c) fed
  * anything, as a task's stat file and as its schedstat: what they accept
  * they read whole, and give back as the kernel would print it; the name
  * is the bytes between the first '(' and the last ')', the state the
  * byte after it.
  */
 #include "fuzz.h"
-#include "record/procfs.h"
+#include "record/core/procfs.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -1,6 +1,6 @@
 /*
  * fuzz-region.c - the timer engine's recorder reading the memory it
- * shares with the profiled program (cli/record/timer-region.c,
+ * shares with the profiled program (cli/record/timer/timer-region.c,
  * timer-slots.c, timer-stacks.c), which the program can write over as it
  * likes.  A small region (64 pcs, 16 threads, 4 captures of 256 bytes of
  * stack) is laid out as the recorder lays it out, then written over as
@@ -23,12 +23,12 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "record/builder.h"
-#include "record/jit.h"
-#include "record/timer-region.h"
-#include "record/timer-slots.h"
-#include "record/timer-stacks.h"
-#include "record/unwind.h"
+#include "record/core/builder.h"
+#include "record/jit/jit.h"
+#include "record/timer/timer-region.h"
+#include "record/timer/timer-slots.h"
+#include "record/timer/timer-stacks.h"
+#include "record/unwind/unwind.h"
 
 #define PERIOD_NS	1000000ull
 #define START_NS	1000000000ull

@@ -1,11 +1,11 @@
 /*
  * fuzz-report.c - the report side fed any .prf the reader accepts: the
- * folding into functions (cli/symbols/funcs.c, with the symbol tables of whatever
+ * folding into functions (cli/model/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
  * (cli/report/, printed to /dev/null; the HTML page with its flame graph
  * of the stacks; the call tree, callers and callees, and the flat view
  * with its inclusive column), the stacks named by function
- * (cli/symbols/stacks.c, with and without inlines) and exported folded,
+ * (cli/model/stacks.c, with and without inlines) and exported folded,
  * the pprof export (flat, and of the call stacks when there are any) and
  * the merge of the profile with itself.  The rows and the folded lines
  * must account for every sample, and a merged profile must be one the

@@ -70,10 +70,29 @@ __attribute__((noreturn, format(printf, 1, 2))) static inline void
 fuzz_fail(const char *fmt, ...);
 
 /*
- * A profile a recorder's builder made, finished as output_header would
+ * A profile a recorder's builder made, finished as prffile_header would
  * (interval_ns, engine, no command line), encoded and read back: both
- * must succeed.  p is freed.
+ * must succeed.  p is freed.  With FUZZ_SAVE_PROFILES set to a directory,
+ * the encoded bytes are kept there too, as N.prf for the Nth profile of
+ * the run: scripts/same-output.sh compares what two builds of the
+ * recorder make of the same corpus.
  */
+static inline void
+fuzz_save_profile(const void *data, size_t size)
+{
+	static unsigned long saved;
+	const char *dir = getenv("FUZZ_SAVE_PROFILES");
+	char path[4096];
+	FILE *fp;
+
+	if (dir == NULL || dir[0] == '\0')
+		return;
+	snprintf(path, sizeof path, "%.4000s/%lu.prf", dir, saved++);
+	if ((fp = fopen(path, "wb")) == NULL ||
+	    fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
+		fuzz_fail("cannot write %s", path);
+}
+
 static inline void
 fuzz_profile_reads_back(struct profil_profile *p, uint64_t interval_ns,
     const char *engine)
@@ -93,6 +112,7 @@ fuzz_profile_reads_back(struct profil_profile *p, uint64_t interval_ns,
 	back = profil_profile_parse(data, size, cause, sizeof cause);
 	if (back == NULL)
 		fuzz_fail("the reader refuses the profile: %s", cause);
+	fuzz_save_profile(data, size);
 	profil_profile_free(back);
 	free(data);
 	profil_profile_free(p);

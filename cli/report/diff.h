@@ -2,7 +2,7 @@
  * diff.h - the statistics of `profil diff` (cmd-diff.c parses its options
  * and prints the rows): each function's share of all samples before and
  * after, the change in points with its 95% error bar.  Functions are
- * matched by name and object basename (symbols/funcs.h), so the two runs
+ * matched by name and object basename (model/funcs.h), so the two runs
  * may be of two builds.  Shares are of all samples (lost ones aside), as
  * in the flat report.
  *

@@ -13,7 +13,7 @@
  * Nodes are numbered as they are made, 0 up, and a parent is made before
  * its children: the .prf stacks record is the tree as it is
  * (prf-encode.c), and the recorder's builder counts stacks by leaf node
- * (cli/record/builder-stacks.c).  The one copy of it, in the codec's
+ * (cli/record/core/builder-stacks.c).  The one copy of it, in the codec's
  * room, the lowest, so both reach it.
  *
  * Invariant: every (parent, frame) pair is one node, made once.

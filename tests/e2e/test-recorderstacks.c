@@ -22,7 +22,7 @@
 #include "harness.h"
 
 /*
- * The stack memo (cli/record/stackmemo.h) answers most samples of a
+ * The stack memo (cli/record/unwind/stackmemo.h) answers most samples of a
  * program that spends its time in a few loops, and every answer is the
  * stack libdwfl gives: with PROFIL_UNWIND_VERIFY=1 the recorder unwinds
  * each answered sample again, and fails the run on any difference.  On
@@ -146,7 +146,7 @@ program_ran(pid_t program, double from, double cpu)
 }
 
 /*
- * The bytes of a CPU's ring the recorder may map, as cli/record/perf.c
+ * The bytes of a CPU's ring the recorder may map, as cli/record/perf/perf.c
  * (ring_pages) works them out: 8 MiB, or as root any; else what
  * perf_event_mlock_kb allows a CPU and RLIMIT_MEMLOCK beside, shared by
  * the CPUs, a power of 2 (4 MiB for an ordinary user here).

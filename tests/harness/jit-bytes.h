@@ -3,7 +3,7 @@
  * write (tests/unit/test-jitfiles.c, tests/unit/test-jitfollow.c): text
  * written or appended, and jitdump files made byte by byte, a header and
  * records with their total_size filled in, little-endian as the format is
- * (cli/record/jitdump.h).  Needs cmocka (assert_true) included first.
+ * (cli/record/jit/jitdump.h).  Needs cmocka (assert_true) included first.
  */
 #ifndef PROFIL_TEST_JIT_BYTES_H
 #define PROFIL_TEST_JIT_BYTES_H

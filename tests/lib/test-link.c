@@ -1,10 +1,12 @@
 /*
  * test-link.c - the library as the linker sees it: its modules call only
  * down the layers of docs/design.md (scripts/check-layers.sh, on the
- * sources and on the built objects); both libraries show only the public
- * names (include/profil.h) and the documented interposers; a program
- * with names of its own that are also internal names of ours links
- * statically against libprofil.a and is profiled.
+ * sources and on the built objects), and so do the profil command's
+ * rooms (scripts/check-cli-layers.sh), whose check is shown to catch
+ * each kind of violation planted in a copy of the tree; both libraries
+ * show only the public names (include/profil.h) and the documented
+ * interposers; a program with names of its own that are also internal
+ * names of ours links statically against libprofil.a and is profiled.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -172,18 +174,108 @@ test_program_with_our_internal_names_links_statically(void **state)
 	assert_non_null(strstr(r.out, "samples"));
 }
 
+/* scripts/NAME on the sources and this build: it passes, saying ok. */
+static void
+check_passes(const char *name, const char *ok)
+{
+	char script[PATH_MAX];
+	char *argv[] = { "/bin/sh", script, BUILDDIR, NULL };
+	struct run r;
+
+	snprintf(script, sizeof script, "%s/scripts/%s", SRCDIR, name);
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("%s: exit %d\n%s%s", name, r.status, r.out, r.err);
+	assert_non_null(strstr(r.out, ok));
+}
+
 static void
 test_modules_call_only_down(void **state)
 {
-	char *argv[] = { "/bin/sh", SRCDIR "/scripts/check-layers.sh",
-	    BUILDDIR, NULL };
+	(void)state;
+	check_passes("check-layers.sh", "layers: ok");
+}
+
+static void
+test_cli_rooms_use_only_what_they_stand_on(void **state)
+{
+	(void)state;
+	check_passes("check-cli-layers.sh", "cli layers: ok");
+}
+
+/*
+ * The command's check, run on a copy of the tree (sources, and with
+ * objects the copy of this build's cli objects) where plant, a shell
+ * command run in the copy, has planted one violation: it must fail,
+ * with a line that holds want.
+ */
+static void
+planted(const char *plant, int objects, const char *want)
+{
+	char copy[PATH_MAX], cmd[8 * PATH_MAX];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct run r;
 
-	(void)state;
+	snprintf(copy, sizeof copy, "%s", tmp("tree"));
+	if ((size_t)snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s/build "
+	    "&& cp -R %s/cli %s/lib %s/include %s/scripts %s/ && "
+	    "cp -R %s/cli %s/build/ && cd %s && { %s; } && "
+	    "sh scripts/check-cli-layers.sh %s", copy, copy, SRCDIR, SRCDIR,
+	    SRCDIR, SRCDIR, copy, BUILDDIR, copy, copy, plant,
+	    objects ? "build" : "") >= sizeof cmd)
+		fail_msg("too long a command to plant '%s'", plant);
 	run(&r, argv);
-	if (r.status != 0)
-		fail_msg("check-layers.sh: exit %d\n%s%s", r.status, r.out, r.err);
-	assert_non_null(strstr(r.out, "layers: ok"));
+	if (r.status != 1 || strstr(r.out, want) == NULL)
+		fail_msg("planted '%s': exit %d, not a line with '%s':\n%s%s",
+		    plant, r.status, want, r.out, r.err);
+	assert_null(strstr(r.out, "cli layers: ok"));
+}
+
+/* an object of a room, compiled from the C text given */
+#define PLANT_OBJECT(room, name, text) \
+	"printf '" text "\\n' >cli/" room "/" name ".c && " TEST_CC \
+	" -c -o build/cli/" room "/" name ".o cli/" room "/" name ".c"
+
+static void
+test_cli_layer_check_catches_each_violation(void **state)
+{
+	(void)state;
+	/* a room reaching up, to a room that stands on it */
+	planted("echo '#include \"record/wall/wall.h\"' >>cli/record/core/procfs.c",
+	    0, "cli/record/core/procfs.c: includes record/wall/wall.h of room "
+	    "record/wall, which record/core does not stand on");
+	/* across, to a peer */
+	planted("echo '#include \"record/perf/perf.h\"' "
+	    ">>cli/record/timer/timer-unseen.c", 0,
+	    "cli/record/timer/timer-unseen.c: includes record/perf/perf.h of "
+	    "room record/perf, which record/timer does not stand on");
+	/* across towers: the views to the recorder */
+	planted("echo '#include \"record/core/builder.h\"' >>cli/profile/merge.c",
+	    0, "cli/profile/merge.c: includes record/core/builder.h of room "
+	    "record/core, which profile does not stand on");
+	/* the floor to a room */
+	planted("echo '#include \"symbols/ksyms.h\"' >>cli/hmap.c", 0,
+	    "cli/hmap.c: includes symbols/ksyms.h of room symbols, which floor "
+	    "does not stand on");
+	/* another room's header without its room, and by ../ */
+	planted("echo '#include \"builder.h\"' >>cli/record/jit/jit.c", 0,
+	    "cli/record/jit/jit.c: includes builder.h, of no room");
+	planted("echo '#include \"../core/builder.h\"' >>cli/record/jit/jit.c",
+	    0, "cli/record/jit/jit.c: includes ../core/builder.h: a header is "
+	    "named by its room");
+	/* a file in no room */
+	planted("touch cli/record/stray.c", 0, "cli/record/stray.c: not in a room");
+	/* a call up without any include (declared by hand): the objects say */
+	planted(PLANT_OBJECT("record/core", "planted",
+	    "void wall_free(void *); void planted(void) { wall_free(0); }"), 1,
+	    "uses wall_free of room record/wall (cli/record/wall/wall-tables.c), "
+	    "which record/core does not stand on");
+	/* two files of a room that call each other */
+	planted(PLANT_OBJECT("record/jit", "planted_a",
+	    "void planted_b(void); void planted_a(void) { planted_b(); }") " && "
+	    PLANT_OBJECT("record/jit", "planted_b",
+	    "void planted_a(void); void planted_b(void) { planted_a(); }"), 1,
+	    "room record/jit: its files call each other in a circle:");
 }
 
 int
@@ -191,6 +283,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_modules_call_only_down),
+		cmocka_unit_test(test_cli_rooms_use_only_what_they_stand_on),
+		cmocka_unit_test(test_cli_layer_check_catches_each_violation),
 		cmocka_unit_test(test_static_library_shows_only_public_names),
 		cmocka_unit_test(test_shared_library_shows_only_public_names),
 		cmocka_unit_test(test_program_with_our_internal_names_links_statically),

@@ -1,5 +1,5 @@
 /*
- * test-addrspace.c - cli/record/addrspace.c, the one copy of a process
+ * test-addrspace.c - cli/record/core/addrspace.c, the one copy of a process
  * image's mappings: a new mapping replaces what it overlaps (the parts
  * it leaves keep their file offsets), one the same as what is there
  * changes nothing, lookups bisect; a copy is independent; with a
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/record/addrspace.c"
+#include "../../cli/record/core/addrspace.c"
 #include "../../cli/util.c"
 
 static void

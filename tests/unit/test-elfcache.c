@@ -1,5 +1,5 @@
 /*
- * test-elfcache.c - cli/record/elfcache.c: a file the recording opened is
+ * test-elfcache.c - cli/record/core/elfcache.c: a file the recording opened is
  * shared, not opened again; a file replaced at the same path is not the
  * one cached.
  */
@@ -18,7 +18,7 @@
 #include "e2e.h"
 #include "harness.h"
 
-#include "../../cli/record/elfcache.c"
+#include "../../cli/record/core/elfcache.c"
 #include "../../cli/util.c"
 
 static uint16_t

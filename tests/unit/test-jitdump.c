@@ -4,7 +4,7 @@
  * each malformed one counted and skipped, and a file followed as it grows
  * handing over only what is wholly written, each record once, holding no
  * more than one record however the writes fall; and
- * cli/record/jit-tables.c, whose ELF images of a record's unwind tables
+ * cli/record/jit/jit-tables.c, whose ELF images of a record's unwind tables
  * libdw reads the rules from.
  */
 #include <stdarg.h>
@@ -30,9 +30,10 @@
 #include "../programs/jit-eh.h"
 #include "jit-bytes.h"
 
-#include "../../cli/record/jitfile.c"
-#include "../../cli/record/jitdump.c"
-#include "../../cli/record/jit-tables.c"
+#include "../../cli/record/jit/jitfile.c"
+#include "../../cli/record/jit/jitdump.c"
+#include "../../cli/record/jit/jitdump-follow.c"
+#include "../../cli/record/jit/jit-tables.c"
 #include "../../cli/util.c"
 
 /* ---- jitdump --------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /*
  * test-jitfollow.c - the runtime's files followed as the untrusted input
- * they are (cli/record/jitfile.c, and the followers of perfmap.c and
+ * they are (cli/record/jit/jitfile.c, and the followers of perfmap.c and
  * jitdump.c): no symlink or FIFO opened, a file read only if the judge
  * takes it (asked once a file, with the file's own identity), a file
  * written again in place or cut read again from its start rather than
@@ -24,9 +24,10 @@
 #include "harness.h"
 #include "jit-bytes.h"
 
-#include "../../cli/record/jitfile.c"
-#include "../../cli/record/perfmap.c"
-#include "../../cli/record/jitdump.c"
+#include "../../cli/record/jit/jitfile.c"
+#include "../../cli/record/jit/perfmap.c"
+#include "../../cli/record/jit/jitdump.c"
+#include "../../cli/record/jit/jitdump-follow.c"
 #include "../../cli/util.c"
 
 /* ---- what the followers hand over ------------------------------------- */

@@ -1,12 +1,12 @@
 /*
  * test-kerneltime.c - the kernel time counted where only user mode may be
- * sampled (cli/record/kernel-time.c), alone: threads' switches and
+ * sampled (cli/record/wall/kernel-time.c), alone: threads' switches and
  * delivered samples made up, and the counted samples that come out
  * checked against what the made-up clocks say: every period of a
  * thread's time on the CPU is one fire, delivered or counted, and
  * counted ones go under the frames the samples around them share.
  */
-#include "../../cli/record/kernel-time.c"
+#include "../../cli/record/wall/kernel-time.c"
 #include "../../cli/hmap.c"
 #include "../../cli/util.c"
 

@@ -1,5 +1,5 @@
 /*
- * test-perfmap.c - cli/record/perfmap.c, the perf map a JIT runtime
+ * test-perfmap.c - cli/record/jit/perfmap.c, the perf map a JIT runtime
  * writes for profilers (/tmp/perf-PID.map): each well-formed line comes
  * out as written, each malformed one is counted and skipped, and a map
  * followed as it grows hands over only what is wholly written, each
@@ -25,8 +25,8 @@
 #include "harness.h"
 #include "jit-bytes.h"
 
-#include "../../cli/record/jitfile.c"
-#include "../../cli/record/perfmap.c"
+#include "../../cli/record/jit/jitfile.c"
+#include "../../cli/record/jit/perfmap.c"
 #include "../../cli/util.c"
 
 /* ---- perf maps ------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * test-stackmemo.c - cli/record/stackmemo.c: an entry answers a sample
+ * test-stackmemo.c - cli/record/unwind/stackmemo.c: an entry answers a sample
  * only when every one of its facts holds of it (registers, and stack
  * words inside the sample's copy), whatever else differs; one key keeps
  * its newest entries; the memo stays within its bound.  And which facts
@@ -20,7 +20,7 @@
 #include "e2e.h"
 #include "harness.h"
 
-#include "../../cli/record/stackmemo.c"
+#include "../../cli/record/unwind/stackmemo.c"
 #include "../../cli/hmap.c"
 #include "../../cli/util.c"
 

@@ -1,6 +1,6 @@
 /*
  * perf-regs.h (x86-64) - the user registers a perf sample carries for the
- * recorder's unwinder (cli/record/perf-events.c asks for them,
+ * recorder's unwinder (cli/record/perf/perf-events.c asks for them,
  * perf-records.c reads them): perf's numbering of the machine's
  * registers, against the DWARF order of arch.h.
  */
