@@ -164,12 +164,18 @@ arm_perf(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	note_perf_period(fd, spec->period_ns);
 	ownfds_mark(fd);	/* a program closing every fd keeps this one */
 	/*
-	 * Its kernel watch, at every tick of the thread's CPU time; without
-	 * one (a limit on timers), its kernel time goes where its next
-	 * sample is (session-kernel.c).
+	 * Its kernel watch, at every tick the thread runs at; without one
+	 * (a limit on timers), its kernel time goes where its next sample
+	 * is (session-kernel.c).  A period far below a tick's: a thread
+	 * that ran part of a tick (preempted, under load) would not reach a
+	 * tick's period of CPU time at every tick, and the watch's tick
+	 * that paid would not always be the one that came in the kernel
+	 * (page faults under load: 1-2% of the samples went under code that
+	 * never entered it; test-kernel).  A CPU timer expires at ticks
+	 * only, one signal at most each.
 	 */
 	if (spec->watch_kernel && cpu_timer(spec, tid, SIGMARK_WATCH_COOKIE, 1,
-	    1000000000u / thread_clock_tick_hz(), &clock->watch) == 0)
+	    1000, &clock->watch) == 0)
 		clock->watching = 1;
 	return 0;
 fail:

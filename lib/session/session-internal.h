@@ -54,11 +54,12 @@ void session_count_pc(struct plan_pcmap *m, uintptr_t pc, unsigned long user,
 /*
  * How much of a sample of weight, or on top of it, stands for time the
  * thread spent in the kernel since its last sample (session-kernel.c):
- * by_tick for a CPU timer's sample (a part of weight), else a perf
- * clock's (on top of it; 0 while the thread's kernel watch places that
- * time instead).  Async-signal-safe.
+ * by_tick for a CPU timer's sample (all of weight or none: the mode of
+ * the tick it fired at), else a perf clock's (on top of it; 0 while the
+ * thread's kernel watch places that time instead).  Async-signal-safe.
  */
-unsigned long session_kernel_weight(unsigned long weight, int by_tick);
+unsigned long session_kernel_weight(unsigned long weight, int by_tick,
+    const void *ucontext);
 /*
  * At a tick of the thread's kernel watch (thread_clock.h): the kernel
  * time its perf clock missed since the last payment, if the tick came in

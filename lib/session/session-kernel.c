@@ -11,19 +11,24 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "sampler/thread_clock.h"
 #include "session/session-internal.h"
 
 /*
- * What the thread's clocks said at its last sample (initial-exec TLS: no
- * call into the loader in a handler), and the kernel samples owed but
- * not yet whole.
+ * What the thread's clocks said at its last sample or tick looked at
+ * (initial-exec TLS: no call into the loader in a handler), and the
+ * kernel samples owed but not yet whole.
  */
 static __thread struct {
 	int known;		/* the fields below are this thread's */
+	int looked;		/* the three below are this thread's */
+	long faults;		/* page faults at the last tick looked at */
+	double sys_share;	/* and the system's share of its CPU time */
+	uint64_t look_ns;	/* and its CPU clock */
 	uint64_t user_us, sys_us;	/* CPU timer: as the kernel charged it */
 	uint64_t cpu_ns;	/* perf clock: the thread's CPU clock */
+	uint64_t watch_ns;	/* and at its watch's last tick (or start) */
 	double owed;
-	int watched;		/* its kernel watch has ticked: it pays */
 } kernel_split __attribute__((tls_model("initial-exec")));
 
 /*
@@ -37,8 +42,8 @@ kernel_baseline(int stale)
 	if (kernel_split.known && !stale)
 		return 0;
 	kernel_split.known = 1;
+	kernel_split.looked = 0;
 	kernel_split.owed = 0;
-	kernel_split.watched = 0;
 	return 1;
 }
 
@@ -60,26 +65,94 @@ kernel_owed(double k, unsigned long most)
 }
 
 /*
+ * Whether the tick that signalled came while the thread was in the
+ * kernel.  One in a system call signals on the way back
+ * (arch_context_after_syscall: the pc after the call).  One in a page
+ * fault signals at the faulting instruction, which is where its time
+ * goes, but the registers say nothing there.  The kernel's own
+ * accounting tells: getrusage gives the thread's runtime split by the
+ * ratio of its ticks charged to the system and to the user (the
+ * kernel's cputime_adjust), so that ratio rose since the last look
+ * exactly when a tick since was charged to the system; and a page fault
+ * of the program's own came since (the ring the handler writes in is
+ * made present at start: agent.c).  Not the system time's growth alone:
+ * the times are the runtime scaled by that ratio, so a thread mostly in
+ * system calls gains more system than user time over ticks in pure user
+ * code too, whenever a tick's runtime is above its average (under load:
+ * a fifth of writer()'s kernel time went under burner(); test-kernel).
+ * And only a tick's CPU time since the last look: a CPU timer expires at
+ * a tick that finds its thread running, and one the scheduler runs
+ * between ticks (under load) may miss many, so that the rise may be of
+ * an earlier tick's, in other code (faulter()'s time under burner()).
+ * The first look only sets the baseline.
+ */
+static int
+tick_in_kernel(const void *ucontext)
+{
+	uint64_t tick_ns = 1000000000u / thread_clock_tick_hz();
+	int in_kernel = arch_context_after_syscall(ucontext);
+	int first = !kernel_split.looked;
+	struct timespec ts;
+	struct rusage ru;
+	uint64_t now;
+
+	if (syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &ts) < 0 ||
+	    syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
+		return in_kernel;
+	now = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+	{
+		uint64_t user = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
+		    (uint64_t)ru.ru_utime.tv_usec;
+		uint64_t sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 +
+		    (uint64_t)ru.ru_stime.tv_usec;
+		long faults = ru.ru_minflt + ru.ru_majflt;
+		double share = user + sys > 0 ?
+		    (double)sys / (double)(user + sys) : 0;
+
+		/* one tick since the last look, or the rise may be older */
+		if (!first && faults > kernel_split.faults &&
+		    share > kernel_split.sys_share &&
+		    now - kernel_split.look_ns <= tick_ns + tick_ns / 2)
+			in_kernel = 1;
+		kernel_split.sys_share = share;
+		kernel_split.faults = faults;
+		kernel_split.look_ns = now;
+		kernel_split.looked = 1;
+	}
+	return in_kernel;
+}
+
+/*
  * How many of this sample's weight stand for time the thread spent in
  * the kernel since its last sample.  The signal arrives on the way back
  * to user mode, with the pc after the system call: without this, that
  * time is the user code's (docs/design.md, "Kernel time").  Raw system
  * calls: async-signal-safe, no libc wrapper in the way.
  *
- * CPU timer (by_tick): the weight is the ticks of user and kernel time
- * since the last sample, and the kernel charged each tick to one or the
- * other: kernel = weight * dsys / (duser + dsys).
+ * CPU timer (by_tick): the kernel charged each tick to the user or the
+ * system, and the ticks' split since the last sample is the sample's:
+ * kernel = weight * dsys / (duser + dsys).  That much is owed, and paid
+ * at a sample whose tick came in the kernel (tick_in_kernel), at the
+ * stack that entered it, up to its weight: not at whatever stack the
+ * sample found, where the split's own noise (getrusage scales its times:
+ * tick_in_kernel) put kernel time under code that never entered it.
+ * Nor the whole weight of a sample that came back from a system call:
+ * a tick that came while the exit path had interrupts off is taken at
+ * the call's return, in user mode (a loop of getppid() was 95% kernel
+ * so, 76% by the kernel's count).
  */
 static unsigned long
-kernel_by_tick(unsigned long weight)
+kernel_by_tick(unsigned long weight, const void *ucontext)
 {
 	struct rusage ru;
 	uint64_t user, sys, du, ds;
+	int in_kernel;
 
 	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
 		return 0;
 	user = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
 	sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+	in_kernel = tick_in_kernel(ucontext);
 	if (kernel_baseline(user < kernel_split.user_us ||
 	    sys < kernel_split.sys_us)) {
 		kernel_split.user_us = user;
@@ -90,19 +163,32 @@ kernel_by_tick(unsigned long weight)
 	ds = sys - kernel_split.sys_us;
 	kernel_split.user_us = user;
 	kernel_split.sys_us = sys;
-	return kernel_owed(du + ds > 0 ? (double)weight * (double)ds /
-	    (double)(du + ds) : 0, weight);
+	if (du + ds > 0)
+		kernel_split.owed += (double)weight * (double)ds /
+		    (double)(du + ds);
+	return in_kernel ? kernel_owed(0, weight) : 0;
 }
+
+/*
+ * How long the kernel watch may stay silent before a thread is taken to
+ * have none: ticks of its CPU time.  A CPU timer expires only at a tick
+ * that finds its thread running, and a thread that the scheduler runs
+ * between ticks (slices shorter than a tick, under load) may see none
+ * for a while: gaps of 20 ticks and more were seen here.
+ */
+#define WATCH_SILENT_TICKS 50
 
 /*
  * perf clock (user mode only): its kernel samples are the fires it
  * dropped in kernel mode, the thread's CPU time since the last sample in
  * periods less the samples delivered, on top of the weight.  Owed until
  * the thread's kernel watch ticks in the kernel (session_kernel_watch),
- * which has the stack that made the call; a thread without a watch (no
- * timer to be had) has them at this sample's stack, the code the system
- * call returned to: right within a run of system calls, wrong by the
- * time to the next sample at each change of phase.
+ * which has the stack that made the call, from the thread's start: a
+ * watch's first tick may come many samples in.  A thread whose watch
+ * has been silent for WATCH_SILENT_TICKS (no timer to be had) has them
+ * at this sample's stack, the code the system call returned to: right
+ * within a run of system calls, wrong by the time to the next sample at
+ * each change of phase.
  * The thread's CPU clock, not getrusage: a running thread's rusage moves
  * at its ticks only, so each sample's share came in lumps a tick apart.
  * Not the system time alone: what a sample
@@ -114,8 +200,10 @@ kernel_by_tick(unsigned long weight)
 static unsigned long
 kernel_by_clock(unsigned long weight)
 {
+	uint64_t silent_ns = WATCH_SILENT_TICKS * (1000000000u /
+	    thread_clock_tick_hz());
 	struct timespec ts;
-	uint64_t now;
+	uint64_t now, ran;
 
 	if (session_base_ns == 0 ||
 	    syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
@@ -123,17 +211,18 @@ kernel_by_clock(unsigned long weight)
 	now = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 	if (kernel_baseline(now < kernel_split.cpu_ns)) {
 		kernel_split.cpu_ns = now;
+		kernel_split.watch_ns = now;
 		return 0;
 	}
-	now -= kernel_split.cpu_ns;
-	kernel_split.cpu_ns += now;
-	if (kernel_split.watched) {
+	ran = now - kernel_split.cpu_ns;
+	kernel_split.cpu_ns = now;
+	if (now - kernel_split.watch_ns < silent_ns) {
 		/* owed, fractions and debts alike, until the watch pays */
-		kernel_split.owed += (double)now / (double)session_base_ns -
+		kernel_split.owed += (double)ran / (double)session_base_ns -
 		    (double)weight;
 		return 0;
 	}
-	return kernel_owed((double)now / (double)session_base_ns -
+	return kernel_owed((double)ran / (double)session_base_ns -
 	    (double)weight, ~0ul);
 }
 
@@ -152,38 +241,21 @@ kernel_by_clock(unsigned long weight)
 unsigned long
 session_kernel_watch(const void *ucontext)
 {
-	int in_kernel = arch_context_after_syscall(ucontext);
-	struct rusage ru;
-	uint64_t user, sys;
+	int in_kernel;
 
 	if (!kernel_split.known)
 		return 0;	/* no perf sample yet: no baseline */
-	/*
-	 * A tick in a page fault signals on the way back to the faulting
-	 * instruction, which is where its time goes, but rcx says nothing
-	 * there: the kernel's own accounting tells, the tick charged to
-	 * system time since the last one.
-	 */
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0) {
-		user = (uint64_t)ru.ru_utime.tv_sec * 1000000 +
-		    (uint64_t)ru.ru_utime.tv_usec;
-		sys = (uint64_t)ru.ru_stime.tv_sec * 1000000 +
-		    (uint64_t)ru.ru_stime.tv_usec;
-		if (kernel_split.watched && sys >= kernel_split.sys_us &&
-		    user >= kernel_split.user_us && sys - kernel_split.sys_us >
-		    user - kernel_split.user_us)
-			in_kernel = 1;
-		kernel_split.user_us = user;
-		kernel_split.sys_us = sys;
-	}
-	kernel_split.watched = 1;
+	in_kernel = tick_in_kernel(ucontext);
+	kernel_split.watch_ns = kernel_split.cpu_ns;	/* it is heard */
 	if (!in_kernel)
 		return 0;
 	return kernel_owed(0, ~0ul);
 }
 
 unsigned long
-session_kernel_weight(unsigned long weight, int by_tick)
+session_kernel_weight(unsigned long weight, int by_tick,
+    const void *ucontext)
 {
-	return by_tick ? kernel_by_tick(weight) : kernel_by_clock(weight);
+	return by_tick ? kernel_by_tick(weight, ucontext) :
+	    kernel_by_clock(weight);
 }

@@ -173,7 +173,7 @@ session_sample(uintptr_t pc, unsigned long weight, const siginfo_t *info,
 		atomic_fetch_add(&session_stats.outside, weight);
 		if (plan->pcmap != NULL) {
 			kernel = plan->pcmap->kernel_time ?
-			    session_kernel_weight(weight, by_tick) : 0;
+			    session_kernel_weight(weight, by_tick, ucontext) : 0;
 			session_count_pc(plan->pcmap, pc, by_tick ?
 			    weight - kernel : weight, kernel, ucontext);
 		} else

@@ -12,6 +12,8 @@
  *                         kernel time) and burner() (user code) in turns
  *                         of 7 and 3 ms of CPU for SECONDS; prints each
  *                         one's measured CPU seconds: the true split
+ *   faults SECONDS        the same with faulter() (pages touched: kernel
+ *                         time in page faults) in writer()'s place
  *   forkexec SECONDS      a child execs `workload split SECONDS`; we run it too
  *   many SECONDS          32 small functions; f<i> does i+1 units: (i+1)/528
  *   inlined SECONDS       split's work in inlined(), always inlined into
@@ -346,9 +348,35 @@ burner(double until)
 		LOOP(20000);
 }
 
-/* The CPU of each, measured around each turn: the split to find. */
+/*
+ * Fresh anonymous pages touched and unmapped: page faults, kernel time
+ * entered without a system call, whose signal comes back to the
+ * faulting store.
+ */
+__attribute__((noinline)) static void
+faulter(int fd, double until)
+{
+	const size_t len = 1 << 20;
+
+	(void)fd;
+	while (thread_cpu() < until) {
+		volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			abort();
+		for (size_t i = 0; i < len; i += 4096)
+			p[i] = 1;
+		munmap((void *)p, len);
+	}
+}
+
+/*
+ * The CPU of each, measured around each turn: the split to find.  The
+ * kernel's part is writer()'s (system calls), or faulter()'s (faults).
+ */
 static void
-writes(double seconds)
+writes(double seconds, int faults)
 {
 	int fd = (int)syscall(SYS_memfd_create, "writes", 0);
 	double in_writer = 0, in_burner = 0, end = thread_cpu() + seconds;
@@ -358,14 +386,15 @@ writes(double seconds)
 	while (thread_cpu() < end) {
 		double t0 = thread_cpu(), t1, t2;
 
-		writer(fd, t0 + 0.007);
+		(faults ? faulter : writer)(fd, t0 + 0.007);
 		t1 = thread_cpu();
 		burner(t1 + 0.003);
 		t2 = thread_cpu();
 		in_writer += t1 - t0;
 		in_burner += t2 - t1;
 	}
-	printf("writer %.6f burner %.6f\n", in_writer, in_burner);
+	printf("%s %.6f burner %.6f\n", faults ? "faulter" : "writer",
+	    in_writer, in_burner);
 }
 
 static double thread_seconds;
@@ -426,7 +455,9 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "syscalls") == 0) {
 		syscalls(seconds);
 	} else if (strcmp(mode, "writes") == 0) {
-		writes(seconds);
+		writes(seconds, 0);
+	} else if (strcmp(mode, "faults") == 0) {
+		writes(seconds, 1);
 	} else if (strcmp(mode, "forkexec") == 0) {
 		pid_t pid = fork();
 
