@@ -361,7 +361,12 @@ harness_spin_for(void (*spin)(double), double need,
 		count = session_samples;
 	if (rate <= 0)
 		rate = harness_rate();
+	/*
+	 * whole samples: 89 of 89.4 needed once asked for 1.2 x 0.4 of a
+	 * sample's time, got none, and failed
+	 */
 	first = got = count(arg);
+	need = first + ceil(need - first);
 	for (int spins = 0; got < need; spins++) {
 		if (spins == 3)
 			harness_fail(__FILE__, __LINE__, "got >= need",
@@ -374,7 +379,7 @@ harness_spin_for(void (*spin)(double), double need,
 			/* what the spins so far gave a second asked */
 			double yield = (got - first) / asked;
 
-			ask = yield > 0 ? 1.2 * (need - got) / yield :
+			ask = yield > 0 ? 1.2 * fmax(2, need - got) / yield :
 			    3 * asked;
 			if (ask > 3 * asked)
 				ask = 3 * asked;
