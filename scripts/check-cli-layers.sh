@@ -30,8 +30,9 @@ record/core: symbols
 record/jit: record/core
 record/unwind: record/jit
 record/wall: record/unwind
-record/perf: record/wall
-record/timer: record/wall
+record/sink: record/wall
+record/perf: record/sink
+record/timer: record/sink
 model: symbols
 profile: symbols
 report: profile model

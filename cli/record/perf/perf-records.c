@@ -1,8 +1,8 @@
 /*
  * perf-records.c - the perf engine's records read and applied: a sample
- * is folded into its object's histogram, or its stack into the
- * builder's, as it arrives; the side-band records keep every process's
- * mappings.  Nothing per sample is kept.
+ * decoded and handed to the sample sink (record/sink/sample.h) as it
+ * arrives; the side-band records keep every process's mappings.
+ * Nothing per sample is kept.
  *
  * Invariant: no field is read before the record's size is checked to
  * hold it; a short or malformed record is skipped, never trusted.
@@ -18,12 +18,11 @@
 #include "perf-regs.h"
 #include "record/core/procmaps.h"
 #include "record/jit/jit.h"
+#include "record/sink/sample.h"
 #include "record/unwind/unwind.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
 #include "sampler/budget.h"
-
-#define MAX_FRAMES	(2 * UNWIND_MAX_DEPTH + 2)	/* kernel + user + cut */
 #define MISC_MMAP_BUILD_ID (1 << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
 
 struct sample_id {
@@ -120,13 +119,18 @@ sample_extra(const struct engine *e, const uint8_t *rec, size_t size,
 	return 0;
 }
 
-/* A sample's stack to the builder, or kept back for a JIT name. */
-static void
-give_stack(struct engine *e, struct proc *p, const struct bframe *frames,
-    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+/* Where the engine's samples go (record/sink/sample.h). */
+static struct sample_sink
+sink(const struct engine *e)
 {
-	if (!jit_code_defer(p->space->jit, frames, n, weight, pid, tid, 0))
-		builder_sample_stack(e->b, frames, n, weight, pid, tid);
+	return (struct sample_sink){ e->b, e->wall, e->ktime };
+}
+
+/* The process p as the sink places samples in it. */
+static struct sample_place
+place_of(const struct proc *p)
+{
+	return (struct sample_place){ p->space, p->uw, 0 };
 }
 
 void
@@ -134,87 +138,40 @@ perf_records_kernel_time(void *arg, const struct bframe *frames, size_t n,
     uint64_t count, uint64_t unit, pid_t pid, pid_t tid)
 {
 	struct engine *e = arg;
+	struct sample_sink k = sink(e);
+	struct sample_place at = place_of(perf_procs_get(e, pid));
+	struct sample s = { .pid = pid, .tid = tid, .weight = count * unit,
+	    .mode = SAMPLE_KERNEL, .stacks = e->opts->stack_size != 0,
+	    .frames = frames, .nframes = n };
 
 	e->taken += count;
 	e->weight_sq = budget_sum_saturating(e->weight_sq,
 	    budget_weight_sq(0, count * unit, unit));
-	if (e->opts->stack_size)
-		give_stack(e, perf_procs_get(e, pid), frames, n, count * unit,
-		    pid, tid);
-	else
-		builder_kernel(e->b, frames[0].value, count * unit, pid, tid);
+	sample_take(&k, &at, &s);
 }
 
 /*
- * A sample with its stack: kernel frames from the kernel's call chain,
- * then the user stack unwound from the registers and stack copy.
+ * A sample's call stack as the record carries it: the kernel's call
+ * chain, the user registers and the copy of the user stack (a record
+ * cut short or malformed has none of them: its stack is said not taken).
  */
 static void
-sample_with_stack(struct engine *e, struct proc *p, const uint8_t *rec,
-    size_t size, uint64_t ip, int kernel_mode, pid_t pid, pid_t tid,
-    uint64_t weight, uint64_t period)
+decode_stack(const struct engine *e, const uint8_t *rec, size_t size,
+    struct sample_extra *x, struct sample *s)
 {
-	struct bframe frames[MAX_FRAMES];
-	struct sample_extra x;
-	size_t n = 0;
-
-	if (sample_extra(e, rec, size, &x) < 0) {
-		x.has_regs = 0;
-		x.nchain = 0;
+	if (sample_extra(e, rec, size, x) < 0) {
+		x->has_regs = 0;
+		x->nchain = 0;
 	}
-	if (kernel_mode) {
-		/* the chain: markers (PERF_CONTEXT_*) and addresses, leaf first */
-		for (uint64_t i = 0; i < x.nchain && n < UNWIND_MAX_DEPTH; i++) {
-			uint64_t a = x.chain[i];
-
-			if (a >= (uint64_t)PERF_CONTEXT_MAX)
-				continue;
-			/*
-			 * callers' addresses are returns: the call is before.
-			 * (n is read before the store, in a statement of its
-			 * own: "frames[n++] = ... n == 0 ..." read it after
-			 * the increment, and named every leaf at a function's
-			 * first byte after the padding before it, __pfx_*.)
-			 */
-			frames[n] = (struct bframe){ BFRAME_KERNEL,
-			    n == 0 ? a : a - 1 };
-			n++;
-		}
-		if (n == 0)
-			frames[n++] = (struct bframe){ BFRAME_KERNEL, ip };
-	}
-	if (x.has_regs && p->uw != NULL && e->behind) {
-		/* unwinding less, so as to lose no sample: say where */
-		unwind_locate(p->uw, x.regs[ARCH_REG_PC], &frames[n++]);
-		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
-	} else if (x.has_regs && p->uw != NULL) {
-		/* at most UNWIND_MAX_DEPTH user frames, then a cut */
-		n = unwind_stack(p->uw, tid, x.regs, x.regs[ARCH_REG_SP], x.stack,
-		    x.stack_size, frames, n, n + UNWIND_MAX_DEPTH + 1);
-		/*
-		 * Past the copy, where the kernel copied less than asked: it
-		 * stopped at a page it could not read at the sample (a page
-		 * of a big local array the program never touched); a larger
-		 * --stack-size would not help, and the views say which.
-		 */
-		if (n > 0 && frames[n - 1].obj == BFRAME_CUT &&
-		    frames[n - 1].value == PROFIL_CUT_STACK &&
-		    x.stack_size < e->opts->stack_size)
-			frames[n - 1].value = PROFIL_CUT_UNREAD;
-	} else if (!kernel_mode || e->result->pid == pid || p->space->n > 0) {
-		/* a process of ours without its registers: say so */
-		if (n == 0)
-			frames[n++] = p->uw ? (unwind_locate(p->uw, ip, &frames[0]),
-			    frames[0]) : (struct bframe){ BFRAME_UNKNOWN, ip };
-		frames[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
-	}
-	give_stack(e, p, frames, n, weight, pid, tid);
-	if (e->wall != NULL)
-		wall_cpu_sample(e->wall, pid, tid, perf_records_time(rec, size),
-		    frames, n);
-	if (e->ktime != NULL)
-		kernel_time_sample(e->ktime, pid, tid, perf_records_time(rec,
-		    size), period, frames, n);
+	s->stacks = 1;
+	s->chain = x->chain;
+	s->nchain = x->nchain;
+	s->regs = x->has_regs ? x->regs : NULL;
+	s->sp = x->regs[ARCH_REG_SP];
+	s->copy = x->stack;
+	s->copy_size = x->stack_size;
+	s->copy_asked = e->opts->stack_size;
+	s->behind = e->behind;
 }
 
 /*
@@ -238,50 +195,34 @@ static void
 on_sample(struct engine *e, const uint8_t *rec, size_t size)
 {
 	const struct perf_event_header *h = (const void *)rec;
-	uint64_t ip;
-	uint32_t pid, tid;
 	unsigned mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	const struct addr_map *m;
+	struct sample_sink k = sink(e);
+	struct sample_extra x;
+	struct sample_place at;
+	struct sample s = { 0 };
+	uint32_t pid, tid;
 	struct proc *p;
-	struct bframe jf;
-	uint64_t period, w;
 
 	if (size < sizeof *h + 32)
 		return;
-	memcpy(&ip, rec + sizeof *h, 8);
+	memcpy(&s.pc, rec + sizeof *h, 8);
 	memcpy(&pid, rec + sizeof *h + 8, 4);
 	memcpy(&tid, rec + sizeof *h + 12, 4);
-	memcpy(&period, rec + sizeof *h + 24, 8);
+	memcpy(&s.time, rec + sizeof *h + 16, 8);
+	memcpy(&s.period, rec + sizeof *h + 24, 8);
 	if (!e->opts->follow_children && (pid_t)pid != e->result->pid)
 		return;
-	w = weigh(e, period);
-	p = perf_procs_get(e, (pid_t)pid);
-	if (e->opts->stack_size) {
-		sample_with_stack(e, p, rec, size, ip,
-		    mode == PERF_RECORD_MISC_KERNEL, (pid_t)pid, (pid_t)tid, w,
-		    period);
-		return;
-	}
-	if (e->ktime != NULL)
-		kernel_time_sample(e->ktime, (pid_t)pid, (pid_t)tid,
-		    perf_records_time(rec, size), period, NULL, 0);
-	if (mode == PERF_RECORD_MISC_KERNEL) {
-		builder_kernel(e->b, ip, w, (pid_t)pid, (pid_t)tid);
-		return;
-	}
-	m = mode == PERF_RECORD_MISC_USER ? addr_space_find(p->space, ip) : NULL;
-	if ((m == NULL || m->obj < 0) && mode == PERF_RECORD_MISC_USER &&
-	    jit_code_locate(p->space->jit, ip, m != NULL, &jf))
-		builder_sample(e->b, jf.obj, jf.value, w, (pid_t)pid, (pid_t)tid);
-	else if (m == NULL || m->obj < 0) {
-		jf = (struct bframe){ BFRAME_UNKNOWN, ip };
-		if (mode != PERF_RECORD_MISC_USER || !jit_code_defer(p->space->jit,
-		    &jf, 1, w, (pid_t)pid, (pid_t)tid, 1))
-			builder_unknown(e->b, w, (pid_t)pid, (pid_t)tid);
-	}
-	else
-		builder_sample(e->b, m->obj, ip - m->start + m->pgoff, w,
-		    (pid_t)pid, (pid_t)tid);
+	s.pid = (pid_t)pid;
+	s.tid = (pid_t)tid;
+	s.weight = weigh(e, s.period);
+	s.mode = mode == PERF_RECORD_MISC_KERNEL ? SAMPLE_KERNEL :
+	    mode == PERF_RECORD_MISC_USER ? SAMPLE_USER : SAMPLE_OTHER;
+	p = perf_procs_get(e, s.pid);
+	s.ours = e->result->pid == s.pid || p->space->n > 0;
+	if (e->opts->stack_size)
+		decode_stack(e, rec, size, &x, &s);
+	at = place_of(p);
+	sample_take(&k, &at, &s);
 }
 
 static void

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "record/jit/jit.h"
+#include "record/sink/sample.h"
 #include "sampler/budget.h"
 #include "sampler/stackring.h"
 #include "timer-region.h"
@@ -223,43 +224,24 @@ resolve_threads(struct builder *b, struct timer_region *r,
 		timer_region_accept(r, &r->thread_samples, tlost, now);
 }
 
-/* Sample pc of slot (count of them, a capture having failed or none
-   taken) to the builder, as its object and offset, or named code. */
+/*
+ * Sample pc of slot (count of them, a capture having failed or none
+ * taken) to the sink: with stacks, as a stack not taken.  The pcs are
+ * the agent's, in the process's maps as the recorder read them, late:
+ * code unmapped since still places them.
+ */
 static void
 resolve_pc(struct builder *b, struct slot_maps *s, uint64_t pc,
     uint64_t count, int stacks)
 {
-	const struct addr_map *m;
-	struct bframe f[2], jf;
-	pid_t pid = s->pid;
-	int named;
+	struct sample_sink k = { b, NULL, NULL };
+	struct sample_place at = { s->space, s->uw, 1 };
+	struct sample smp = { .pid = s->pid, .tid = s->pid, .weight = count,
+	    .mode = pc == AGENT_KERNEL_PC ? SAMPLE_KERNEL : SAMPLE_USER,
+	    .pc = pc == AGENT_KERNEL_PC ? 0 : pc, .stacks = stacks,
+	    .ours = 1 };
 
-	m = pc == AGENT_KERNEL_PC ? NULL : timer_slots_map(s, pc);
-	named = pc != AGENT_KERNEL_PC && (m == NULL || m->obj < 0) &&
-	    s->space != NULL && jit_code_locate(s->space->jit, pc, m != NULL,
-	    &jf);
-	if (stacks) {		/* its capture failed */
-		f[0] = named ? jf : pc == AGENT_KERNEL_PC ?
-		    (struct bframe){ BFRAME_KERNEL, 0 } :
-		    m == NULL || m->obj < 0 ?
-		    (struct bframe){ BFRAME_UNKNOWN, pc } :
-		    (struct bframe){ m->obj, pc - m->start + m->pgoff };
-		f[1] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
-		builder_sample_stack(b, f, 2, count, pid, pid);
-	} else if (named) {
-		builder_sample(b, jf.obj, jf.value, count, pid, pid);
-	} else if (pc == AGENT_KERNEL_PC) {
-		builder_kernel(b, 0, count, pid, pid);
-	} else if (m == NULL || m->obj < 0) {
-		/* generated code named by files read at the end (jit.h) */
-		f[0] = (struct bframe){ BFRAME_UNKNOWN, pc };
-		if (s->space == NULL || !jit_code_defer(s->space->jit, f, 1,
-		    count, pid, pid, 1))
-			builder_unknown(b, count, pid, pid);
-	} else {
-		builder_sample(b, m->obj, pc - m->start + m->pgoff, count, pid,
-		    pid);
-	}
+	sample_take(&k, &at, &smp);
 }
 
 void

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "record/jit/jit.h"
+#include "record/sink/sample.h"
 #include "record/unwind/unwind.h"
 #include "sampler/stackring.h"
 #include "timer-stacks.h"
@@ -31,11 +32,11 @@ take(struct builder *b, struct timer_region *r, const struct stackring_slot *c,
     const unsigned char *stack, struct slot_maps *slots, pid_t only_pid,
     struct wall *w, int *fresh)
 {
-	struct bframe frames[UNWIND_MAX_DEPTH + 3];
+	struct sample_sink k = { b, w, NULL };
+	struct sample_place at;
 	unsigned slot = c->tag;
-	uint64_t kernel;
+	struct sample s;
 	pid_t pid;
-	size_t n;
 
 	if (!*fresh && timer_slots_map(&slots[slot], c->regs[ARCH_REG_PC]) ==
 	    NULL) {
@@ -50,30 +51,14 @@ take(struct builder *b, struct timer_region *r, const struct stackring_slot *c,
 	jit_attach(slots[slot].space, pid);
 	if (slots[slot].uw == NULL)
 		slots[slot].uw = unwind_space_new(pid, slots[slot].space);
-	/* room for a kernel frame on top, for the kernel's share */
-	n = unwind_stack(slots[slot].uw, (pid_t)c->tid, c->regs,
-	    c->stack_addr, stack, c->size, frames + 1, 0,
-	    UNWIND_MAX_DEPTH + 1);
-	kernel = c->kernel_weight < c->weight ? c->kernel_weight : c->weight;
-	if (c->weight > kernel &&
-	    !jit_code_defer(slots[slot].space->jit, frames + 1, n,
-	    c->weight - kernel, pid, (pid_t)c->tid, 0))
-		builder_sample_stack(b, frames + 1, n, c->weight - kernel, pid,
-		    (pid_t)c->tid);
-	if (kernel > 0) {
-		/* in the kernel, called from where the thread is */
-		frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
-		if (!jit_code_defer(slots[slot].space->jit, frames, n + 1,
-		    kernel, pid, (pid_t)c->tid, 0))
-			builder_sample_stack(b, frames, n + 1, kernel, pid,
-			    (pid_t)c->tid);
-	}
-	if (w != NULL) {	/* where a preemption would hit */
-		if (kernel > 0)
-			wall_cpu_sample(w, pid, (pid_t)c->tid, 0, frames, n + 1);
-		else
-			wall_cpu_sample(w, pid, (pid_t)c->tid, 0, frames + 1, n);
-	}
+	/* a capture is of user code; its kernel share rides on it */
+	s = (struct sample){ .pid = pid, .tid = (pid_t)c->tid,
+	    .weight = c->weight, .kernel = c->kernel_weight,
+	    .mode = SAMPLE_USER, .pc = c->regs[ARCH_REG_PC], .stacks = 1,
+	    .regs = c->regs, .sp = c->stack_addr, .copy = stack,
+	    .copy_size = c->size, .ours = 1 };
+	at = (struct sample_place){ slots[slot].space, slots[slot].uw, 0 };
+	sample_take(&k, &at, &s);
 }
 
 /*

@@ -1,0 +1,183 @@
+/*
+ * sample.c - the one sample sink (sample.h): a sample placed, unwound,
+ * kept back for a JIT name or given to the builder, and the accounts
+ * that follow CPU samples told.  Every engine's samples come here, so
+ * each decision is made once: where a pc belongs, what a stack is made
+ * of, when a sample waits.
+ */
+#include <linux/perf_event.h>
+
+#include "record/jit/jit.h"
+#include "sample.h"
+
+/* kernel + user + a cut, and a kernel frame on top for the kernel's share */
+#define MAX_FRAMES	(2 * UNWIND_MAX_DEPTH + 3)
+
+/*
+ * Where pc lies in the process: its object and file offset, or code a
+ * JIT runtime named (looked up only where no object is: anonymous
+ * memory, or none mapped), into *f; else unknown code at pc, and 0.
+ */
+static int
+place(const struct sample_place *at, uint64_t pc, struct bframe *f)
+{
+	const struct addr_map *m = NULL;
+
+	if (at->space != NULL)
+		m = at->ever ? addr_space_find_ever(at->space, pc) :
+		    addr_space_find(at->space, pc);
+	if ((m == NULL || m->obj < 0) && at->space != NULL &&
+	    jit_code_locate(at->space->jit, pc, m != NULL, f))
+		return 1;
+	if (m == NULL || m->obj < 0) {
+		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
+		return 0;
+	}
+	*f = (struct bframe){ m->obj, pc - m->start + m->pgoff };
+	return 1;
+}
+
+/* A stack to the builder, or kept back until a JIT runtime names it. */
+static void
+give(const struct sample_sink *k, const struct sample_place *at,
+    const struct bframe *frames, size_t n, uint64_t weight, pid_t pid,
+    pid_t tid)
+{
+	if (at->space == NULL || !jit_code_defer(at->space->jit, frames, n,
+	    weight, pid, tid, 0))
+		builder_sample_stack(k->b, frames, n, weight, pid, tid);
+}
+
+/* A sample without its stack: the flat profile's pc. */
+static void
+take_flat(const struct sample_sink *k, const struct sample_place *at,
+    const struct sample *s)
+{
+	struct bframe f;
+
+	if (k->ktime != NULL)
+		kernel_time_sample(k->ktime, s->pid, s->tid, s->time, s->period,
+		    NULL, 0);
+	if (s->mode == SAMPLE_KERNEL)
+		builder_kernel(k->b, s->pc, s->weight, s->pid, s->tid);
+	else if (s->mode == SAMPLE_OTHER)
+		builder_unknown(k->b, s->weight, s->pid, s->tid);
+	else if (place(at, s->pc, &f))
+		builder_sample(k->b, f.obj, f.value, s->weight, s->pid, s->tid);
+	else if (at->space == NULL || !jit_code_defer(at->space->jit, &f, 1,
+	    s->weight, s->pid, s->tid, 1))
+		/* generated code named by files read at the end (jit.h) */
+		builder_unknown(k->b, s->weight, s->pid, s->tid);
+}
+
+/*
+ * The kernel's frames of a kernel-mode sample into out: its call chain,
+ * leaf first, the context markers (PERF_CONTEXT_*) left out, or its pc
+ * alone.  Returns how many.
+ */
+static size_t
+kernel_frames(const struct sample *s, struct bframe *out)
+{
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < s->nchain && n < UNWIND_MAX_DEPTH; i++) {
+		uint64_t a = s->chain[i];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		/*
+		 * callers' addresses are returns: the call is before.  (n is
+		 * read before the store, in a statement of its own: "out[n++]
+		 * = ... n == 0 ..." read it after the increment, and named
+		 * every leaf at a function's first byte after the padding
+		 * before it, __pfx_*.)
+		 */
+		out[n] = (struct bframe){ BFRAME_KERNEL, n == 0 ? a : a - 1 };
+		n++;
+	}
+	if (n == 0)
+		out[n++] = (struct bframe){ BFRAME_KERNEL, s->pc };
+	return n;
+}
+
+/*
+ * The user frames of s appended to out[n..]: unwound from its registers
+ * and stack copy, at most UNWIND_MAX_DEPTH and a cut; or where the pc is
+ * and why the stack stops there.  Returns the new count.
+ */
+static size_t
+user_frames(const struct sample_place *at, const struct sample *s,
+    struct bframe *out, size_t n)
+{
+	if (s->regs != NULL && at->uw != NULL && s->behind) {
+		/* unwinding less, so as to lose no sample: say where */
+		place(at, s->regs[ARCH_REG_PC], &out[n++]);
+		out[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_BEHIND };
+	} else if (s->regs != NULL && at->uw != NULL) {
+		n = unwind_stack(at->uw, s->tid, s->regs, s->sp, s->copy,
+		    s->copy_size, out, n, n + UNWIND_MAX_DEPTH + 1);
+		/*
+		 * Past the copy, where the kernel copied less than asked: it
+		 * stopped at a page it could not read at the sample (a page
+		 * of a big local array the program never touched); a larger
+		 * --stack-size would not help, and the views say which.
+		 */
+		if (n > 0 && out[n - 1].obj == BFRAME_CUT &&
+		    out[n - 1].value == PROFIL_CUT_STACK &&
+		    s->copy_size < s->copy_asked)
+			out[n - 1].value = PROFIL_CUT_UNREAD;
+	} else if (s->mode != SAMPLE_KERNEL || s->ours) {
+		/* a process of ours without its registers: say so */
+		if (n == 0)
+			place(at, s->pc, &out[n++]);
+		out[n++] = (struct bframe){ BFRAME_CUT, PROFIL_CUT_NOT_TAKEN };
+	}
+	return n;
+}
+
+/*
+ * A sample with its stack: the kernel's frames, then the user's; its
+ * kernel share (the timer engine's) under a kernel frame on top of the
+ * user stack.  out[0] is kept free for that frame.
+ */
+static void
+take_stack(const struct sample_sink *k, const struct sample_place *at,
+    const struct sample *s)
+{
+	struct bframe frames[MAX_FRAMES], *stack = frames + 1;
+	uint64_t kernel = s->kernel < s->weight ? s->kernel : s->weight;
+	size_t n = 0;
+
+	if (s->mode == SAMPLE_KERNEL)
+		n = kernel_frames(s, stack);
+	n = user_frames(at, s, stack, n);
+	if (s->weight > kernel)
+		give(k, at, stack, n, s->weight - kernel, s->pid, s->tid);
+	if (kernel > 0) {
+		/* in the kernel, called from where the thread is */
+		frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
+		give(k, at, frames, n + 1, kernel, s->pid, s->tid);
+		stack = frames;
+		n++;
+	}
+	if (k->wall != NULL)	/* where a preemption would hit */
+		wall_cpu_sample(k->wall, s->pid, s->tid, s->time, stack, n);
+	if (k->ktime != NULL)
+		kernel_time_sample(k->ktime, s->pid, s->tid, s->time, s->period,
+		    stack, n);
+}
+
+void
+sample_take(const struct sample_sink *k, const struct sample_place *at,
+    const struct sample *s)
+{
+	if (s->frames != NULL && s->stacks)
+		give(k, at, s->frames, s->nframes, s->weight, s->pid, s->tid);
+	else if (s->frames != NULL)
+		builder_kernel(k->b, s->frames[0].value, s->weight, s->pid,
+		    s->tid);
+	else if (s->stacks)
+		take_stack(k, at, s);
+	else
+		take_flat(k, at, s);
+}
