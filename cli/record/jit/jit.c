@@ -219,6 +219,26 @@ jit_code_locate(struct jit_code *c, uint64_t pc, int anon, struct bframe *f)
 }
 
 int
+jit_place(const struct addr_space *space, uint64_t pc, int ever,
+    struct bframe *f)
+{
+	const struct addr_map *m = NULL;
+
+	if (space != NULL)
+		m = ever ? addr_space_find_ever(space, pc) :
+		    addr_space_find(space, pc);
+	if ((m == NULL || m->obj < 0) && space != NULL &&
+	    jit_code_locate(space->jit, pc, m != NULL, f))
+		return 1;	/* generated code its runtime named */
+	if (m == NULL || m->obj < 0) {
+		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
+		return 0;
+	}
+	*f = (struct bframe){ m->obj, pc - m->start + m->pgoff };
+	return 1;
+}
+
+int
 jit_code_any(const struct jit_code *c)
 {
 	return c != NULL && c->npieces > 0;

@@ -90,6 +90,17 @@ int jit_code_locate(struct jit_code *c, uint64_t pc, int anon,
     struct bframe *f);
 
 /*
+ * Where pc lies in a process (space, or NULL: not read yet), the one
+ * answer every sample and frame gets: its object and file offset, or
+ * else code a JIT runtime named (jit_code_locate: looked up only where
+ * no object is, anonymous memory or none mapped), into *f, and 1; or
+ * unknown code at pc, and 0.  ever: a mapping unmapped since still
+ * places it (addr_space_find_ever: maps read late).
+ */
+int jit_place(const struct addr_space *space, uint64_t pc, int ever,
+    struct bframe *f);
+
+/*
  * Whether a sample of process c, frames[0..n) (flat: one frame, no
  * stack), is to wait until c's files are read whole: it has a frame in
  * generated code (executable memory that is no file's) that no name was

@@ -13,28 +13,11 @@
 /* kernel + user + a cut, and a kernel frame on top for the kernel's share */
 #define MAX_FRAMES	(2 * UNWIND_MAX_DEPTH + 3)
 
-/*
- * Where pc lies in the process: its object and file offset, or code a
- * JIT runtime named (looked up only where no object is: anonymous
- * memory, or none mapped), into *f; else unknown code at pc, and 0.
- */
+/* Where pc lies in the process (jit_place). */
 static int
 place(const struct sample_place *at, uint64_t pc, struct bframe *f)
 {
-	const struct addr_map *m = NULL;
-
-	if (at->space != NULL)
-		m = at->ever ? addr_space_find_ever(at->space, pc) :
-		    addr_space_find(at->space, pc);
-	if ((m == NULL || m->obj < 0) && at->space != NULL &&
-	    jit_code_locate(at->space->jit, pc, m != NULL, f))
-		return 1;
-	if (m == NULL || m->obj < 0) {
-		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
-		return 0;
-	}
-	*f = (struct bframe){ m->obj, pc - m->start + m->pgoff };
-	return 1;
+	return jit_place(at->space, pc, at->ever, f);
 }
 
 /* A stack to the builder, or kept back until a JIT runtime names it. */

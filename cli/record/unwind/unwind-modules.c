@@ -235,15 +235,7 @@ unwind_space_free(struct unwind_space *s)
 void
 unwind_locate(const struct unwind_space *s, uint64_t pc, struct bframe *f)
 {
-	const struct addr_map *m = addr_space_find(s->space, pc);
-
-	if ((m == NULL || m->obj < 0) && jit_code_locate(s->space->jit, pc,
-	    m != NULL, f))
-		return;		/* generated code its runtime named */
-	if (m == NULL || m->obj < 0)
-		*f = (struct bframe){ BFRAME_UNKNOWN, pc };
-	else
-		*f = (struct bframe){ m->obj, pc - m->start + m->pgoff };
+	jit_place(s->space, pc, 0, f);
 }
 
 /* Report one mapped object to libdwfl at the addresses it is loaded at. */
