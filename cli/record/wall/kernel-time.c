@@ -205,18 +205,25 @@ kernel_time_switch_out(struct kernel_time *k, pid_t pid, pid_t tid,
 static uint64_t
 dropped(struct kt_thread *t, uint64_t now, int delivered)
 {
-	int64_t ns = (int64_t)(now - t->at_sample) + t->owed -
-	    (delivered ? (int64_t)t->period : 0);
-	uint64_t whole;
+	/*
+	 * In 128 bits: the times and the period are the records' (the
+	 * perf ring's: a forged one held -2^63 + 4e9, and the sum
+	 * overflowed; fuzz-perfrec's seed crash-kernel-time-overflow)
+	 */
+	__int128 period = t->period, ns = (__int128)(int64_t)(now -
+	    t->at_sample) + t->owed - (delivered ? period : 0);
+	__int128 whole;
 
 	t->at_sample = now;
 	if (ns <= 0) {
-		t->owed = ns < -(int64_t)t->period ? -(int64_t)t->period : ns;
+		t->owed = (int64_t)(ns < -period ? (period > INT64_MAX ?
+		    INT64_MIN : -period) : ns < INT64_MIN ? INT64_MIN : ns);
 		return 0;
 	}
-	whole = (uint64_t)ns / t->period;
-	t->owed = ns - (int64_t)(whole * t->period);
-	return whole;
+	whole = period > 0 ? ns / period : 0;
+	ns -= whole * period;
+	t->owed = (int64_t)(ns > INT64_MAX ? INT64_MAX : ns);
+	return whole > UINT64_MAX ? UINT64_MAX : (uint64_t)whole;
 }
 
 /*
