@@ -350,13 +350,13 @@ tag_name(unsigned tag)
 	return "unknown";
 }
 
+/* The magic and the version into d: 0, or -1 with the cause said. */
 static int
-decode(struct decoder *d)
+decode_file_header(struct decoder *d)
 {
 	struct rio_in *in = &d->in;
 	uint8_t magic[PRF_MAGIC_LEN];
 	uint32_t version;
-	int have_header = 0, have_weights = 0, have_refused = 0;
 
 	if (rio_get_bytes(in, magic, sizeof magic) < 0 ||
 	    memcmp(magic, PRF_MAGIC, PRF_MAGIC_LEN) != 0) {
@@ -374,124 +374,195 @@ decode(struct decoder *d)
 		return -1;
 	}
 	d->version = version;
+	return 0;
+}
+
+/*
+ * One record as the file frames it: where it starts, its tag, flags and
+ * length, and its payload (pointing into the file's bytes).
+ */
+struct record {
+	size_t at;
+	uint16_t tag, flags;
+	uint32_t length;
+	struct rio_in payload;
+};
+
+/* Which records that may come once have come. */
+struct seen {
+	int header, weights, refused;
+};
+
+/*
+ * The next record's frame into r, d->in moved past its payload: 0, or -1
+ * with the cause said (a file cut short, a length past its end, flags
+ * this reader does not know).
+ */
+static int
+read_record(struct decoder *d, struct record *r)
+{
+	struct rio_in *in = &d->in;
+
+	r->at = in->pos;
+	r->tag = rio_get_u16(in);
+	r->flags = rio_get_u16(in);
+	r->length = rio_get_u32(in);
+	if (in->failed) {
+		if (r->at == in->len)
+			prf_say(d, "no end record: the file was cut short at "
+			    "byte %zu", r->at);
+		else
+			prf_say(d, "truncated record header at byte %zu", r->at);
+		return -1;
+	}
+	if (r->length > rio_left(in)) {
+		prf_say(d, "truncated %s record at byte %zu (%u bytes "
+		    "announced, %zu left)", tag_name(r->tag), r->at, r->length,
+		    rio_left(in));
+		return -1;
+	}
+	if (r->flags & ~PRF_FLAG_OPTIONAL) {
+		prf_say(d, "bad %s record at byte %zu: unknown flags %#x",
+		    tag_name(r->tag), r->at, r->flags);
+		return -1;
+	}
+	rio_in_init(&r->payload, in->data + in->pos, r->length);
+	in->pos += r->length;
+	return 0;
+}
+
+/*
+ * Record r (any but the end) into d->p; an unknown one skipped if it
+ * says it may be.  0, or -1 with the cause said.
+ */
+static int
+decode_record(struct decoder *d, struct record *r, struct seen *seen)
+{
+	struct rio_in *payload = &r->payload;
+	const char *why = NULL;
+	int rc = 0;
+
+	switch (r->tag) {
+	case PRF_TAG_HEADER:
+		if (seen->header) {
+			prf_say(d, "second header record at byte %zu", r->at);
+			return -1;
+		}
+		seen->header = 1;
+		rc = decode_header(d, payload, &why);
+		break;
+	case PRF_TAG_OBJECT:
+		rc = decode_object(d, payload, &why);
+		break;
+	case PRF_TAG_THREAD:
+		rc = decode_thread(d, payload);
+		break;
+	case PRF_TAG_PROCESS:
+		rc = decode_process(d, payload);
+		break;
+	case PRF_TAG_KERNEL:
+		rc = decode_kernel(d, payload, &why);
+		break;
+	case PRF_TAG_SYMBOLS:
+		rc = decode_symbols(d, payload, &why);
+		break;
+	case PRF_TAG_STACKS:
+		rc = prf_decode_stacks(d, payload, &why);
+		break;
+	case PRF_TAG_LINES:
+		rc = prf_decode_lines(d, payload, &why);
+		break;
+	case PRF_TAG_FP_FRAMES:
+		rc = prf_decode_fp_frames(d, payload, &why);
+		break;
+	case PRF_TAG_WEIGHTS:
+		rc = decode_weights(d, payload, &seen->weights, &why);
+		break;
+	case PRF_TAG_WALL:
+		rc = decode_wall(d, payload, &why);
+		break;
+	case PRF_TAG_REFUSED:
+		rc = decode_refused(d, payload, &seen->refused, &why);
+		break;
+	default:
+		if (!(r->flags & PRF_FLAG_OPTIONAL)) {
+			prf_say(d, "unknown record type %u at byte %zu", r->tag,
+			    r->at);
+			return -1;
+		}
+		return 0;
+	}
+	if (rc < 0 || payload->failed) {
+		prf_say(d, "%s %s record at byte %zu%s%s",
+		    why && strcmp(why, "truncated") != 0 ? "bad" : "truncated",
+		    tag_name(r->tag), r->at,
+		    why && strcmp(why, "truncated") ? ": " : "",
+		    why && strcmp(why, "truncated") ? why : "");
+		return -1;
+	}
+	if (rio_left(payload) != 0) {
+		prf_say(d, "bad %s record at byte %zu: %zu bytes left over",
+		    tag_name(r->tag), r->at, rio_left(payload));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The end record r: its checksum over every byte before it, nothing
+ * after it, then what must agree across records.  0, or -1 with the
+ * cause said.
+ */
+static int
+decode_end(struct decoder *d, struct record *r)
+{
+	struct rio_in *in = &d->in;
+	uint32_t crc = rio_get_u32(&r->payload);
+	uint32_t want = (uint32_t)crc32_z(0, in->data, r->at);
+
+	if (r->payload.failed || r->length != 4) {
+		prf_say(d, "bad end record at byte %zu", r->at);
+		return -1;
+	}
+	if (crc != want) {
+		prf_say(d, "checksum mismatch: the file is damaged "
+		    "(stored %08x, computed %08x)", crc, want);
+		return -1;
+	}
+	if (rio_left(in) != 0) {
+		prf_say(d, "%zu bytes after the end record", rio_left(in));
+		return -1;
+	}
+	/* a wall profile's file says how it was taken */
+	if (d->version >= 2 && d->p->wall == NULL) {
+		prf_say(d, "a version 2 file without its wall record");
+		return -1;
+	}
+	return prf_check_totals(d);
+}
+
+/* The whole file into d->p: 0, or -1 with the cause said. */
+static int
+decode(struct decoder *d)
+{
+	struct seen seen = { 0 };
+
+	if (decode_file_header(d) < 0)
+		return -1;
 	for (;;) {
-		size_t at = in->pos;
-		uint16_t tag = rio_get_u16(in), flags = rio_get_u16(in);
-		uint32_t length = rio_get_u32(in);
-		struct rio_in payload;
-		const char *why = NULL;
-		int rc = 0;
+		struct record r;
 
-		if (in->failed) {
-			if (at == in->len)
-				prf_say(d, "no end record: the file was cut short at "
-				    "byte %zu", at);
-			else
-				prf_say(d, "truncated record header at byte %zu", at);
+		if (read_record(d, &r) < 0)
+			return -1;
+		if (!seen.header && r.tag != PRF_TAG_HEADER) {
+			prf_say(d, "the first record (byte %zu) is not the header",
+			    r.at);
 			return -1;
 		}
-		if (length > rio_left(in)) {
-			prf_say(d, "truncated %s record at byte %zu (%u bytes "
-			    "announced, %zu left)", tag_name(tag), at, length,
-			    rio_left(in));
+		if (r.tag == PRF_TAG_END)
+			return decode_end(d, &r);
+		if (decode_record(d, &r, &seen) < 0)
 			return -1;
-		}
-		if (flags & ~PRF_FLAG_OPTIONAL) {
-			prf_say(d, "bad %s record at byte %zu: unknown flags %#x",
-			    tag_name(tag), at, flags);
-			return -1;
-		}
-		rio_in_init(&payload, in->data + in->pos, length);
-		in->pos += length;
-		if (!have_header && tag != PRF_TAG_HEADER) {
-			prf_say(d, "the first record (byte %zu) is not the header", at);
-			return -1;
-		}
-		switch (tag) {
-		case PRF_TAG_HEADER:
-			if (have_header) {
-				prf_say(d, "second header record at byte %zu", at);
-				return -1;
-			}
-			have_header = 1;
-			rc = decode_header(d, &payload, &why);
-			break;
-		case PRF_TAG_OBJECT:
-			rc = decode_object(d, &payload, &why);
-			break;
-		case PRF_TAG_THREAD:
-			rc = decode_thread(d, &payload);
-			break;
-		case PRF_TAG_PROCESS:
-			rc = decode_process(d, &payload);
-			break;
-		case PRF_TAG_KERNEL:
-			rc = decode_kernel(d, &payload, &why);
-			break;
-		case PRF_TAG_SYMBOLS:
-			rc = decode_symbols(d, &payload, &why);
-			break;
-		case PRF_TAG_STACKS:
-			rc = prf_decode_stacks(d, &payload, &why);
-			break;
-		case PRF_TAG_LINES:
-			rc = prf_decode_lines(d, &payload, &why);
-			break;
-		case PRF_TAG_FP_FRAMES:
-			rc = prf_decode_fp_frames(d, &payload, &why);
-			break;
-		case PRF_TAG_WEIGHTS:
-			rc = decode_weights(d, &payload, &have_weights, &why);
-			break;
-		case PRF_TAG_WALL:
-			rc = decode_wall(d, &payload, &why);
-			break;
-		case PRF_TAG_REFUSED:
-			rc = decode_refused(d, &payload, &have_refused, &why);
-			break;
-		case PRF_TAG_END: {
-			uint32_t crc = rio_get_u32(&payload);
-			uint32_t want = (uint32_t)crc32_z(0, in->data, at);
-
-			if (payload.failed || length != 4) {
-				prf_say(d, "bad end record at byte %zu", at);
-				return -1;
-			}
-			if (crc != want) {
-				prf_say(d, "checksum mismatch: the file is damaged "
-				    "(stored %08x, computed %08x)", crc, want);
-				return -1;
-			}
-			if (rio_left(in) != 0) {
-				prf_say(d, "%zu bytes after the end record", rio_left(in));
-				return -1;
-			}
-			/* a wall profile's file says how it was taken */
-			if (d->version >= 2 && d->p->wall == NULL) {
-				prf_say(d, "a version 2 file without its wall record");
-				return -1;
-			}
-			return prf_check_totals(d);
-		}
-		default:
-			if (!(flags & PRF_FLAG_OPTIONAL)) {
-				prf_say(d, "unknown record type %u at byte %zu", tag, at);
-				return -1;
-			}
-			continue;
-		}
-		if (rc < 0 || payload.failed) {
-			prf_say(d, "%s %s record at byte %zu%s%s",
-			    why && strcmp(why, "truncated") != 0 ? "bad" : "truncated",
-			    tag_name(tag), at, why && strcmp(why, "truncated") ? ": " : "",
-			    why && strcmp(why, "truncated") ? why : "");
-			return -1;
-		}
-		if (rio_left(&payload) != 0) {
-			prf_say(d, "bad %s record at byte %zu: %zu bytes left over",
-			    tag_name(tag), at, rio_left(&payload));
-			return -1;
-		}
 	}
 }
 
