@@ -297,7 +297,9 @@ $(BUILD)/tests/test-wallview: TESTCFLAGS += -Icli -Icli/profile
 $(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
     cli/profile/merge-jit.c cli/profile/merge-jit.h \
-    cli/profile/merge-lines.c cli/profile/merge-lines.h cli/util.c
+    cli/profile/merge-lines.c cli/profile/merge-lines.h \
+    cli/profile/merge-objects.c cli/profile/merge-kernel.c \
+    cli/profile/merge-internal.h cli/util.c
 $(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
 # merge's and diff's tests make profiles (tests/harness/profiles.h) with
 # the command's allocation; test-diff works diff's figures out again

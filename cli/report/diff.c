@@ -2,8 +2,8 @@
  * diff.c - the statistics of `profil diff` (diff.h): rows paired by
  * function and object, each share compared as two binomial proportions
  * with Fisher's exact test, q-values by Benjamini-Hochberg within each
- * family (self, inclusive).  A row's q decides what is significant: never
- * its p or its error bar alone.
+ * family (self, inclusive; the two tests are diff-stats.c's).  A row's q
+ * decides what is significant: never its p or its error bar alone.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "diff.h"
+#include "diff-stats.h"
 #include "report.h"
 #include "share.h"
 
@@ -139,84 +140,6 @@ compare(struct diff_change *d, const struct share_part *const r[2],
 	d->z = se > 0 ? d->change / se : NAN;
 }
 
-static double
-log_choose(double n, double k)
-{
-	return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
-}
-
-/*
- * The two-sided p-value of Fisher's exact test that a function's share is
- * the same before and after, from its k1 of n1 samples and k2 of n2.
- * Given the k = k1 + k2 samples it had in all, the number j that fell
- * after is hypergeometric under no change:
- *
- *   P(j) = C(n2, j) C(n1, k - j) / C(n1 + n2, k),  j in [lo, hi]
- *
- * and p sums P(j) over every j no likelier than k2.  P rises to one mode
- * and falls, so the sum walks out from the mode both ways, in ratios of
- * neighbours relative to P(mode) (no overflow), and stops where terms
- * fall under 1e-17 of the threshold (underflow then changes nothing).
- * Exact, so it stays honest for functions with a handful of samples,
- * where the normal approximation of z calls 0 -> 5 samples p = 0.025
- * (Fisher: 0.06).
- */
-static double
-fisher_p(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2)
-{
-	uint64_t k = k1 + k2, lo = k > n1 ? k - n1 : 0, hi = k < n2 ? k : n2;
-	double all = log_choose((double)(n1 + n2), (double)k);
-	double mode_lp, threshold, sum = 0, r;
-	uint64_t mode, j;
-
-	mode = (uint64_t)(((double)k + 1) * ((double)n2 + 1) /
-	    ((double)(n1 + n2) + 2));
-	mode = mode < lo ? lo : mode > hi ? hi : mode;
-	mode_lp = log_choose((double)n2, (double)mode) +
-	    log_choose((double)n1, (double)(k - mode)) - all;
-	/* relative to P(mode), with room for rounding in ties */
-	threshold = exp(log_choose((double)n2, (double)k2) +
-	    log_choose((double)n1, (double)k1) - all - mode_lp) * (1 + 1e-7);
-	for (j = mode, r = 1;;) {
-		if (r <= threshold)
-			sum += r;
-		if (j == hi || r < threshold * 1e-17)
-			break;
-		r *= (double)(k - j) * (double)(n2 - j) /
-		    ((double)(j + 1) * (double)(n1 - k + j + 1));
-		j++;
-	}
-	for (j = mode, r = 1; j > lo && r >= threshold * 1e-17; ) {
-		r *= (double)j * (double)(n1 - k + j) /
-		    ((double)(k - j + 1) * (double)(n2 - j + 1));
-		j--;
-		if (r <= threshold)
-			sum += r;
-	}
-	sum *= exp(mode_lp);
-	return sum < 1 ? sum : 1;
-}
-
-/*
- * Benjamini-Hochberg over one family of n tests, sorted by p already: the
- * i-th smallest of n p-values gets q = min over j >= i of p_j n / j
- * (capped at 1).  A test is significant when q <= DIFF_FDR: among those so
- * marked, the expected share of changes that are not real is at most DIFF_FDR.
- */
-static void
-benjamini_hochberg(struct diff_change *const *family, size_t n)
-{
-	double smallest = 1;
-
-	for (size_t i = n; i-- > 0; ) {
-		double q = family[i]->p * (double)n / (double)(i + 1);
-
-		if (q < smallest)
-			smallest = q;
-		family[i]->q = smallest;
-	}
-}
-
 /* k of n weighted counts as whole samples of equal weight: k / scale of n / scale */
 static void
 worth(uint64_t k, uint64_t n, double scale, uint64_t *wk, uint64_t *wn)
@@ -248,7 +171,7 @@ p_of(const struct diff_change *c, const struct side *const w[2], int incl)
 	/* Fisher's test counts samples: as many as the counts are worth */
 	worth(c->before, n1, w[0]->b.scale, &k1, &w1);
 	worth(c->after, n2, w[1]->b.scale, &k2, &w2);
-	return fisher_p(k1, w1, k2, w2);
+	return diff_fisher_p(k1, w1, k2, w2);
 }
 
 /*
@@ -302,7 +225,7 @@ test_family(struct diff_row *rows, const struct pair *pairs, size_t n,
 		if (c->tested)
 			family[m++] = c;
 	}
-	benjamini_hochberg(family, m);
+	diff_benjamini_hochberg(family, m);
 	free(order);
 	free(family);
 	return m;

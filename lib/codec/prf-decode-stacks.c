@@ -12,20 +12,21 @@
 #define MAX_STACK_FRAMES	(1u << 24)
 
 /*
- * The stacks record into p's frames and stacks.  Every stack's depth is
- * known from its node (each node's depth is its parent's + 1, and a
- * parent comes first), so the sizes are all checked before any stack's
- * frames are made: a few kilobytes of tree can describe millions of
- * frames, and a refusal must not cost building them.
+ * The tree a stacks record describes, kept while its stacks are read:
+ * per node its parent (its number + 1; 0: a root), its frame and its
+ * depth, and per stack its leaf node.
  */
-int
-prf_decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
+struct stack_tree {
+	uint64_t nframes, nnodes, nstacks;
+	uint32_t *parent, *frame, *depth, *leaves;
+};
+
+/* The record's frames into p->frames: 0, or -1 with the reason in *why. */
+static int
+decode_frames(struct profil_profile *p, struct rio_in *in,
+    struct stack_tree *t, const char **why)
 {
-	struct profil_profile *p = d->p;
-	uint64_t nframes = rio_get_varint(in), nnodes, nstacks, total = 0;
-	uint64_t samples = 0;
-	uint32_t *parent = NULL, *frame = NULL, *depth = NULL, *leaves = NULL;
-	int rc = -1;
+	uint64_t nframes = rio_get_varint(in);
 
 	if (p->frames != NULL || p->stacks != NULL)
 		return *why = "a second stacks record", -1;
@@ -48,45 +49,60 @@ prf_decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		f->addr = same ? f[-1].addr + addr : addr;
 		p->nframes++;
 	}
-	nnodes = rio_get_varint(in);
+	t->nframes = nframes;
+	return 0;
+}
+
+/* The record's tree nodes into t: 0, or -1 with the reason in *why. */
+static int
+decode_nodes(struct rio_in *in, struct stack_tree *t, const char **why)
+{
+	uint64_t nnodes = rio_get_varint(in);
+
 	if (in->failed || nnodes > rio_left(in) / 2 || nnodes > UINT32_MAX)
 		return *why = "truncated", -1;
-	parent = calloc(nnodes ? nnodes : 1, sizeof *parent);
-	frame = calloc(nnodes ? nnodes : 1, sizeof *frame);
-	depth = calloc(nnodes ? nnodes : 1, sizeof *depth);
-	if (parent == NULL || frame == NULL || depth == NULL) {
-		*why = "out of memory";
-		goto out;
-	}
+	t->nnodes = nnodes;
+	t->parent = calloc(nnodes ? nnodes : 1, sizeof *t->parent);
+	t->frame = calloc(nnodes ? nnodes : 1, sizeof *t->frame);
+	t->depth = calloc(nnodes ? nnodes : 1, sizeof *t->depth);
+	if (t->parent == NULL || t->frame == NULL || t->depth == NULL)
+		return *why = "out of memory", -1;
 	for (uint64_t i = 0; i < nnodes; i++) {
 		uint64_t up = rio_get_varint(in), f = rio_get_varint(in);
 
-		if (in->failed) {
-			*why = "truncated";
-			goto out;
-		}
+		if (in->failed)
+			return *why = "truncated", -1;
 		/* a parent comes before its children: no loops */
-		if (up > i || f >= nframes) {
-			*why = "bad stack tree";
-			goto out;
-		}
-		parent[i] = (uint32_t)up;	/* its number + 1; 0: a root */
-		frame[i] = (uint32_t)f;
+		if (up > i || f >= t->nframes)
+			return *why = "bad stack tree", -1;
+		t->parent[i] = (uint32_t)up;	/* its number + 1; 0: a root */
+		t->frame[i] = (uint32_t)f;
 		/* (kept from growing past what any stack may be) */
-		depth[i] = up == 0 ? 1 : depth[up - 1] > PRF_MAX_DEPTH ?
-		    PRF_MAX_DEPTH + 1 : depth[up - 1] + 1;
+		t->depth[i] = up == 0 ? 1 : t->depth[up - 1] > PRF_MAX_DEPTH ?
+		    PRF_MAX_DEPTH + 1 : t->depth[up - 1] + 1;
 	}
-	nstacks = rio_get_varint(in);
-	if (in->failed || nstacks > rio_left(in) / 4) {
-		*why = "truncated";
-		goto out;
-	}
+	return 0;
+}
+
+/*
+ * The record's stacks into d->p->stacks, frames NULL, and their leaves
+ * into t, each size checked; the sum of their counts in *samples.  0, or
+ * -1 with the reason in *why.
+ */
+static int
+decode_stack_heads(struct decoder *d, struct rio_in *in, struct stack_tree *t,
+    uint64_t *samples, const char **why)
+{
+	struct profil_profile *p = d->p;
+	uint64_t nstacks = rio_get_varint(in), total = 0;
+
+	if (in->failed || nstacks > rio_left(in) / 4)
+		return *why = "truncated", -1;
+	t->nstacks = nstacks;
 	p->stacks = calloc(nstacks ? nstacks : 1, sizeof *p->stacks);
-	leaves = calloc(nstacks ? nstacks : 1, sizeof *leaves);
-	if (p->stacks == NULL || leaves == NULL) {
-		*why = "out of memory";
-		goto out;
-	}
+	t->leaves = calloc(nstacks ? nstacks : 1, sizeof *t->leaves);
+	if (p->stacks == NULL || t->leaves == NULL)
+		return *why = "out of memory", -1;
 	for (uint64_t i = 0; i < nstacks; i++) {
 		struct profil_stack *st = &p->stacks[i];
 		uint64_t leaf = rio_get_varint(in), pid = rio_get_varint(in);
@@ -98,41 +114,70 @@ prf_decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 			st->sampled_ns = rio_get_varint(in);
 			st->observations = rio_get_varint(in);
 		}
-		if (in->failed) {
-			*why = "truncated";
-			goto out;
-		}
+		if (in->failed)
+			return *why = "truncated", -1;
 		/* a sample count, or (wall) time off the CPU: one of them */
-		if (leaf >= nnodes || pid > UINT32_MAX || tid > UINT32_MAX ||
+		if (leaf >= t->nnodes || pid > UINT32_MAX || tid > UINT32_MAX ||
 		    (st->count == 0) == (st->off_ns == 0) ||
 		    st->sampled_ns > st->off_ns ||
-		    (st->off_ns == 0 && st->observations != 0)) {
-			*why = "bad stack";
-			goto out;
-		}
-		if (depth[leaf] > PRF_MAX_DEPTH) {
-			*why = "a stack deeper than any recorder writes";
-			goto out;
-		}
-		if ((total += depth[leaf]) > MAX_STACK_FRAMES) {
-			*why = "more stack frames than this reader takes";
-			goto out;
-		}
+		    (st->off_ns == 0 && st->observations != 0))
+			return *why = "bad stack", -1;
+		if (t->depth[leaf] > PRF_MAX_DEPTH)
+			return *why = "a stack deeper than any recorder writes", -1;
+		if ((total += t->depth[leaf]) > MAX_STACK_FRAMES)
+			return *why = "more stack frames than this reader takes", -1;
 		p->nstacks++;		/* frames NULL until the sizes are known */
 		st->pid = (uint32_t)pid;
 		st->tid = (uint32_t)tid;
-		leaves[i] = (uint32_t)leaf;
-		if (__builtin_add_overflow(samples, st->count, &samples)) {
-			*why = "stack counts overflow";
-			goto out;
-		}
+		t->leaves[i] = (uint32_t)leaf;
+		if (__builtin_add_overflow(*samples, st->count, samples))
+			return *why = "stack counts overflow", -1;
 	}
+	return 0;
+}
+
+/* Each stack's frames, leaf first, from t: 0, or -1 with *why. */
+static int
+build_stack_frames(struct profil_profile *p, const struct stack_tree *t,
+    const char **why)
+{
+	for (size_t i = 0; i < p->nstacks; i++) {
+		struct profil_stack *st = &p->stacks[i];
+
+		if ((st->frames = calloc(t->depth[t->leaves[i]],
+		    sizeof *st->frames)) == NULL)
+			return *why = "out of memory", -1;
+		for (uint64_t n = t->leaves[i] + 1; n != 0; n = t->parent[n - 1])
+			st->frames[st->depth++] = t->frame[n - 1];
+	}
+	return 0;
+}
+
+/*
+ * The stacks record into p's frames and stacks.  Every stack's depth is
+ * known from its node (each node's depth is its parent's + 1, and a
+ * parent comes first), so the sizes are all checked before any stack's
+ * frames are made: a few kilobytes of tree can describe millions of
+ * frames, and a refusal must not cost building them.
+ */
+int
+prf_decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
+{
+	struct stack_tree t = { 0 };
+	uint64_t samples = 0;
+	int rc = -1;
+
+	if (decode_frames(d->p, in, &t, why) < 0)
+		return -1;
+	if (decode_nodes(in, &t, why) < 0 ||
+	    decode_stack_heads(d, in, &t, &samples, why) < 0)
+		goto out;
 	/*
 	 * What check_stacks will refuse anyway, refused before the frames
 	 * are built: counts that cannot add up (the header came first; no
 	 * stacks at all are as no record), and bytes after the stacks.
 	 */
-	if (nstacks > 0 && samples != p->samples) {
+	if (t.nstacks > 0 && samples != d->p->samples) {
 		*why = "the stacks' counts do not add up to the header's samples";
 		goto out;
 	}
@@ -140,22 +185,13 @@ prf_decode_stacks(struct decoder *d, struct rio_in *in, const char **why)
 		*why = "bytes left over after the stacks";
 		goto out;
 	}
-	for (size_t i = 0; i < p->nstacks; i++) {
-		struct profil_stack *st = &p->stacks[i];
-
-		if ((st->frames = calloc(depth[leaves[i]], sizeof *st->frames)) ==
-		    NULL) {
-			*why = "out of memory";
-			goto out;
-		}
-		for (uint64_t n = leaves[i] + 1; n != 0; n = parent[n - 1])
-			st->frames[st->depth++] = frame[n - 1];
-	}
+	if (build_stack_frames(d->p, &t, why) < 0)
+		goto out;
 	rc = 0;
 out:
-	free(parent);
-	free(frame);
-	free(depth);
-	free(leaves);
+	free(t.parent);
+	free(t.frame);
+	free(t.depth);
+	free(t.leaves);
 	return rc;
 }

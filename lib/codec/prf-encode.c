@@ -172,123 +172,172 @@ encode_object(struct rio_out *out, const struct profil_object *o)
 	encode_histogram(out, o);
 }
 
-EXPORT int
-profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
+/* The magic, the version and the header record. */
+static void
+encode_header(struct rio_out *out, const struct profil_profile *p)
 {
-	struct rio_out out;
-	size_t at, i;
+	size_t at;
 	int a;
 
-	rio_out_init(&out);
-	rio_put_bytes(&out, PRF_MAGIC, PRF_MAGIC_LEN);
+	rio_put_bytes(out, PRF_MAGIC, PRF_MAGIC_LEN);
 	/* CPU profiles stay readable by readers of version 1 */
-	rio_put_u32(&out, p->wall != NULL ? PRF_VERSION : PRF_VERSION_CPU);
+	rio_put_u32(out, p->wall != NULL ? PRF_VERSION : PRF_VERSION_CPU);
 
-	at = begin_record(&out, PRF_TAG_HEADER);
-	rio_put_u64(&out, p->interval_ns);
-	rio_put_u32(&out, p->bucket_bytes);
-	rio_put_str(&out, p->engine);
-	rio_put_u32(&out, (uint32_t)p->argc);
+	at = begin_record(out, PRF_TAG_HEADER);
+	rio_put_u64(out, p->interval_ns);
+	rio_put_u32(out, p->bucket_bytes);
+	rio_put_str(out, p->engine);
+	rio_put_u32(out, (uint32_t)p->argc);
 	for (a = 0; a < p->argc; a++)
-		rio_put_str(&out, p->argv[a]);
-	rio_put_u64(&out, (uint64_t)p->start_ns);
-	rio_put_u64(&out, p->duration_ns);
-	rio_put_u64(&out, p->cpu_ns);
-	rio_put_u64(&out, p->samples);
-	rio_put_u64(&out, p->kernel);
-	rio_put_u64(&out, p->unknown);
-	rio_put_u64(&out, p->lost);
-	end_record(&out, at);
+		rio_put_str(out, p->argv[a]);
+	rio_put_u64(out, (uint64_t)p->start_ns);
+	rio_put_u64(out, p->duration_ns);
+	rio_put_u64(out, p->cpu_ns);
+	rio_put_u64(out, p->samples);
+	rio_put_u64(out, p->kernel);
+	rio_put_u64(out, p->unknown);
+	rio_put_u64(out, p->lost);
+	end_record(out, at);
+}
+
+/* A record per object, thread and process. */
+static void
+encode_parts(struct rio_out *out, const struct profil_profile *p)
+{
+	size_t at, i;
 
 	for (i = 0; i < p->nobjects; i++) {
-		at = begin_record(&out, PRF_TAG_OBJECT);
-		encode_object(&out, &p->objects[i]);
-		end_record(&out, at);
+		at = begin_record(out, PRF_TAG_OBJECT);
+		encode_object(out, &p->objects[i]);
+		end_record(out, at);
 	}
 	for (i = 0; i < p->nthreads; i++) {
-		at = begin_record(&out, PRF_TAG_THREAD);
-		rio_put_u32(&out, p->threads[i].pid);
-		rio_put_u32(&out, p->threads[i].tid);
-		rio_put_str(&out, p->threads[i].name);
-		rio_put_u64(&out, p->threads[i].samples);
-		end_record(&out, at);
+		at = begin_record(out, PRF_TAG_THREAD);
+		rio_put_u32(out, p->threads[i].pid);
+		rio_put_u32(out, p->threads[i].tid);
+		rio_put_str(out, p->threads[i].name);
+		rio_put_u64(out, p->threads[i].samples);
+		end_record(out, at);
 	}
 	for (i = 0; i < p->nprocesses; i++) {
-		at = begin_record(&out, PRF_TAG_PROCESS);
-		rio_put_u32(&out, p->processes[i].pid);
-		rio_put_u32(&out, p->processes[i].ppid);
-		rio_put_str(&out, p->processes[i].command);
-		rio_put_u32(&out, (uint32_t)p->processes[i].exit_status);
-		rio_put_u64(&out, p->processes[i].samples);
-		end_record(&out, at);
+		at = begin_record(out, PRF_TAG_PROCESS);
+		rio_put_u32(out, p->processes[i].pid);
+		rio_put_u32(out, p->processes[i].ppid);
+		rio_put_str(out, p->processes[i].command);
+		rio_put_u32(out, (uint32_t)p->processes[i].exit_status);
+		rio_put_u64(out, p->processes[i].samples);
+		end_record(out, at);
 	}
+}
+
+/* The kernel's code and the symbols records, if the profile has them. */
+static void
+encode_kernel_symbols(struct rio_out *out, const struct profil_profile *p)
+{
+	size_t at, i;
+
 	if (p->kernel_code != NULL) {
 		const struct profil_kernel *k = p->kernel_code;
 
 		/* optional: a reader that does not know it skips it */
-		at = begin_record_flags(&out, PRF_TAG_KERNEL, PRF_FLAG_OPTIONAL);
-		rio_put_str(&out, k->release ? k->release : "");
-		rio_put_bytes(&out, k->boot_id, sizeof k->boot_id);
-		rio_put_u64(&out, k->text_addr);
-		encode_object(&out, &k->code);
-		end_record(&out, at);
+		at = begin_record_flags(out, PRF_TAG_KERNEL, PRF_FLAG_OPTIONAL);
+		rio_put_str(out, k->release ? k->release : "");
+		rio_put_bytes(out, k->boot_id, sizeof k->boot_id);
+		rio_put_u64(out, k->text_addr);
+		encode_object(out, &k->code);
+		end_record(out, at);
 	}
 	if (p->nsymbols > 0) {
-		at = begin_record_flags(&out, PRF_TAG_SYMBOLS, PRF_FLAG_OPTIONAL);
-		rio_put_varint(&out, p->nsymbols);
+		at = begin_record_flags(out, PRF_TAG_SYMBOLS, PRF_FLAG_OPTIONAL);
+		rio_put_varint(out, p->nsymbols);
 		for (i = 0; i < p->nsymbols; i++) {
 			const struct profil_symbol *sy = &p->symbols[i];
 
-			rio_put_varint(&out, sy->object);
-			rio_put_varint(&out, sy->start);
-			rio_put_varint(&out, sy->end - sy->start);
-			rio_put_str(&out, sy->name);
+			rio_put_varint(out, sy->object);
+			rio_put_varint(out, sy->start);
+			rio_put_varint(out, sy->end - sy->start);
+			rio_put_str(out, sy->name);
 		}
-		end_record(&out, at);
+		end_record(out, at);
 	}
+}
+
+/*
+ * The lines, stacks and fp frames records, those the profile has: 0, or
+ * -1 with errno set if the stacks could not be encoded.
+ */
+static int
+encode_lines_stacks(struct rio_out *out, const struct profil_profile *p)
+{
+	size_t at;
+
 	if (p->nlines > 0) {
-		at = begin_record_flags(&out, PRF_TAG_LINES, PRF_FLAG_OPTIONAL);
-		prf_encode_lines(&out, p);
-		end_record(&out, at);
+		at = begin_record_flags(out, PRF_TAG_LINES, PRF_FLAG_OPTIONAL);
+		prf_encode_lines(out, p);
+		end_record(out, at);
 	}
 	if (p->nstacks > 0) {
-		at = begin_record_flags(&out, PRF_TAG_STACKS, PRF_FLAG_OPTIONAL);
-		if (encode_stacks(&out, p) < 0) {
-			int saved = errno;
-
-			rio_out_free(&out);
-			errno = saved;
+		at = begin_record_flags(out, PRF_TAG_STACKS, PRF_FLAG_OPTIONAL);
+		if (encode_stacks(out, p) < 0)
 			return -1;
-		}
-		end_record(&out, at);
+		end_record(out, at);
 	}
 	if (p->nfp_frames > 0) {
-		at = begin_record_flags(&out, PRF_TAG_FP_FRAMES,
+		at = begin_record_flags(out, PRF_TAG_FP_FRAMES,
 		    PRF_FLAG_OPTIONAL);
-		prf_encode_fp_frames(&out, p);
-		end_record(&out, at);
+		prf_encode_fp_frames(out, p);
+		end_record(out, at);
 	}
+	return 0;
+}
+
+/* How the profile was taken: the weights, refused and wall records. */
+static void
+encode_taking(struct rio_out *out, const struct profil_profile *p)
+{
+	size_t at;
+
 	if (p->taken > 0 || p->weight_sq > 0) {
-		at = begin_record_flags(&out, PRF_TAG_WEIGHTS, PRF_FLAG_OPTIONAL);
-		rio_put_u64(&out, p->taken);
-		rio_put_u64(&out, p->weight_sq);
-		rio_put_u64(&out, p->budget);
-		rio_put_u64(&out, p->slowest_ns);
-		end_record(&out, at);
+		at = begin_record_flags(out, PRF_TAG_WEIGHTS, PRF_FLAG_OPTIONAL);
+		rio_put_u64(out, p->taken);
+		rio_put_u64(out, p->weight_sq);
+		rio_put_u64(out, p->budget);
+		rio_put_u64(out, p->slowest_ns);
+		end_record(out, at);
 	}
 	if (p->refused > 0) {
-		at = begin_record_flags(&out, PRF_TAG_REFUSED, PRF_FLAG_OPTIONAL);
-		rio_put_u64(&out, p->refused);
-		end_record(&out, at);
+		at = begin_record_flags(out, PRF_TAG_REFUSED, PRF_FLAG_OPTIONAL);
+		rio_put_u64(out, p->refused);
+		end_record(out, at);
 	}
 	if (p->wall != NULL) {
-		at = begin_record(&out, PRF_TAG_WALL);
-		rio_put_u64(&out, p->wall->poll_ns);
-		rio_put_u64(&out, p->wall->switches);
-		rio_put_u64(&out, p->wall->reads);
-		rio_put_u64(&out, p->wall->unread_ns);
-		end_record(&out, at);
+		at = begin_record(out, PRF_TAG_WALL);
+		rio_put_u64(out, p->wall->poll_ns);
+		rio_put_u64(out, p->wall->switches);
+		rio_put_u64(out, p->wall->reads);
+		rio_put_u64(out, p->wall->unread_ns);
+		end_record(out, at);
 	}
+}
+
+EXPORT int
+profil_profile_encode(const struct profil_profile *p, void **data, size_t *size)
+{
+	struct rio_out out;
+	size_t at;
+
+	rio_out_init(&out);
+	encode_header(&out, p);
+	encode_parts(&out, p);
+	encode_kernel_symbols(&out, p);
+	if (encode_lines_stacks(&out, p) < 0) {
+		int saved = errno;
+
+		rio_out_free(&out);
+		errno = saved;
+		return -1;
+	}
+	encode_taking(&out, p);
 	if (!out.failed) {
 		uint32_t crc = (uint32_t)crc32_z(0, out.data, out.len);
 

@@ -5,7 +5,10 @@
  *
  *   prf-encode.c          a profile into bytes (profil_profile_encode)
  *   prf-decode.c          bytes into a profile (profil_profile_parse):
- *                         the file header, then each record in turn
+ *                         the file header, then each record framed in
+ *                         turn, then the end record
+ *   prf-decode-records.c  each record's payload (the flat profile's
+ *                         here, the others handed to their files)
  *   prf-decode-stacks.c   the stacks record
  *   prf-lines.c           the lines record, both ways
  *   prf-fp-frames.c       the fp frames record, both ways
@@ -26,8 +29,8 @@
 
 /*
  * One parse: the bytes, where the cause of a refusal goes (the caller's,
- * maybe none), the profile being built and its arrays' capacities, and
- * the file's version.
+ * maybe none), the profile being built and its arrays' capacities, the
+ * file's version, and which of the records that come once have come.
  */
 struct decoder {
 	struct rio_in in;
@@ -36,11 +39,32 @@ struct decoder {
 	struct profil_profile *p;
 	size_t objects_cap, threads_cap, processes_cap;
 	uint32_t version;
+	int seen_header, seen_weights, seen_refused;
+};
+
+/*
+ * One record as the file frames it: where it starts, its tag, flags and
+ * length, and its payload (pointing into the file's bytes).
+ */
+struct prf_record {
+	size_t at;
+	uint16_t tag, flags;
+	uint32_t length;
+	struct rio_in payload;
 };
 
 /* Why d refuses its file, printf-style, into d->cause if it has room. */
 void prf_say(struct decoder *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Record r (any but the end) into d->p; an unknown one skipped if it
+ * says it may be.  0, or -1 with the cause said (prf_say).
+ */
+int prf_decode_record(struct decoder *d, struct prf_record *r);
+
+/* A record's tag as a refusal names it ("stacks"; "unknown"). */
+const char *prf_tag_name(unsigned tag);
 
 /*
  * The stacks record's payload in into d->p's frames and stacks.  0, or -1

@@ -1,7 +1,7 @@
 /*
  * prf.h - the .prf profile file format (docs/prf-format.md, profil.5):
  * constants shared by the encoder (prf-encode.c) and the decoder
- * (prf-decode.c, prf-decode-stacks.c); prf-internal.h lists the codec's files.
+ * (prf-decode*.c); prf-internal.h lists the codec's files.
  *
  *   file    := magic[8] version:u32 record* end-record
  *   record  := tag:u16 flags:u16 length:u32 payload[length]

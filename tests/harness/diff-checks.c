@@ -132,7 +132,7 @@ diff_find(const struct diff *d, const char *function)
 /*
  * Fisher's exact two-sided p-value of k1 of n1 against k2 of n2, the
  * plain way (every term of the hypergeometric, from lgamma): a second
- * opinion on report/diff.c's walk from the mode.
+ * opinion on report/diff-stats.c's walk from the mode.
  */
 static double
 fisher_plain(double k1, double n1, double k2, double n2)

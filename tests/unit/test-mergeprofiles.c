@@ -21,6 +21,8 @@
  * it in, with util.c for the allocation helpers it uses.
  */
 #include "../../cli/profile/merge.c"
+#include "../../cli/profile/merge-objects.c"
+#include "../../cli/profile/merge-kernel.c"
 #include "../../cli/profile/merge-stacks.c"
 #include "../../cli/profile/merge-jit.c"
 #include "../../cli/profile/merge-lines.c"
