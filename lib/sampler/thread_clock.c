@@ -57,6 +57,13 @@ thread_cpu_clock(pid_t tid)
  *
  * At or above the tick rate L is 0: the first tick fires.
  */
+/*
+ * Whether this thread's own clock has a kernel watch (armed by the
+ * thread itself, as a new thread's and the program's first are): read
+ * in the signal handler (initial-exec TLS, no call into the loader).
+ */
+static __thread int self_watched __attribute__((tls_model("initial-exec")));
+
 static uint64_t
 first_expiry_ns(const struct clock_spec *spec, pid_t tid)
 {
@@ -175,14 +182,23 @@ arm_perf(const struct clock_spec *spec, pid_t tid, struct thread_clock *clock)
 	 * only, one signal at most each.
 	 */
 	if (spec->watch_kernel && cpu_timer(spec, tid, SIGMARK_WATCH_COOKIE, 1,
-	    1000, &clock->watch) == 0)
+	    1000, &clock->watch) == 0) {
 		clock->watching = 1;
+		if (tid == (pid_t)syscall(SYS_gettid))
+			self_watched = 1;
+	}
 	return 0;
 fail:
 	saved = errno;
 	close(fd);
 	errno = saved;
 	return -1;
+}
+
+int
+thread_clock_self_watched(void)
+{
+	return self_watched;
 }
 
 int
@@ -219,6 +235,8 @@ thread_clock_disarm(struct thread_clock *clock)
 {
 	if (clock->watching)
 		timer_delete(clock->watch);
+	if (clock->tid == (pid_t)syscall(SYS_gettid))
+		self_watched = 0;
 	clock->watching = 0;
 	if (clock->mechanism == PROFIL_MECH_TIMER)
 		timer_delete(clock->timer);
@@ -234,6 +252,7 @@ void
 thread_clock_forget(struct thread_clock *clock)
 {
 	clock->watching = 0;	/* timers are not inherited */
+	self_watched = 0;
 	if (clock->mechanism == PROFIL_MECH_PERF && still_ours(clock)) {
 		note_perf_period(clock->fd, 0);
 		ownfds_close(clock->fd);

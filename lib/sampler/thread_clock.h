@@ -79,5 +79,11 @@ int thread_clock_perf_probe(void);
 
 /* The kernel's scheduler tick rate (HZ), the resolution of CPU timers. */
 unsigned thread_clock_tick_hz(void);
+/*
+ * 1 if the calling thread armed its own clock with a kernel watch (and
+ * has not disarmed it since): its watch will tick, however long a
+ * loaded machine keeps it silent.  Async-signal-safe.
+ */
+int thread_clock_self_watched(void);
 
 #endif

@@ -184,11 +184,16 @@ kernel_by_tick(unsigned long weight, const void *ucontext)
  * periods less the samples delivered, on top of the weight.  Owed until
  * the thread's kernel watch ticks in the kernel (session_kernel_watch),
  * which has the stack that made the call, from the thread's start: a
- * watch's first tick may come many samples in.  A thread whose watch
- * has been silent for WATCH_SILENT_TICKS (no timer to be had) has them
- * at this sample's stack, the code the system call returned to: right
- * within a run of system calls, wrong by the time to the next sample at
- * each change of phase.
+ * watch's first tick may come many samples in, and on a loaded machine
+ * the watch may stay silent for hundreds of ms (a thread that the
+ * scheduler runs between ticks sees none).  A thread that armed its own
+ * watch holds them for it whatever the silence (paid at the samples'
+ * stacks after 50 ticks, a quarter of burner()'s samples were writer()'s
+ * kernel time with 7 programs burning 2 CPUs).  A thread whose watch
+ * another armed, and has been silent for WATCH_SILENT_TICKS, or that has
+ * none (no timer to be had), has them at this sample's stack, the code
+ * the system call returned to: right within a run of system calls,
+ * wrong by the time to the next sample at each change of phase.
  * The thread's CPU clock, not getrusage: a running thread's rusage moves
  * at its ticks only, so each sample's share came in lumps a tick apart.
  * Not the system time alone: what a sample
@@ -216,7 +221,8 @@ kernel_by_clock(unsigned long weight)
 	}
 	ran = now - kernel_split.cpu_ns;
 	kernel_split.cpu_ns = now;
-	if (now - kernel_split.watch_ns < silent_ns) {
+	if (thread_clock_self_watched() ||
+	    now - kernel_split.watch_ns < silent_ns) {
 		/* owed, fractions and debts alike, until the watch pays */
 		kernel_split.owed += (double)ran / (double)session_base_ns -
 		    (double)weight;
