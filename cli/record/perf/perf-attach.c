@@ -27,6 +27,7 @@
 #include "record/core/clock.h"
 #include "record/core/procfs.h"
 #include "record/core/procmaps.h"
+#include "record/sink/sample.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
 
@@ -162,10 +163,11 @@ record_perf_attach(const struct record_opts *o, pid_t pid,
 	perf_engine_wall_start(&e);
 	perf_engine_kernel_time_start(&e);
 	for (size_t k = 0; k < ntids; k++) {
-		if (e.wall != NULL)
-			wall_thread_attach(e.wall, pid, tids[k], start);
-		if (e.ktime != NULL)
-			kernel_time_attach(e.ktime, pid, tids[k], start);
+		struct sample_sink ks = { e.b, e.wall, e.ktime };
+		struct sample s = { .kind = SAMPLE_ATTACH, .pid = pid,
+		    .tid = tids[k], .time = start };
+
+		sample_take(&ks, NULL, &s);
 	}
 	free(tids);
 	cpu0 = process_cpu_ns(pid);

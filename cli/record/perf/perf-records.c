@@ -133,6 +133,24 @@ place_of(const struct proc *p)
 	return (struct sample_place){ p->space, p->uw, 0 };
 }
 
+/*
+ * A thread's event of kind at time to the accounts that follow it; the
+ * wall time only of the processes profiled (with --no-children, not of
+ * the program's children).
+ */
+static void
+tell(const struct engine *e, enum sample_kind kind, pid_t pid, pid_t tid,
+    uint64_t time, int preempted)
+{
+	struct sample_sink k = sink(e);
+	struct sample s = { .kind = kind, .pid = pid, .tid = tid,
+	    .time = time, .preempted = preempted };
+
+	if (!e->opts->follow_children && pid != e->result->pid)
+		k.wall = NULL;
+	sample_take(&k, NULL, &s);
+}
+
 void
 perf_records_kernel_time(void *arg, const struct bframe *frames, size_t n,
     uint64_t count, uint64_t unit, pid_t pid, pid_t tid)
@@ -283,12 +301,8 @@ on_comm(struct engine *e, const uint8_t *rec, size_t size)
 		/* a new image: a new address space */
 		perf_procs_exec(perf_procs_get(e, (pid_t)pid));
 		/* enabled at the exec: its clock runs from here */
-		if (e->ktime != NULL)
-			kernel_time_running(e->ktime, (pid_t)pid, (pid_t)tid,
-			    perf_records_time(rec, size));
-		if (e->wall != NULL)
-			wall_thread_running(e->wall, (pid_t)pid, (pid_t)tid,
-			    perf_records_time(rec, size));
+		tell(e, SAMPLE_RUNNING, (pid_t)pid, (pid_t)tid,
+		    perf_records_time(rec, size), 0);
 	}
 	builder_comm(e->b, (pid_t)pid, (pid_t)tid, comm);
 }
@@ -302,13 +316,8 @@ on_fork(struct engine *e, const uint8_t *rec, size_t size)
 	if (size < sizeof *h + 16)
 		return;
 	memcpy(ids, rec + sizeof *h, 16);
-	if (e->wall != NULL && (e->opts->follow_children ||
-	    (pid_t)ids[0] == e->result->pid))
-		wall_thread_start(e->wall, (pid_t)ids[0], (pid_t)ids[2],
-		    perf_records_time(rec, size));
-	if (e->ktime != NULL)
-		kernel_time_start(e->ktime, (pid_t)ids[0], (pid_t)ids[2],
-		    perf_records_time(rec, size));
+	tell(e, SAMPLE_START, (pid_t)ids[0], (pid_t)ids[2],
+	    perf_records_time(rec, size), 0);
 	if (ids[0] == ids[1])
 		return;		/* a new thread: same address space */
 	builder_fork(e->b, (pid_t)ids[0], (pid_t)ids[1]);
@@ -326,13 +335,8 @@ on_exit_record(struct engine *e, const uint8_t *rec, size_t size)
 	if (size < sizeof *h + 16)
 		return;
 	memcpy(ids, rec + sizeof *h, 16);
-	if (e->wall != NULL && (e->opts->follow_children ||
-	    (pid_t)ids[0] == e->result->pid))
-		wall_thread_exit(e->wall, (pid_t)ids[0], (pid_t)ids[2],
-		    perf_records_time(rec, size));
-	if (e->ktime != NULL)
-		kernel_time_exit(e->ktime, (pid_t)ids[0], (pid_t)ids[2],
-		    perf_records_time(rec, size));
+	tell(e, SAMPLE_EXIT, (pid_t)ids[0], (pid_t)ids[2],
+	    perf_records_time(rec, size), 0);
 	if (ids[0] != ids[2] ||
 	    (at = hmap_get(&e->proc_index, (uint64_t)ids[0])) == 0)
 		return;		/* a thread, or a process we never saw */
@@ -373,19 +377,9 @@ perf_records_apply(struct engine *e, const uint8_t *rec, size_t size)
 			break;
 		if (!e->opts->follow_children && (pid_t)id.pid != e->result->pid)
 			break;
-		if (e->ktime != NULL && out)
-			kernel_time_switch_out(e->ktime, (pid_t)id.pid,
-			    (pid_t)id.tid, id.time);
-		else if (e->ktime != NULL)
-			kernel_time_switch_in(e->ktime, (pid_t)id.pid,
-			    (pid_t)id.tid, id.time);
-		if (e->wall != NULL && out)
-			wall_switch_out(e->wall, (pid_t)id.pid, (pid_t)id.tid,
-			    id.time, (h->misc &
-			    PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
-		else if (e->wall != NULL)
-			wall_switch_in(e->wall, (pid_t)id.pid, (pid_t)id.tid,
-			    id.time);
+		tell(e, out ? SAMPLE_SWITCH_OUT : SAMPLE_SWITCH_IN,
+		    (pid_t)id.pid, (pid_t)id.tid, id.time, out && (h->misc &
+		    PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
 		break;
 	}
 	case PERF_RECORD_LOST: {

@@ -1,7 +1,8 @@
 /*
  * sample.c - the one sample sink (sample.h): a sample placed, unwound,
  * kept back for a JIT name or given to the builder, and the accounts
- * that follow CPU samples told.  Every engine's samples come here, so
+ * that follow CPU samples told; a thread's time off the CPU handed to
+ * them.  Every engine's samples come here, so
  * each decision is made once: where a pc belongs, what a stack is made
  * of, when a sample waits.
  */
@@ -150,11 +151,86 @@ take_stack(const struct sample_sink *k, const struct sample_place *at,
 		    stack, n);
 }
 
+/*
+ * An event of a thread's time off the CPU, to the wall time and the
+ * kernel's time (each follows the thread's switches, and parts where a
+ * switch is missing: docs/design.md), in the order each event has
+ * always told them.
+ */
+static void
+take_event(const struct sample_sink *k, const struct sample *s)
+{
+	struct wall *w = k->wall;
+	struct kernel_time *kt = k->ktime;
+
+	switch (s->kind) {
+	case SAMPLE_START:
+		if (w != NULL)
+			wall_thread_start(w, s->pid, s->tid, s->time);
+		if (kt != NULL)
+			kernel_time_start(kt, s->pid, s->tid, s->time);
+		break;
+	case SAMPLE_RUNNING:
+		if (kt != NULL)
+			kernel_time_running(kt, s->pid, s->tid, s->time);
+		if (w != NULL)
+			wall_thread_running(w, s->pid, s->tid, s->time);
+		break;
+	case SAMPLE_ATTACH:
+		if (w != NULL)
+			wall_thread_attach(w, s->pid, s->tid, s->time);
+		if (kt != NULL)
+			kernel_time_attach(kt, s->pid, s->tid, s->time);
+		break;
+	case SAMPLE_SWITCH_OUT:
+		if (kt != NULL)
+			kernel_time_switch_out(kt, s->pid, s->tid, s->time);
+		if (w != NULL)
+			wall_switch_out(w, s->pid, s->tid, s->time,
+			    s->preempted);
+		break;
+	case SAMPLE_SWITCH_IN:
+		if (kt != NULL)
+			kernel_time_switch_in(kt, s->pid, s->tid, s->time);
+		if (w != NULL)
+			wall_switch_in(w, s->pid, s->tid, s->time);
+		break;
+	case SAMPLE_EXIT:
+		if (w != NULL)
+			wall_thread_exit(w, s->pid, s->tid, s->time);
+		if (kt != NULL)
+			kernel_time_exit(kt, s->pid, s->tid, s->time);
+		break;
+	case SAMPLE_BLOCKED:
+		if (w != NULL)
+			wall_add_blocked(w, s->pid, s->tid, s->ns, s->exact);
+		break;
+	case SAMPLE_UNSEEN:
+		if (w != NULL)
+			wall_add_unseen(w, s->pid, s->tid, s->ns);
+		break;
+	case SAMPLE_RUNNABLE:
+		if (w != NULL)
+			wall_add_runnable(w, s->pid, s->tid, s->ns);
+		break;
+	case SAMPLE_COUNTED:
+		if (w != NULL) {
+			wall_thread_counted(w, s->pid, s->tid, s->ns);
+			wall_thread_done(w, s->pid, s->tid);
+		}
+		break;
+	case SAMPLE_CPU:
+		break;
+	}
+}
+
 void
 sample_take(const struct sample_sink *k, const struct sample_place *at,
     const struct sample *s)
 {
-	if (s->frames != NULL && s->stacks)
+	if (s->kind != SAMPLE_CPU)
+		take_event(k, s);
+	else if (s->frames != NULL && s->stacks)
 		give(k, at, s->frames, s->nframes, s->weight, s->pid, s->tid);
 	else if (s->frames != NULL)
 		builder_kernel(k->b, s->frames[0].value, s->weight, s->pid,

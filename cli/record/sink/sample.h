@@ -27,6 +27,27 @@
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
 
+/*
+ * What a sample tells: a CPU sample (a pc and its stack), or an event of
+ * its thread's time off the CPU, for the accounts that follow it (the
+ * wall time, the kernel's time counted from switches): the ends of an
+ * interval (time), or an interval's length as the kernel counted it
+ * (ns: the timer engine's schedstat readings).
+ */
+enum sample_kind {
+	SAMPLE_CPU,		/* on the CPU: the pc, the stack */
+	SAMPLE_START,		/* a thread (or process) made, at time */
+	SAMPLE_RUNNING,		/* running at time, first seen so (its exec) */
+	SAMPLE_ATTACH,		/* found at an attach, at time */
+	SAMPLE_SWITCH_OUT,	/* off the CPU at time (preempted, or not) */
+	SAMPLE_SWITCH_IN,	/* back on it at time */
+	SAMPLE_EXIT,		/* ended at time */
+	SAMPLE_BLOCKED,		/* blocked ns where it was seen (exact) */
+	SAMPLE_UNSEEN,		/* blocked ns, where not seen */
+	SAMPLE_RUNNABLE,	/* waited ns for a CPU */
+	SAMPLE_COUNTED,		/* ran ns on the CPU in all, and is done */
+};
+
 /* Where the pc was when the sample was taken. */
 enum sample_mode {
 	SAMPLE_USER,		/* user code: placed in the process's space */
@@ -35,8 +56,12 @@ enum sample_mode {
 };
 
 struct sample {
+	enum sample_kind kind;
 	pid_t pid, tid;
 	uint64_t time;		/* the perf records' clock, ns; 0: not known */
+	uint64_t ns;		/* an interval's length (BLOCKED ... COUNTED) */
+	int preempted;		/* SWITCH_OUT: runnable, not blocked */
+	int exact;		/* BLOCKED: seen there before and after */
 	uint64_t period;	/* the CPU time between two samples (perf), ns */
 	uint64_t weight;	/* base periods the sample stands for ... */
 	uint64_t kernel;	/* ... of which in the kernel, called from
@@ -84,7 +109,8 @@ struct sample_sink {
 
 /*
  * Take sample s of the process at: placed, unwound, counted; kept back
- * while it waits for a JIT name (jit.h, jit_code_defer).
+ * while it waits for a JIT name (jit.h, jit_code_defer).  An event of a
+ * thread's time off the CPU goes to the accounts k has (at unused).
  */
 void sample_take(const struct sample_sink *k, const struct sample_place *at,
     const struct sample *s);

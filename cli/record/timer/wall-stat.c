@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "hmap.h"
 #include "record/core/procfs.h"
+#include "record/sink/sample.h"
 #include "record/wall/blocked.h"
 #include "wall-stat.h"
 
@@ -147,6 +148,18 @@ slowest(const struct wall_stat *ws)
  * Account a reading at now of thread t's counters: what it was blocked
  * and runnable since the last, placed; then when to read it next.
  */
+/* A reading's interval of t, ns long, to the sink (kind: blocked ...). */
+static void
+tell(const struct wall_stat *ws, const struct sthread *t,
+    enum sample_kind kind, uint64_t ns, int exact)
+{
+	struct sample_sink k = { NULL, ws->w, NULL };
+	struct sample s = { .kind = kind, .pid = t->pid, .tid = t->tid,
+	    .ns = ns, .exact = exact };
+
+	sample_take(&k, NULL, &s);
+}
+
 static void
 account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
     uint64_t wait, uint64_t slices, uint64_t span)
@@ -167,10 +180,10 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 	 */
 	t->ahead = rest < 0 ? -rest : 0;
 	t->ran += ran;
-	wall_add_runnable(ws->w, t->pid, t->tid, waited);
+	tell(ws, t, SAMPLE_RUNNABLE, waited, 0);
 	if (!moved && t->blocked) {
 		/* parked at one place the whole time: exact; read it less */
-		wall_add_blocked(ws->w, t->pid, t->tid, blocked, 1);
+		tell(ws, t, SAMPLE_BLOCKED, blocked, 1);
 		t->backoff = t->backoff * 2 < slowest(ws) ? t->backoff * 2 :
 		    slowest(ws);
 	} else {
@@ -189,7 +202,7 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 		 */
 		if (t->blocked) {
 			tail = blocked / 2;
-			wall_add_blocked(ws->w, t->pid, t->tid, tail, 0);
+			tell(ws, t, SAMPLE_BLOCKED, tail, 0);
 		}
 		now_blocked = wall_look_now(ws->w, t->pid, t->tid);
 		/*
@@ -199,9 +212,9 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 		 * unseen blocks are.
 		 */
 		if (now_blocked == 1)
-			wall_add_blocked(ws->w, t->pid, t->tid, blocked - tail, 0);
+			tell(ws, t, SAMPLE_BLOCKED, blocked - tail, 0);
 		else
-			wall_add_unseen(ws->w, t->pid, t->tid, blocked - tail);
+			tell(ws, t, SAMPLE_UNSEEN, blocked - tail, 0);
 		t->blocked = now_blocked == 1;
 		t->backoff = FAST_NS;
 	}
@@ -327,18 +340,16 @@ read_thread(struct wall_stat *ws, struct sthread *t, uint64_t now,
 		    (int64_t)(ran + waited) - t->ahead;
 
 		t->ran += ran;
-		wall_add_runnable(ws->w, t->pid, t->tid, waited);
+		tell(ws, t, SAMPLE_RUNNABLE, waited, 0);
 		if (rest > 0)
-			wall_add_blocked(ws->w, t->pid, t->tid, (uint64_t)rest,
-			    0);
+			tell(ws, t, SAMPLE_BLOCKED, (uint64_t)rest, 0);
 	}
 	else if (gone && t->blocked)
-		wall_add_blocked(ws->w, t->pid, t->tid, (now - t->at) / 2, 0);
+		tell(ws, t, SAMPLE_BLOCKED, (now - t->at) / 2, 0);
 	close(t->fd);
 	t->fd = -1;
 	ws->live--;
-	wall_thread_counted(ws->w, t->pid, t->tid, t->ran);
-	wall_thread_done(ws->w, t->pid, t->tid);
+	tell(ws, t, SAMPLE_COUNTED, t->ran, 0);
 }
 
 void
