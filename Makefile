@@ -214,6 +214,11 @@ $(BUILD)/tests/test-kerneltime: cli/record/wall/kernel-time.c \
     cli/record/wall/kernel-time.h cli/hmap.c cli/util.c
 $(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli
 
+# test-sample compiles the sample sink itself (#include), its callees
+# stubbed
+$(BUILD)/tests/test-sample: cli/record/sink/sample.c cli/record/sink/sample.h
+$(BUILD)/tests/test-sample: TESTCFLAGS += -Icli
+
 # test-addrspace compiles the mappings module itself (#include)
 $(BUILD)/tests/test-addrspace: cli/record/core/addrspace.c cli/record/core/addrspace.h \
     cli/util.c
