@@ -335,11 +335,12 @@ test_diff_inclusive_shares(void **state)
 	static struct run out;
 	/*
 	 * main's change, of two like shares, within 4 standard errors and
-	 * half a point, to be at most 3 points: at its 99% or more (99.9%
-	 * here), 507 samples a side
+	 * half a point, to be at most 3 points: at its 98% or more (99.9%
+	 * quiet; 98.6% on a loaded CI run, where start-up took more samples
+	 * and 615 and 643 sized for 99% were too few), 1,004 samples a side
 	 */
 	double need = fmax(split_change_need(),
-	    2 * e2e_samples_for_share(0.99, 4, 0.03 - 0.005));
+	    2 * e2e_samples_for_share(0.98, 4, 0.03 - 0.005));
 	char *before[] = { workload, "split", E2E_CPU, NULL };
 	char *after[] = { workload, "split2", E2E_CPU, NULL };
 	char s1[PATH_MAX], s2[PATH_MAX], flat[PATH_MAX];

@@ -47,6 +47,7 @@ struct wall_stat {
 	struct hmap index;		/* tid -> index + 1 */
 	uint64_t listed_at, start;
 	unsigned listing;
+	size_t listed_pids;		/* the processes listed last time */
 	long ticks;			/* clock ticks a second, for starttime */
 	size_t live;			/* threads read, not done */
 	uint64_t seed;			/* for spreading the readings */
@@ -290,6 +291,7 @@ list_threads(struct wall_stat *ws, const pid_t *pids, size_t npids,
 		free(tids);
 	}
 	ws->listed_at = now;
+	ws->listed_pids = npids;
 }
 
 /*
@@ -356,7 +358,14 @@ void
 wall_stat_poll(struct wall_stat *ws, const pid_t *pids, size_t npids,
     uint64_t now, int ended)
 {
-	if (ws->listing == 0 || now - ws->listed_at >= LIST_NS)
+	/*
+	 * Listed again at once when a process came or went, or one ended:
+	 * a program whose agent took its slot after the first listing, and
+	 * ended within LIST_NS, was never read (its threads' time only
+	 * what its samples said: 0.09 s of a 0.17 s life, on loaded runs).
+	 */
+	if (ws->listing == 0 || npids != ws->listed_pids || ended ||
+	    now - ws->listed_at >= LIST_NS)
 		list_threads(ws, pids, npids, now);
 	ws->woke = 0;
 	for (size_t i = 0; i < ws->n; i++) {
