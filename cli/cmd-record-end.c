@@ -30,6 +30,16 @@ warn_unsampled(const struct profil_profile *p, const struct record_result *r)
 
 	if (!report_unsampled(p, &seen))
 		return;
+	/*
+	 * Where processes ran unseen (warn_unseen names them), the rest is
+	 * the shells and env that started them, whose CPU goes to fork and
+	 * exec before any agent runs: under a tenth of a second of it is
+	 * no news, and no short thread's (0.05 s of a loaded run's `sh -c`
+	 * was blamed on short threads).
+	 */
+	if (strcmp(p->engine, "perf") != 0 && r->nunseen > 0 &&
+	    cpu - seen < 100.0 * (double)p->interval_ns)
+		return;
 	if (strcmp(p->engine, "perf") != 0)
 		cli_warn("the samples stand for %.2f s of the %.2f s of CPU time: "
 		    "threads or processes shorter than a sampling period went "
