@@ -217,11 +217,17 @@ wall_thread_done(struct wall *w, pid_t pid, pid_t tid)
 	note("done");
 }
 
-/* Non-NULL stand-ins: the stubs never look inside them. */
-static struct addr_space *space = (struct addr_space *)&calls[1];
-static struct unwind_space *uw = (struct unwind_space *)&calls[2];
-static struct wall *wall = (struct wall *)&calls[3];
-static struct kernel_time *ktime = (struct kernel_time *)&calls[4];
+/*
+ * Stand-ins: a process's space with no JIT code (the sink reads its
+ * jit, which the stubs take), and the others never looked inside,
+ * aligned as any object is.
+ */
+static struct addr_space space_of;
+static uint64_t opaque[3];
+static struct addr_space *space = &space_of;
+static struct unwind_space *uw = (struct unwind_space *)&opaque[0];
+static struct wall *wall = (struct wall *)&opaque[1];
+static struct kernel_time *ktime = (struct kernel_time *)&opaque[2];
 
 static void
 take(const struct sample_sink *k, const struct sample_place *at,
