@@ -295,6 +295,20 @@ struct profil_stack {
 };
 
 /*
+ * A profile's timeline: when each stack's samples (or, off the CPU, its
+ * time) came.  The run is cut into slices of slice_ns from its start
+ * (slice k is [k * slice_ns, (k + 1) * slice_ns) after it); an entry is
+ * one stack's part of one slice, value its samples there (a CPU stack)
+ * or its nanoseconds off the CPU there (a wall profile's off-CPU stack).
+ * A stack's entries sum to its count, or to its off_ns.
+ */
+struct profil_timeline_entry {
+	uint32_t stack;			/* index into the profile's stacks */
+	uint32_t slice;			/* below the timeline's nslices */
+	uint64_t value;
+};
+
+/*
  * A wall profile (record --wall): every thread's time off the CPU is in
  * stacks with off_ns; this says how it was taken.
  */
@@ -382,6 +396,15 @@ struct profil_profile {
 	 * in memory the profiled program can write (0: none, or not known).
 	 */
 	uint64_t refused;
+	/*
+	 * When it happened (optional: slice_ns 0 and no entries when not
+	 * recorded, or without stacks): the timeline, entries sorted by
+	 * stack, then slice, each (stack, slice) once.
+	 */
+	uint64_t slice_ns;
+	uint64_t nslices;
+	size_t ntimeline;
+	struct profil_timeline_entry *timeline;
 };
 
 /*

@@ -151,6 +151,8 @@ prf_check_totals(struct decoder *d)
 		}
 	if (check_stacks(d) < 0)
 		return -1;
+	if (prf_check_timeline(d) < 0)
+		return -1;
 	if (p->nfp_frames > 0 && p->fp_frames[p->nfp_frames - 1] >= p->nframes) {
 		prf_say(d, "a frame marked as found by frame pointer is no frame of "
 		    "the stacks");

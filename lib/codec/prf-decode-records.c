@@ -329,6 +329,7 @@ prf_tag_name(unsigned tag)
 	case PRF_TAG_WEIGHTS: return "weights";
 	case PRF_TAG_WALL: return "wall";
 	case PRF_TAG_REFUSED: return "refused";
+	case PRF_TAG_TIMELINE: return "timeline";
 	case PRF_TAG_END: return "end";
 	}
 	return "unknown";
@@ -382,6 +383,9 @@ prf_decode_record(struct decoder *d, struct prf_record *r)
 		break;
 	case PRF_TAG_REFUSED:
 		rc = decode_refused(d, payload, &d->seen_refused, &why);
+		break;
+	case PRF_TAG_TIMELINE:
+		rc = prf_decode_timeline(d, payload, &why);
 		break;
 	default:
 		if (!(r->flags & PRF_FLAG_OPTIONAL)) {

@@ -288,6 +288,12 @@ encode_lines_stacks(struct rio_out *out, const struct profil_profile *p)
 		prf_encode_fp_frames(out, p);
 		end_record(out, at);
 	}
+	if (p->nstacks > 0 && p->slice_ns > 0) {
+		at = begin_record_flags(out, PRF_TAG_TIMELINE,
+		    PRF_FLAG_OPTIONAL);
+		prf_encode_timeline(out, p);
+		end_record(out, at);
+	}
 	return 0;
 }
 

@@ -12,6 +12,8 @@
  *   prf-decode-stacks.c   the stacks record
  *   prf-lines.c           the lines record, both ways
  *   prf-fp-frames.c       the fp frames record, both ways
+ *   prf-timeline.c        the timeline record, both ways, and that it
+ *                         adds up to the stacks
  *   prf-check.c           what must agree across records, after the end
  *   prf.c                 whole files: read, save; free a profile
  */
@@ -89,6 +91,15 @@ int prf_decode_lines(struct decoder *d, struct rio_in *in, const char **why);
  */
 void prf_encode_fp_frames(struct rio_out *out, const struct profil_profile *p);
 int prf_decode_fp_frames(struct decoder *d, struct rio_in *in, const char **why);
+
+/*
+ * The timeline record, the same ways: when each stack's samples came.
+ * prf_check_timeline, once every record is in: every stack's entries
+ * add up to its count (or off_ns), thread by thread.  0, or -1 (said).
+ */
+void prf_encode_timeline(struct rio_out *out, const struct profil_profile *p);
+int prf_decode_timeline(struct decoder *d, struct rio_in *in, const char **why);
+int prf_check_timeline(struct decoder *d);
 
 /*
  * Once the end record is read: the header's totals agree with the parts,

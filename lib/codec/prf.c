@@ -145,6 +145,7 @@ profil_profile_free(struct profil_profile *p)
 	free(p->line_files);
 	free(p->lines);
 	free(p->fp_frames);
+	free(p->timeline);
 	for (i = 0; i < p->nstacks; i++)
 		free(p->stacks[i].frames);
 	free(p->stacks);

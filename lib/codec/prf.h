@@ -26,6 +26,7 @@
 #define PRF_TAG_LINES		10	/* optional */
 #define PRF_TAG_FP_FRAMES	11	/* optional, after the stacks */
 #define PRF_TAG_REFUSED		12	/* optional */
+#define PRF_TAG_TIMELINE	13	/* optional, after the stacks */
 #define PRF_TAG_END		0xffff
 
 #define PRF_FLAG_OPTIONAL	0x0001	/* readers may skip it if unknown */
