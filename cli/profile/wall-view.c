@@ -18,20 +18,48 @@
 #include "symbols/offcpu.h"
 #include "wall-view.h"
 
-/* The CPU part of q, a copy: its stacks off the CPU left out. */
+/*
+ * q's stacks for which drop() is false kept, in their order, the others
+ * freed; the timeline's entries of those kept renumbered, the others'
+ * left out (the entries stay sorted by stack, then slice).
+ */
 static void
-keep_cpu_stacks(struct profil_profile *q)
+keep_stacks(struct profil_profile *q,
+    int (*drop)(const struct profil_stack *st))
 {
-	size_t k = 0;
+	uint32_t *moved = xcalloc(q->nstacks + 1, sizeof *moved);
+	size_t k = 0, e = 0;
 
 	for (size_t i = 0; i < q->nstacks; i++) {
-		if (q->stacks[i].off_ns > 0) {
+		if (drop(&q->stacks[i])) {
 			free(q->stacks[i].frames);
+			moved[i] = UINT32_MAX;
 			continue;
 		}
+		moved[i] = (uint32_t)k;
 		q->stacks[k++] = q->stacks[i];
 	}
 	q->nstacks = k;
+	for (size_t i = 0; i < q->ntimeline; i++)
+		if (moved[q->timeline[i].stack] != UINT32_MAX) {
+			q->timeline[e] = q->timeline[i];
+			q->timeline[e++].stack = moved[q->timeline[i].stack];
+		}
+	q->ntimeline = e;
+	free(moved);
+}
+
+static int
+off_cpu(const struct profil_stack *st)
+{
+	return st->off_ns > 0;
+}
+
+/* Off the CPU for less than the interval the view counts in. */
+static int
+off_cpu_uncounted(const struct profil_stack *st)
+{
+	return st->off_ns > 0 && st->count == 0;
 }
 
 static void
@@ -61,7 +89,6 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 {
 	uint64_t interval = q->interval_ns ? q->interval_ns : 1;
 	uint64_t carry = 0, total = 0;
-	size_t k = 0;
 
 	for (size_t i = 0; i < q->nstacks; i++) {
 		struct profil_stack *st = &q->stacks[i];
@@ -81,14 +108,7 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 			add_to_thread(q, st->pid, st->tid, n);
 		}
 	}
-	for (size_t i = 0; i < q->nstacks; i++) {
-		if (q->stacks[i].off_ns > 0 && q->stacks[i].count == 0) {
-			free(q->stacks[i].frames);
-			continue;
-		}
-		q->stacks[k++] = q->stacks[i];
-	}
-	q->nstacks = k;
+	keep_stacks(q, off_cpu_uncounted);
 	return total;
 }
 
@@ -155,7 +175,7 @@ wall_view(const struct profil_profile *p, int cpu_only,
 	free(q->wall);
 	q->wall = NULL;
 	if (cpu_only) {
-		keep_cpu_stacks(q);
+		keep_stacks(q, off_cpu);
 		*view = q;
 		return 0;
 	}
