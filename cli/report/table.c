@@ -324,9 +324,8 @@ print_paragraph(const char *text, int text_columns)
 	free(v);
 }
 
-/* The caption, each of its lines folded to the width, and a blank line. */
-static void
-print_caption(const char *caption, const struct table_style *style)
+void
+table_print_caption(const char *caption, const struct table_style *style)
 {
 	for (const char *at = caption;;) {
 		size_t len = strcspn(at, "\n");
@@ -407,7 +406,7 @@ print_text(const struct table *t, const int *order, const char *caption,
 		total -= give;
 	}
 	if (caption != NULL)
-		print_caption(caption, style);
+		table_print_caption(caption, style);
 	if (style->colour)
 		fputs("\033[1m", stdout);
 	for (k = 0; k < n; k++) {
