@@ -36,6 +36,7 @@ static const char wait_letters[OFFCPU_NKINDS] = { 'i', 'p', 'l', 's', 'c',
 
 /* How the text is drawn: its width in columns, its units, its glyphs. */
 struct drawing {
+	int width;		/* of the text's lines (0: any) */
 	size_t ncols;		/* columns of the strips */
 	double unit_ns;		/* 1e9 (s) or 1e6 (ms) */
 	const char *unit;
@@ -61,6 +62,7 @@ plan(struct drawing *d, const struct timeline *t,
 	    MIN_COLUMNS ? (size_t)(width - LABEL_W - 1) : MIN_COLUMNS;
 	double span;
 
+	d->width = width > 0 ? width : 0;
 	d->ncols = want < t->nslices ? want : (size_t)t->nslices;
 	d->unit_ns = t->span_ns >= 1000000000 ? 1e9 : 1e6;
 	d->unit = d->unit_ns == 1e9 ? "s" : "ms";
@@ -125,6 +127,19 @@ safe_name(const char *s, char *buf, size_t size)
 	return buf;
 }
 
+/* A length of time in words: "2.10 ms", "1.50 s", "65.5 us". */
+static const char *
+duration(double ns, char *buf, size_t size)
+{
+	if (ns >= 1e9)
+		snprintf(buf, size, "%.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, size, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.1f us", ns / 1e3);
+	return buf;
+}
+
 /*
  * Thread th's lines: what it is and its time, then its strips: the cpu
  * row, and a wall profile's wait row.
@@ -134,16 +149,17 @@ strip(const struct timeline *t, size_t th, const struct drawing *d,
     struct timeline_column *cols)
 {
 	const struct timeline_thread *tt = &t->threads[th];
-	char head[160], name[20];
+	char head[160], name[20], on[32], off[32];
 	int len;
 
-	len = snprintf(head, sizeof head, "thread %u%s%s, pid %u: %.2f s on "
-	    "the CPU", tt->tid, tt->name[0] != '\0' ? " " : "",
-	    safe_name(tt->name, name, sizeof name), tt->pid, tt->cpu_ns / 1e9);
+	len = snprintf(head, sizeof head, "thread %u%s%s, pid %u: %s on the "
+	    "CPU", tt->tid, tt->name[0] != '\0' ? " " : "",
+	    safe_name(tt->name, name, sizeof name), tt->pid,
+	    duration(tt->cpu_ns, on, sizeof on));
 	if (t->wall && len > 0 && (size_t)len < sizeof head)
 		snprintf(head + len, sizeof head - (size_t)len,
-		    ", %.2f s off it", tt->off_ns / 1e9);
-	cli_print_wrapped("", head, 2, (int)d->ncols + LABEL_W + 1);
+		    ", %s off it", duration(tt->off_ns, off, sizeof off));
+	cli_print_wrapped("", head, 2, d->width);
 	timeline_columns(t, th, cols, d->ncols);
 	printf("%*s|", LABEL_W - 1, "cpu ");
 	for (size_t j = 0; j < d->ncols; j++)
@@ -240,19 +256,6 @@ axis(const struct timeline *t, const struct drawing *d)
 	free(labels);
 }
 
-/* A length of time in words: "2.10 ms", "1.50 s", "65.5 us". */
-static const char *
-duration(double ns, char *buf, size_t size)
-{
-	if (ns >= 1e9)
-		snprintf(buf, size, "%.2f s", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(buf, size, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.1f us", ns / 1e3);
-	return buf;
-}
-
 /*
  * The legend: the shades, and each kind of waiting the shown threads
  * did with its time and its most common wait.
@@ -268,11 +271,11 @@ legend(const struct timeline_shown *v, const struct drawing *d)
 	snprintf(line, sizeof line, "cpu: the column's time on the CPU, '%s' "
 	    "from none to all", d->fancy ? CLI_GLUE "\u2581\u2582\u2583"
 	    "\u2584\u2585\u2586\u2587\u2588" : CLI_GLUE ".:-=+*#%@");
-	cli_print_wrapped("", line, 2, (int)d->ncols + LABEL_W + 1);
+	cli_print_wrapped("", line, 2, d->width);
 	if (!t->wall) {
 		cli_print_wrapped("", "(blank: off the CPU or not running; "
 		    "record --wall tells which, and what it waited in)", 1,
-		    (int)d->ncols + LABEL_W + 1);
+		    d->width);
 		free(by_what);
 		return;
 	}
@@ -283,7 +286,7 @@ legend(const struct timeline_shown *v, const struct drawing *d)
 			by_what[tt->cells[c].what] += tt->cells[c].ns;
 	}
 	cli_print_wrapped("", "wait: what it waited in most, where off the CPU "
-	    "a quarter of the column or more:", 2, (int)d->ncols + LABEL_W + 1);
+	    "a quarter of the column or more:", 2, d->width);
 	for (int k = 0; k < OFFCPU_NKINDS; k++) {
 		double total = 0, top = 0;
 		uint64_t code = 0;
@@ -310,7 +313,7 @@ legend(const struct timeline_shown *v, const struct drawing *d)
 		    offcpu_kind_name(k), duration(total, buf, sizeof buf),
 		    offcpu_what(code));
 		printf("  %c ", wait_letters[k]);
-		cli_print_wrapped("", line, 4, (int)d->ncols + LABEL_W + 1);
+		cli_print_wrapped("", line, 4, d->width);
 	}
 	free(by_what);
 }
@@ -398,7 +401,7 @@ timeline_text(const struct timeline_shown *v, const struct report_options *o)
 	    "(the profile's slices: %s)", duration((double)t->span_ns, a,
 	    sizeof a), duration((double)t->span_ns / (double)d.ncols, b,
 	    sizeof b), duration((double)t->slice_ns, slice, sizeof slice));
-	cli_print_wrapped("", caption, 2, (int)d.ncols + LABEL_W + 1);
+	cli_print_wrapped("", caption, 2, d.width);
 	for (size_t i = 0; i < v->n; i++)
 		strip(t, v->threads[i], &d, cols);
 	axis(t, &d);
