@@ -324,8 +324,9 @@ print_paragraph(const char *text, int text_columns)
 	free(v);
 }
 
-void
-table_print_caption(const char *caption, const struct table_style *style)
+/* The caption, each of its lines folded to the width, and a blank line. */
+static void
+print_caption(const char *caption, const struct table_style *style)
 {
 	for (const char *at = caption;;) {
 		size_t len = strcspn(at, "\n");
@@ -340,6 +341,12 @@ table_print_caption(const char *caption, const struct table_style *style)
 		at += len + 1;
 	}
 	putchar('\n');
+}
+
+void
+table_print_caption(const char *caption, const struct table_style *style)
+{
+	print_caption(caption, style);
 }
 
 /* Column c's text title. */
@@ -406,7 +413,7 @@ print_text(const struct table *t, const int *order, const char *caption,
 		total -= give;
 	}
 	if (caption != NULL)
-		table_print_caption(caption, style);
+		print_caption(caption, style);
 	if (style->colour)
 		fputs("\033[1m", stdout);
 	for (k = 0; k < n; k++) {
