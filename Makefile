@@ -319,15 +319,16 @@ $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
 
-# test-timeline makes its profiles of known timelines (tests/harness/
+# test-timelineview makes its profiles of known timelines (tests/harness/
 # timelines.h, on profiles.h) with the command's allocation and reads the
 # view's CSV as a table
-$(BUILD)/tests/test-timeline: tests/harness/profiles.c tests/harness/profiles.h \
-    tests/harness/timelines.c tests/harness/timelines.h \
-    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
-$(BUILD)/tests/test-timeline: HARNESS += tests/harness/profiles.c \
+$(BUILD)/tests/test-timelineview: tests/harness/profiles.c \
+    tests/harness/profiles.h tests/harness/timelines.c \
+    tests/harness/timelines.h tests/harness/csv-table.c \
+    tests/harness/csv-table.h cli/util.c
+$(BUILD)/tests/test-timelineview: HARNESS += tests/harness/profiles.c \
     tests/harness/timelines.c tests/harness/csv-table.c cli/util.c
-$(BUILD)/tests/test-timeline: TESTCFLAGS += -Icli
+$(BUILD)/tests/test-timelineview: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)

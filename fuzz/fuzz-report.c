@@ -26,7 +26,7 @@
 #include "profile/merge.h"
 #include "report/report.h"
 #include "report/table.h"
-#include "report/timeline.h"
+#include "report/timeline-view.h"
 
 static char dir[64], page[96];
 static int null_fd, stdout_fd;	/* /dev/null, and where stdout was */

@@ -27,7 +27,7 @@ struct phase_entry {
 
 /* A series: bin b's entries are v[first[b] .. first[b + 1]), by key. */
 struct phase_series {
-	const struct timeline *t;
+	const struct tldata *t;
 	uint64_t per;		/* slices a bin */
 	size_t nbins;
 	struct phase_key *keys;
@@ -58,7 +58,7 @@ uint64_t phases_bin_end(const struct phase_series *se, size_t b);
  * The series of thread th of t (PHASES_PROGRAM: all threads', without
  * none) into *se; free with phases_series_free.
  */
-void phases_series_build(struct phase_series *se, const struct timeline *t,
+void phases_series_build(struct phase_series *se, const struct tldata *t,
     size_t th);
 void phases_series_free(struct phase_series *se);
 

@@ -12,13 +12,13 @@
 #include "phases-internal.h"
 
 uint64_t
-phases_slices_per_bin(const struct timeline *t)
+phases_slices_per_bin(const struct tldata *t)
 {
 	return (t->nslices + PHASES_MAX_BINS - 1) / PHASES_MAX_BINS;
 }
 
 size_t
-phases_nbins(const struct timeline *t)
+phases_nbins(const struct tldata *t)
 {
 	uint64_t per = phases_slices_per_bin(t);
 
@@ -28,7 +28,7 @@ phases_nbins(const struct timeline *t)
 uint64_t
 phases_bin_start(const struct phase_series *se, size_t b)
 {
-	return timeline_slice_start(se->t, b * se->per);
+	return tldata_slice_start(se->t, b * se->per);
 }
 
 uint64_t
@@ -36,7 +36,7 @@ phases_bin_end(const struct phase_series *se, size_t b)
 {
 	uint64_t last = (b + 1) * se->per;
 
-	return timeline_slice_end(se->t, (last < se->t->nslices ? last :
+	return tldata_slice_end(se->t, (last < se->t->nslices ? last :
 	    se->t->nslices) - 1);
 }
 
@@ -47,14 +47,14 @@ phases_bin_end(const struct phase_series *se, size_t b)
 static void
 number_keys(struct phase_series *se)
 {
-	const struct timeline *t = se->t;
+	const struct tldata *t = se->t;
 
 	se->keys = xcalloc(t->nwhats + 1, sizeof *se->keys);
 	se->key_of = xcalloc(t->nwhats + 1, sizeof *se->key_of);
 	for (size_t w = 0; w < t->nwhats; w++) {
-		const struct timeline_what *tw = &t->whats[w];
+		const struct tldata_what *tw = &t->whats[w];
 		struct phase_key k = { tw->off ? PHASE_OFF_CPU : PHASE_ON_CPU,
-		    tw->off ? TIMELINE_NO_FUNC : tw->func, tw->code };
+		    tw->off ? TLDATA_NO_FUNC : tw->func, tw->code };
 		size_t i = 0;
 
 		/* few keys off the CPU: a wait is found among them */
@@ -69,7 +69,7 @@ number_keys(struct phase_series *se)
 	}
 	se->none = (uint32_t)se->nkeys;
 	se->keys[se->nkeys++] = (struct phase_key){ PHASE_NONE,
-	    TIMELINE_NO_FUNC, 0 };
+	    TLDATA_NO_FUNC, 0 };
 }
 
 /* A cell as the series is built: its key and time (its bin: where). */
@@ -87,7 +87,7 @@ struct item {
 static struct item *
 gather(const struct phase_series *se, size_t th, size_t *at)
 {
-	const struct timeline *t = se->t;
+	const struct tldata *t = se->t;
 	size_t lo = th == PHASES_PROGRAM ? 0 : th;
 	size_t hi = th == PHASES_PROGRAM ? t->nthreads : th + 1, n = 0;
 	size_t *next = xcalloc(se->nbins + 1, sizeof *next);
@@ -104,7 +104,7 @@ gather(const struct phase_series *se, size_t th, size_t *at)
 	it = xcalloc(n + 1, sizeof *it);
 	for (size_t i = lo; i < hi; i++)
 		for (size_t c = 0; c < t->threads[i].ncells; c++) {
-			const struct timeline_cell *cell =
+			const struct tldata_cell *cell =
 			    &t->threads[i].cells[c];
 
 			it[next[cell->slice / se->per]++] = (struct item){
@@ -172,7 +172,7 @@ add_bin(struct phase_series *se, size_t *cap, size_t b, const struct item *it,
 
 /* The series of thread th (or PHASES_PROGRAM) of t. */
 void
-phases_series_build(struct phase_series *se, const struct timeline *t,
+phases_series_build(struct phase_series *se, const struct tldata *t,
     size_t th)
 {
 	size_t cap = 0, *at;

@@ -189,7 +189,7 @@ static struct phase
 describe(const struct phase_series *se, size_t th, const struct phase_run *r,
     uint64_t end_ns, double *by_what)
 {
-	const struct timeline *t = se->t;
+	const struct tldata *t = se->t;
 	const struct phase_key *k = &se->keys[r->key];
 	struct phase ph = { r->from_ns, end_ns, k->state, k->func, k->code,
 	    phases_raw(se, r->key, r->b0, r->b1), 0, { 0 } };
@@ -201,9 +201,9 @@ describe(const struct phase_series *se, size_t th, const struct phase_run *r,
 	memset(by_what, 0, t->nwhats * sizeof *by_what);
 	for (size_t i = lo; i < hi; i++)
 		for (size_t c = 0; c < t->threads[i].ncells; c++) {
-			const struct timeline_cell *cell =
+			const struct tldata_cell *cell =
 			    &t->threads[i].cells[c];
-			const struct timeline_what *w = &t->whats[cell->what];
+			const struct tldata_what *w = &t->whats[cell->what];
 
 			if (cell->slice < s0 || cell->slice >= s1)
 				continue;
@@ -290,7 +290,7 @@ program_key(const struct phase_series *se, size_t b0, size_t b1, double *sum)
 static struct phase_run *
 program_runs(const struct phase_series *se, size_t *n)
 {
-	const struct timeline *t = se->t;
+	const struct tldata *t = se->t;
 	/* per bin: 1 + where a thread's phase changed in it, or 0: none did */
 	uint64_t *cut = xcalloc(se->nbins + 1, sizeof *cut);
 	double *sum = xcalloc(se->nkeys, sizeof *sum);
@@ -333,7 +333,7 @@ program_runs(const struct phase_series *se, size_t *n)
 }
 
 void
-phases_find(const struct timeline *t, size_t th, struct phases *out)
+phases_find(const struct tldata *t, size_t th, struct phases *out)
 {
 	struct phase_series se;
 	struct phase_run *r;

@@ -1,5 +1,5 @@
 /*
- * phases.h - the phases of a run, found from its timeline (timeline.h):
+ * phases.h - the phases of a run, found from its timeline (timeline-data.h):
  * the spans where what a thread (or the whole program) did most stays
  * the same, the function on the CPU or the wait off it.  Found robustly
  * to sampling noise (docs/design.md, "Phases"): the slices (grouped into
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "symbols/offcpu.h"
-#include "timeline.h"
+#include "timeline-data.h"
 
 /* In place of a thread: all threads together. */
 #define PHASES_PROGRAM		((size_t)-1)
@@ -35,7 +35,7 @@ struct phase {
 	int state;			/* PHASE_* */
 	/*
 	 * ON_CPU: the function; OFF_CPU: the function that waited there
-	 * most (timeline.h); TIMELINE_NO_FUNC for none.
+	 * most (timeline-data.h); TLDATA_NO_FUNC for none.
 	 */
 	uint32_t func;
 	uint64_t code;			/* OFF_CPU: what it waited in */
@@ -60,11 +60,11 @@ struct phases {
  * did most on the CPU where they used half a CPU or more there, else
  * the wait they spent most time in; into *out, free with phases_free.
  */
-void phases_find(const struct timeline *t, size_t th, struct phases *out);
+void phases_find(const struct tldata *t, size_t th, struct phases *out);
 void phases_free(struct phases *ph);
 
 /* The bins phases are found in: slices per bin, and how many bins. */
-uint64_t phases_slices_per_bin(const struct timeline *t);
-size_t phases_nbins(const struct timeline *t);
+uint64_t phases_slices_per_bin(const struct tldata *t);
+size_t phases_nbins(const struct tldata *t);
 
 #endif

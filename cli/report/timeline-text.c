@@ -1,5 +1,5 @@
 /*
- * timeline-text.c - report --timeline as text (timeline-text.h): a strip
+ * timeline-text.c - report --timeline as text (timeline-view.h): a strip
  * per thread, a character a column, the axis under them and the phases
  * as a table.  Invariant: every line fits the width asked (the strips
  * are that wide less their labels), and the columns are the run cut
@@ -21,7 +21,7 @@
 
 #include "cli.h"
 #include "table.h"
-#include "timeline-text.h"
+#include "timeline-view.h"
 
 #define LABEL_W		6	/* " wait |" less its bar */
 #define MIN_COLUMNS	10
@@ -54,7 +54,7 @@ want_fancy(void)
 }
 
 static void
-plan(struct drawing *d, const struct timeline *t,
+plan(struct drawing *d, const struct tldata *t,
     const struct report_options *o)
 {
 	int width = o->style.columns;
@@ -97,7 +97,7 @@ shade(double busy, int fancy)
 
 /* The letter of the wait that took most of a column, or ' '. */
 static char
-wait_letter(const struct timeline_column *c)
+wait_letter(const struct tldata_column *c)
 {
 	double off = 0;
 	int best = 0;
@@ -145,10 +145,10 @@ duration(double ns, char *buf, size_t size)
  * row, and a wall profile's wait row.
  */
 static void
-strip(const struct timeline *t, size_t th, const struct drawing *d,
-    struct timeline_column *cols)
+strip(const struct tldata *t, size_t th, const struct drawing *d,
+    struct tldata_column *cols)
 {
-	const struct timeline_thread *tt = &t->threads[th];
+	const struct tldata_thread *tt = &t->threads[th];
 	char head[160], name[20], on[32], off[32];
 	int len;
 
@@ -160,7 +160,7 @@ strip(const struct timeline *t, size_t th, const struct drawing *d,
 		snprintf(head + len, sizeof head - (size_t)len,
 		    ", %s off it", duration(tt->off_ns, off, sizeof off));
 	cli_print_wrapped("", head, 2, d->width);
-	timeline_columns(t, th, cols, d->ncols);
+	tldata_columns(t, th, cols, d->ncols);
 	printf("%*s|", LABEL_W - 1, "cpu ");
 	for (size_t j = 0; j < d->ncols; j++)
 		fputs(shade(cols[j].cpu_ns / (double)(cols[j].end_ns -
@@ -180,7 +180,7 @@ strip(const struct timeline *t, size_t th, const struct drawing *d,
  * spaces) between ticks; its labels' decimals in *decimals.
  */
 static double
-tick_step(const struct timeline *t, const struct drawing *d, int *decimals)
+tick_step(const struct tldata *t, const struct drawing *d, int *decimals)
 {
 	static const double mult[] = { 1, 2, 5 };
 	double span = (double)t->span_ns;
@@ -223,7 +223,7 @@ tick_label(double v, int decimals, char *buf, size_t size)
  * the run's end with the unit right under the strips' end, always.
  */
 static void
-axis(const struct timeline *t, const struct drawing *d)
+axis(const struct tldata *t, const struct drawing *d)
 {
 	size_t n = d->ncols, at = 0, limit = n + 1, len, end_at;
 	char *ticks = xmalloc(n + 1), *labels = xmalloc(n + 64), end[48];
@@ -261,9 +261,9 @@ axis(const struct timeline *t, const struct drawing *d)
  * did with its time and its most common wait.
  */
 static void
-legend(const struct timeline_shown *v, const struct drawing *d)
+legend(const struct tlview_shown *v, const struct drawing *d)
 {
-	const struct timeline *t = v->t;
+	const struct tldata *t = v->t;
 	double *by_what = xcalloc(t->nwhats + 1, sizeof *by_what);
 	char line[256], buf[32];
 
@@ -280,7 +280,7 @@ legend(const struct timeline_shown *v, const struct drawing *d)
 		return;
 	}
 	for (size_t i = 0; i < v->n; i++) {
-		const struct timeline_thread *tt = &t->threads[v->threads[i]];
+		const struct tldata_thread *tt = &t->threads[v->threads[i]];
 
 		for (size_t c = 0; c < tt->ncells; c++)
 			by_what[tt->cells[c].what] += tt->cells[c].ns;
@@ -319,7 +319,7 @@ legend(const struct timeline_shown *v, const struct drawing *d)
 }
 
 const char *
-timeline_phase_words(const struct timeline *t, size_t th,
+tlview_phase_words(const struct tldata *t, size_t th,
     const struct phase *ph, char *buf, size_t size)
 {
 	double len = (double)(ph->end_ns - ph->start_ns);
@@ -345,7 +345,7 @@ timeline_phase_words(const struct timeline *t, size_t th,
 
 /* The phases of thread th (or PHASES_PROGRAM) as a table under caption. */
 static void
-phase_table(const struct timeline *t, size_t th, const struct phases *ph,
+phase_table(const struct tldata *t, size_t th, const struct phases *ph,
     const char *caption, const struct drawing *d,
     const struct report_options *o)
 {
@@ -366,7 +366,7 @@ phase_table(const struct timeline *t, size_t th, const struct phases *ph,
 	table_init(&tab, cols, 4);
 	for (size_t i = 0; i < ph->n; i++) {
 		const struct phase *p = &ph->v[i];
-		const char *name = timeline_func_name(t, p->func);
+		const char *name = tldata_func_name(t, p->func);
 		union cell *row = table_row(&tab);
 
 		snprintf(spans[i], sizeof spans[i], "%.*f%s%.*f", d->decimals,
@@ -376,7 +376,7 @@ phase_table(const struct timeline *t, size_t th, const struct phases *ph,
 		row[1].d = 100.0 * (double)(p->end_ns - p->start_ns) /
 		    (double)t->span_ns;
 		row[2].s = name != NULL ? name : "-";
-		row[3].s = timeline_phase_words(t, th, p, words[i],
+		row[3].s = tlview_phase_words(t, th, p, words[i],
 		    sizeof words[i]);
 	}
 	table_print(&tab, FORMAT_TEXT, order, caption, &o->style);
@@ -386,11 +386,11 @@ phase_table(const struct timeline *t, size_t th, const struct phases *ph,
 }
 
 void
-timeline_text(const struct timeline_shown *v, const struct report_options *o)
+tlview_text(const struct tlview_shown *v, const struct report_options *o)
 {
-	const struct timeline *t = v->t;
+	const struct tldata *t = v->t;
 	struct drawing d;
-	struct timeline_column *cols;
+	struct tldata_column *cols;
 	char caption[256], a[32], b[32], slice[32], name[20];
 
 	plan(&d, t, o);
@@ -418,7 +418,7 @@ timeline_text(const struct timeline_shown *v, const struct report_options *o)
 		putchar('\n');
 	}
 	for (size_t i = 0; i < v->n; i++) {
-		const struct timeline_thread *tt = &t->threads[v->threads[i]];
+		const struct tldata_thread *tt = &t->threads[v->threads[i]];
 
 		snprintf(caption, sizeof caption, "Phases of thread %u%s%s:",
 		    tt->tid, tt->name[0] != '\0' ? " " : "",

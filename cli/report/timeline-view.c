@@ -1,5 +1,5 @@
 /*
- * timeline-view.c - `profil report --timeline` (timeline.h): the threads
+ * timeline-view.c - `profil report --timeline` (timeline-view.h): the threads
  * to show (all, or --limit's busiest), their phases and the program's,
  * as text (timeline-text.c) or as CSV and JSON rows: a row per thread
  * per column, then a row per phase (columns documented in profil.1).
@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "table.h"
-#include "timeline-text.h"
+#include "timeline-view.h"
 
 /* The machine columns: a thread's column, or a phase (empty elsewhere). */
 static const struct col timeline_cols[] = {
@@ -50,7 +50,7 @@ ns_cell(double ns)
 
 /* A row's common cells: which, whose, when, its time on and off the CPU. */
 static union cell *
-new_row(struct table *tab, const struct timeline *t, const char *which,
+new_row(struct table *tab, const struct tldata *t, const char *which,
     size_t th, size_t index, uint64_t start, uint64_t end, double cpu_ns,
     const double *off_ns)
 {
@@ -80,14 +80,14 @@ new_row(struct table *tab, const struct timeline *t, const char *which,
  * an unknown system call in a buffer of its own, the next call's too).
  */
 static void
-phase_rows(struct table *tab, const struct timeline *t, size_t th,
+phase_rows(struct table *tab, const struct tldata *t, size_t th,
     const struct phases *ph, char (*waits)[32], size_t *nwaits)
 {
 	static const char *const states[] = { "on", "off", "none" };
 
 	for (size_t i = 0; i < ph->n; i++) {
 		const struct phase *p = &ph->v[i];
-		const char *name = timeline_func_name(t, p->func);
+		const char *name = tldata_func_name(t, p->func);
 		union cell *row = new_row(tab, t, "phase", th, i, p->start_ns,
 		    p->end_ns, p->cpu_ns, p->off_ns);
 
@@ -106,11 +106,11 @@ phase_rows(struct table *tab, const struct timeline *t, size_t th,
 
 /* v's rows in CSV or JSON. */
 static void
-timeline_table(const struct timeline_shown *v, int format)
+timeline_table(const struct tlview_shown *v, int format)
 {
-	const struct timeline *t = v->t;
+	const struct tldata *t = v->t;
 	size_t n = phases_nbins(t);
-	struct timeline_column *cols = xcalloc(n, sizeof *cols);
+	struct tldata_column *cols = xcalloc(n, sizeof *cols);
 	struct table tab;
 	size_t nphases = v->program.n, nwaits = 0;
 	char (*waits)[32];
@@ -120,7 +120,7 @@ timeline_table(const struct timeline_shown *v, int format)
 	waits = xcalloc(nphases + 1, sizeof *waits);
 	table_init(&tab, timeline_cols, NCOLS);
 	for (size_t i = 0; i < v->n; i++) {
-		timeline_bins(t, v->threads[i], phases_slices_per_bin(t), cols,
+		tldata_bins(t, v->threads[i], phases_slices_per_bin(t), cols,
 		    n);
 		for (size_t j = 0; j < n; j++)
 			new_row(&tab, t, "column", v->threads[i], j,
@@ -137,15 +137,15 @@ timeline_table(const struct timeline_shown *v, int format)
 	free(cols);
 }
 
-static const struct timeline *by_time_of;
+static const struct tldata *by_time_of;
 
 /* Most time first (on and off the CPU), then in the timeline's order. */
 static int
 by_time(const void *a, const void *b)
 {
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const struct timeline_thread *x = &by_time_of->threads[i];
-	const struct timeline_thread *y = &by_time_of->threads[j];
+	const struct tldata_thread *x = &by_time_of->threads[i];
+	const struct tldata_thread *y = &by_time_of->threads[j];
 	double tx = x->cpu_ns + x->off_ns, ty = y->cpu_ns + y->off_ns;
 
 	if (tx != ty)
@@ -163,9 +163,9 @@ by_index(const void *a, const void *b)
 
 /* The threads to show: those with time, the limit's busiest, in order. */
 static void
-pick_threads(struct timeline_shown *v, long limit)
+pick_threads(struct tlview_shown *v, long limit)
 {
-	const struct timeline *t = v->t;
+	const struct tldata *t = v->t;
 
 	v->threads = xcalloc(t->nthreads + 1, sizeof *v->threads);
 	for (size_t i = 0; i < t->nthreads; i++)
@@ -184,10 +184,10 @@ int
 report_timeline(const struct profil_profile *p, const struct stacks *s,
     const struct report_options *o, char *cause, size_t cause_size)
 {
-	struct timeline t;
-	struct timeline_shown v = { &t, NULL, 0, 0, { NULL, 0 }, NULL };
+	struct tldata t;
+	struct tlview_shown v = { &t, NULL, 0, 0, { NULL, 0 }, NULL };
 
-	if (timeline_build(&t, p, s, cause, cause_size) < 0)
+	if (tldata_build(&t, p, s, cause, cause_size) < 0)
 		return -1;
 	pick_threads(&v, o->limit);
 	phases_find(&t, PHASES_PROGRAM, &v.program);
@@ -195,7 +195,7 @@ report_timeline(const struct profil_profile *p, const struct stacks *s,
 	for (size_t i = 0; i < v.n; i++)
 		phases_find(&t, v.threads[i], &v.phases[i]);
 	if (o->format == FORMAT_TEXT)
-		timeline_text(&v, o);
+		tlview_text(&v, o);
 	else
 		timeline_table(&v, o->format);
 	for (size_t i = 0; i < v.n; i++)
@@ -203,6 +203,6 @@ report_timeline(const struct profil_profile *p, const struct stacks *s,
 	free(v.phases);
 	phases_free(&v.program);
 	free(v.threads);
-	timeline_free(&t);
+	tldata_free(&t);
 	return 0;
 }

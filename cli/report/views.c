@@ -6,7 +6,7 @@
  */
 #include <getopt.h>
 
-#include "timeline.h"
+#include "timeline-view.h"
 #include "views.h"
 
 static int

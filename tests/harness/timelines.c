@@ -1,5 +1,5 @@
 /*
- * timelines.c - the profiles of test-timeline (timelines.h): two threads
+ * timelines.c - the profiles of test-timelineview (timelines.h): two threads
  * whose every phase is known, sampled at 1 kHz into a timeline, saved
  * as profil writes them.  Draws are xorshift's: the same on every run.
  */

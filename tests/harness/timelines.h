@@ -1,5 +1,5 @@
 /*
- * timelines.h - profiles made with known timelines, for test-timeline
+ * timelines.h - profiles made with known timelines, for test-timelineview
  * (timelines.c): one process (PID) of two threads.  Thread T1 runs a()
  * until A_END, is blocked in read(2), called by load_config through
  * libc, until R_END, then runs b(); thread T2 sleeps in clock_nanosleep,

@@ -1,5 +1,5 @@
 /*
- * test-timeline.c - `profil report --timeline` end to end on profiles
+ * test-timelineview.c - `profil report --timeline` end to end on profiles
  * whose timelines are known (tests/harness/timelines.h): two threads of
  * one process, the first on the CPU in a() until A_END, then blocked in
  * read(2) (called by load_config through libc) until R_END, then in

@@ -1,16 +1,17 @@
 /*
- * timeline.c - a profile's timeline per thread, per slice, per thing
- * done (timeline.h), and the run cut into columns.  Invariant: a
+ * timeline-data.c - a profile's timeline per thread, per slice, per thing
+ * done (timeline-data.h), and the run cut into columns.  Invariant: a
  * thread's cells sum to the time of its stacks in the timeline (a CPU
  * stack's samples times interval_ns, an off-CPU stack's ns), each cell
  * once per (slice, what); columns share a slice by its time in each.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "profile/wall-view.h"
-#include "timeline.h"
+#include "timeline-data.h"
 
 /* 0 if p has a timeline; -1 with the cause if it has none. */
 static int
@@ -33,7 +34,7 @@ has_timeline(const struct profil_profile *p, char *cause,
 }
 
 uint64_t
-timeline_slice_start(const struct timeline *t, uint64_t k)
+tldata_slice_start(const struct tldata *t, uint64_t k)
 {
 	/* k < nslices: below the run's end, no overflow */
 	uint64_t at = k * t->slice_ns;
@@ -42,10 +43,10 @@ timeline_slice_start(const struct timeline *t, uint64_t k)
 }
 
 uint64_t
-timeline_slice_end(const struct timeline *t, uint64_t k)
+tldata_slice_end(const struct tldata *t, uint64_t k)
 {
 	return k + 1 >= t->nslices ? t->span_ns :
-	    timeline_slice_start(t, k + 1);
+	    tldata_slice_start(t, k + 1);
 }
 
 /*
@@ -65,15 +66,15 @@ run_span(const struct profil_profile *p)
 
 /*
  * What stack st did: its leaf function on the CPU, or its wait and the
- * function that waited (timeline.h).
+ * function that waited (timeline-data.h).
  */
-static struct timeline_what
+static struct tldata_what
 what_of(const struct profil_profile *p, const struct stacks *s,
     const struct profil_stack *st)
 {
 	static uint32_t funcs[STACKS_MAX_DEPTH];
 	size_t n = stacks_funcs_of(s, st, funcs, STACKS_MAX_DEPTH);
-	struct timeline_what w = { 0, TIMELINE_NO_FUNC, 0, 0 };
+	struct tldata_what w = { 0, TLDATA_NO_FUNC, 0, 0 };
 
 	if (st->off_ns == 0) {
 		if (n > 0)
@@ -99,7 +100,7 @@ what_of(const struct profil_profile *p, const struct stacks *s,
 }
 
 static int
-what_order(const struct timeline_what *x, const struct timeline_what *y)
+what_order(const struct tldata_what *x, const struct tldata_what *y)
 {
 	if (x->off != y->off)
 		return x->off - y->off;
@@ -108,7 +109,7 @@ what_order(const struct timeline_what *x, const struct timeline_what *y)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
-static const struct timeline_what *sort_whats;
+static const struct tldata_what *sort_whats;
 
 static int
 by_what(const void *a, const void *b)
@@ -119,10 +120,10 @@ by_what(const void *a, const void *b)
 
 /* Each stack's what, numbered once each: what[i] for stack i. */
 static uint32_t *
-number_whats(struct timeline *t)
+number_whats(struct tldata *t)
 {
 	const struct profil_profile *p = t->p;
-	struct timeline_what *all = xcalloc(p->nstacks, sizeof *all);
+	struct tldata_what *all = xcalloc(p->nstacks, sizeof *all);
 	size_t *order = xcalloc(p->nstacks, sizeof *order);
 	uint32_t *what = xcalloc(p->nstacks, sizeof *what);
 
@@ -134,7 +135,7 @@ number_whats(struct timeline *t)
 	qsort(order, p->nstacks, sizeof *order, by_what);
 	t->whats = xcalloc(p->nstacks, sizeof *t->whats);
 	for (size_t k = 0; k < p->nstacks; k++) {
-		const struct timeline_what *w = &all[order[k]];
+		const struct tldata_what *w = &all[order[k]];
 
 		if (t->nwhats == 0 ||
 		    what_order(&t->whats[t->nwhats - 1], w) != 0)
@@ -149,7 +150,7 @@ number_whats(struct timeline *t)
 static int
 thread_order(const void *a, const void *b)
 {
-	const struct timeline_thread *x = a, *y = b;
+	const struct tldata_thread *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -158,14 +159,14 @@ thread_order(const void *a, const void *b)
 
 /* The threads of p's stacks, in order; thread[i] for stack i. */
 static uint32_t *
-number_threads(struct timeline *t)
+number_threads(struct tldata *t)
 {
 	const struct profil_profile *p = t->p;
 	uint32_t *thread = xcalloc(p->nstacks, sizeof *thread);
 
 	t->threads = xcalloc(p->nstacks, sizeof *t->threads);
 	for (size_t i = 0; i < p->nstacks; i++)
-		t->threads[i] = (struct timeline_thread){ p->stacks[i].pid,
+		t->threads[i] = (struct tldata_thread){ p->stacks[i].pid,
 		    p->stacks[i].tid, "", NULL, 0, 0, 0 };
 	qsort(t->threads, p->nstacks, sizeof *t->threads, thread_order);
 	for (size_t i = 0; i < p->nstacks; i++)
@@ -173,17 +174,17 @@ number_threads(struct timeline *t)
 		    thread_order(&t->threads[t->nthreads - 1], &t->threads[i]))
 			t->threads[t->nthreads++] = t->threads[i];
 	for (size_t i = 0; i < p->nstacks; i++) {
-		struct timeline_thread key = { p->stacks[i].pid,
+		struct tldata_thread key = { p->stacks[i].pid,
 		    p->stacks[i].tid, NULL, NULL, 0, 0, 0 };
-		struct timeline_thread *th = bsearch(&key, t->threads,
+		struct tldata_thread *th = bsearch(&key, t->threads,
 		    t->nthreads, sizeof key, thread_order);
 
 		thread[i] = (uint32_t)(th - t->threads);
 	}
 	for (size_t i = 0; i < p->nthreads; i++) {
-		struct timeline_thread key = { p->threads[i].pid,
+		struct tldata_thread key = { p->threads[i].pid,
 		    p->threads[i].tid, NULL, NULL, 0, 0, 0 };
-		struct timeline_thread *th = bsearch(&key, t->threads,
+		struct tldata_thread *th = bsearch(&key, t->threads,
 		    t->nthreads, sizeof key, thread_order);
 
 		if (th != NULL && p->threads[i].name != NULL)
@@ -195,7 +196,7 @@ number_threads(struct timeline *t)
 static int
 cell_order(const void *a, const void *b)
 {
-	const struct timeline_cell *x = a, *y = b;
+	const struct tldata_cell *x = a, *y = b;
 
 	if (x->slice != y->slice)
 		return x->slice < y->slice ? -1 : 1;
@@ -204,13 +205,13 @@ cell_order(const void *a, const void *b)
 
 /* th's cells in order, one per (slice, what), its totals summed. */
 static void
-settle_cells(const struct timeline *t, struct timeline_thread *th)
+settle_cells(const struct tldata *t, struct tldata_thread *th)
 {
 	size_t k = 0;
 
 	qsort(th->cells, th->ncells, sizeof *th->cells, cell_order);
 	for (size_t i = 0; i < th->ncells; i++) {
-		struct timeline_cell *c = &th->cells[i];
+		struct tldata_cell *c = &th->cells[i];
 
 		if (t->whats[c->what].off)
 			th->off_ns += c->ns;
@@ -225,7 +226,7 @@ settle_cells(const struct timeline *t, struct timeline_thread *th)
 }
 
 int
-timeline_build(struct timeline *t, const struct profil_profile *p,
+tldata_build(struct tldata *t, const struct profil_profile *p,
     const struct stacks *s, char *cause, size_t cause_size)
 {
 	uint32_t *what, *thread;
@@ -246,7 +247,7 @@ timeline_build(struct timeline *t, const struct profil_profile *p,
 	for (size_t i = 0; i < p->ntimeline; i++) {
 		const struct profil_timeline_entry *e = &p->timeline[i];
 		const struct profil_stack *st;
-		struct timeline_thread *th;
+		struct tldata_thread *th;
 		size_t k;
 
 		if (e->stack >= p->nstacks || e->slice >= p->nslices)
@@ -260,7 +261,7 @@ timeline_build(struct timeline *t, const struct profil_profile *p,
 			th->cells = xrealloc(th->cells, cap[k] *
 			    sizeof *th->cells);
 		}
-		th->cells[th->ncells++] = (struct timeline_cell){ e->slice,
+		th->cells[th->ncells++] = (struct tldata_cell){ e->slice,
 		    what[e->stack], st->off_ns > 0 ? (double)e->value :
 		    (double)e->value * (double)p->interval_ns };
 	}
@@ -273,7 +274,7 @@ timeline_build(struct timeline *t, const struct profil_profile *p,
 }
 
 void
-timeline_free(struct timeline *t)
+tldata_free(struct tldata *t)
 {
 	for (size_t k = 0; k < t->nthreads; k++)
 		free(t->threads[k].cells);
@@ -284,16 +285,16 @@ timeline_free(struct timeline *t)
 
 /* Column j's start when the span is cut into n: floor(j * span / n). */
 static uint64_t
-column_start(const struct timeline *t, size_t j, size_t n)
+column_start(const struct tldata *t, size_t j, size_t n)
 {
 	return (uint64_t)((unsigned __int128)t->span_ns * j / n);
 }
 
 void
-timeline_columns(const struct timeline *t, size_t th,
-    struct timeline_column *cols, size_t n)
+tldata_columns(const struct tldata *t, size_t th,
+    struct tldata_column *cols, size_t n)
 {
-	const struct timeline_thread *tt = &t->threads[th];
+	const struct tldata_thread *tt = &t->threads[th];
 
 	for (size_t j = 0; j < n; j++) {
 		memset(&cols[j], 0, sizeof cols[j]);
@@ -301,10 +302,10 @@ timeline_columns(const struct timeline *t, size_t th,
 		cols[j].end_ns = column_start(t, j + 1, n);
 	}
 	for (size_t i = 0; i < tt->ncells; i++) {
-		const struct timeline_cell *c = &tt->cells[i];
-		const struct timeline_what *w = &t->whats[c->what];
-		uint64_t s0 = timeline_slice_start(t, c->slice);
-		uint64_t s1 = timeline_slice_end(t, c->slice);
+		const struct tldata_cell *c = &tt->cells[i];
+		const struct tldata_what *w = &t->whats[c->what];
+		uint64_t s0 = tldata_slice_start(t, c->slice);
+		uint64_t s1 = tldata_slice_end(t, c->slice);
 		/* the first column the slice is in */
 		size_t j = (size_t)((unsigned __int128)s0 * n / t->span_ns);
 
@@ -326,22 +327,22 @@ timeline_columns(const struct timeline *t, size_t th,
 }
 
 void
-timeline_bins(const struct timeline *t, size_t th, uint64_t per,
-    struct timeline_column *cols, size_t n)
+tldata_bins(const struct tldata *t, size_t th, uint64_t per,
+    struct tldata_column *cols, size_t n)
 {
-	const struct timeline_thread *tt = &t->threads[th];
+	const struct tldata_thread *tt = &t->threads[th];
 
 	for (size_t j = 0; j < n; j++) {
 		uint64_t last = (j + 1) * per;
 
 		memset(&cols[j], 0, sizeof cols[j]);
-		cols[j].start_ns = timeline_slice_start(t, j * per);
-		cols[j].end_ns = timeline_slice_end(t, (last < t->nslices ?
+		cols[j].start_ns = tldata_slice_start(t, j * per);
+		cols[j].end_ns = tldata_slice_end(t, (last < t->nslices ?
 		    last : t->nslices) - 1);
 	}
 	for (size_t i = 0; i < tt->ncells; i++) {
-		const struct timeline_cell *c = &tt->cells[i];
-		const struct timeline_what *w = &t->whats[c->what];
+		const struct tldata_cell *c = &tt->cells[i];
+		const struct tldata_what *w = &t->whats[c->what];
 		size_t j = (size_t)(c->slice / per);
 
 		if (j >= n)
@@ -354,9 +355,9 @@ timeline_bins(const struct timeline *t, size_t th, uint64_t per,
 }
 
 const char *
-timeline_func_name(const struct timeline *t, uint32_t func)
+tldata_func_name(const struct tldata *t, uint32_t func)
 {
-	if (func == TIMELINE_NO_FUNC || func >= t->s->nfuncs)
+	if (func == TLDATA_NO_FUNC || func >= t->s->nfuncs)
 		return NULL;
 	return t->s->funcs[func].function;
 }
