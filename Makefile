@@ -214,6 +214,11 @@ $(BUILD)/tests/test-kerneltime: cli/record/wall/kernel-time.c \
     cli/record/wall/kernel-time.h cli/hmap.c cli/util.c
 $(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli
 
+# test-timeline compiles the recorder's timeline itself (#include)
+$(BUILD)/tests/test-timeline: cli/record/core/timeline.c \
+    cli/record/core/timeline.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-timeline: TESTCFLAGS += -Icli
+
 # test-sample compiles the sample sink itself (#include), its callees
 # stubbed
 $(BUILD)/tests/test-sample: cli/record/sink/sample.c cli/record/sink/sample.h
@@ -362,6 +367,11 @@ $(BUILD)/tests/wall-workload-fp: tests/programs/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
+# Known phases in time, said by the program's own clock (the timeline)
+$(BUILD)/tests/phases: tests/programs/phases.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
+WORKLOADS += $(BUILD)/tests/phases
 # Code generated at run time and named by a perf map or a jitdump file
 # (issue 18): built without frame pointers, its generated code has them
 $(BUILD)/tests/jit-workload: tests/programs/jit-workload.c \
