@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "cmd-record.h"
+#include "record/core/clock.h"
 #include "record/core/launch.h"
 #include "record/core/prffile.h"
 #include "record/jit/jit.h"
@@ -349,6 +350,9 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		builder_stacks(r->builder);
 	jit_begin(r->builder);
 	clock_gettime(CLOCK_REALTIME, &wall_start);
+	/* the timeline's slice 0 starts with the header's start_ns */
+	if (o->stack_size)
+		builder_timeline(r->builder, record_now_ns());
 	if ((attach != 0 ?
 	    o->engine->attach(o, attach, r, cause, sizeof cause) :
 	    o->engine->run(o, r, cause, sizeof cause)) < 0) {
@@ -367,6 +371,7 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		cli_die(126, "cannot execute %s: %s", o->argv[0],
 		    strerror(r->exec_errno));
 	}
+	builder_timeline_end(r->builder, record_now_ns());
 	p = builder_finish(r->builder);
 	builder_free(r->builder);
 	jit_end(p, cli_warn_line);

@@ -14,6 +14,7 @@
 #include "builder-internal.h"
 #include "cli.h"
 #include "fpmarks.h"
+#include "timeline.h"
 
 struct builder *
 builder_new(unsigned bucket_bytes)
@@ -57,6 +58,7 @@ builder_free(struct builder *b)
 	hmap_free(&b->stack_off);
 	free(b->off);
 	free(b->wall);
+	timeline_free(b->tl);
 	free(b->frames);
 	for (i = 0; i < b->nthreads; i++)
 		free(b->threads[i].name);
@@ -77,7 +79,7 @@ builder_cpu_fill(struct builder *b, const struct bframe *frames, size_t n,
     uint64_t weight, pid_t pid, pid_t tid)
 {
 	if (b->stacks)
-		builder_sample_stack(b, frames, n, weight, pid, tid);
+		builder_stack_fill(b, frames, n, weight, pid, tid);
 	else
 		builder_kernel(b, frames[0].value, weight, pid, tid);
 	if (b->external_threads)

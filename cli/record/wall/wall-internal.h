@@ -120,7 +120,7 @@ struct wall {
 	 * seen themselves: at the end, placed as their process's were.
 	 */
 	struct hmap proc_looks;
-	struct deferred { pid_t pid, tid; uint64_t ns; } *deferred;
+	struct deferred { pid_t pid, tid; uint64_t ns, shape, at; } *deferred;
 	size_t ndeferred, deferred_cap;
 	/*
 	 * Threads done whose time on the CPU the kernel counted: at the end,
@@ -185,7 +185,26 @@ void wall_truth_settle(struct wall *w, struct wthread *t);
 /* ---- wall-place.c -------------------------------------------------------- */
 
 /* len of t's time runnable: where its last CPU sample was (sampled). */
-void wall_place_runnable(struct wall *w, struct wthread *t, uint64_t len);
+void wall_place_runnable(struct wall *w, struct wthread *t, uint64_t start,
+    uint64_t len);
+/*
+ * The timeline's keys of thread t's time off the CPU (builder.h's
+ * caller keys): at a site, pooled (its place decided at its end), and
+ * all of it (the shape of what has no shape of its own).
+ */
+#define WALL_TL_POOL	UINT32_MAX
+#define WALL_TL_ALL	(UINT32_MAX - 1)
+uint64_t wall_tl_key(const struct wall *w, const struct wthread *t,
+    uint32_t site);
+/* Where an interval of ns ending at end starts (0 at the earliest). */
+static inline uint64_t
+wall_tl_start(uint64_t end, uint64_t ns)
+{
+	return end > ns ? end - ns : 0;
+}
+/* len ns from start, of t, at site (or WALL_TL_POOL), in the timeline. */
+void wall_tl_span(struct wall *w, const struct wthread *t, uint32_t site,
+    uint64_t start, uint64_t len);
 
 /* The interval off the CPU since t->since ends at end: place it. */
 void wall_end_interval(struct wall *w, struct wthread *t, uint64_t end);

@@ -9,10 +9,31 @@
 #include <string.h>
 
 #include "cli.h"
+#include "record/core/clock.h"
+#include "record/core/timeline.h"
 #include "wall-internal.h"
 
+uint64_t
+wall_tl_key(const struct wall *w, const struct wthread *t, uint32_t site)
+{
+	return BUILDER_TL_CALLER | (uint64_t)(t - w->threads) << 32 | site;
+}
+
 void
-wall_place_runnable(struct wall *w, struct wthread *t, uint64_t len)
+wall_tl_span(struct wall *w, const struct wthread *t, uint32_t site,
+    uint64_t start, uint64_t len)
+{
+	struct timeline *tl = builder_timeline_of(w->b);
+
+	if (tl == NULL || len == 0)
+		return;
+	timeline_add_span(tl, wall_tl_key(w, t, site), start, len);
+	timeline_add_span(tl, wall_tl_key(w, t, WALL_TL_ALL), start, len);
+}
+
+void
+wall_place_runnable(struct wall *w, struct wthread *t, uint64_t start,
+    uint64_t len)
 {
 	struct bframe f[SITE_MAX];
 	size_t n = t->nstack < SITE_MAX - 1 ? t->nstack : SITE_MAX - 1;
@@ -28,6 +49,7 @@ wall_place_runnable(struct wall *w, struct wthread *t, uint64_t len)
 	a = wall_acc_of(t, site);
 	a->off_ns += len;
 	a->intervals++;
+	wall_tl_span(w, t, site, start, len);
 	if (n > 0) {		/* placed where the last sample was */
 		a->sampled_ns += len;
 		a->observations++;
@@ -48,13 +70,14 @@ wall_end_interval(struct wall *w, struct wthread *t, uint64_t end)
 		t->sw.nblk++;
 	}
 	if (t->preempted) {
-		wall_place_runnable(w, t, len);
+		wall_place_runnable(w, t, t->since, len);
 		return;
 	}
 	if (t->has_look && t->look_t1 >= t->since && t->look_t2 <= end) {
 		a = wall_acc_of(t, t->look_site);
 		a->off_ns += len;
 		a->intervals++;
+		wall_tl_span(w, t, t->look_site, t->since, len);
 		if (len < 2 * w->poll_ns) {
 			a->short_looks++;
 			hmap_add(&w->proc_looks, (uint64_t)(uint32_t)t->pid << 32 |
@@ -67,6 +90,45 @@ wall_end_interval(struct wall *w, struct wthread *t, uint64_t end)
 		t->has_look = 0;	/* between two intervals: nowhere */
 	t->pool_ns += len;
 	t->pool_n++;
+	wall_tl_span(w, t, WALL_TL_POOL, t->since, len);
+}
+
+/* Where time with no shape of its own goes in the timeline: t's last. */
+static uint64_t
+fallback_time(const struct wthread *t)
+{
+	return t->last != 0 ? t->last : record_now_ns();
+}
+
+/* share of t's pooled time to the account at site, in the timeline. */
+static void
+tl_from_pool(struct wall *w, const struct wthread *t, uint32_t site,
+    uint64_t share)
+{
+	struct timeline *tl = builder_timeline_of(w->b);
+
+	if (tl != NULL)
+		timeline_move(tl, wall_tl_key(w, t, WALL_TL_POOL),
+		    wall_tl_key(w, t, site), share, fallback_time(t));
+}
+
+/*
+ * The timeline's key whose shape the account at site has: its own, or
+ * where it has none (time moved to it as the kernel's count settled),
+ * all of the thread's time off the CPU.
+ */
+static uint64_t
+tl_shape(struct wall *w, const struct wthread *t, uint32_t site)
+{
+	struct timeline *tl = builder_timeline_of(w->b);
+
+	if (tl == NULL)
+		return BUILDER_TL_NONE;
+	if (timeline_total(tl, wall_tl_key(w, t, site)) > 0)
+		return wall_tl_key(w, t, site);
+	if (timeline_total(tl, wall_tl_key(w, t, WALL_TL_ALL)) > 0)
+		return wall_tl_key(w, t, WALL_TL_ALL);
+	return BUILDER_TL_NONE;
 }
 
 void
@@ -93,6 +155,7 @@ wall_flush(struct wall *w, struct wthread *t)
 			left -= share;
 			a->off_ns += share;
 			a->sampled_ns += share;
+			tl_from_pool(w, t, a->site, share);
 			a->observations += a->short_looks;
 			/* its intervals too, likewise */
 			a->intervals += (uint64_t)((unsigned __int128)t->pool_n *
@@ -103,6 +166,7 @@ wall_flush(struct wall *w, struct wthread *t)
 		struct acc *a = wall_acc_of(t,
 		    wall_site_unplaced(w, PROFIL_OFFCPU_BLOCKED));
 
+		tl_from_pool(w, t, a->site, left);
 		a->off_ns += left;
 		a->sampled_ns += left;
 		w->stats.unread_ns += left;
@@ -114,7 +178,7 @@ wall_flush(struct wall *w, struct wthread *t)
 			    w->deferred_cap * sizeof *w->deferred);
 		}
 		w->deferred[w->ndeferred++] = (struct deferred){ t->pid, t->tid,
-		    left };
+		    left, tl_shape(w, t, WALL_TL_POOL), fallback_time(t) };
 	}
 	t->pool_ns = 0;
 	t->pool_n = 0;
@@ -124,7 +188,11 @@ wall_flush(struct wall *w, struct wthread *t)
 		const struct site *s = &w->sites[a->site];
 
 		builder_offcpu(w->b, s->frames, s->n, a->off_ns, a->sampled_ns,
-		    a->observations, t->pid, t->tid);
+		    a->observations, t->pid, t->tid, tl_shape(w, t, a->site),
+		    fallback_time(t));
+		if (builder_timeline_of(w->b) != NULL)
+			timeline_drop(builder_timeline_of(w->b),
+			    wall_tl_key(w, t, a->site));
 	}
 	t->naccs = 0;
 }
@@ -149,7 +217,8 @@ place_deferred(struct wall *w, const struct deferred *d, const uint64_t *keys,
 			hi = k + 1;
 		}
 	if (looks == 0) {
-		builder_offcpu(w->b, unplaced, 2, d->ns, d->ns, 0, d->pid, d->tid);
+		builder_offcpu(w->b, unplaced, 2, d->ns, d->ns, 0, d->pid, d->tid,
+		    d->shape, d->at);
 		return;
 	}
 	for (size_t k = lo; k < hi && left > 0; k++) {
@@ -162,7 +231,7 @@ place_deferred(struct wall *w, const struct deferred *d, const uint64_t *keys,
 		left -= share;
 		if (share > 0)
 			builder_offcpu(w->b, s->frames, s->n, share, share, n,
-			    d->pid, d->tid);
+			    d->pid, d->tid, d->shape, d->at);
 	}
 }
 

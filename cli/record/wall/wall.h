@@ -99,20 +99,25 @@ void wall_fill_cpu(struct wall *w);
  */
 int wall_look_now(struct wall *w, pid_t pid, pid_t tid);
 /*
+ * (Each interval below ends at end, the records' clock: its time in the
+ * profile's timeline.)
+ *
  * ns of the thread's time blocked, at its place: exact if it was seen
  * there before and after without running in between, else sampled
  * (where blocks were seen stands for where they were).  With no place
  * seen yet, as its unseen blocks are (wall_finish).
  */
-void wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns,
-    int exact);
+void wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns, int exact);
 /*
  * ns of the thread's time blocked somewhere not seen: placed at the end
  * as its unseen blocks are (where its short blocks were seen).
  */
-void wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
+void wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns);
 /* ns of the thread's time runnable: at its last CPU sample (sampled). */
-void wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
+void wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns);
 /*
  * The thread's time on the CPU in all, as the kernel counted it (for
  * wall_fill_cpu), told before it is done.
