@@ -7,7 +7,10 @@
  *
  *     phase NAME START_NS END_NS
  *
- * in CLOCK_REALTIME ns (a profile's start_ns is on that clock).
+ * in CLOCK_REALTIME ns (a profile's start_ns is on that clock); and at
+ * each thread's end its life and CPU time, as the kernel counted them:
+ *
+ *     thread NAME START_NS END_NS CPU_NS
  *
  *     phases [SCALE]    every length times SCALE (default 1):
  *                       A 1 s, R 0.5 s, B 1 s, S 1.25 s, C 1 s
@@ -94,6 +97,14 @@ phase(const char *name, void (*run)(uint64_t), uint64_t ns)
 	say(name, t0, now(CLOCK_REALTIME));
 }
 
+/* The calling thread's end: "thread NAME START END CPU". */
+static void
+thread_done(const char *name, uint64_t start)
+{
+	fprintf(stderr, "thread %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", name,
+	    start, now(CLOCK_REALTIME), now(CLOCK_THREAD_CPUTIME_ID));
+}
+
 static void *
 late(void *arg)
 {
@@ -107,6 +118,7 @@ late(void *arg)
 	nanosleep(&ts, NULL);
 	say("sleep", t0, now(CLOCK_REALTIME));
 	phase("c", c, ns_of(1));
+	thread_done("late", t0);
 	return NULL;
 }
 
@@ -114,7 +126,7 @@ int
 main(int argc, char **argv)
 {
 	pthread_t t;
-	uint64_t t0;
+	uint64_t t0, born = now(CLOCK_REALTIME);
 
 	if (argc > 1 && (scale = atof(argv[1])) <= 0) {
 		fprintf(stderr, "usage: phases [SCALE]\n");
@@ -129,5 +141,6 @@ main(int argc, char **argv)
 	say("read", t0, now(CLOCK_REALTIME));
 	phase("b", b, ns_of(1));
 	pthread_join(t, NULL);
+	thread_done("worker", born);
 	return 0;
 }

@@ -55,6 +55,7 @@ struct bthread {
 	pid_t pid, tid;
 	char *name;
 	uint64_t samples;
+	uint64_t run_samples;		/* over every period (builder_reset) */
 };
 
 struct bprocess {

@@ -105,7 +105,7 @@ void builder_external_threads(struct builder *b);
 void builder_thread_samples(struct builder *b, pid_t pid, pid_t tid,
     uint64_t n);
 
-/* The samples thread tid of pid has so far. */
+/* The samples thread tid of pid has so far (in all periods). */
 uint64_t builder_thread_count(struct builder *b, pid_t pid, pid_t tid);
 /*
  * weight samples of CPU time the kernel counted and no sample stood
@@ -136,5 +136,13 @@ struct builder_process *builder_new_processes(struct builder *b, size_t *seen,
  * builder keeps owning nothing of it; free with profil_profile_free().
  */
 struct profil_profile *builder_finish(struct builder *b);
+
+/*
+ * A new period (record --every): every count back to 0, the timeline
+ * starting again at origin; what the counts were of (objects, frames,
+ * threads, processes, the kernel's identity) kept, so that the next
+ * builder_finish is the period's profile alone.
+ */
+void builder_reset(struct builder *b, uint64_t origin);
 
 #endif

@@ -113,6 +113,7 @@ struct wall {
 	size_t nunread, unread_cap;
 	uint8_t *stack;
 	struct profil_wall stats;
+	struct profil_wall stats_cut;	/* stats at the last period's end */
 	uint64_t begin;			/* an attach's start: none counted before */
 	/*
 	 * Short blocks seen, by process and place (pid << 32 | site ->
@@ -214,6 +215,8 @@ void wall_end_interval(struct wall *w, struct wthread *t, uint64_t end);
  * short blocks, in proportion; then all its time to the builder.
  */
 void wall_flush(struct wall *w, struct wthread *t);
+/* wall_flush of a thread that goes on: not settled with the kernel. */
+void wall_flush_period(struct wall *w, struct wthread *t);
 
 /* ---- wall.c -------------------------------------------------------------- */
 

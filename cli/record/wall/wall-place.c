@@ -131,8 +131,22 @@ tl_shape(struct wall *w, const struct wthread *t, uint32_t site)
 	return BUILDER_TL_NONE;
 }
 
+static void flush(struct wall *w, struct wthread *t, int final);
+
 void
 wall_flush(struct wall *w, struct wthread *t)
+{
+	flush(w, t, 1);
+}
+
+void
+wall_flush_period(struct wall *w, struct wthread *t)
+{
+	flush(w, t, 0);
+}
+
+static void
+flush(struct wall *w, struct wthread *t, int final)
 {
 	uint64_t looks = 0, left = t->pool_ns;
 	size_t last = 0;
@@ -182,7 +196,8 @@ wall_flush(struct wall *w, struct wthread *t)
 	}
 	t->pool_ns = 0;
 	t->pool_n = 0;
-	wall_truth_settle(w, t);
+	if (final)
+		wall_truth_settle(w, t);
 	for (size_t i = 0; i < t->naccs; i++) {
 		const struct acc *a = &t->accs[i];
 		const struct site *s = &w->sites[a->site];
@@ -235,12 +250,62 @@ place_deferred(struct wall *w, const struct deferred *d, const uint64_t *keys,
 	}
 }
 
-void
-wall_finish(struct wall *w, uint64_t end)
+/* The time of threads with no short block of their own seen, placed. */
+static void
+place_all_deferred(struct wall *w)
 {
 	uint64_t *keys;
 	size_t nkeys;
 
+	keys = hmap_sorted_keys(&w->proc_looks, &nkeys);
+	for (size_t i = 0; i < w->ndeferred; i++)
+		place_deferred(w, &w->deferred[i], keys, nkeys);
+	free(keys);
+	w->ndeferred = 0;
+}
+
+/* The wall record of the time since the last period's end. */
+static void
+wall_record(struct wall *w)
+{
+	struct profil_wall s = w->stats;
+
+	s.switches -= w->stats_cut.switches;
+	s.reads -= w->stats_cut.reads;
+	s.unread_ns -= w->stats_cut.unread_ns;
+	builder_wall(w->b, &s);
+	w->stats_cut = w->stats;
+}
+
+void
+wall_cut(struct wall *w, uint64_t now)
+{
+	for (size_t i = 0; i < w->nthreads; i++) {
+		struct wthread *t = &w->threads[i];
+		int placed;
+
+		if (t->state == T_GONE)
+			continue;
+		if (t->state == T_OFF || t->state == T_UNKNOWN) {
+			/* seen where it is, and blocked there since */
+			placed = !t->preempted && t->has_look &&
+			    t->look_t1 >= t->since;
+			wall_end_interval(w, t, now);
+			t->since = now;
+			if (placed) {
+				t->has_look = 1;
+				t->look_t1 = t->look_t2 = now;
+			}
+		}
+		wall_flush_period(w, t);
+	}
+	place_all_deferred(w);
+	wall_record(w);
+}
+
+void
+wall_finish(struct wall *w, uint64_t end)
+{
 	for (size_t i = 0; i < w->nthreads; i++) {
 		struct wthread *t = &w->threads[i];
 
@@ -256,9 +321,6 @@ wall_finish(struct wall *w, uint64_t end)
 			wall_flush(w, t);
 		t->state = T_GONE;
 	}
-	keys = hmap_sorted_keys(&w->proc_looks, &nkeys);
-	for (size_t i = 0; i < w->ndeferred; i++)
-		place_deferred(w, &w->deferred[i], keys, nkeys);
-	free(keys);
-	builder_wall(w->b, &w->stats);
+	place_all_deferred(w);
+	wall_record(w);
 }

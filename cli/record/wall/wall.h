@@ -79,6 +79,14 @@ int wall_look_due(const struct wall *w, uint64_t now);
 /* End: threads still off the CPU until end; everything to the builder. */
 void wall_finish(struct wall *w, uint64_t end);
 /*
+ * A period ends at now (record --every): the intervals off the CPU cut
+ * there (a thread blocked at a place it was seen at stays placed there),
+ * and every thread's time so far to the builder, as at its end, but
+ * for its agreement with the kernel's count (made at its end, with
+ * what is left).  The builder's counts are then the caller's to reset.
+ */
+void wall_cut(struct wall *w, uint64_t now);
+/*
  * Once every CPU sample is in the builder: the time on the CPU the
  * kernel counted for a thread and its samples do not stand for (the
  * kernel's work at its switches, mostly) goes to its sites off the CPU,
