@@ -199,12 +199,17 @@ periods_write(struct periods *p, struct builder *b,
 	q = builder_finish(b);
 	prffile_header(q, o, &r, &p->wall_origin);
 	header(p, q, now);
-	path = name_of(p, o->argv[0], pid);
-	rc = write_profile(q, path, cause, cause_size);
-	if (rc == 0)
-		keep(p, path);
-	profil_profile_free(q);
-	free(path);
+	if (p->sink != NULL) {
+		p->sink(p->sink_arg, q);
+		rc = 0;
+	} else {
+		path = name_of(p, o->argv[0], pid);
+		rc = write_profile(q, path, cause, cause_size);
+		if (rc == 0)
+			keep(p, path);
+		profil_profile_free(q);
+		free(path);
+	}
 	builder_reset(b, now);
 	p->start = now;
 	p->taken = taken;

@@ -32,6 +32,13 @@ struct periods {
 	uint64_t taken, weight_sq;	/* the engine's, at its start */
 	unsigned n;			/* periods written */
 	char **kept;			/* their names, the last keep */
+	/*
+	 * Where a period's profile goes instead of a file (profil top):
+	 * given q, its header filled, to keep (free with
+	 * profil_profile_free); NULL: files.
+	 */
+	void (*sink)(void *arg, struct profil_profile *q);
+	void *sink_arg;
 };
 
 /* "60s", "500ms", "2m", "1h" (a bare number: seconds) into *ns; 0 or -1. */
