@@ -535,6 +535,15 @@ bench-wall: all $(BUILD)/bench/parked $(BUILD)/bench/pingpong
 # against perf record -g, cost and split (~3 minutes; needs node)
 bench-jit: all
 	python3 bench/jit.py $(BUILD)
+# the timeline's file and cost on a steady program (bench/timeline.py);
+# bench-timeline-long: a 10-minute 8-thread run beside perf record's file
+$(BUILD)/bench/manystacks: bench/manystacks.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lpthread
+bench-timeline: all $(BUILD)/tests/workload
+	python3 bench/timeline.py $(BUILD)
+bench-timeline-long: all $(BUILD)/bench/manystacks
+	python3 bench/timeline.py --long 10 $(BUILD)
 # --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
 bench-budget: all $(BUILD)/tests/workload
 	python3 bench/budget.py $(BUILD)
