@@ -451,10 +451,6 @@ record_exec(int argc, char **argv)
 	if ((path = record_open(output, &o, &out)) == NULL)
 		return EXIT_USAGE;
 	o.engine = choose_engine(&o, attach);
-	if (o.periods != NULL && strcmp(o.engine->name, "perf") != 0)
-		cli_die(1, "--every: the %s engine cannot end a period yet (its "
-		    "counts stay in the program's memory until its end): give "
-		    "-e perf", o.engine->name);
 	if ((p = record_run(&o, attach, &r)) == NULL) {
 		free(path);
 		return 1;
