@@ -106,7 +106,7 @@ static int
 judge_timeline(const char *what, const char *engine, const char *prf,
     const char *err)
 {
-	int few = 0;
+	int few = 0, perf;
 	char cause[512];
 	struct profil_profile *p;
 	struct phase ph[4];
@@ -114,7 +114,7 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 	const char *names[] = { "a", "b", "c" };
 	uint64_t lo[3], hi[3];
 	uint32_t obj = UINT32_MAX;
-	double slice_s, read_s = 0;
+	double slice_s, read_s = 0, len;
 
 	if ((p = profil_profile_read(prf, cause, sizeof cause)) == NULL)
 		fail_msg("%s: %s", what, cause);
