@@ -18,48 +18,16 @@
 #include "symbols/offcpu.h"
 #include "wall-view.h"
 
-/*
- * q's stacks for which drop() is false kept, in their order, the others
- * freed; the timeline's entries of those kept renumbered, the others'
- * left out (the entries stay sorted by stack, then slice).
- */
+/* The CPU part of q, a copy: its stacks off the CPU left out. */
 static void
-keep_stacks(struct profil_profile *q,
-    int (*drop)(const struct profil_stack *st))
+keep_cpu_stacks(struct profil_profile *q)
 {
-	uint32_t *moved = xcalloc(q->nstacks + 1, sizeof *moved);
-	size_t k = 0, e = 0;
+	unsigned char *drop = xcalloc(q->nstacks + 1, 1);
 
-	for (size_t i = 0; i < q->nstacks; i++) {
-		if (drop(&q->stacks[i])) {
-			free(q->stacks[i].frames);
-			moved[i] = UINT32_MAX;
-			continue;
-		}
-		moved[i] = (uint32_t)k;
-		q->stacks[k++] = q->stacks[i];
-	}
-	q->nstacks = k;
-	for (size_t i = 0; i < q->ntimeline; i++)
-		if (moved[q->timeline[i].stack] != UINT32_MAX) {
-			q->timeline[e] = q->timeline[i];
-			q->timeline[e++].stack = moved[q->timeline[i].stack];
-		}
-	q->ntimeline = e;
-	free(moved);
-}
-
-static int
-off_cpu(const struct profil_stack *st)
-{
-	return st->off_ns > 0;
-}
-
-/* Off the CPU for less than the interval the view counts in. */
-static int
-off_cpu_uncounted(const struct profil_stack *st)
-{
-	return st->off_ns > 0 && st->count == 0;
+	for (size_t i = 0; i < q->nstacks; i++)
+		drop[i] = q->stacks[i].off_ns > 0;
+	profile_drop_stacks(q, drop);
+	free(drop);
 }
 
 static void
@@ -89,6 +57,7 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 {
 	uint64_t interval = q->interval_ns ? q->interval_ns : 1;
 	uint64_t carry = 0, total = 0;
+	unsigned char *drop;
 
 	for (size_t i = 0; i < q->nstacks; i++) {
 		struct profil_stack *st = &q->stacks[i];
@@ -108,7 +77,11 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 			add_to_thread(q, st->pid, st->tid, n);
 		}
 	}
-	keep_stacks(q, off_cpu_uncounted);
+	drop = xcalloc(q->nstacks + 1, 1);
+	for (size_t i = 0; i < q->nstacks; i++)
+		drop[i] = q->stacks[i].off_ns > 0 && q->stacks[i].count == 0;
+	profile_drop_stacks(q, drop);
+	free(drop);
 	return total;
 }
 
@@ -175,7 +148,7 @@ wall_view(const struct profil_profile *p, int cpu_only,
 	free(q->wall);
 	q->wall = NULL;
 	if (cpu_only) {
-		keep_stacks(q, off_cpu);
+		keep_cpu_stacks(q);
 		*view = q;
 		return 0;
 	}
