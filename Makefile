@@ -324,16 +324,16 @@ $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
 
-# test-timelineview makes its profiles of known timelines (tests/harness/
-# timelines.h, on profiles.h) with the command's allocation and reads the
-# view's CSV as a table
-$(BUILD)/tests/test-timelineview: tests/harness/profiles.c \
-    tests/harness/profiles.h tests/harness/timelines.c \
-    tests/harness/timelines.h tests/harness/csv-table.c \
-    tests/harness/csv-table.h cli/util.c
-$(BUILD)/tests/test-timelineview: HARNESS += tests/harness/profiles.c \
+# the tests of report --timeline make profiles of known timelines
+# (tests/harness/timelines.h, on profiles.h) with the command's allocation
+# and read the view's CSV as a table
+TIMELINE_TESTS := $(BUILD)/tests/test-timelineview $(BUILD)/tests/test-phases
+$(TIMELINE_TESTS): tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/timelines.c tests/harness/timelines.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
+$(TIMELINE_TESTS): HARNESS += tests/harness/profiles.c \
     tests/harness/timelines.c tests/harness/csv-table.c cli/util.c
-$(BUILD)/tests/test-timelineview: TESTCFLAGS += -Icli
+$(TIMELINE_TESTS): TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hmap.h"
 #include "phases-internal.h"
 
 uint64_t
@@ -42,34 +43,51 @@ phases_bin_end(const struct phase_series *se, size_t b)
 
 /*
  * The keys: a function on the CPU each, a wait each (whoever waited),
- * and none; key_of[w] for each what w.
+ * and none; key_of[w] for each what w.  Time runnable in a function is
+ * its function's: the thread was running it, preempted (on a loaded
+ * machine a thread in a() was runnable 62% of its phase, which was
+ * a()'s all the same).
  */
 static void
 number_keys(struct phase_series *se)
 {
 	const struct tldata *t = se->t;
+	struct hmap on;		/* func -> its key on the CPU + 1 */
 
+	hmap_init(&on);
 	se->keys = xcalloc(t->nwhats + 1, sizeof *se->keys);
 	se->key_of = xcalloc(t->nwhats + 1, sizeof *se->key_of);
 	for (size_t w = 0; w < t->nwhats; w++) {
 		const struct tldata_what *tw = &t->whats[w];
-		struct phase_key k = { tw->off ? PHASE_OFF_CPU : PHASE_ON_CPU,
-		    tw->off ? TLDATA_NO_FUNC : tw->func, tw->code };
+		int running = !tw->off || (tw->code == PROFIL_OFFCPU_RUNNABLE &&
+		    tw->func != TLDATA_NO_FUNC);
+		struct phase_key k = { PHASE_ON_CPU, tw->func, 0 };
 		size_t i = 0;
 
+		if (!running)
+			k = (struct phase_key){ PHASE_OFF_CPU, TLDATA_NO_FUNC,
+			    tw->code };
+		if (running && (i = hmap_get(&on, tw->func)) > 0) {
+			se->key_of[w] = (uint32_t)(i - 1);
+			continue;
+		}
 		/* few keys off the CPU: a wait is found among them */
-		if (tw->off)
+		if (!running)
 			for (i = 0; i < se->nkeys; i++)
 				if (se->keys[i].state == PHASE_OFF_CPU &&
 				    se->keys[i].code == k.code)
 					break;
-		if (!tw->off || i == se->nkeys)
+		if (running || i == se->nkeys) {
 			se->keys[i = se->nkeys++] = k;
+			if (running)
+				hmap_add(&on, tw->func, i + 1);
+		}
 		se->key_of[w] = (uint32_t)i;
 	}
 	se->none = (uint32_t)se->nkeys;
 	se->keys[se->nkeys++] = (struct phase_key){ PHASE_NONE,
 	    TLDATA_NO_FUNC, 0 };
+	hmap_free(&on);
 }
 
 /* A cell as the series is built: its key and time (its bin: where). */

@@ -192,7 +192,7 @@ describe(const struct phase_series *se, size_t th, const struct phase_run *r,
 	const struct tldata *t = se->t;
 	const struct phase_key *k = &se->keys[r->key];
 	struct phase ph = { r->from_ns, end_ns, k->state, k->func, k->code,
-	    phases_raw(se, r->key, r->b0, r->b1), 0, { 0 } };
+	    phases_raw(se, r->key, r->b0, r->b1), 0, 0, { 0 } };
 	uint64_t s0 = r->b0 * se->per, s1 = r->b1 * se->per;
 	size_t lo = th == PHASES_PROGRAM ? 0 : th;
 	size_t hi = th == PHASES_PROGRAM ? t->nthreads : th + 1;
@@ -220,6 +220,10 @@ describe(const struct phase_series *se, size_t th, const struct phase_run *r,
 			waiter = w;
 	if (waiter < t->nwhats)
 		ph.func = t->whats[waiter].func;
+	/* the function's time runnable, preempted in it */
+	for (size_t w = 0; w < t->nwhats && k->state == PHASE_ON_CPU; w++)
+		if (t->whats[w].off && se->key_of[w] == r->key)
+			ph.runnable_ns += by_what[w];
 	return ph;
 }
 

@@ -40,8 +40,10 @@ struct phase {
 	uint32_t func;
 	uint64_t code;			/* OFF_CPU: what it waited in */
 	double what_ns;		/* the time of what names it: the
-				   function on the CPU, the wait, or for
-				   NONE the time neither on nor off */
+				   function's on the CPU and runnable in it
+				   (preempted), the wait's, or for NONE the
+				   time neither on nor off */
+	double runnable_ns;	/* ON_CPU: the part of what_ns runnable */
 	/* the time in it on the CPU, and off it by kind (offcpu.h) */
 	double cpu_ns;
 	double off_ns[OFFCPU_NKINDS];
@@ -56,9 +58,11 @@ struct phases {
 
 /*
  * The phases of thread th of t (an index into t->threads), or with
- * PHASES_PROGRAM of the whole program: in each slice what its threads
- * did most on the CPU where they used half a CPU or more there, else
- * the wait they spent most time in; into *out, free with phases_free.
+ * PHASES_PROGRAM of the whole program: cut where its threads' phases
+ * change, each span named by the function its threads ran most (on the
+ * CPU or runnable in it) where they ran half a CPU or more there, else
+ * by the wait they spent most time in; into *out, free with
+ * phases_free.
  */
 void phases_find(const struct tldata *t, size_t th, struct phases *out);
 void phases_free(struct phases *ph);

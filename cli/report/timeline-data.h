@@ -23,11 +23,13 @@
 #define TLDATA_NO_FUNC	UINT32_MAX
 
 /*
- * What a thread did: on the CPU in function func (the stack's leaf), or
- * off it waiting in code (a PROFIL_OFFCPU_* or system call number),
- * called there from func (the first function of the stack outside the
- * object of the system call's wrapper: load_config, not read in libc;
- * TLDATA_NO_FUNC when the stack has no function above the wait).
+ * What a thread did: on the CPU in function func (the stack's leaf, the
+ * program's own below any kernel functions), or off it waiting in code
+ * (a PROFIL_OFFCPU_* or system call number) in func: where it was
+ * preempted or faulted, or for a system call the function that called
+ * it, the first of the stack outside the object of the call's wrapper
+ * (load_config, not read in libc); TLDATA_NO_FUNC when the stack has no
+ * function above the wait.
  */
 struct tldata_what {
 	int off;

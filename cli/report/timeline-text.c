@@ -309,25 +309,38 @@ legend(const struct tlview_shown *v, const struct drawing *d)
 		}
 		if (total <= 0)
 			continue;
-		snprintf(line, sizeof line, "%s, %s (most in %s)",
-		    offcpu_kind_name(k), duration(total, buf, sizeof buf),
-		    offcpu_what(code));
+		/* (runnable, page faults: a kind that is one wait) */
+		snprintf(line, sizeof line, code <= PROFIL_OFFCPU_SYSCALL_MAX ?
+		    "%s, %s (most in %s)" : "%s, %s", offcpu_kind_name(k),
+		    duration(total, buf, sizeof buf), offcpu_what(code));
 		printf("  %c ", wait_letters[k]);
 		cli_print_wrapped("", line, 4, d->width);
 	}
 	free(by_what);
 }
 
-const char *
-tlview_phase_words(const struct tldata *t, size_t th,
-    const struct phase *ph, char *buf, size_t size)
+/*
+ * What phase ph of thread th (or PHASES_PROGRAM) did, in words, into
+ * buf: "97% on the CPU", "40% on the CPU, 55% runnable", "96% off the
+ * CPU in read", "not running" (a wall profile's thread before its start
+ * or after its end; between, its time was not seen); returns buf.
+ */
+static const char *
+phase_words(const struct tldata *t, size_t th, const struct phase *ph,
+    int interior, char *buf, size_t size)
 {
 	double len = (double)(ph->end_ns - ph->start_ns);
 	double what = len > 0 ? 100 * ph->what_ns / len : 0;
 
 	switch (ph->state) {
 	case PHASE_ON_CPU:
-		snprintf(buf, size, "%.0f%% on the CPU", what);
+		len = len > 0 ? len : 1;
+		if (ph->runnable_ns >= 0.05 * len)
+			snprintf(buf, size, "%.0f%% on the CPU, %.0f%% "
+			    "runnable", 100 * (ph->what_ns - ph->runnable_ns) / len,
+			    100 * ph->runnable_ns / len);
+		else
+			snprintf(buf, size, "%.0f%% on the CPU", what);
 		break;
 	case PHASE_OFF_CPU:
 		snprintf(buf, size, "%.0f%% off the CPU in %s", what,
@@ -335,7 +348,8 @@ tlview_phase_words(const struct tldata *t, size_t th,
 		break;
 	default:
 		if (t->wall && th != PHASES_PROGRAM)
-			snprintf(buf, size, "not running");
+			snprintf(buf, size, interior ? "not seen, on the CPU "
+			    "or off it" : "not running");
 		else
 			snprintf(buf, size, "off the CPU (%.0f%% on it)",
 			    len > 0 ? 100 * ph->cpu_ns / len : 0);
@@ -376,8 +390,8 @@ phase_table(const struct tldata *t, size_t th, const struct phases *ph,
 		row[1].d = 100.0 * (double)(p->end_ns - p->start_ns) /
 		    (double)t->span_ns;
 		row[2].s = name != NULL ? name : "-";
-		row[3].s = tlview_phase_words(t, th, p, words[i],
-		    sizeof words[i]);
+		row[3].s = phase_words(t, th, p, i > 0 && i + 1 < ph->n,
+		    words[i], sizeof words[i]);
 	}
 	table_print(&tab, FORMAT_TEXT, order, caption, &o->style);
 	table_free(&tab);
@@ -412,9 +426,9 @@ tlview_text(const struct tlview_shown *v, const struct report_options *o)
 	putchar('\n');
 	if (t->nthreads > 1) {
 		phase_table(t, PHASES_PROGRAM, &v->program, "Phases of the "
-		    "program, its threads together (what they ran most where "
-		    "they used half a CPU or more, else what they waited in "
-		    "most):", &d, o);
+		    "program, its threads together (what they ran most, on the "
+		    "CPU or runnable, where they ran half a CPU or more, else "
+		    "what they waited in most):", &d, o);
 		putchar('\n');
 	}
 	for (size_t i = 0; i < v->n; i++) {

@@ -32,14 +32,6 @@ void tlview_text(const struct tlview_shown *v,
     const struct report_options *o);
 
 /*
- * What a phase of v (of thread th, or PHASES_PROGRAM) did, in words, into
- * buf: "97% on the CPU", "96% off the CPU in read", "not running".
- * Returns buf.
- */
-const char *tlview_phase_words(const struct tldata *t, size_t th,
-    const struct phase *ph, char *buf, size_t size);
-
-/*
  * The view (views.c): a strip per thread across the width, how busy it
  * was on the CPU and what it waited in, the time axis, then the phases
  * (phases.h); or with CSV and JSON, the numbers.  0, or -1 with a

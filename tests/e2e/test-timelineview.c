@@ -13,7 +13,6 @@
  * CSV says; a profile without a timeline is refused with its reason.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <pty.h>
@@ -36,43 +35,7 @@
 /* A path in the scratch directory, for the length of a test. */
 #define SCRATCH_PATH(var, name) char var[PATH_MAX]; scratch(var, name)
 
-/* argv's standard output into the file at path; its exit status. */
-static int
-run_to_file(char *const argv[], const char *path)
-{
-	int status, fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	pid_t pid;
-
-	assert_true(fd >= 0);
-	if ((pid = fork()) == 0) {
-		dup2(fd, STDOUT_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(fd);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-/* The file at path, malloc'd and NUL-ended. */
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = xcalloc((size_t)n + 1, 1);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return text;
-}
-
-/* ---- the phases (CSV) ----------------------------------------------------- */
+/* ---- the phases (CSV) -------------------------------------------------- */
 
 /* A phase as expected: its state, function and wait, and its truth. */
 struct want {
@@ -93,7 +56,10 @@ one_of(const char *got, const char *alternatives)
 	}
 }
 
-/* The phases of tid ("" for the program's) in t, as "start-end state function wait" lines. */
+/*
+ * The phases of tid ("" for the program's) in t into buf, as
+ * "[start-end state function wait]".
+ */
 static void
 say_phases(const struct csv *t, const char *tid, char *buf, size_t size)
 {
@@ -202,27 +168,6 @@ static const struct want program_cpu_b[] = {
 };
 #define N(a)	(sizeof (a) / sizeof (a)[0])
 
-/*
- * report --timeline --format csv of prf, with option (or NULL), parsed
- * into t: through a file, for a CSV of 2 threads of 1,250 slices is
- * more than a test's pipe reads.
- */
-static void
-timeline_csv(struct csv *t, const char *prf, const char *option)
-{
-	SCRATCH_PATH(path, "timeline.csv");
-	char *argv[] = { profil_bin, "report", "--timeline", "--format", "csv",
-	    (char *)prf, (char *)option, option != NULL ? "1" : NULL, NULL };
-	char *text;
-
-	if (option != NULL && strcmp(option, "--limit") != 0)
-		argv[7] = NULL;		/* an option without a value */
-	assert_int_equal(run_to_file(argv, path), 0);
-	text = slurp(path);
-	csv_parse(t, text);
-	free(text);
-}
-
 /* The phases of prf (--format csv, with option when not NULL) as made. */
 static void
 assert_made_phases(const char *prf, int wall, const char *option,
@@ -235,8 +180,8 @@ assert_made_phases(const char *prf, int wall, const char *option,
 	match_phases(&t, "101", wall ? t2_wall : t2_cpu, 2, 1, what);
 	if (match_phases(&t, "", wall ? program_wall : program_cpu, 3, 0,
 	    what) < 0)
-		match_phases(&t, "", wall ? program_wall_b : program_cpu_b, 4, 1,
-		    what);
+		match_phases(&t, "", wall ? program_wall_b : program_cpu_b, 4,
+		    1, what);
 	csv_free(&t);
 }
 
@@ -281,7 +226,7 @@ test_phases_noisy(void **state)
 	made_slice_ns = 10 * MS;
 }
 
-/* ---- the strips (text) ---------------------------------------------------- */
+/* ---- the strips (text) ------------------------------------------------- */
 
 /*
  * The strip of thread tid's row ("cpu" or "wait") in text out: what is
@@ -308,7 +253,8 @@ strip_of(const char *out, unsigned tid, const char *row, char *buf,
 	bar = at + strlen(label);
 	end = strchr(bar, '|');
 	if (end == NULL || (size_t)(end - bar) >= size)
-		fail_msg("thread %u's %s row is not closed:\n%s", tid, row, out);
+		fail_msg("thread %u's %s row is not closed:\n%s", tid, row,
+		    out);
 	memcpy(buf, bar, (size_t)(end - bar));
 	buf[end - bar] = '\0';
 }
@@ -330,8 +276,8 @@ assert_columns(const char *strip, uint64_t k0, uint64_t k1, char c,
 			continue;
 		checked++;
 		if (strip[j] != c)
-			fail_msg("%s: column %zu ('%c') is not '%c': |%s|", what,
-			    j, strip[j], c, strip);
+			fail_msg("%s: column %zu ('%c') is not '%c': |%s|",
+			    what, j, strip[j], c, strip);
 	}
 	if (checked == 0)
 		fail_msg("%s: no column in slices %llu to %llu", what,
@@ -349,8 +295,8 @@ assert_width(const char *out, int width, const char *what)
 			col = 0;
 			line++;
 		} else if ((*c & 0xc0) != 0x80 && ++col > width) {
-			fail_msg("%s: line %d is wider than %d:\n%s", what, line,
-			    width, out);
+			fail_msg("%s: line %d is wider than %d:\n%s", what,
+			    line, width, out);
 		}
 	}
 }
@@ -492,7 +438,7 @@ test_strips_in_a_terminal(void **state)
 	assert_non_null(strstr(out, "\u2013"));
 }
 
-/* ---- JSON, errors, --limit ------------------------------------------------ */
+/* ---- JSON, errors, --limit --------------------------------------------- */
 
 /* The integer after "key": in the JSON object at at. */
 static long long
@@ -628,7 +574,8 @@ main(void)
 		cmocka_unit_test_setup(test_phases_clean, ten_ms_slices),
 		cmocka_unit_test_setup(test_phases_noisy, ten_ms_slices),
 		cmocka_unit_test_setup(test_strips_in_a_pipe, ten_ms_slices),
-		cmocka_unit_test_setup(test_strips_in_a_terminal, ten_ms_slices),
+		cmocka_unit_test_setup(test_strips_in_a_terminal,
+		    ten_ms_slices),
 		cmocka_unit_test_setup(test_json_is_the_csv, ten_ms_slices),
 		cmocka_unit_test_setup(test_no_timeline, ten_ms_slices),
 		cmocka_unit_test_setup(test_limit, ten_ms_slices),

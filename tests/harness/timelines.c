@@ -1,14 +1,23 @@
 /*
- * timelines.c - the profiles of test-timelineview (timelines.h): two threads
- * whose every phase is known, sampled at 1 kHz into a timeline, saved
- * as profil writes them.  Draws are xorshift's: the same on every run.
+ * timelines.c - the profiles of test-timelineview (timelines.h): two
+ * threads whose every phase is known, sampled at 1 kHz into a timeline,
+ * saved as profil writes them (draws are xorshift's: the same on every
+ * run); and report --timeline's CSV read, for it and test-phases.
  */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <profil.h>
 
 #include "cli.h"
+#include "csv-table.h"
+#include "e2e.h"
 #include "harness.h"
 #include "profiles.h"
 #include "timelines.h"
@@ -214,7 +223,8 @@ save_made(const char *path, int how, uint64_t seed)
 		p->timeline = xcalloc(NSTACKS * NSLICES, sizeof *p->timeline);
 		/* stacks were numbered in the order of s: entries sorted */
 		for (int s = 0; s < NSTACKS; s++)
-			for (int k = 0; k < NSLICES && index[s] != UINT32_MAX; k++)
+			for (int k = 0; k < NSLICES && index[s] != UINT32_MAX;
+			    k++)
 				if (v[s][k] > 0)
 					p->timeline[nentries++] =
 					    (struct profil_timeline_entry){
@@ -241,4 +251,64 @@ save_flat(const char *path)
 	if (profil_profile_save(p, path, cause, sizeof cause) < 0)
 		fail_msg("cannot save %s: %s", path, cause);
 	profil_profile_free(p);
+}
+
+/* ---- the view's numbers ---------------------------------------------- */
+
+/* argv's standard output into the file at path; its exit status. */
+int
+run_to_file(char *const argv[], const char *path)
+{
+	int status, fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pid_t pid;
+
+	assert_true(fd >= 0);
+	if ((pid = fork()) == 0) {
+		dup2(fd, STDOUT_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The file at path, malloc'd and NUL-ended. */
+char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = xcalloc((size_t)n + 1, 1);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return text;
+}
+
+/*
+ * report --timeline --format csv of prf, with option (or NULL), parsed
+ * into t: through a file, for a CSV of 2 threads of 1,250 slices is
+ * more than a test's pipe reads.
+ */
+void
+timeline_csv(struct csv *t, const char *prf, const char *option)
+{
+	char path[PATH_MAX];
+	char *argv[] = { profil_bin, "report", "--timeline", "--format", "csv",
+	    (char *)prf, (char *)option, option != NULL ? "1" : NULL, NULL };
+	char *text;
+
+	scratch(path, "timeline.csv");
+	if (option != NULL && strcmp(option, "--limit") != 0)
+		argv[7] = NULL;		/* an option without a value */
+	assert_int_equal(run_to_file(argv, path), 0);
+	text = slurp(path);
+	csv_parse(t, text);
+	free(text);
 }

@@ -1,6 +1,6 @@
 /*
  * timelines.h - profiles made with known timelines, for test-timelineview
- * (timelines.c): one process (PID) of two threads.  Thread T1 runs a()
+ * (timelines.c), and report --timeline's numbers read back: one process (PID) of two threads.  Thread T1 runs a()
  * until A_END, is blocked in read(2), called by load_config through
  * libc, until R_END, then runs b(); thread T2 sleeps in clock_nanosleep,
  * called by worker, until S_END, then runs c().  The run is SPAN_NS
@@ -43,5 +43,20 @@ void save_made(const char *path, int how, uint64_t seed);
  * --no-call-graph), saved to path: 5 samples in a(), no timeline.
  */
 void save_flat(const char *path);
+
+/* argv's standard output into the file at path; its exit status. */
+int run_to_file(char *const argv[], const char *path);
+
+/* The file at path, malloc'd and NUL-ended. */
+char *slurp(const char *path);
+
+/*
+ * report --timeline --format csv of prf, with option (or NULL: none;
+ * "--limit": --limit 1), parsed into t (csv-table.h): through a file,
+ * for a CSV of 2 threads of 1,250 slices is more than a test's pipe
+ * reads.
+ */
+struct csv;
+void timeline_csv(struct csv *t, const char *prf, const char *option);
 
 #endif
