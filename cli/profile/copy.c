@@ -1,8 +1,10 @@
 /*
- * copy.c - a deep copy of a profile (copy.h), made field by field.
- * Invariant: the copy shares no pointer with the original, so that
- * freeing or changing one never touches the other; a field added to
- * struct profil_profile that points to memory is copied here too.
+ * copy.c - a deep copy of a profile (copy.h), made field by field, and
+ * stacks dropped from a copy.  Invariant: the copy shares no pointer
+ * with the original, so that freeing or changing one never touches the
+ * other; a field added to struct profil_profile that points to memory is
+ * copied here too.  Dropping stacks keeps the timeline's entries naming
+ * the stacks they did.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,5 +89,36 @@ profile_copy(const struct profil_profile *p)
 		q->stacks[i].frames = dup_array(p->stacks[i].frames,
 		    p->stacks[i].depth, sizeof *p->stacks[i].frames);
 	q->wall = dup_array(p->wall, 1, sizeof *p->wall);
+	q->timeline = dup_array(p->timeline, p->ntimeline,
+	    sizeof *p->timeline);
 	return q;
+}
+
+void
+profile_drop_stacks(struct profil_profile *p, const uint8_t *drop)
+{
+	uint32_t *moved = xcalloc(p->nstacks, sizeof *moved);
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		if (drop[i]) {
+			free(p->stacks[i].frames);
+			continue;
+		}
+		moved[i] = (uint32_t)k;
+		p->stacks[k++] = p->stacks[i];
+	}
+	p->nstacks = k;
+	/* still sorted by stack, then slice: the kept stacks keep their order */
+	k = 0;
+	for (size_t i = 0; i < p->ntimeline; i++) {
+		struct profil_timeline_entry e = p->timeline[i];
+
+		if (drop[e.stack])
+			continue;
+		e.stack = moved[e.stack];
+		p->timeline[k++] = e;
+	}
+	p->ntimeline = k;
+	free(moved);
 }
