@@ -298,6 +298,13 @@ $(BUILD)/tests/test-wallview: cli/profile/wall-view.c cli/profile/wall-view.h \
     cli/util.c
 $(BUILD)/tests/test-wallview: TESTCFLAGS += -Icli -Icli/profile
 
+# test-window compiles the window module and the profile copy itself
+# (#include)
+$(BUILD)/tests/test-window: cli/profile/window.c cli/profile/window-parse.c \
+    cli/profile/window.h cli/profile/copy.c cli/profile/copy.h cli/hmap.c \
+    cli/util.c
+$(BUILD)/tests/test-window: TESTCFLAGS += -Icli -Icli/profile
+
 # test-mergeprofiles compiles the merge module itself (#include)
 $(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
