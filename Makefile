@@ -326,6 +326,15 @@ $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
 
+# test-time makes profiles of known timelines (tests/harness/profiles.h)
+# with the command's allocation, and reads the views' CSV as a table
+# (tests/harness/csv-table.h)
+$(BUILD)/tests/test-time: tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
+$(BUILD)/tests/test-time: HARNESS += tests/harness/profiles.c \
+    tests/harness/csv-table.c cli/util.c
+$(BUILD)/tests/test-time: TESTCFLAGS += -Icli
+
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
 	$(CC) $(PROGCFLAGS) -o $@ $< $(PROGLDLIBS)
