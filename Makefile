@@ -299,10 +299,12 @@ $(BUILD)/tests/test-wallview: cli/profile/wall-view.c cli/profile/wall-view.h \
 $(BUILD)/tests/test-wallview: TESTCFLAGS += -Icli -Icli/profile
 
 # test-window compiles the window module and the profile copy itself
-# (#include)
+# (#include), on profiles made as merge's tests make them
+# (tests/harness/profiles.h)
 $(BUILD)/tests/test-window: cli/profile/window.c cli/profile/window-parse.c \
     cli/profile/window.h cli/profile/copy.c cli/profile/copy.h cli/hmap.c \
-    cli/util.c
+    cli/util.c tests/harness/profiles.c tests/harness/profiles.h
+$(BUILD)/tests/test-window: HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-window: TESTCFLAGS += -Icli -Icli/profile
 
 # test-mergeprofiles compiles the merge module itself (#include)

@@ -28,6 +28,8 @@
 #include "../../cli/hmap.c"
 #include "../../cli/util.c"
 
+#include "profiles.h"
+
 #define MS		1000000ull
 #define SLICE_NS	(10 * MS)
 #define NSLICES		10
@@ -129,15 +131,9 @@ add_known_stacks(struct profil_profile *p, int wall)
 static struct profil_profile *
 known_profile(int wall)
 {
-	struct profil_profile *p = xcalloc(1, sizeof *p);
+	struct profil_profile *p = new_profile(4);	/* 1 kHz: MS */
 	struct profil_object *o;
 
-	p->interval_ns = MS;
-	p->bucket_bytes = 4;
-	p->engine = xstrdup("perf");
-	p->argc = 1;
-	p->argv = xcalloc(2, sizeof *p->argv);
-	p->argv[0] = xstrdup("app");
 	p->start_ns = START_NS;
 	p->duration_ns = RUN_NS;
 	p->cpu_ns = 120 * MS;
@@ -197,17 +193,7 @@ known_profile(int wall)
 static void
 assert_sound(const struct profil_profile *p)
 {
-	struct profil_profile *back;
-	char cause[256] = "";
-	void *data;
-	size_t size;
-
-	assert_int_equal(profil_profile_encode(p, &data, &size), 0);
-	back = profil_profile_parse(data, size, cause, sizeof cause);
-	if (back == NULL)
-		fail_msg("the window does not read back: %s", cause);
-	profil_profile_free(back);
-	free(data);
+	assert_reads_back(p, "the window");
 }
 
 /* The stack of p whose leaf is frame leaf of thread tid, or NULL. */
