@@ -329,12 +329,14 @@ $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
 
 # test-time makes profiles of known timelines (tests/harness/profiles.h)
-# with the command's allocation, and reads the views' CSV as a table
-# (tests/harness/csv-table.h)
+# with the command's allocation, reads the views' CSV as a table
+# (tests/harness/csv-table.h) and pprof by the decoder
+# (tests/harness/export-checks.h)
 $(BUILD)/tests/test-time: tests/harness/profiles.c tests/harness/profiles.h \
-    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
+    tests/harness/csv-table.c tests/harness/csv-table.h \
+    tests/harness/export-checks.c tests/harness/export-checks.h cli/util.c
 $(BUILD)/tests/test-time: HARNESS += tests/harness/profiles.c \
-    tests/harness/csv-table.c cli/util.c
+    tests/harness/csv-table.c tests/harness/export-checks.c cli/util.c
 $(BUILD)/tests/test-time: TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)

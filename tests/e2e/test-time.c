@@ -1,7 +1,8 @@
 /*
  * test-time.c - --time windows end to end: report (the flat profile and
  * the threads, their shares and error bars those of the window, the
- * caption saying it), export (folded), and diff of two windows of one
+ * caption saying it), export (folded; pprof read by an independent
+ * decoder, its time and duration the window's), and diff of two windows of one
  * profile, on profiles made here whose every slice is known (a CPU
  * profile of two threads, and a wall one); each window's figures are
  * worked out here from what was put in.  Every form of the text
@@ -21,6 +22,7 @@
 #include "harness.h"
 
 #include "csv-table.h"
+#include "export-checks.h"
 #include "profiles.h"
 
 #define MS		1000000ull
@@ -28,6 +30,7 @@
 #define NSLICES		100		/* a run of 1 s */
 #define PID		100
 #define WORKER		101
+#define START_NS	(1700000000 * (int64_t)1000000000)
 
 /*
  * The program's functions, kept names of app: main calls a() for the
@@ -75,18 +78,18 @@ save_profile(const char *path, const struct stack_def *defs, size_t n,
 
 	add_object(p, "/nonexistent/time/app", 0, 0, 0x40 * NFUNCS, 1, none, 0);
 	for (size_t i = 0; i < n; i++) {
-		const struct stack_def *d = &defs[i];
-		uint64_t total = d->per_slice * (d->to - d->from);
-		struct profil_frame f[2] = { { 0, AT(d->leaf) },
-		    { 0, AT(d->caller) } };
+		const struct stack_def *def = &defs[i];
+		uint64_t total = def->per_slice * (def->to - def->from);
+		struct profil_frame f[2] = { { 0, AT(def->leaf) },
+		    { 0, AT(def->caller) } };
 
-		if (d->leaf < 0) {
+		if (def->leaf < 0) {
 			f[0] = (struct profil_frame){ PROFIL_FRAME_OFFCPU, 0 };
 			wall = 1;
 		} else {
-			per_thread[d->tid == WORKER] += total;
+			per_thread[def->tid == WORKER] += total;
 		}
-		add_stack(p, PID, d->tid, total, 2, f);
+		add_stack(p, PID, def->tid, total, 2, f);
 	}
 	if (wall)
 		make_wall(p, 5 * MS, 100, 10, 0);
@@ -103,7 +106,7 @@ save_profile(const char *path, const struct stack_def *defs, size_t n,
 	p->processes = xcalloc(1, sizeof *p->processes);
 	p->processes[p->nprocesses++] = (struct profil_process){ PID, 1,
 	    xstrdup("app"), 0, p->samples };
-	p->start_ns = 1700000000 * (int64_t)1000000000;
+	p->start_ns = START_NS;
 	p->duration_ns = NSLICES * SLICE_NS;
 	p->cpu_ns = p->samples * p->interval_ns;
 	p->taken = p->samples;
@@ -128,7 +131,7 @@ static char cpu_prf[PATH_MAX], wall_prf[PATH_MAX], old_prf[PATH_MAX];
 static int
 setup(void **state)
 {
-	if (e2e_setup(state) != 0)
+	if (export_setup(state) != 0)
 		return -1;
 	save_profile(scratch(cpu_prf, "time.prf"), cpu_stacks, 3, 1);
 	save_profile(scratch(wall_prf, "time-wall.prf"), wall_stacks, 3, 1);
@@ -149,13 +152,13 @@ assert_flat_window(const char *text, unsigned first, unsigned end)
 	struct csv t;
 
 	for (size_t i = 0; i < 3; i++) {
-		const struct stack_def *d = &cpu_stacks[i];
-		unsigned from = d->from > first ? d->from : first;
-		unsigned to = d->to < end ? d->to : end;
+		const struct stack_def *def = &cpu_stacks[i];
+		unsigned from = def->from > first ? def->from : first;
+		unsigned to = def->to < end ? def->to : end;
 
 		if (to > from) {
-			want[d->leaf] = d->per_slice * (to - from);
-			total += want[d->leaf];
+			want[def->leaf] = def->per_slice * (to - from);
+			total += want[def->leaf];
 		}
 	}
 	csv_of(&t, cpu_prf, "--time", text, NULL);
@@ -291,6 +294,31 @@ test_export_folded_window(void **state)
 	assert_string_equal(r.out, "main;a 160000\nworker;c 40000\n");
 }
 
+/*
+ * export --format pprof of a window, read by pprof-format: its samples
+ * the window's, its time_nanos and duration_nanos the window's start and
+ * length.
+ */
+static void
+test_export_pprof_window(void **state)
+{
+	SCRATCH(pb, "time.pb.gz");
+	char *argv[] = { profil_bin, "export", "--format", "pprof", "-o", pb,
+	    "--time", "0.2s..0.45s", cpu_prf, NULL };
+	struct run r;
+
+	(void)state;
+	need_decoder();
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	decode(pb);
+	assert_int_equal(d.time_ns, START_NS + 200 * (int64_t)MS);
+	assert_int_equal(d.duration_ns, 250 * MS);
+	assert_int_equal(pprof_symbol_samples("a"), 25 * 8);
+	assert_int_equal(pprof_symbol_samples("c"), 25 * 2);
+	assert_int_equal(pprof_symbol_samples("b"), 0);
+}
+
 /* diff --format csv of args, its rows' before and after samples. */
 static void
 diff_samples(char *const argv[], double before[NFUNCS], double after[NFUNCS])
@@ -389,7 +417,7 @@ test_time_refused(void **state)
 	char *exported[] = { profil_bin, "export", "--format", "folded", "-o",
 	    "-", "--time", "1..2..3", cpu_prf, NULL };
 	char *export_past[] = { profil_bin, "export", "--format", "pprof", "-o",
-	    (char *)tmp("time.pb.gz"), "--time", "100%..", cpu_prf, NULL };
+	    (char *)tmp("past.pb.gz"), "--time", "100%..", cpu_prf, NULL };
 	char *diff_side[] = { profil_bin, "diff", "--time-after", "5s..",
 	    cpu_prf, cpu_prf, NULL };
 	char *diff_bad[] = { profil_bin, "diff", "--time-before", "x..",
@@ -406,7 +434,7 @@ test_time_refused(void **state)
 	refused(none, 1, "report", "time-old.prf: --time '..1s': no timeline");
 	refused(exported, 2, "export", "'2..3' is not a time");
 	refused(export_past, 1, "export", "past the run's end");
-	assert_false(exists(tmp("time.pb.gz")));
+	assert_false(exists(tmp("past.pb.gz")));
 	refused(diff_side, 1, "diff", "--time-after '5s..': the window starts at "
 	    "5.000 s");
 	refused(diff_bad, 2, "diff", "--time-before 'x..': 'x' is not a time");
@@ -423,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_report_caption_says_the_window),
 		cmocka_unit_test(test_report_threads_window),
 		cmocka_unit_test(test_export_folded_window),
+		cmocka_unit_test(test_export_pprof_window),
 		cmocka_unit_test(test_diff_of_two_windows),
 		cmocka_unit_test(test_time_refused),
 	};
