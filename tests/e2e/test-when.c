@@ -176,12 +176,15 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 	 * the time blocked strays more (0.07 s blocked placed during a(),
 	 * which never blocks; 0.1 s of the read's start missed): the
 	 * timeline keeps each estimate at its time, and test-wall judges
-	 * the estimates.  So for it, most of the read in its place.
+	 * the estimates.  So for it, most of the read in its place.  (The
+	 * program's own time of the read holds its wait for a CPU after the
+	 * timer fired, which is no time in read(): 0.067 s of 0.56 at load
+	 * 12, so the time in read() is judged from below at 70%.)
 	 */
 	perf = strcmp(engine, "perf") == 0;
 	len = ph[3].t1 - ph[3].t0;
 	if (t[3].out > (perf ? 0.02 * read_s : 0.5 * t[3].in) ||
-	    t[3].in < (perf ? 0.9 : 0.7) * len)
+	    t[3].in < 0.7 * len)
 		fail_msg("%s: %.3f s in read() outside its phase of %.3f s, of "
 		    "%.3f s", what, t[3].out, ph[3].t1 - ph[3].t0, read_s);
 	profil_profile_free(p);
