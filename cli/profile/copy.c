@@ -1,10 +1,8 @@
 /*
- * copy.c - a deep copy of a profile (copy.h), made field by field, and
- * stacks dropped from a copy.  Invariant: the copy shares no pointer
- * with the original, so that freeing or changing one never touches the
- * other; a field added to struct profil_profile that points to memory is
- * copied here too.  Dropping stacks keeps the timeline's entries naming
- * the stacks they did.
+ * copy.c - a deep copy of a profile (copy.h), made field by field.
+ * Invariant: the copy shares no pointer with the original, so that
+ * freeing or changing one never touches the other; a field added to
+ * struct profil_profile that points to memory is copied here too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -95,30 +93,25 @@ profile_copy(const struct profil_profile *p)
 }
 
 void
-profile_drop_stacks(struct profil_profile *p, const uint8_t *drop)
+profile_drop_stacks(struct profil_profile *q, const unsigned char *drop)
 {
-	uint32_t *moved = xcalloc(p->nstacks, sizeof *moved);
-	size_t k = 0;
+	uint32_t *to = xcalloc(q->nstacks + 1, sizeof *to);
+	size_t k = 0, n = 0;
 
-	for (size_t i = 0; i < p->nstacks; i++) {
+	for (size_t i = 0; i < q->nstacks; i++) {
 		if (drop[i]) {
-			free(p->stacks[i].frames);
+			free(q->stacks[i].frames);
 			continue;
 		}
-		moved[i] = (uint32_t)k;
-		p->stacks[k++] = p->stacks[i];
+		to[i] = (uint32_t)k;
+		q->stacks[k++] = q->stacks[i];
 	}
-	p->nstacks = k;
-	/* still sorted by stack, then slice: the kept stacks keep their order */
-	k = 0;
-	for (size_t i = 0; i < p->ntimeline; i++) {
-		struct profil_timeline_entry e = p->timeline[i];
-
-		if (drop[e.stack])
-			continue;
-		e.stack = moved[e.stack];
-		p->timeline[k++] = e;
-	}
-	p->ntimeline = k;
-	free(moved);
+	for (size_t i = 0; i < q->ntimeline; i++)
+		if (!drop[q->timeline[i].stack]) {
+			q->timeline[n] = q->timeline[i];
+			q->timeline[n++].stack = to[q->timeline[i].stack];
+		}
+	q->nstacks = k;
+	q->ntimeline = n;
+	free(to);
 }

@@ -1,13 +1,10 @@
 /*
  * copy.h - a deep copy of a profile: every array and string the copy's
- * own, so that it can be changed (wall-view.c makes its views of one,
- * window.c its windows) and freed with profil_profile_free apart from
- * the original; and stacks dropped from such a copy.
+ * own, so that it can be changed (wall-view.c makes its views of one)
+ * and freed with profil_profile_free apart from the original.
  */
 #ifndef PROFIL_PROFILE_COPY_H
 #define PROFIL_PROFILE_COPY_H
-
-#include <stdint.h>
 
 #include <profil.h>
 
@@ -19,12 +16,10 @@
 struct profil_profile *profile_copy(const struct profil_profile *p);
 
 /*
- * The stacks i of p with drop[i] nonzero taken out (their frames freed),
- * the others kept in their order, and the timeline's entries with them:
- * those of a dropped stack gone, the others renumbered to name the same
- * stacks.  Nothing else changes: the totals that counted the dropped
- * stacks are the caller's to mend.
+ * q's stacks with drop[i] set left out (their frames freed), the rest
+ * kept in order, and the timeline's entries following them (those of
+ * the stacks left out dropped).
  */
-void profile_drop_stacks(struct profil_profile *p, const uint8_t *drop);
+void profile_drop_stacks(struct profil_profile *q, const unsigned char *drop);
 
 #endif
