@@ -343,6 +343,10 @@ $(BUILD)/tests/test-time: tests/harness/profiles.c tests/harness/profiles.h \
 $(BUILD)/tests/test-time: HARNESS += tests/harness/profiles.c \
     tests/harness/csv-table.c tests/harness/export-checks.c cli/util.c
 $(BUILD)/tests/test-time: TESTCFLAGS += -Icli
+# test-timephases reads the views of windows as tables (csv-table.h)
+$(BUILD)/tests/test-timephases: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-timephases: HARNESS += tests/harness/csv-table.c
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
