@@ -133,8 +133,8 @@ window_slices(const struct profil_profile *p, const struct window_spec *w,
 
 	if (p->slice_ns == 0 || p->nslices == 0) {
 		snprintf(cause, cause_size, "no timeline to cut a window from "
-		    "(recorded without call stacks, or by a profil older than "
-		    "timelines)");
+		    "(recorded with --no-timeline or --no-call-graph, or by a "
+		    "profil older than timelines)");
 		return WINDOW_BAD_PROFILE;
 	}
 	slice = (unsigned __int128)p->slice_ns * UNITS_PER_NS;
