@@ -347,6 +347,16 @@ $(BUILD)/tests/test-time: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-timephases: tests/harness/csv-table.c \
     tests/harness/csv-table.h
 $(BUILD)/tests/test-timephases: HARNESS += tests/harness/csv-table.c
+# the tests of report --timeline make profiles of known timelines
+# (tests/harness/timelines.h, on profiles.h) with the command's allocation
+# and read the view's CSV as a table
+TIMELINE_TESTS := $(BUILD)/tests/test-timelineview $(BUILD)/tests/test-phases
+$(TIMELINE_TESTS): tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/timelines.c tests/harness/timelines.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
+$(TIMELINE_TESTS): HARNESS += tests/harness/profiles.c \
+    tests/harness/timelines.c tests/harness/csv-table.c cli/util.c
+$(TIMELINE_TESTS): TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)

@@ -395,7 +395,7 @@ report_exec(int argc, char **argv)
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
 	    "--annotate FUNCTION | --callers FUNCTION | --callees FUNCTION | "
-	    "--tree | --html PAGE] [--format text|csv|json] "
+	    "--tree | --html PAGE | --timeline] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] "
 	    "[--sort samples|inclusive|function|object] "
 	    "[--inline] [--cpu] [--time START..END] [--color auto|always|never] "
@@ -422,6 +422,9 @@ const struct cmd cmd_report = {
 	"                         shares (paths under --min-percent, default 1,\n"
 	"                         left out)\n"
 	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
+	"      --timeline         when: a strip per thread of its time on the CPU\n"
+	"                         (and what it waited in), then the phases of the\n"
+	"                         run; --limit N shows the N busiest threads\n"
 	"      --inline           credit inlined code to the function it came from,\n"
 	"                         a frame of its own in the call views (default:\n"
 	"                         to the symbol it is in)\n"

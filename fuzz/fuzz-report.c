@@ -3,8 +3,8 @@
  * folding into functions (cli/model/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
  * (cli/report/, printed to /dev/null; the HTML page with its flame graph
- * of the stacks; the call tree, callers and callees, and the flat view
- * with its inclusive column), the stacks named by function
+ * of the stacks; the call tree, callers and callees, the flat view
+ * with its inclusive column, and the timeline), the stacks named by function
  * (cli/model/stacks.c, with and without inlines) and exported folded,
  * the pprof export (flat, and of the call stacks when there are any),
  * the merge of the profile with itself and windows of its timeline
@@ -29,6 +29,7 @@
 #include "profile/window.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "report/timeline-view.h"
 
 static char dir[64], page[96];
 static int null_fd, stdout_fd;	/* /dev/null, and where stdout was */
@@ -141,6 +142,10 @@ stack_views(const struct profil_profile *p, struct funcs *f,
 	o.min_percent = 0;
 	if (report_tree(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
 		fuzz_fail("tree refused without a cause");
+	/* the timeline and its phases: refused with a cause when none */
+	cause[0] = '\0';
+	if (report_timeline(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("timeline refused without a cause");
 	if (f->nrows > 0)
 		targets[0] = f->rows[0].function;
 	if (p->nstacks > 0 && stacks_funcs_of(s, &p->stacks[0], leaf,
