@@ -260,7 +260,8 @@ $(SHARE_TESTS): HARNESS += tests/harness/csv-table.c
 
 # the tests of the .prf codec share a profile of known contents
 # (tests/harness/prf-checks.h)
-PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords
+PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords \
+    $(BUILD)/tests/test-prftimeline
 $(PRF_TESTS): tests/harness/prf-checks.c tests/harness/prf-checks.h
 $(PRF_TESTS): HARNESS += tests/harness/prf-checks.c
 
