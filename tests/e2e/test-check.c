@@ -4,7 +4,8 @@
  * know), it says how many stacks, and how many samples' stacks were cut
  * short, a line per reason, most first; nothing more for a profile
  * without stacks, nothing at all with -q; and a recording's stacks, and
- * their share cut the one figure record and report give too.
+ * their share cut the one figure record and report give too; a
+ * timeline's line, and the thread a damaged one does not add up in.
  */
 #include <limits.h>
 #include <math.h>
@@ -244,6 +245,97 @@ test_check_refuses_bad_wall_profile(void **state)
 }
 
 /*
+ * A profile with a timeline gets a line saying its slices, their width
+ * and entries, and that they add up to the stacks thread by thread; a
+ * damaged one is refused (exit 1) in one line naming the thread that
+ * does not add up, and in what.  A wall profile of two threads: thread
+ * 1's 5 samples and 250 ms in read, thread 2's 100 ms in read, over
+ * three slices of 2^27 ns; then its CPU part alone.
+ */
+static void
+test_check_timeline(void **state)
+{
+	struct profil_bucket bucket = { 0x10, 5 };
+	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
+	    .highpc = 0x100, .bucket_bytes = 1, .samples = 5, .nbuckets = 1,
+	    .buckets = &bucket };
+	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 },
+	    { PROFIL_FRAME_OFFCPU, 0 } };		/* read(2) */
+	uint32_t on[] = { 0, 1 }, off[] = { 2, 1 };
+	struct profil_stack stacks[] = {
+	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on },
+	    { .pid = 1, .tid = 1, .depth = 2, .frames = off,
+	      .off_ns = 250000000 },
+	    { .pid = 1, .tid = 2, .depth = 2, .frames = off,
+	      .off_ns = 100000000 } };
+	struct profil_timeline_entry timeline[] = {
+	    { 0, 0, 3 }, { 0, 2, 2 },
+	    { 1, 0, 100000000 }, { 1, 1, 1u << 27 },
+	    { 1, 2, 150000000 - (1u << 27) },
+	    { 2, 1, 100000000 } };
+	struct profil_wall wall = { .poll_ns = 5000000, .switches = 2,
+	    .reads = 1 };
+	char *argv[] = { "app", NULL };
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argc = 1, .argv = argv, .samples = 5,
+	    .nobjects = 1, .objects = &app, .nframes = 3, .frames = frames,
+	    .nstacks = 3, .stacks = stacks, .wall = &wall,
+	    .slice_ns = 1u << 27, .nslices = 3, .ntimeline = 6,
+	    .timeline = timeline };
+	char path[PATH_MAX], cause[256], want[PATH_MAX + 256];
+	char *argv_check[] = { profil_bin, "check", path, NULL };
+	struct run r;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/timeline.prf", tmpdir);
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	check(&r, path, 0);
+	snprintf(want, sizeof want, "%s: timeline: 3 slices of 134.218 ms "
+	    "(0.403 s), 6 entries, adding up to the stacks thread by thread "
+	    "(2 threads, 5 samples, 0.350 s off the CPU)\n", path);
+	if (strstr(r.out, want) == NULL)
+		fail_msg("no [%s] in:\n%s", want, r.out);
+	check(&r, path, 1);
+	assert_string_equal(r.out, "");
+
+	/* thread 2's read one ns short */
+	timeline[5].value--;
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	run(&r, argv_check);
+	assert_int_equal(r.status, 1);
+	snprintf(want, sizeof want, "profil: check: %s: the timeline does not "
+	    "add up: thread 2 of process 1 has 99999999 ns off the CPU in its "
+	    "slices, 100000000 in its stacks\n", path);
+	assert_string_equal(r.err, want);
+	assert_string_equal(r.out, "");
+
+	/* the CPU part alone; thread 1's samples one too many */
+	p.wall = NULL;
+	p.nstacks = 1;
+	p.nframes = 2;
+	p.ntimeline = 2;
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	check(&r, path, 0);
+	snprintf(want, sizeof want, "%s: timeline: 3 slices of 134.218 ms "
+	    "(0.403 s), 2 entries, adding up to the stacks thread by thread "
+	    "(1 thread, 5 samples)\n", path);
+	if (strstr(r.out, want) == NULL)
+		fail_msg("no [%s] in:\n%s", want, r.out);
+	timeline[1].value++;
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	run(&r, argv_check);
+	assert_int_equal(r.status, 1);
+	snprintf(want, sizeof want, "profil: check: %s: the timeline does not "
+	    "add up: thread 1 of process 1 has 6 samples in its slices, 5 in "
+	    "its stacks\n", path);
+	assert_string_equal(r.err, want);
+}
+
+/*
  * One figure for the stacks cut: record, report and check give the same
  * share, of the profile's time, for the same profile.  A wall profile
  * tells them apart: sh waiting for a program whose every stack is cut
@@ -328,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_check_stacks_whole_or_none),
 		cmocka_unit_test(test_check_recorded_stacks),
 		cmocka_unit_test(test_check_refuses_bad_wall_profile),
+		cmocka_unit_test(test_check_timeline),
 		cmocka_unit_test(test_cut_share_one_figure),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
