@@ -3,7 +3,7 @@
  * tests/programs/workload.c.  Sums are checked exactly against the
  * inputs' flat reports (functions, stacks, buckets of other sizes); what
  * cannot be merged (another program, other rates, bad usage) is refused
- * in one line.
+ * in one line; timelines kept side by side, or dropped in one line.
  */
 #include <errno.h>
 #include <math.h>
@@ -522,6 +522,85 @@ test_merge_bad_usage(void **state)
 	assert_false(exists(out));
 }
 
+/*
+ * A profile of /bin/app saved at path: 6 samples at 0x10 under 0x50
+ * (thread 1 of process pid), with a timeline of slices of slice_ns (0:
+ * none): 2 samples in slice 0, 4 in slice 3.
+ */
+static void
+save_timed(const char *path, uint32_t pid, uint64_t slice_ns)
+{
+	struct profil_bucket bucket = { 0x10, 6 };
+	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
+	    .highpc = 0x100, .bucket_bytes = 1, .samples = 6, .nbuckets = 1,
+	    .buckets = &bucket };
+	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 } };
+	uint32_t whole[] = { 0, 1 };
+	struct profil_stack stack = { .pid = pid, .tid = pid, .count = 6,
+	    .depth = 2, .frames = whole };
+	struct profil_timeline_entry timeline[] = { { 0, 0, 2 }, { 0, 3, 4 } };
+	char *argv[] = { "app", NULL }, cause[256];
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argc = 1, .argv = argv, .samples = 6,
+	    .nobjects = 1, .objects = &app, .nframes = 2, .frames = frames,
+	    .nstacks = 1, .stacks = &stack, .slice_ns = slice_ns,
+	    .nslices = slice_ns ? 4 : 0, .ntimeline = slice_ns ? 2 : 0,
+	    .timeline = timeline };
+
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+}
+
+/*
+ * Timelines merged by the command: two runs side by side, re-sliced to
+ * the coarser (2^20 and 2^21 ns: the first's slice 3 is the sum's 1), the
+ * sum sound by the reader's checks; with an input that has none, the sum
+ * has none, and one line says which input and why.
+ */
+static void
+test_merge_timelines(void **state)
+{
+	char a[PATH_MAX], b[PATH_MAX], out[PATH_MAX], cause[256];
+	char *argv[] = { profil_bin, "merge", "-q", "-o", out, a, b, NULL };
+	struct profil_profile *m;
+	struct run r;
+
+	(void)state;
+	scratch(a, "timed-a.prf");
+	scratch(b, "timed-b.prf");
+	scratch(out, "timed-sum.prf");
+	save_timed(a, 10, 1u << 20);
+	save_timed(b, 20, 1u << 21);
+	merge_ok(out, a, b);
+	m = profil_profile_read(out, cause, sizeof cause);
+	if (m == NULL)
+		fail_msg("%s: %s", out, cause);
+	assert_int_equal(m->slice_ns, 1u << 21);
+	assert_int_equal(m->nslices, 4);		/* b's 4; a's 2 */
+	assert_int_equal(m->ntimeline, 4);
+	for (size_t i = 0; i < 4; i++) {
+		const struct profil_timeline_entry *e = &m->timeline[i];
+		uint32_t pid = m->stacks[e->stack].pid;
+
+		/* a's 0 and 3 are the sum's 0 and 1; b's stay 0 and 3 */
+		assert_int_equal(e->slice, (i % 2 == 0) ? 0 : pid == 10 ? 1 : 3);
+		assert_int_equal(e->value, (i % 2 == 0) ? 2 : 4);
+	}
+	profil_profile_free(m);
+
+	save_timed(b, 20, 0);
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	assert_one_line(&r, "merge");
+	if (strstr(r.err, "timed-b.prf has no timeline") == NULL)
+		fail_msg("merge said: %s", r.err);
+	m = profil_profile_read(out, cause, sizeof cause);
+	assert_non_null(m);
+	assert_true(m->slice_ns == 0 && m->ntimeline == 0);
+	assert_int_equal(m->nstacks, 2);
+	profil_profile_free(m);
+}
+
 int
 main(void)
 {
@@ -533,6 +612,7 @@ main(void)
 		cmocka_unit_test(test_merge_refuses_another_program),
 		cmocka_unit_test(test_merge_refuses_other_rates),
 		cmocka_unit_test(test_merge_bad_usage),
+		cmocka_unit_test(test_merge_timelines),
 	};
 	/* sanitized, stacks at 1 kHz: TSan's recorder leaves most of 5 kHz
 	   unwound, and inclusive shares of a few are noise */

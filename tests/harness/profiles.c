@@ -2,7 +2,8 @@
  * profiles.c - profiles made in memory, every count known, for the tests
  * of merge and diff (profiles.h): objects with their buckets, stacks whose
  * frames stay sorted and whose counts land in the flat profile, a wall
- * record.  Allocation is the command's (cli/util.c): it exits on failure.
+ * record; a stack found again by its frames.  Allocation is the
+ * command's (cli/util.c): it exits on failure.
  */
 #include <stdint.h>
 #include <string.h>
@@ -130,4 +131,26 @@ make_wall(struct profil_profile *p, uint64_t poll_ns, uint64_t switches,
 {
 	p->wall = xcalloc(1, sizeof *p->wall);
 	*p->wall = (struct profil_wall){ poll_ns, switches, reads, unread_ns };
+}
+
+const struct profil_stack *
+stack_of(const struct profil_profile *p, uint32_t pid, uint32_t tid,
+    size_t depth, const struct profil_frame *frames)
+{
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct profil_stack *st = &p->stacks[s];
+		size_t d = 0;
+
+		if (st->pid != pid || st->tid != tid || st->depth != depth)
+			continue;
+		for (; d < depth; d++) {
+			const struct profil_frame *f = &p->frames[st->frames[d]];
+
+			if (f->object != frames[d].object || f->addr != frames[d].addr)
+				break;
+		}
+		if (d == depth)
+			return st;
+	}
+	return NULL;
 }
