@@ -195,6 +195,32 @@ test_check_recorded_stacks(void **state)
 }
 
 /*
+ * A wall profile of /bin/app: 5 samples at 0x10 under main (0x50), time
+ * in read(2) under main, in the caller's stacks (on_cpu and in_read
+ * their frames).
+ */
+static struct profil_bucket read_bucket = { 0x10, 5 };
+static struct profil_object read_app = { .path = "/bin/app", .lowpc = 0,
+    .highpc = 0x100, .bucket_bytes = 1, .samples = 5, .nbuckets = 1,
+    .buckets = &read_bucket };
+static struct profil_frame read_frames[] = { { 0, 0x10 }, { 0, 0x50 },
+    { PROFIL_FRAME_OFFCPU, 0 } };		/* read(2) */
+static uint32_t on_cpu[] = { 0, 1 }, in_read[] = { 2, 1 };
+static struct profil_wall read_wall = { .poll_ns = 5000000, .switches = 2,
+    .reads = 1 };
+static char *read_argv[] = { "app", NULL };
+
+static struct profil_profile
+read_profile(struct profil_stack *stacks, size_t nstacks)
+{
+	return (struct profil_profile){ .interval_ns = 1000000,
+	    .bucket_bytes = 1, .engine = "perf", .argc = 1, .argv = read_argv,
+	    .samples = 5, .nobjects = 1, .objects = &read_app, .nframes = 3,
+	    .frames = read_frames, .nstacks = nstacks, .stacks = stacks,
+	    .wall = &read_wall };
+}
+
+/*
  * A wall profile (record --wall) is checked like any other; one whose
  * off-CPU frame is not its stack's leaf is refused: a non-zero exit and
  * one line saying why.
@@ -202,24 +228,12 @@ test_check_recorded_stacks(void **state)
 static void
 test_check_refuses_bad_wall_profile(void **state)
 {
-	struct profil_bucket bucket = { 0x10, 5 };
-	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
-	    .highpc = 0x100, .bucket_bytes = 1, .samples = 5, .nbuckets = 1,
-	    .buckets = &bucket };
-	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 },
-	    { PROFIL_FRAME_OFFCPU, 0 } };		/* read(2) */
-	uint32_t on[] = { 0, 1 }, off[] = { 2, 1 }, bad[] = { 0, 2, 1 };
+	uint32_t bad[] = { 0, 2, 1 };
 	struct profil_stack stacks[] = {
-	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on },
-	    { .pid = 1, .tid = 1, .depth = 2, .frames = off,
+	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on_cpu },
+	    { .pid = 1, .tid = 1, .depth = 2, .frames = in_read,
 	      .off_ns = 250000000 } };
-	struct profil_wall wall = { .poll_ns = 5000000, .switches = 2,
-	    .reads = 1 };
-	char *argv[] = { "app", NULL };
-	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
-	    .engine = "perf", .argc = 1, .argv = argv, .samples = 5,
-	    .nobjects = 1, .objects = &app, .nframes = 3, .frames = frames,
-	    .nstacks = 2, .stacks = stacks, .wall = &wall };
+	struct profil_profile p = read_profile(stacks, 2);
 	char path[PATH_MAX], cause[256], *argv_check[] = { profil_bin, "check",
 	    path, NULL };
 	struct run r;
@@ -255,38 +269,27 @@ test_check_refuses_bad_wall_profile(void **state)
 static void
 test_check_timeline(void **state)
 {
-	struct profil_bucket bucket = { 0x10, 5 };
-	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
-	    .highpc = 0x100, .bucket_bytes = 1, .samples = 5, .nbuckets = 1,
-	    .buckets = &bucket };
-	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 },
-	    { PROFIL_FRAME_OFFCPU, 0 } };		/* read(2) */
-	uint32_t on[] = { 0, 1 }, off[] = { 2, 1 };
 	struct profil_stack stacks[] = {
-	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on },
-	    { .pid = 1, .tid = 1, .depth = 2, .frames = off,
+	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on_cpu },
+	    { .pid = 1, .tid = 1, .depth = 2, .frames = in_read,
 	      .off_ns = 250000000 },
-	    { .pid = 1, .tid = 2, .depth = 2, .frames = off,
+	    { .pid = 1, .tid = 2, .depth = 2, .frames = in_read,
 	      .off_ns = 100000000 } };
 	struct profil_timeline_entry timeline[] = {
 	    { 0, 0, 3 }, { 0, 2, 2 },
 	    { 1, 0, 100000000 }, { 1, 1, 1u << 27 },
 	    { 1, 2, 150000000 - (1u << 27) },
 	    { 2, 1, 100000000 } };
-	struct profil_wall wall = { .poll_ns = 5000000, .switches = 2,
-	    .reads = 1 };
-	char *argv[] = { "app", NULL };
-	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
-	    .engine = "perf", .argc = 1, .argv = argv, .samples = 5,
-	    .nobjects = 1, .objects = &app, .nframes = 3, .frames = frames,
-	    .nstacks = 3, .stacks = stacks, .wall = &wall,
-	    .slice_ns = 1u << 27, .nslices = 3, .ntimeline = 6,
-	    .timeline = timeline };
+	struct profil_profile p = read_profile(stacks, 3);
 	char path[PATH_MAX], cause[256], want[PATH_MAX + 256];
 	char *argv_check[] = { profil_bin, "check", path, NULL };
 	struct run r;
 
 	(void)state;
+	p.slice_ns = 1u << 27;
+	p.nslices = 3;
+	p.ntimeline = 6;
+	p.timeline = timeline;
 	snprintf(path, sizeof path, "%s/timeline.prf", tmpdir);
 	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
 		fail_msg("save %s: %s", path, cause);
