@@ -258,6 +258,22 @@ test_check_refuses_bad_wall_profile(void **state)
 		    r.err);
 }
 
+/* p saved at path, and checked: what check says of it, which holds line. */
+static void
+check_says(struct run *r, const char *path, const struct profil_profile *p,
+    const char *line)
+{
+	char cause[256], *argv_check[] = { profil_bin, "check", (char *)path,
+	    NULL };
+
+	if (profil_profile_save(p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	run(r, argv_check);
+	if (strstr(r->status == 0 ? r->out : r->err, line) == NULL)
+		fail_msg("check exit %d, no [%s] in:\n%s%s", r->status, line,
+		    r->out, r->err);
+}
+
 /*
  * A profile with a timeline gets a line saying its slices, their width
  * and entries, and that they add up to the stacks thread by thread; a
@@ -281,8 +297,7 @@ test_check_timeline(void **state)
 	    { 1, 2, 150000000 - (1u << 27) },
 	    { 2, 1, 100000000 } };
 	struct profil_profile p = read_profile(stacks, 3);
-	char path[PATH_MAX], cause[256], want[PATH_MAX + 256];
-	char *argv_check[] = { profil_bin, "check", path, NULL };
+	char path[PATH_MAX], want[PATH_MAX + 256];
 	struct run r;
 
 	(void)state;
@@ -291,50 +306,40 @@ test_check_timeline(void **state)
 	p.ntimeline = 6;
 	p.timeline = timeline;
 	snprintf(path, sizeof path, "%s/timeline.prf", tmpdir);
-	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
-		fail_msg("save %s: %s", path, cause);
-	check(&r, path, 0);
 	snprintf(want, sizeof want, "%s: timeline: 3 slices of 134.218 ms "
 	    "(0.403 s), 6 entries, adding up to the stacks thread by thread "
 	    "(2 threads, 5 samples, 0.350 s off the CPU)\n", path);
-	if (strstr(r.out, want) == NULL)
-		fail_msg("no [%s] in:\n%s", want, r.out);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 0);
 	check(&r, path, 1);
 	assert_string_equal(r.out, "");
 
-	/* thread 2's read one ns short */
+	/* thread 2's read one ns short: refused, in one line */
 	timeline[5].value--;
-	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
-		fail_msg("save %s: %s", path, cause);
-	run(&r, argv_check);
-	assert_int_equal(r.status, 1);
 	snprintf(want, sizeof want, "profil: check: %s: the timeline does not "
 	    "add up: thread 2 of process 1 has 99999999 ns off the CPU in its "
 	    "slices, 100000000 in its stacks\n", path);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 1);
 	assert_string_equal(r.err, want);
 	assert_string_equal(r.out, "");
 
-	/* the CPU part alone; thread 1's samples one too many */
+	/* the CPU part alone; then thread 1's samples one too many */
 	p.wall = NULL;
 	p.nstacks = 1;
 	p.nframes = 2;
 	p.ntimeline = 2;
-	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
-		fail_msg("save %s: %s", path, cause);
-	check(&r, path, 0);
 	snprintf(want, sizeof want, "%s: timeline: 3 slices of 134.218 ms "
 	    "(0.403 s), 2 entries, adding up to the stacks thread by thread "
 	    "(1 thread, 5 samples)\n", path);
-	if (strstr(r.out, want) == NULL)
-		fail_msg("no [%s] in:\n%s", want, r.out);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 0);
 	timeline[1].value++;
-	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
-		fail_msg("save %s: %s", path, cause);
-	run(&r, argv_check);
-	assert_int_equal(r.status, 1);
 	snprintf(want, sizeof want, "profil: check: %s: the timeline does not "
 	    "add up: thread 1 of process 1 has 6 samples in its slices, 5 in "
 	    "its stacks\n", path);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 1);
 	assert_string_equal(r.err, want);
 }
 
