@@ -1503,6 +1503,7 @@ def record_seeds(build):
     profil = os.path.join(build, "profil")
     workload = os.path.abspath(os.path.join(build, "tests", "workload"))
     wall = os.path.abspath(os.path.join(build, "tests", "wall-workload"))
+    phases = os.path.abspath(os.path.join(build, "tests", "phases"))
     runs = {
         "split-perf": ["-e", "perf", "--", workload, "split", "20"],
         "split-timer": ["-e", "timer", "--", workload, "split", "20"],
@@ -1520,6 +1521,11 @@ def record_seeds(build):
         # and a mutex, a little CPU; small, at 1 kHz
         "wall-perf": ["-e", "perf", "--wall", "-F", "1000", "--", wall,
                       "parts", "0.01", "0.02", "0.02", "0.02"],
+        # timelines as the recorder writes them: the phases program at a
+        # twentieth of its length (0.15 s), CPU, and wall by the timer
+        "phases-perf": ["-e", "perf", "--", phases, "0.05"],
+        "wall-phases-timer": ["-e", "timer", "--wall", "--", phases,
+                              "0.05"],
     }
     for name, args in runs.items():
         run(profil, "record", "-q", "-o",
