@@ -159,7 +159,10 @@ test_check_stacks_whole_or_none(void **state)
 	assert_int_equal(strchr(r.out, '\n') - r.out + 1, (long)strlen(r.out));
 }
 
-/* A recording's stacks: counted, and their cuts add up to what is said. */
+/*
+ * A recording's stacks: counted, and their cuts add up to what is said;
+ * then its timeline's line, of the slices the file has.
+ */
 static void
 test_check_recorded_stacks(void **state)
 {
@@ -185,13 +188,16 @@ test_check_recorded_stacks(void **state)
 	assert_non_null(p);
 	assert_int_equal(stacks, p->nstacks);
 	assert_int_equal(frames, p->nframes);
-	profil_profile_free(p);
-	for (line = strchr(line, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
-		assert_int_equal(sscanf(line + strlen(path), ":   %llu samples (",
-		    &n), 1);
+	/* the cuts' lines, then the timeline's (the recorder keeps one) */
+	for (line = strchr(line, '\n') + 1; sscanf(line + strlen(path),
+	    ":   %llu samples (", &n) == 1; line = strchr(line, '\n') + 1)
 		in_lines += n;
-	}
 	assert_int_equal(in_lines, cut);
+	if (sscanf(line + strlen(path), ": timeline: %llu slices", &n) != 1 ||
+	    n != p->nslices || p->nslices == 0)
+		fail_msg("no timeline line of %llu slices: %s",
+		    (unsigned long long)p->nslices, r.out);
+	profil_profile_free(p);
 }
 
 /*
