@@ -265,7 +265,8 @@ $(SHARE_TESTS): HARNESS += tests/harness/csv-table.c
 
 # the tests of the .prf codec share a profile of known contents
 # (tests/harness/prf-checks.h)
-PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords
+PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords \
+    $(BUILD)/tests/test-prftimeline
 $(PRF_TESTS): tests/harness/prf-checks.c tests/harness/prf-checks.h
 $(PRF_TESTS): HARNESS += tests/harness/prf-checks.c
 
@@ -312,18 +313,21 @@ $(BUILD)/tests/test-window: cli/profile/window.c cli/profile/window-parse.c \
 $(BUILD)/tests/test-window: HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-window: TESTCFLAGS += -Icli -Icli/profile
 
-# test-mergeprofiles compiles the merge module itself (#include)
-$(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
+# merge's tests compile the merge module itself (#include)
+MERGE_TESTS := $(BUILD)/tests/test-mergeprofiles \
+    $(BUILD)/tests/test-mergetimeline
+$(MERGE_TESTS): cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
+    cli/profile/merge-timeline.c cli/profile/merge-timeline.h \
     cli/profile/merge-jit.c cli/profile/merge-jit.h \
     cli/profile/merge-lines.c cli/profile/merge-lines.h \
     cli/profile/merge-objects.c cli/profile/merge-kernel.c \
     cli/profile/merge-internal.h cli/util.c
-$(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
+$(MERGE_TESTS): TESTCFLAGS += -Icli
 # merge's and diff's tests make profiles (tests/harness/profiles.h) with
 # the command's allocation; test-diff works diff's figures out again
 # (tests/harness/diff-checks.h)
-MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff
+MADE_TESTS := $(MERGE_TESTS) $(BUILD)/tests/test-diff
 $(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
 $(MADE_TESTS): HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h

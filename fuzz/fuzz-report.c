@@ -10,7 +10,7 @@
  * the merge of the profile with itself and windows of its timeline
  * (cli/profile/window.c).  The rows and the folded lines must account
  * for every sample, a merged profile must be one the reader accepts, its
- * stacks twice the input's, and so must a window, the whole timeline's
+ * stacks and timeline twice the input's, and so must a window, the whole timeline's
  * with every sample.  An input refused only for its checksum is read
  * with the checksum made right.
  */
@@ -218,8 +218,37 @@ check_stacks(const struct profil_profile *p, struct funcs *f, int flags)
 }
 
 /*
+ * The timeline of p merged with itself: p's slices, entries no more
+ * numerous than p's (stacks written twice in p are one in the sum),
+ * holding twice p's.
+ */
+static void
+check_merged_timeline(const struct profil_profile *p,
+    const struct profil_profile *sum)
+{
+	unsigned __int128 in = 0, out = 0;
+
+	if (sum->slice_ns != p->slice_ns || sum->nslices != p->nslices ||
+	    sum->ntimeline > p->ntimeline)
+		fuzz_fail("merged: %zu entries in %llu slices of %llu ns, of %zu "
+		    "in %llu of %llu", sum->ntimeline,
+		    (unsigned long long)sum->nslices,
+		    (unsigned long long)sum->slice_ns, p->ntimeline,
+		    (unsigned long long)p->nslices,
+		    (unsigned long long)p->slice_ns);
+	for (size_t i = 0; i < p->ntimeline; i++)
+		in += p->timeline[i].value;
+	for (size_t i = 0; i < sum->ntimeline; i++)
+		out += sum->timeline[i].value;
+	if (out != 2 * in)
+		fuzz_fail("merged: a timeline of %llu of 2 x %llu",
+		    (unsigned long long)out, (unsigned long long)in);
+}
+
+/*
  * p merged with itself: twice the samples, in a profile the reader takes;
- * its stacks (if p has some) twice p's, in no more stacks than p's.
+ * its stacks (if p has some) twice p's, in no more stacks than p's, and
+ * its timeline (if p has one) twice p's in p's slices.
  */
 static void
 check_merge(const struct profil_profile *p)
@@ -251,6 +280,7 @@ check_merge(const struct profil_profile *p)
 		fuzz_fail("merged: stacks of %llu samples of 2 x %llu",
 		    (unsigned long long)stack_samples,
 		    (unsigned long long)p->samples);
+	check_merged_timeline(p, sum);
 	if (profil_profile_encode(sum, &data, &size) < 0)
 		fuzz_fail("a merged profile does not encode");
 	back = profil_profile_parse(data, size, cause, sizeof cause);

@@ -378,6 +378,29 @@ tmp(const char *name)
 	return p;
 }
 
+struct e2e_phase
+e2e_phase_of(const char *err, const char *name, int64_t start_ns)
+{
+	char key[32];
+	const char *at;
+	unsigned long long t0, t1;
+
+	snprintf(key, sizeof key, "phase %s ", name);
+	if ((at = strstr(err, key)) == NULL ||
+	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
+		fail_msg("the program did not say its phase %s: %s", name, err);
+	return (struct e2e_phase){ ((double)t0 - (double)start_ns) / 1e9,
+	    ((double)t1 - (double)start_ns) / 1e9 };
+}
+
+int
+e2e_in_phase(const struct e2e_phase *ph, double slice_s, uint32_t slice)
+{
+	double t0 = slice * slice_s, t1 = t0 + slice_s;
+
+	return t1 >= ph->t0 - slice_s && t0 <= ph->t1 + slice_s;
+}
+
 char *
 scratch(char *buf, const char *name)
 {

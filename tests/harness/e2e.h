@@ -71,6 +71,23 @@ char *scratch(char *buf, const char *name);
 /* 1 if there is a file at path. */
 int exists(const char *path);
 
+/*
+ * A phase of tests/programs/phases.c as it timed it ("phase NAME START
+ * END" on its stderr, err): seconds after start_ns (a profile's start).
+ * Fails the test if err has no such line.
+ */
+struct e2e_phase {
+	double t0, t1;
+};
+struct e2e_phase e2e_phase_of(const char *err, const char *name,
+    int64_t start_ns);
+/*
+ * 1 if slice (of slice_s seconds, from the same start) meets phase ph
+ * widened by a slice on each side: where a timeline may put what
+ * happened in the phase.
+ */
+int e2e_in_phase(const struct e2e_phase *ph, double slice_s, uint32_t slice);
+
 /* One line on stderr, from the named subcommand. */
 void assert_one_line(const struct run *r, const char *command);
 
