@@ -289,7 +289,7 @@ $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 
 # test-table compiles the table printer itself (#include)
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h \
-    cli/report/json.c cli/report/json.h cli/util.c
+    cli/json.c cli/json.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
 # test-wallview compiles the wall view and the profile copy itself (#include)
