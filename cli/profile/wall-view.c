@@ -18,20 +18,44 @@
 #include "symbols/offcpu.h"
 #include "wall-view.h"
 
-/* The CPU part of q, a copy: its stacks off the CPU left out. */
+/*
+ * q's stacks where keep[i], in their order, and the timeline's entries
+ * of those, renumbered (still sorted by stack, then slice); the others'
+ * frames freed.
+ */
 static void
-keep_cpu_stacks(struct profil_profile *q)
+keep_stacks(struct profil_profile *q, const unsigned char *keep)
 {
-	size_t k = 0;
+	size_t *to = xcalloc(q->nstacks + 1, sizeof *to), k = 0, e = 0;
 
 	for (size_t i = 0; i < q->nstacks; i++) {
-		if (q->stacks[i].off_ns > 0) {
+		to[i] = k;
+		if (!keep[i]) {
 			free(q->stacks[i].frames);
 			continue;
 		}
 		q->stacks[k++] = q->stacks[i];
 	}
 	q->nstacks = k;
+	for (size_t i = 0; i < q->ntimeline; i++)
+		if (keep[q->timeline[i].stack]) {
+			q->timeline[e] = q->timeline[i];
+			q->timeline[e++].stack = (uint32_t)to[q->timeline[i].stack];
+		}
+	q->ntimeline = e;
+	free(to);
+}
+
+/* The CPU part of q, a copy: its stacks off the CPU left out. */
+static void
+keep_cpu_stacks(struct profil_profile *q)
+{
+	unsigned char *keep = xcalloc(q->nstacks + 1, 1);
+
+	for (size_t i = 0; i < q->nstacks; i++)
+		keep[i] = q->stacks[i].off_ns == 0;
+	keep_stacks(q, keep);
+	free(keep);
 }
 
 static void
@@ -61,7 +85,7 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 {
 	uint64_t interval = q->interval_ns ? q->interval_ns : 1;
 	uint64_t carry = 0, total = 0;
-	size_t k = 0;
+	unsigned char *keep;
 
 	for (size_t i = 0; i < q->nstacks; i++) {
 		struct profil_stack *st = &q->stacks[i];
@@ -81,14 +105,11 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 			add_to_thread(q, st->pid, st->tid, n);
 		}
 	}
-	for (size_t i = 0; i < q->nstacks; i++) {
-		if (q->stacks[i].off_ns > 0 && q->stacks[i].count == 0) {
-			free(q->stacks[i].frames);
-			continue;
-		}
-		q->stacks[k++] = q->stacks[i];
-	}
-	q->nstacks = k;
+	keep = xcalloc(q->nstacks + 1, 1);
+	for (size_t i = 0; i < q->nstacks; i++)
+		keep[i] = q->stacks[i].off_ns == 0 || q->stacks[i].count > 0;
+	keep_stacks(q, keep);
+	free(keep);
 	return total;
 }
 

@@ -28,9 +28,10 @@
  * of them), and its stacks keep what of their time was sampled
  * (sampled_ns, observations), for the errors (report/share.h).  A view
  * is for reading, never written (its wall record is gone, its time off
- * the CPU counts).  0, or -1 with a one-line cause and *view NULL when
- * the view cannot be made (the intervals and the samples overflow a
- * count).
+ * the CPU counts; its timeline keeps the stacks kept, the entries of
+ * those off the CPU still nanoseconds, as off_ns is).  0, or -1 with a
+ * one-line cause and *view NULL when the view cannot be made (the
+ * intervals and the samples overflow a count).
  */
 int wall_view(const struct profil_profile *p, int cpu_only,
     struct profil_profile **view, char *cause, size_t cause_size);
