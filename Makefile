@@ -273,7 +273,7 @@ $(SPLIT_TESTS): HARNESS += tests/harness/split-checks.c
 # the tests of export share the pprof decoder's driving and reading
 # (tests/harness/export-checks.h)
 EXPORT_TESTS := $(BUILD)/tests/test-pprof $(BUILD)/tests/test-export \
-    $(BUILD)/tests/test-exportwall
+    $(BUILD)/tests/test-exportwall $(BUILD)/tests/test-speedscope
 $(EXPORT_TESTS): tests/harness/export-checks.c tests/harness/export-checks.h
 $(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
 
@@ -309,15 +309,22 @@ $(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
 # merge's and diff's tests make profiles (tests/harness/profiles.h) with
 # the command's allocation; test-diff works diff's figures out again
 # (tests/harness/diff-checks.h)
-MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff
+MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
 $(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
 $(MADE_TESTS): HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h
 $(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
-# test-merge and test-diff allocate as the command does (cli/util.c)
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
+# test-merge, test-diff and test-speedscope allocate as the command does
+# (cli/util.c); test-speedscope reads report's CSV (tests/harness/csv-table.h)
+CLIALLOC_TESTS := $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
+$(CLIALLOC_TESTS): cli/util.c
+$(CLIALLOC_TESTS): HARNESS += cli/util.c
+$(CLIALLOC_TESTS): TESTCFLAGS += -Icli
+$(BUILD)/tests/test-speedscope: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-speedscope: HARNESS += tests/harness/csv-table.c
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
