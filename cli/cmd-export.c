@@ -161,35 +161,15 @@ export_speedscope_to(const struct profil_profile *p, const char *file,
     const char *path, int inlines)
 {
 	char cause[PATH_MAX + 256];
-	struct funcs f;
-	struct stacks s;
-	int status = 0;
 
-	if (inlines)
-		funcs_build_inline(&f, p, cli_warn_line);
-	else
-		funcs_build(&f, p, cli_warn_line);
-	if (p->nstacks == 0)
-		cli_warn("the profile has no call stacks (recorded with "
-		    "--no-call-graph, or by an older profil): one profile of "
-		    "every thread, each function a stack of its own");
-	else if (p->ntimeline == 0)
-		cli_warn("%s has no timeline (recorded by an older profil): "
-		    "each thread's stacks come one after another, not in time "
-		    "order", file);
-	if (p->nstacks > 0)
-		stacks_name(&s, p, &f, inlines ? STACKS_INLINES : 0);
-	if (export_speedscope_save(p, &f, p->nstacks > 0 ? &s : NULL,
-	    funcs_base_name(file), path, cause, sizeof cause) < 0) {
+	if (export_speedscope_save(p, file, inlines, path, cli_warn_line, cause,
+	    sizeof cause) < 0) {
 		cli_error("%s", cause);
-		status = 1;
-	} else if (strcmp(path, "-") != 0) {
-		printf("%s\n", path);
+		return 1;
 	}
-	if (p->nstacks > 0)
-		stacks_free(&s);
-	funcs_free(&f);
-	return status;
+	if (strcmp(path, "-") != 0)
+		printf("%s\n", path);
+	return 0;
 }
 
 /* p as gmon.OBJECT.out files in directory dir; the exit status. */

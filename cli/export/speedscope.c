@@ -7,6 +7,7 @@
  * whether or not there is a timeline.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,14 +366,14 @@ export_speedscope(const struct profil_profile *p, const struct funcs *f,
 	return ferror(out) ? -1 : 0;
 }
 
-int
-export_speedscope_save(const struct profil_profile *p, const struct funcs *f,
+/* p into out, or path (an outfile) when out is NULL; 0, or -1, a cause. */
+static int
+save_to(const struct profil_profile *p, const struct funcs *f,
     const struct stacks *s, const char *name, const char *path, char *cause,
     size_t cause_size)
 {
 	struct outfile of;
 	FILE *out;
-	int rc;
 
 	if (strcmp(path, "-") == 0) {
 		if (export_speedscope(p, f, s, name, stdout) < 0 ||
@@ -390,11 +391,41 @@ export_speedscope_save(const struct profil_profile *p, const struct funcs *f,
 		outfile_abort(&of, NULL);
 		return -1;
 	}
-	rc = export_speedscope(p, f, s, name, out);
-	if (rc < 0) {
+	if (export_speedscope(p, f, s, name, out) < 0) {
 		snprintf(cause, cause_size, "%s: %s", path, strerror(errno));
 		outfile_abort(&of, out);
 		return -1;
 	}
 	return outfile_commit(&of, out, cause, cause_size);
+}
+
+int
+export_speedscope_save(const struct profil_profile *p, const char *file,
+    int inlines, const char *path, cli_warn_fn *warn, char *cause,
+    size_t cause_size)
+{
+	struct funcs f;
+	struct stacks s;
+	int rc;
+
+	if (inlines)
+		funcs_build_inline(&f, p, warn);
+	else
+		funcs_build(&f, p, warn);
+	if (p->nstacks == 0)
+		cli_say(warn, "the profile has no call stacks (recorded with "
+		    "--no-call-graph, or by an older profil): one profile of "
+		    "every thread, each function a stack of its own");
+	else if (p->ntimeline == 0)
+		cli_say(warn, "%s has no timeline (recorded by an older "
+		    "profil): each thread's stacks come one after another, not "
+		    "in time order", file);
+	if (p->nstacks > 0)
+		stacks_name(&s, p, &f, inlines ? STACKS_INLINES : 0);
+	rc = save_to(p, &f, p->nstacks > 0 ? &s : NULL, funcs_base_name(file),
+	    path, cause, cause_size);
+	if (p->nstacks > 0)
+		stacks_free(&s);
+	funcs_free(&f);
+	return rc;
 }

@@ -30,6 +30,7 @@
 
 #include <profil.h>
 
+#include "cli.h"
 #include "model/funcs.h"
 #include "model/stacks.h"
 
@@ -48,12 +49,15 @@ int export_speedscope(const struct profil_profile *p, const struct funcs *f,
     const struct stacks *s, const char *name, FILE *out);
 
 /*
- * The same into the file path through outfile.h (atomic; what may be
- * replaced), or standard output for "-".  0, or -1 with a cause (path as
- * it was, no temporary file left).
+ * p, read from file (its name is the file's), into the file path
+ * through outfile.h (atomic; what may be replaced), or standard output
+ * for "-": its functions named (with inlines, the inlined ones too), and
+ * told to warn (cli.h) what cannot be named, and when p has no timeline
+ * or no stacks.  0, or -1 with a cause (path as it was, no temporary
+ * file left).
  */
-int export_speedscope_save(const struct profil_profile *p,
-    const struct funcs *f, const struct stacks *s, const char *name,
-    const char *path, char *cause, size_t cause_size);
+int export_speedscope_save(const struct profil_profile *p, const char *file,
+    int inlines, const char *path, cli_warn_fn *warn, char *cause,
+    size_t cause_size);
 
 #endif

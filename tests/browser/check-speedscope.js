@@ -18,7 +18,7 @@
 // and ask for nothing beyond file://.  Prints "ok" last and writes a
 // screenshot of the time order view; exits 1 with the reasons otherwise.
 'use strict';
-const { chromium } = require('playwright-core');
+const { offlinePage } = require('./offline');
 const fs = require('fs');
 const path = require('path');
 
@@ -116,23 +116,8 @@ async function main() {
 	const schema = JSON.parse(fs.readFileSync(path.join(release, 'file-format-schema.json')));
 	validate({ $ref: '#/definitions/FileFormat.File' }, schema, data, 'file', problems);
 
-	const browser = await chromium.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		args: ['--no-sandbox'],
-	});
-	const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-	await context.route('**/*', (route) => {
-		if (route.request().url().startsWith('file:'))
-			return route.continue();
-		problems.push('request: ' + route.request().url());
-		return route.abort();
-	});
-	const page = await context.newPage();
-	page.on('console', (m) => {
-		if (m.type() === 'error')
-			problems.push('console ' + m.type() + ': ' + m.text());
-	});
-	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+	// speedscope's WebGL warns of its driver: errors are faults
+	const { browser, page } = await offlinePage(problems, ['error']);
 	await page.goto('file://' + path.join(release, 'index.html'));
 	await page.setInputFiles('input#file', file);
 	const n = data.profiles.length;

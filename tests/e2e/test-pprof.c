@@ -50,31 +50,6 @@ readelf_build_id(const char *path, char *id, size_t size)
 		fail_msg("readelf shows no build-id for %s", path);
 }
 
-/* The first line of tests/programs/workload.c holding text (at its start). */
-static long
-source_line_with(const char *text, int at_start)
-{
-	char path[PATH_MAX + 32], line[512];
-	long n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/tests/programs/workload.c", srcdir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof line, f) != NULL) {
-		char *at = strstr(line, text);
-
-		n++;
-		if (at != NULL && (!at_start || at == line)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("%s: no line with %s", path, text);
-	return -1;
-}
-
 /* The line of tests/programs/workload.c that defines function name. */
 static long
 source_line_of(const char *name)
@@ -82,7 +57,7 @@ source_line_of(const char *name)
 	char pattern[64];
 
 	snprintf(pattern, sizeof pattern, " void %s(void)", name);
-	return source_line_with(pattern, 0);
+	return workload_line(pattern, 0);
 }
 
 /* Files of the scratch directory named like export's temporary files. */
@@ -476,14 +451,14 @@ test_pprof_inlined_frames(void **state)
 		    outer);
 	snprintf(want, sizeof want, "%s/tests/programs/workload.c", srcdir);
 	assert_string_equal(f->file, want);
-	assert_int_equal(f->start_line, source_line_with("inlined(void)", 1));
-	snprintf(want, sizeof want, "%ld", source_line_with("LOOP(1000000);", 0));
+	assert_int_equal(f->start_line, workload_line("inlined(void)", 1));
+	snprintf(want, sizeof want, "%ld", workload_line("LOOP(1000000);", 0));
 	assert_string_equal(f->lines, want);
 	for (size_t i = 0; i < d.ninlined; i++)
 		if (strcmp(d.inlined[i].leaf, "inlined") == 0) {
 			assert_string_equal(d.inlined[i].caller, "outer");
 			assert_int_equal(d.inlined[i].line,
-			    source_line_with("/* CALL */", 0));
+			    workload_line("/* CALL */", 0));
 			at_call += d.inlined[i].samples;
 		}
 	assert_int_equal(at_call, f->samples);

@@ -585,29 +585,6 @@ json_frame_line(const char *json, const char *name, char *file, size_t size)
 	return n;
 }
 
-/* The first line of tests/programs/workload.c holding text. */
-static long
-workload_line(const char *text)
-{
-	char path[PATH_MAX + 32], line[512];
-	long n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/tests/programs/workload.c", srcdir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof line, f) != NULL) {
-		n++;
-		if (strstr(line, text) != NULL) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("%s: no line with %s", path, text);
-	return -1;
-}
-
 /*
  * Real recordings, in each engine: workload's threads (a profile each,
  * with report's totals and functions), six() in its file at the line
@@ -636,7 +613,7 @@ recorded_in(const char *engine, int inlines)
 	line = json_frame_line(json, "six", file, sizeof file);
 	snprintf(want, sizeof want, "%s/tests/programs/workload.c", srcdir);
 	assert_string_equal(file, want);
-	assert_int_equal(line, workload_line(" void six(void)"));
+	assert_int_equal(line, workload_line(" void six(void)", 0));
 	if (!browser_ready())
 		return;
 	speedscope_shows(&pg, json, NULL);
