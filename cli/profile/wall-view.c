@@ -18,44 +18,16 @@
 #include "symbols/offcpu.h"
 #include "wall-view.h"
 
-/*
- * q's stacks where keep[i], in their order, and the timeline's entries
- * of those, renumbered (still sorted by stack, then slice); the others'
- * frames freed.
- */
-static void
-keep_stacks(struct profil_profile *q, const unsigned char *keep)
-{
-	size_t *to = xcalloc(q->nstacks + 1, sizeof *to), k = 0, e = 0;
-
-	for (size_t i = 0; i < q->nstacks; i++) {
-		to[i] = k;
-		if (!keep[i]) {
-			free(q->stacks[i].frames);
-			continue;
-		}
-		q->stacks[k++] = q->stacks[i];
-	}
-	q->nstacks = k;
-	for (size_t i = 0; i < q->ntimeline; i++)
-		if (keep[q->timeline[i].stack]) {
-			q->timeline[e] = q->timeline[i];
-			q->timeline[e++].stack = (uint32_t)to[q->timeline[i].stack];
-		}
-	q->ntimeline = e;
-	free(to);
-}
-
 /* The CPU part of q, a copy: its stacks off the CPU left out. */
 static void
 keep_cpu_stacks(struct profil_profile *q)
 {
-	unsigned char *keep = xcalloc(q->nstacks + 1, 1);
+	unsigned char *drop = xcalloc(q->nstacks + 1, 1);
 
 	for (size_t i = 0; i < q->nstacks; i++)
-		keep[i] = q->stacks[i].off_ns == 0;
-	keep_stacks(q, keep);
-	free(keep);
+		drop[i] = q->stacks[i].off_ns > 0;
+	profile_drop_stacks(q, drop);
+	free(drop);
 }
 
 static void
@@ -85,7 +57,7 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 {
 	uint64_t interval = q->interval_ns ? q->interval_ns : 1;
 	uint64_t carry = 0, total = 0;
-	unsigned char *keep;
+	unsigned char *drop;
 
 	for (size_t i = 0; i < q->nstacks; i++) {
 		struct profil_stack *st = &q->stacks[i];
@@ -105,11 +77,11 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 			add_to_thread(q, st->pid, st->tid, n);
 		}
 	}
-	keep = xcalloc(q->nstacks + 1, 1);
+	drop = xcalloc(q->nstacks + 1, 1);
 	for (size_t i = 0; i < q->nstacks; i++)
-		keep[i] = q->stacks[i].off_ns == 0 || q->stacks[i].count > 0;
-	keep_stacks(q, keep);
-	free(keep);
+		drop[i] = q->stacks[i].off_ns > 0 && q->stacks[i].count == 0;
+	profile_drop_stacks(q, drop);
+	free(drop);
 	return total;
 }
 
