@@ -166,10 +166,18 @@ stack_texts(const struct stacks *s, struct intern *t)
 }
 
 /*
- * One thread's samples from its pieces pc[0 .. n): a gap before each
- * slice the thread's samples have not reached (slice_ns 0: none), the
- * consecutive pieces of one text merged.  Into out (room for 2n);
- * returns how many.
+ * One thread's samples from its pieces pc[0 .. n), the consecutive
+ * pieces of one text merged.  A piece is drawn right after the one
+ * before, unless that leaves it a whole slice or more behind the slice
+ * it is of (slice_ns 0: never): then a gap brings it to its slice's
+ * start.  Into out (room for 2n); returns how many.
+ *
+ *   slices  |   k   |  k+1  |  k+2  |  k+3  |
+ *   pieces   aaaaaa  aaaabb           cc         (slice k+2: none)
+ *   drawn   |aaaaaaaaaabb|    gap    |cc
+ *
+ * A slice's pieces need not fill it (samples count whole intervals):
+ * a gap at each shortfall would cut a busy thread into slivers.
  */
 static size_t
 thread_samples(const struct piece *pc, size_t n, const size_t *texts,
@@ -181,7 +189,7 @@ thread_samples(const struct piece *pc, size_t n, const size_t *texts,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t from = pc[i].slice * slice_ns;	/* below the run's end */
 
-		if (at < from) {
+		if (slice_ns > 0 && from >= slice_ns && at <= from - slice_ns) {
 			out[k++] = (struct sample){ GAP, from - at };
 			at = from;
 		}

@@ -15,12 +15,13 @@
  *
  * With a timeline the samples come in time order, slice by slice (within
  * a slice in stack order), each thread's axis the run's from its start:
- * time a thread has no sample for (before it started, between its
- * slices of CPU) is an empty sample, which speedscope's time order view
- * draws as a gap and its totals leave out, so each stack is drawn at its
- * slice (as far as the slices before it fit in theirs).  startValue is
- * 0, the run's first slice; endValue the end of its last.  Without one,
- * a sample per stack in stack order, endValue their sum.
+ * time a thread has no sample for, a slice or more (before it started,
+ * between its slices of CPU), is an empty sample, which speedscope's
+ * time order view draws as a gap and its totals leave out, so that each
+ * stack is drawn at its slice or less than a slice after it (as far as
+ * the slices before it fit in theirs).  startValue is 0, the run's first
+ * slice; endValue the end of its last.  Without one, a sample per stack
+ * in stack order, endValue their sum.
  */
 #ifndef PROFIL_EXPORT_SPEEDSCOPE_H
 #define PROFIL_EXPORT_SPEEDSCOPE_H

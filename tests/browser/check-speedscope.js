@@ -86,18 +86,20 @@ async function tooltip(page) {
 
 // The frames the time order view draws at x, outermost first: the
 // tooltips of its rows (speedscope's FRAME_HEIGHT, 20 px each) down from
-// the first, found within 4 px; none within the top 100 px: a gap.
+// the first, which is found within 4 px once (where it starts is the
+// same for every x); none in the first row: a gap.
+let firstRow = null;
 async function stackAt(page, x) {
 	const names = [];
-	let y = 120;
+	let y = firstRow;
 
-	for (; y < 220; y += 4) {
-		await page.mouse.move(x, y);
+	for (let top = 120; y === null && top < 220; top += 4) {
+		await page.mouse.move(x, top);
 		await frames(page);
 		if (await tooltip(page) !== null)
-			break;
+			y = firstRow = top + 8;
 	}
-	for (y += 8; y < page.viewportSize().height; y += 20) {
+	for (; y !== null && y < page.viewportSize().height; y += 20) {
 		await page.mouse.move(x, y);
 		await frames(page);
 		const t = await tooltip(page);
@@ -177,6 +179,10 @@ async function main() {
 		// the sandwich view's table, every row: scrolled through
 		await page.keyboard.press('3');
 		await page.getByText('Symbol Name').waitFor();
+		// its list draws its rows once it knows its height
+		await page.waitForFunction(() => [...document.querySelectorAll('tr')]
+			.some((tr) => tr.offsetParent !== null && tr.querySelectorAll('td').length === 3 &&
+			    !/^\d+$/.test(tr.querySelector('td').textContent)));
 		const rows = new Map();
 		for (let k = 0; k < 10000; k++) {
 			const r = await page.evaluate(() => {

@@ -10,7 +10,9 @@
  * profiles made here with a known timeline (a CPU and a wall profile:
  * the time order view must draw each phase at its time; --cpu; without
  * a timeline; -o -), and on real recordings of tests/programs/workload.c
- * (both engines, --inline: names, files and lines too).
+ * (both engines, --inline: names, files and lines too) and of
+ * tests/programs/phases.c (both engines, --wall: each phase drawn at the
+ * time the program's own clock gave it).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -284,8 +286,22 @@ assert_page_is_report(struct page *pg, const char *prf,
 		    fn);
 next:		;
 	}
-	for (size_t r = 0; r < pg->nrows; r++)
-		(void)row_of(&flat, "function", pg->rows[r].name);
+	/*
+	 * and nothing report does not show, but time off the CPU under an
+	 * interval, which its view leaves out
+	 */
+	for (size_t r = 0; r < pg->nrows; r++) {
+		double h, total = shown_ns(pg->rows[r].total, &h);
+		int i;
+
+		for (i = 0; i < flat.nrows &&
+		    strcmp(text_at(&flat, i, "function"), pg->rows[r].name) != 0;
+		    i++)
+			;
+		if (i == flat.nrows && total > h + allowed)
+			fail_msg("speedscope shows %s (%s), which report does "
+			    "not", pg->rows[r].name, pg->rows[r].total);
+	}
 	csv_free(&threads);
 	csv_free(&flat);
 }
@@ -645,6 +661,163 @@ test_speedscope_recorded_timer(void **state)
 	recorded_in("timer", 0);
 }
 
+/* 1 if the stack the page drew (NAME@FILE:LINE;...) has a frame fn. */
+static int
+drawn(const char *stack, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	for (const char *at = stack; at != NULL; at = strchr(at, ';')) {
+		at += *at == ';';
+		if (strncmp(at, fn, n) == 0 && (at[n] == '@' || at[n] == ';' ||
+		    at[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* The program's "phase NAME START END": its middle, ns after start_ns. */
+static double
+phase_middle(const char *err, const char *name, int64_t start_ns)
+{
+	char key[32];
+	const char *at;
+	unsigned long long t0, t1;
+
+	snprintf(key, sizeof key, "phase %s ", name);
+	if ((at = strstr(err, key)) == NULL ||
+	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
+		fail_msg("phases did not say its phase %s: %s", name, err);
+	return ((double)t0 + (double)t1) / 2 - (double)start_ns;
+}
+
+/*
+ * What the page drew in profile i at the middle of a phase and 20 ms
+ * either side: fn (NULL: nothing, a gap) at one of them at least where
+ * must; with strict, nothing but fn or a gap at any.
+ */
+static int
+phase_drawn(const struct page *pg, size_t i, double mid, const char *fn,
+    int strict, int must)
+{
+	int seen = 0;
+
+	for (int k = -1; k <= 1; k++) {
+		const char *st = stack_at(pg, i, mid + k * 20e6);
+		int is = fn == NULL ? strcmp(st, "-") == 0 : drawn(st, fn);
+
+		if (strict && !is && strcmp(st, "-") != 0)
+			return 0;
+		seen |= is;
+	}
+	return seen || !must;
+}
+
+/*
+ * A real recording of tests/programs/phases.c, whose own clock times
+ * each phase (engine; wall: record --wall): in speedscope its worker
+ * (the main thread, first) runs a() in the middle of a() and b() in the
+ * middle of b(), and between them waits in read() (wall) or has nothing
+ * drawn (CPU); its late thread sleeps (or has nothing) in the middle of
+ * its sleep and runs c() in the middle of c(); the totals are report's,
+ * to the interval a wall view rounds each stack off the CPU to.  Looked
+ * at in three places, 20 ms apart: in a wall profile a thread is drawn
+ * all its life (on the CPU, or waiting: runnable too), and each phase
+ * must be at one of them at least; in a CPU profile a thread a busy
+ * machine runs a fifth of the time is drawn four fifths gap, and where
+ * it is drawn, it must be in its phase.  With the perf engine, which
+ * times the threads' switches where they happen, nothing else may be
+ * drawn there; the timer engine reads the threads' counters every few ms
+ * and places what it did not see at the last place seen (test-when
+ * allows a tenth of the read() outside its phase): another phase's wait
+ * may be drawn there.
+ */
+static void
+phases_in(const char *engine, int wall)
+{
+	static struct run r;
+	static struct page pg;
+	static const char *const names[] = { "a", "read", "b", "sleep", "c" };
+	char prf[PATH_MAX], json[PATH_MAX + 8], program[PATH_MAX], scale[32];
+	char at[15][64], *argv[12];
+	const char *ats[16];
+	struct profil_profile *p;
+	double mid[5], allowed = 0;
+	size_t n = 0;
+	char cause[256];
+
+	snprintf(program, sizeof program, "%s/phases", bindir);
+	snprintf(prf, sizeof prf, "%s/phases-%s%s.prf", tmpdir, engine,
+	    wall ? "-wall" : "");
+	snprintf(json, sizeof json, "%s.json", prf);
+	snprintf(scale, sizeof scale, "%.2f", harness_work_scale());
+	argv[n++] = profil_bin;
+	argv[n++] = "record";
+	argv[n++] = "-e";
+	argv[n++] = (char *)engine;
+	if (wall)
+		argv[n++] = "--wall";
+	argv[n++] = "-o";
+	argv[n++] = prf;
+	argv[n++] = program;
+	argv[n++] = scale;
+	argv[n] = NULL;
+	run(&r, argv);
+	if (r.status != 0)
+		fail_msg("record exited %d: %s", r.status, r.err);
+	if ((p = profil_profile_read(prf, cause, sizeof cause)) == NULL)
+		fail_msg("%s: %s", prf, cause);
+	if (p->ntimeline == 0)
+		fail_msg("%s: recorded without a timeline", prf);
+	for (size_t i = 0; i < p->nstacks; i++)
+		allowed += p->stacks[i].off_ns > 0 ? (double)p->interval_ns : 0;
+	/* the worker is the main thread: profile 0, in tid order */
+	for (int k = 0; k < 5; k++) {
+		mid[k] = phase_middle(r.err, names[k], p->start_ns);
+		for (int j = 0; j < 3; j++) {
+			snprintf(at[3 * k + j], sizeof at[0], "%d:%.0f",
+			    k < 3 ? 0 : 1, mid[k] + (j - 1) * 20e6);
+			ats[3 * k + j] = at[3 * k + j];
+		}
+	}
+	ats[15] = NULL;
+	profil_profile_free(p);
+	export_speedscope(&r, prf, json, (char *)NULL);
+	if (!browser_ready())
+		return;
+	speedscope_shows(&pg, json, ats);
+	assert_int_equal(pg.nprofiles, 2);
+	assert_page_is_report(&pg, prf, NULL, allowed);
+	for (int k = 0; k < 5; k++) {
+		size_t i = k < 3 ? 0 : 1;
+		const char *fn = k == 0 ? "a" : k == 2 ? "b" : k == 4 ? "c" :
+		    !wall ? NULL : k == 1 ? "[off-cpu: read]" :
+		    "[off-cpu: clock_nanosleep]";
+
+		if (!phase_drawn(&pg, i, mid[k], fn, strcmp(engine, "perf") == 0,
+		    wall))
+			fail_msg("%s, in the middle of %s(): %s; %s; %s", engine,
+			    names[k], stack_at(&pg, i, mid[k] - 20e6),
+			    stack_at(&pg, i, mid[k]),
+			    stack_at(&pg, i, mid[k] + 20e6));
+	}
+}
+
+static void
+test_speedscope_phases_perf(void **state)
+{
+	(void)state;
+	phases_in("perf", 1);
+	phases_in("perf", 0);
+}
+
+static void
+test_speedscope_phases_timer(void **state)
+{
+	(void)state;
+	phases_in("timer", 1);
+}
+
 /*
  * What export refuses, in one line, writing nothing: a file not written
  * by profil in the way of -o; a corrupt profile.  Its own file it
@@ -691,6 +864,8 @@ main(void)
 		cmocka_unit_test(test_speedscope_without_timeline),
 		cmocka_unit_test(test_speedscope_recorded_perf),
 		cmocka_unit_test(test_speedscope_recorded_timer),
+		cmocka_unit_test(test_speedscope_phases_perf),
+		cmocka_unit_test(test_speedscope_phases_timer),
 		cmocka_unit_test(test_speedscope_errors),
 	};
 
