@@ -106,7 +106,7 @@ static int
 judge_timeline(const char *what, const char *engine, const char *prf,
     const char *err)
 {
-	int few = 0;
+	int few = 0, perf;
 	char cause[512];
 	struct profil_profile *p;
 	struct phase ph[4];
@@ -114,7 +114,7 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 	const char *names[] = { "a", "b", "c" };
 	uint64_t lo[3], hi[3];
 	uint32_t obj = UINT32_MAX;
-	double slice_s, read_s = 0;
+	double slice_s, read_s = 0, len;
 
 	if ((p = profil_profile_read(prf, cause, sizeof cause)) == NULL)
 		fail_msg("%s: %s", what, cause);
@@ -171,11 +171,20 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 	 * few ms, and what it could not see blocked after the read (a short
 	 * block in b(), a counter's lag on a loaded machine) is placed at
 	 * the last place seen, read(): at its own time, after the phase
-	 * (0.036 s of 0.54 with two cores busy).
+	 * (0.036 s of 0.54 with two cores busy).  On a machine at load 10
+	 * to 20 its readings come late and far apart, and its estimate of
+	 * the time blocked strays more (0.07 s blocked placed during a(),
+	 * which never blocks; 0.1 s of the read's start missed): the
+	 * timeline keeps each estimate at its time, and test-wall judges
+	 * the estimates.  So for it, most of the read in its place.  (The
+	 * program's own time of the read holds its wait for a CPU after the
+	 * timer fired, which is no time in read(): 0.067 s of 0.56 at load
+	 * 12, so the time in read() is judged from below at 70%.)
 	 */
-	if (t[3].out > (strcmp(engine, "perf") == 0 ? 0.02 * read_s :
-	    0.1 * read_s + 0.01) ||
-	    read_s < 0.9 * (ph[3].t1 - ph[3].t0))
+	perf = strcmp(engine, "perf") == 0;
+	len = ph[3].t1 - ph[3].t0;
+	if (t[3].out > (perf ? 0.02 * read_s : 0.5 * t[3].in) ||
+	    t[3].in < 0.7 * len)
 		fail_msg("%s: %.3f s in read() outside its phase of %.3f s, of "
 		    "%.3f s", what, t[3].out, ph[3].t1 - ph[3].t0, read_s);
 	profil_profile_free(p);

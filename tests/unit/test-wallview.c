@@ -7,7 +7,7 @@
  * codec refused, and report said "out of memory"); its counts add up
  * the profile's and its time off the CPU in intervals; a view whose
  * counts would overflow is refused with its cause, not wrapped round;
- * and a view's timeline is its own, naming the stacks it keeps.
+ * and a view's timeline follows the stacks it keeps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -199,60 +199,6 @@ test_overflow_refused(void **state)
 	profil_profile_free(p);
 }
 
-/*
- * The timeline of a view: its own (the profile freed first, as a view
- * replacing it does: once, a double free), its entries those of the
- * stacks kept, renumbered.  wall_profile's stacks behind one of 300 ns
- * off the CPU, which comes to no whole interval (the view drops it):
- *
- *   stack 0  300 ns off the CPU      slice 0
- *   stack 1  3 samples               slice 0: 1, slice 2: 2
- *   stack 2  5500 ns off the CPU     slice 1
- */
-static void
-test_timeline_kept(void **state)
-{
-	static const struct profil_timeline_entry tl[] = {
-		{ 0, 0, 300 }, { 1, 0, 1 }, { 1, 2, 2 }, { 2, 1, OFF_NS },
-	};
-	struct profil_profile *p = wall_profile(), *v = NULL, *cpu = NULL;
-	char cause[256] = "";
-
-	(void)state;
-	p->stacks = xrealloc(p->stacks, 3 * sizeof *p->stacks);
-	memmove(&p->stacks[1], &p->stacks[0], 2 * sizeof *p->stacks);
-	p->stacks[0] = (struct profil_stack){ 7, 7, 0, 2, NULL, 300, 0, 0 };
-	p->stacks[0].frames = xcalloc(2, sizeof *p->stacks[0].frames);
-	p->stacks[0].frames[0] = 2;
-	p->stacks[0].frames[1] = 1;
-	p->nstacks = 3;
-	p->slice_ns = 3000;
-	p->nslices = 3;
-	p->ntimeline = 4;
-	p->timeline = xcalloc(4, sizeof *p->timeline);
-	memcpy(p->timeline, tl, sizeof tl);
-	assert_int_equal(wall_view(p, 0, &v, cause, sizeof cause), 0);
-	assert_int_equal(wall_view(p, 1, &cpu, cause, sizeof cause), 0);
-	profil_profile_free(p);
-
-	assert_int_equal(v->nstacks, 2);	/* the 300 ns left out */
-	assert_int_equal(v->ntimeline, 3);
-	assert_true(v->timeline[0].stack == 0 && v->timeline[0].slice == 0 &&
-	    v->timeline[0].value == 1);
-	assert_true(v->timeline[1].stack == 0 && v->timeline[1].slice == 2 &&
-	    v->timeline[1].value == 2);
-	assert_true(v->timeline[2].stack == 1 && v->timeline[2].slice == 1 &&
-	    v->timeline[2].value == OFF_NS);
-	assert_int_equal(v->stacks[1].off_ns, OFF_NS);
-	assert_int_equal(cpu->nstacks, 1);
-	assert_int_equal(cpu->ntimeline, 2);
-	assert_true(cpu->timeline[0].stack == 0 && cpu->timeline[1].stack == 0);
-	assert_int_equal(cpu->timeline[0].value + cpu->timeline[1].value,
-	    CPU_SAMPLES);
-	profil_profile_free(v);
-	profil_profile_free(cpu);
-}
-
 /* A CPU profile is its own view. */
 static void
 test_cpu_profile_as_it_is(void **state)
@@ -271,6 +217,71 @@ test_cpu_profile_as_it_is(void **state)
 	profil_profile_free(p);
 }
 
+/*
+ * wall_profile with a timeline, and a wait of 400 ns before its 5.5
+ * intervals, too short to come to an interval of its own: CPU samples
+ * in slices 0 (2) and 2 (1), the short wait in slice 0, the long one in
+ * slice 1.
+ */
+static struct profil_profile *
+wall_profile_with_timeline(void)
+{
+	struct profil_profile *p = wall_profile();
+
+	p->stacks = xrealloc(p->stacks, 3 * sizeof *p->stacks);
+	p->stacks[2] = p->stacks[1];
+	p->stacks[1] = (struct profil_stack){ 7, 7, 0, 2, NULL, 400, 0, 0 };
+	p->stacks[1].frames = xcalloc(2, sizeof *p->stacks[1].frames);
+	p->stacks[1].frames[0] = 2;
+	p->stacks[1].frames[1] = 1;
+	p->nstacks = 3;
+	p->slice_ns = 1000;
+	p->nslices = 3;
+	p->ntimeline = 4;
+	p->timeline = xcalloc(4, sizeof *p->timeline);
+	p->timeline[0] = (struct profil_timeline_entry){ 0, 0, 2 };
+	p->timeline[1] = (struct profil_timeline_entry){ 0, 2, 1 };
+	p->timeline[2] = (struct profil_timeline_entry){ 1, 0, 400 };
+	p->timeline[3] = (struct profil_timeline_entry){ 2, 1, OFF_NS };
+	return p;
+}
+
+/*
+ * The views drop stacks (the short wait, which comes to no interval;
+ * every wait, for the CPU part): the timeline's entries go with theirs,
+ * and the others still name the stacks they did (they once kept the
+ * numbers of the stacks before, past the view's last).
+ */
+static void
+test_views_keep_the_timeline_on_its_stacks(void **state)
+{
+	struct profil_profile *p = wall_profile_with_timeline(), *v = NULL;
+	char cause[256] = "";
+
+	(void)state;
+	assert_int_equal(wall_view(p, 0, &v, cause, sizeof cause), 0);
+	assert_int_equal(v->nstacks, 2);
+	assert_int_equal(v->stacks[1].off_ns, OFF_NS);
+	assert_int_equal(v->ntimeline, 3);
+	assert_int_equal(v->timeline[2].stack, 1);
+	assert_int_equal(v->timeline[2].slice, 1);
+	assert_int_equal(v->timeline[2].value, OFF_NS);
+	assert_int_equal(v->timeline[1].stack, 0);
+	assert_int_equal(v->timeline[1].slice, 2);
+	assert_ptr_not_equal(v->timeline, p->timeline);
+	profil_profile_free(v);
+
+	assert_int_equal(wall_view(p, 1, &v, cause, sizeof cause), 0);
+	assert_int_equal(v->nstacks, 1);
+	assert_int_equal(v->ntimeline, 2);
+	assert_int_equal(v->timeline[0].stack, 0);
+	assert_int_equal(v->timeline[1].stack, 0);
+	assert_int_equal(v->timeline[1].value, 1);
+	profil_profile_free(v);
+	assert_int_equal(p->ntimeline, 4);	/* the profile's as it was */
+	profil_profile_free(p);
+}
+
 int
 main(void)
 {
@@ -280,7 +291,7 @@ main(void)
 		cmocka_unit_test(test_cpu_part),
 		cmocka_unit_test(test_overflow_refused),
 		cmocka_unit_test(test_cpu_profile_as_it_is),
-		cmocka_unit_test(test_timeline_kept),
+		cmocka_unit_test(test_views_keep_the_timeline_on_its_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
