@@ -536,6 +536,12 @@ pprof_large_values(int stacks)
 		if (oi < p->nobjects) {
 			more = INT64_MAX / p->interval_ns + 1 - st->count;
 			st->count += more;
+			/* and in a slice of its timeline, which sums to it */
+			for (size_t e = 0; e < p->ntimeline; e++)
+				if (p->timeline[e].stack == i) {
+					p->timeline[e].value += more;
+					break;
+				}
 		}
 	}
 	for (size_t i = 0; i < p->nobjects && more == 0; i++)
@@ -784,9 +790,10 @@ assert_go_time(const char *pb, int64_t start_ns, uint64_t duration_ns)
 
 /*
  * time_nanos and duration_nanos are the profile's start and duration, as
- * Go's pprof reads them: of a recording, and of a profile whose start
- * and duration are set here as a window's would be (2.5 s from a moment
- * with nanoseconds; 0.75 s, which pprof shows in ms).
+ * Go's pprof reads them: of a recording, of an --time window of it
+ * (slices 10 to 30: its start 10 slices on, 20 long), and of a profile
+ * whose start and duration are set here (2.5 s from a moment with
+ * nanoseconds; 0.75 s, which pprof shows in ms).
  */
 static void
 test_pprof_time_and_duration(void **state)
@@ -802,17 +809,32 @@ test_pprof_time_and_duration(void **state)
 	char *prog[] = { workload, "split", "0.05", NULL };
 	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o", win_pb,
 	    win_prf, NULL };
+	char window[96];
+	char *cut[] = { profil_bin, "export", "--format", "pprof", window, "-o",
+	    win_pb, prf, NULL };
 	struct profil_profile *p;
 	char cause[256];
 	struct run r;
 
 	(void)state;
-	record_stacks_or_not_at(prf, prog, 0, NULL);
+	record_with("timer", prf, prog);	/* any engine: with a timeline */
 	export_and_decode(prf, pb, 0);
 	p = profil_profile_read(prf, cause, sizeof cause);
 	if (p == NULL)
 		fail_msg("%s", cause);
 	assert_go_time(pb, p->start_ns, p->duration_ns);
+	/* export --time of slices 10 to 30 (whole: no rounding out) */
+	if (p->nslices < 30 || p->ntimeline == 0)
+		fail_msg("%s: a timeline of %llu slices", prf,
+		    (unsigned long long)p->nslices);
+	snprintf(window, sizeof window, "--time=%lluns..%lluns",
+	    (unsigned long long)(10 * p->slice_ns),
+	    (unsigned long long)(30 * p->slice_ns));
+	run(&r, cut);
+	if (r.status != 0)
+		fail_msg("export %s: %s", window, r.err);
+	assert_go_time(win_pb, p->start_ns + (int64_t)(10 * p->slice_ns),
+	    20 * p->slice_ns);
 	for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {
 		p->start_ns = windows[i].start;
 		p->duration_ns = windows[i].duration;

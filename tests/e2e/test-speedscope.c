@@ -8,11 +8,11 @@
  * report --threads, each function's total and self, summed over the
  * threads, with the flat report's, at the precision the page shows.  On
  * profiles made here with a known timeline (a CPU and a wall profile:
- * the time order view must draw each phase at its time; --cpu; without
- * a timeline; -o -), and on real recordings of tests/programs/workload.c
- * (both engines, --inline: names, files and lines too) and of
- * tests/programs/phases.c (both engines, --wall: each phase drawn at the
- * time the program's own clock gave it).
+ * the time order view must draw each phase at its time; --cpu; --time;
+ * without a timeline; -o -), and on real recordings of
+ * tests/programs/workload.c (both engines, --inline: names, files and
+ * lines too) and of tests/programs/phases.c (both engines, --wall: each
+ * phase drawn at the time the program's own clock gave it).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -529,6 +529,37 @@ test_speedscope_wall_timeline(void **state)
 }
 
 /*
+ * export --time 1s..2.5s of the wall profile: the window's profile,
+ * from its start (run's 1 s: the worker in read(), the late thread in
+ * c()), its totals report --time's, b() at its time in the window.
+ */
+static void
+test_speedscope_window(void **state)
+{
+	SCRATCH(prf, "phases-window.prf");
+	SCRATCH(json, "phases-window.speedscope.json");
+	static const char *const times[] = { AT(0, 250), AT(0, 1000),
+	    AT(1, 500), NULL };
+	static struct page pg;
+	struct run r;
+
+	(void)state;
+	save_phases(prf, 1, 1);
+	export_speedscope(&r, prf, json, "--time=1s..2.5s", (char *)NULL);
+	if (!browser_ready())
+		return;
+	speedscope_shows(&pg, json, times);
+	assert_page_is_report(&pg, prf, "--time=1s..2.5s", 0);
+	assert_string_equal(pg.profiles[0].weight, "1.50s");
+	assert_string_equal(stack_at(&pg, 0, 250e6),
+	    "main@phases.c:10;read@phases.c:60;[off-cpu: read]");
+	assert_string_equal(stack_at(&pg, 0, 1000e6),
+	    "main@phases.c:10;b@phases.c:30");
+	assert_string_equal(stack_at(&pg, 1, 500e6),
+	    "thread_start@phases.c:50;c@phases.c:40");
+}
+
+/*
  * A profile without a timeline still exports, saying so in one line: a
  * sample per stack, in stack order (a() then b() in thread 100), the
  * totals report's.  -o - writes the same file to standard output.
@@ -862,6 +893,7 @@ main(void)
 		cmocka_unit_test(test_speedscope_cpu_timeline),
 		cmocka_unit_test(test_speedscope_wall_timeline),
 		cmocka_unit_test(test_speedscope_without_timeline),
+		cmocka_unit_test(test_speedscope_window),
 		cmocka_unit_test(test_speedscope_recorded_perf),
 		cmocka_unit_test(test_speedscope_recorded_timer),
 		cmocka_unit_test(test_speedscope_phases_perf),
