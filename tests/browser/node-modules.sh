@@ -5,10 +5,12 @@
 # browser tests may start together.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-ready() {
-	node -e 'for (const d in require(process.argv[1]).dependencies)
-		require.resolve(d + "/package.json", { paths: [process.argv[2]] })' \
-	    "$here/package.json" "$here" 2>/dev/null
+ready() {	# every package there, at the version pinned
+	node -e 'const want = require(process.argv[1]).dependencies;
+		for (const d in want)
+			if (require(require.resolve(d + "/package.json",
+			    { paths: [process.argv[2]] })).version !== want[d])
+				process.exit(1);' "$here/package.json" "$here" 2>/dev/null
 }
 ready && exit 0
 exec 9>"$here/.npm-install.lock"
