@@ -270,8 +270,18 @@ write_flat(const struct profil_profile *p, const struct funcs *f,
 	uint64_t end = 0, ns;
 
 	write_head(out, name, 0);
-	for (size_t i = 0; i < f->nrows; i++)
-		write_frame(out, i, f->rows[i].function, NULL, 0);
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct func_row *r = &f->rows[i];
+		struct symtab *tab = r->object_index != FUNC_NO_OBJECT ?
+		    f->tabs[r->object_index] : NULL;
+		const char *file = NULL;
+		int line = 0;
+
+		/* where the function starts, as funcdef.h has it */
+		if (tab != NULL && r->end > r->start)
+			file = symtab_source(tab, r->start, &line);
+		write_frame(out, i, r->function, file, file ? line : 0);
+	}
 	fputs("]},\n\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
 	json_string(out, name, 0);
 	fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":", out);

@@ -678,6 +678,30 @@ recorded_in(const char *engine, int inlines)
 	fail_msg("speedscope shows no inlined() with --inline");
 }
 
+/*
+ * Recorded without call stacks: said in one line, one profile of the
+ * flat profile's functions, six() at the line that defines it.
+ */
+static void
+test_speedscope_without_stacks(void **state)
+{
+	SCRATCH(prf, "flat.prf");
+	SCRATCH(json, "flat.speedscope.json");
+	char *prog[] = { workload, "split", "0.1", NULL };
+	char file[PATH_MAX], want[PATH_MAX + 32];
+	struct run r;
+
+	(void)state;
+	record_stacks_or_not_at(prf, prog, 0, NULL);
+	export_speedscope(&r, prf, json, (char *)NULL);
+	assert_one_line(&r, "export");
+	assert_non_null(strstr(r.err, "no call stacks"));
+	assert_int_equal(json_frame_line(json, "six", file, sizeof file),
+	    workload_line(" void six(void)", 0));
+	snprintf(want, sizeof want, "%s/tests/programs/workload.c", srcdir);
+	assert_string_equal(file, want);
+}
+
 static void
 test_speedscope_recorded_perf(void **state)
 {
@@ -894,6 +918,7 @@ main(void)
 		cmocka_unit_test(test_speedscope_wall_timeline),
 		cmocka_unit_test(test_speedscope_without_timeline),
 		cmocka_unit_test(test_speedscope_window),
+		cmocka_unit_test(test_speedscope_without_stacks),
 		cmocka_unit_test(test_speedscope_recorded_perf),
 		cmocka_unit_test(test_speedscope_recorded_timer),
 		cmocka_unit_test(test_speedscope_phases_perf),
