@@ -279,7 +279,7 @@ $(SPLIT_TESTS): HARNESS += tests/harness/split-checks.c
 # the tests of export share the pprof decoder's driving and reading
 # (tests/harness/export-checks.h)
 EXPORT_TESTS := $(BUILD)/tests/test-pprof $(BUILD)/tests/test-export \
-    $(BUILD)/tests/test-exportwall
+    $(BUILD)/tests/test-exportwall $(BUILD)/tests/test-speedscope
 $(EXPORT_TESTS): tests/harness/export-checks.c tests/harness/export-checks.h
 $(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
 
@@ -295,7 +295,7 @@ $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 
 # test-table compiles the table printer itself (#include)
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h \
-    cli/report/json.c cli/report/json.h cli/util.c
+    cli/json.c cli/json.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
 # test-wallview compiles the wall view and the profile copy itself (#include)
@@ -327,15 +327,22 @@ $(MERGE_TESTS): TESTCFLAGS += -Icli
 # merge's and diff's tests make profiles (tests/harness/profiles.h) with
 # the command's allocation; test-diff works diff's figures out again
 # (tests/harness/diff-checks.h)
-MADE_TESTS := $(MERGE_TESTS) $(BUILD)/tests/test-diff
+MADE_TESTS := $(MERGE_TESTS) $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
 $(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
 $(MADE_TESTS): HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h
 $(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
-# test-merge and test-diff allocate as the command does (cli/util.c)
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
+# test-merge, test-diff and test-speedscope allocate as the command does
+# (cli/util.c); test-speedscope reads report's CSV (tests/harness/csv-table.h)
+CLIALLOC_TESTS := $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
+$(CLIALLOC_TESTS): cli/util.c
+$(CLIALLOC_TESTS): HARNESS += cli/util.c
+$(CLIALLOC_TESTS): TESTCFLAGS += -Icli
+$(BUILD)/tests/test-speedscope: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-speedscope: HARNESS += tests/harness/csv-table.c
 
 # test-time makes profiles of known timelines (tests/harness/profiles.h)
 # with the command's allocation, reads the views' CSV as a table

@@ -17,7 +17,7 @@
 //            wide as its CPU count says; unticked, the wall view is back
 // Prints "ok" and writes a screenshot; exits 1 with the reasons otherwise.
 'use strict';
-const { chromium } = require('playwright-core');
+const { offlinePage } = require('./offline');
 const path = require('path');
 
 // The Wilson interval's half-width in points, as the tables have it
@@ -178,28 +178,8 @@ async function main() {
 	const [page_path, shot, expect_json] = process.argv.slice(2);
 	const expect = expect_json ? JSON.parse(expect_json) : {};
 	const problems = [];
-	const browser = await chromium.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		args: ['--no-sandbox'],
-	});
-	const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
 	// self-contained: any request other than the page itself is a fault
-	await context.route('**/*', (route) => {
-		if (route.request().url().startsWith('file:'))
-			return route.continue();
-		problems.push('request: ' + route.request().url());
-		return route.abort();
-	});
-	const page = await context.newPage();
-	page.on('console', (m) => {
-		if (m.type() === 'error' || m.type() === 'warning')
-			problems.push('console ' + m.type() + ': ' + m.text());
-	});
-	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-	page.on('request', (r) => {
-		if (!r.url().startsWith('file:'))
-			problems.push('request: ' + r.url());
-	});
+	const { browser, page } = await offlinePage(problems, ['error', 'warning']);
 	await page.goto('file://' + path.resolve(page_path));
 
 	const rows = await page.locator('#flat tbody tr').count();

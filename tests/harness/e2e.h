@@ -206,8 +206,8 @@ void record_for(struct shares *s, struct run *r, const char *engine,
 /*
  * Multiply every count of p by k (samples, kernel, unknown, lost, each
  * object's and bucket's, the kernel record's, threads', processes',
- * stacks', the samples taken and their squared weights): the same
- * profile, k times as long.
+ * stacks' and their timeline's, the samples taken and their squared
+ * weights): the same profile, k times as long.
  */
 struct profil_profile;
 /*
