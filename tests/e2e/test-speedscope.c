@@ -731,21 +731,6 @@ drawn(const char *stack, const char *fn)
 	return 0;
 }
 
-/* The program's "phase NAME START END": its middle, ns after start_ns. */
-static double
-phase_middle(const char *err, const char *name, int64_t start_ns)
-{
-	char key[32];
-	const char *at;
-	unsigned long long t0, t1;
-
-	snprintf(key, sizeof key, "phase %s ", name);
-	if ((at = strstr(err, key)) == NULL ||
-	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
-		fail_msg("phases did not say its phase %s: %s", name, err);
-	return ((double)t0 + (double)t1) / 2 - (double)start_ns;
-}
-
 /*
  * What the page drew in profile i at the middle of a phase and 20 ms
  * either side: fn (NULL: nothing, a gap) at one of them at least where
@@ -828,7 +813,10 @@ phases_in(const char *engine, int wall)
 		allowed += p->stacks[i].off_ns > 0 ? (double)p->interval_ns : 0;
 	/* the worker is the main thread: profile 0, in tid order */
 	for (int k = 0; k < 5; k++) {
-		mid[k] = phase_middle(r.err, names[k], p->start_ns);
+		struct e2e_phase ph = e2e_phase_of(r.err, names[k],
+		    p->start_ns);
+
+		mid[k] = (ph.t0 + ph.t1) / 2;
 		for (int j = 0; j < 3; j++) {
 			snprintf(at[3 * k + j], sizeof at[0], "%d:%.0f",
 			    k < 3 ? 0 : 1, mid[k] + (j - 1) * 20e6);
