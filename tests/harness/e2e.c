@@ -790,3 +790,12 @@ e2e_error_scale(const struct profil_profile *p)
 	return p->weight_sq > p->samples ? (double)p->weight_sq /
 	    (double)p->samples : 1;
 }
+
+void
+e2e_drop_timeline(struct profil_profile *p)
+{
+	free(p->timeline);
+	p->timeline = NULL;
+	p->ntimeline = 0;
+	p->slice_ns = p->nslices = 0;
+}

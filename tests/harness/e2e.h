@@ -91,6 +91,14 @@ int e2e_in_phase(const struct e2e_phase *ph, double slice_s, uint32_t slice);
 /* One line on stderr, from the named subcommand. */
 void assert_one_line(const struct run *r, const char *command);
 
+/*
+ * p without its timeline: for a test that changes a recorded profile's
+ * stacks and saves it (a timeline must sum to the stacks, or the file is
+ * refused).
+ */
+struct profil_profile;
+void e2e_drop_timeline(struct profil_profile *p);
+
 /* Total samples of prf as `profil check` states them. */
 unsigned long long checked_samples(const char *prf);
 

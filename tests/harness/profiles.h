@@ -42,4 +42,11 @@ const struct profil_stack *stack_of(const struct profil_profile *p,
     uint32_t pid, uint32_t tid, size_t depth,
     const struct profil_frame *frames);
 
+/*
+ * p encoded and read back, or the test fails saying why (the reader
+ * checks every total): a profile made by the code under test (what,
+ * "the merged profile") is as sound as a file.
+ */
+void assert_reads_back(const struct profil_profile *p, const char *what);
+
 #endif
