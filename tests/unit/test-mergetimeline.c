@@ -77,23 +77,15 @@ static struct profil_profile *
 merged_n(struct profil_profile **in, size_t n)
 {
 	static const char *names[] = { "a.prf", "b.prf", "c.prf" };
-	struct profil_profile *m, *back;
+	struct profil_profile *m;
 	char cause[512] = "";
-	void *data;
-	size_t size;
 
 	said[0] = '\0';
 	nsaid = 0;
 	if (merge_profiles(in, names, n, &m, keep_line, cause,
 	    sizeof cause) < 0)
 		fail_msg("merge refused: %s", cause);
-	assert_int_equal(profil_profile_encode(m, &data, &size), 0);
-	back = profil_profile_parse(data, size, cause, sizeof cause);
-	if (back == NULL)
-		fail_msg("the merged profile does not read back: %s", cause);
-	assert_int_equal(back->ntimeline, m->ntimeline);
-	profil_profile_free(back);
-	free(data);
+	assert_reads_back(m, "the merged profile");
 	return m;
 }
 
