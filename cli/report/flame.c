@@ -139,7 +139,7 @@ static const char script[] =
 "svg.addEventListener('mousemove',function(e){var i=boxOf(e);if(i<0){tip.hidden=true;return;}\n"
 " var f=fn(i),lines=[name(i),!f?'every sample':f[2]&2?'the unwinder stopped here':\n"
 "  f[2]&8?'off the CPU':f[1]+(f[2]&1?' (kernel)':'')+(f[2]&16?'; its caller below found by frame pointer, not unwind tables':''),\n"
-"  cnt[i]+(d.cpu&&cnt!==d.cpu?(cnt[i]*d.secs).toFixed(3)+' s of wall time ('+d.cpu[i]+' CPU samples), ':cnt[i]+' samples, ')+pct(cnt[i]).toFixed(2)+'% \\u00b1 '+errOf([i]).toFixed(2)+' of all'];\n"
+"  (d.cpu&&cnt!==d.cpu?(cnt[i]*d.secs).toFixed(3)+' s of wall time ('+d.cpu[i]+' CPU samples), ':cnt[i]+' samples, ')+pct(cnt[i]).toFixed(2)+'% \\u00b1 '+errOf([i]).toFixed(2)+' of all'];\n"
 " while(tip.firstChild)tip.removeChild(tip.firstChild);\n"
 " lines.forEach(function(s,k){var e=document.createElement(k?'div':'b');e.textContent=s;tip.appendChild(e);});\n"
 " var r=box.getBoundingClientRect(),x=e.clientX-r.left+14;\n"

@@ -112,16 +112,21 @@ async function flame(page, expect, problems) {
 		// hover: function, object, samples, share and its 95% error
 		await rect(target.i).hover();
 		const tip = page.locator('#flame-tip');
-		const text = (await tip.isVisible()) ? await tip.textContent() : '';
+		// its lines: the name, the object, then the figures, which
+		// start with the samples (no other number before them)
+		const lines = (await tip.isVisible()) ?
+			await page.$$eval('#flame-tip > *', (es) => es.map((e) => e.textContent)) : [];
+		const text = lines.join('\n');
 		// the error as the Wilson interval's half-width; within 0.02 of
 		// it, for the page may count the samples' weights (a run's kernel
 		// samples weigh more: 5.04 shown for 5.045 here once)
 		const want = target.count + ' samples, ' + (100 * target.count / total).toFixed(2) +
 			'% \u00b1 ';
 		const err = error95(target.count, total);
-		const shown = text.includes(want) ?
-			parseFloat(text.slice(text.indexOf(want) + want.length)) : NaN;
-		if (!text.includes(expect.zoom) || !(Math.abs(shown - err) <= 0.02))
+		const figures = lines[2] || '';
+		const shown = figures.startsWith(want) ?
+			parseFloat(figures.slice(want.length)) : NaN;
+		if (lines[0] !== expect.zoom || !(Math.abs(shown - err) <= 0.02))
 			problems.push('hover text "' + text + '" lacks "' + want +
 				err.toFixed(2) + '"');
 	}
