@@ -87,5 +87,6 @@ profile_copy(const struct profil_profile *p)
 		q->stacks[i].frames = dup_array(p->stacks[i].frames,
 		    p->stacks[i].depth, sizeof *p->stacks[i].frames);
 	q->wall = dup_array(p->wall, 1, sizeof *p->wall);
+	q->timeline = dup_array(p->timeline, p->ntimeline, sizeof *p->timeline);
 	return q;
 }
