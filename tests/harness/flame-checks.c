@@ -1,11 +1,13 @@
 /*
  * flame-checks.c - the flame graph's data read off the page that `profil
  * report --html` writes (flame-checks.h): its JSON decoded, here, with no
- * code of the report's, and checked as the tree the page's script needs.
+ * code of the report's, and checked as the tree the page's script needs;
+ * and the page checked in headless Chromium (tests/browser/).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e2e.h"
 #include "flame-checks.h"
@@ -219,4 +221,48 @@ need_stacks(void)
 {
 	if (!harness_perf_allowed())
 		SKIP("perf events refused here, and the timer engine takes no stacks");
+}
+
+/* 1 if the browser check can run; skips (or fails, when required) if not. */
+static int
+browser_ready(void)
+{
+	if (access("tests/browser/check-html.sh", X_OK) == 0 &&
+	    system("command -v chromium >/dev/null && command -v node "
+	    ">/dev/null") == 0)
+		return 1;
+	if (getenv("PROFIL_REQUIRE_BROWSER") != NULL)
+		fail_msg("PROFIL_REQUIRE_BROWSER is set but chromium, node or "
+		    "tests/browser/check-html.sh is missing");
+	SKIP("chromium or node not installed (PROFIL_REQUIRE_BROWSER=1 "
+	    "makes it a failure)");
+	return 0;
+}
+
+void
+browser_check_with(const char *option, const char *page, const char *shot,
+    const char *expect)
+{
+	/* make check runs from the top of the source tree */
+	char *check[6] = { "tests/browser/check-html.sh" };
+	size_t n = 1;
+	struct run r;
+
+	if (!browser_ready())
+		return;
+	if (option != NULL)
+		check[n++] = (char *)option;
+	check[n++] = (char *)page;
+	check[n++] = (char *)shot;
+	check[n++] = (char *)expect;
+	check[n] = NULL;
+	run(&r, check);
+	if (r.status != 0 || strstr(r.out, "ok") == NULL)
+		fail_msg("browser check failed (%d): %s%s", r.status, r.out, r.err);
+}
+
+void
+browser_check(const char *page, const char *shot, const char *expect)
+{
+	browser_check_with(NULL, page, shot, expect);
 }

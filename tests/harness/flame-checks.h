@@ -1,7 +1,8 @@
 /*
  * flame-checks.h - what the tests of the flame graph share
- * (flame-checks.c): the page written, its flame graph data decoded, and
- * the tree the page's script relies on checked.
+ * (flame-checks.c): the page written, its flame graph data decoded, the
+ * tree the page's script relies on checked, and the page checked in a
+ * browser.
  */
 #ifndef PROFIL_TEST_FLAME_CHECKS_H
 #define PROFIL_TEST_FLAME_CHECKS_H
@@ -43,5 +44,15 @@ void flame_check_tree(const struct flame *fl);
 
 /* Skip where no engine takes stacks here (perf events refused). */
 void need_stacks(void);
+
+/*
+ * tests/browser/check-html.sh [option] PAGE SHOT EXPECT (JSON), which
+ * must print "ok": the page in headless Chromium (check-html.js; with
+ * option "--time", check-html-time.js).  Skips where chromium or node is
+ * missing, unless PROFIL_REQUIRE_BROWSER is set.
+ */
+void browser_check_with(const char *option, const char *page,
+    const char *shot, const char *expect);
+void browser_check(const char *page, const char *shot, const char *expect);
 
 #endif
