@@ -260,10 +260,13 @@ parse(int argc, char **argv, struct report_args *a)
 /*
  * The profile a names (or the newest here, its name malloc'd in
  * *newest) as the views count it, and the options that follow from it:
- * its caption, how text is printed.
+ * its caption, how text is printed.  *read is the profile as read (the
+ * page's timeline needs a wall profile's stacks as recorded), the view
+ * itself when it is no wall view.
  */
 static struct profil_profile *
-read_view(struct report_args *a, char **newest, char *caption, size_t size)
+read_view(struct report_args *a, char **newest, char *caption, size_t size,
+    struct profil_profile **read)
 {
 	struct profil_profile *p, *wp;
 	char cause[512];
@@ -282,10 +285,9 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
 		cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, a->file);
 	caption_make(caption, size, p, wp != NULL ? wp : p, a->cpu_only,
 	    funcs_base_name(a->file));
-	if (wp != NULL) {
-		profil_profile_free(p);
+	*read = p;
+	if (wp != NULL)
 		p = wp;
-	}
 	if (report_weighted(p))
 		a->o.style.count_title = "counts";
 	a->o.caption = caption;
@@ -299,12 +301,13 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
  * exit status.
  */
 static int
-show(const struct report_args *a, const struct profil_profile *p)
+show(const struct report_args *a, const struct profil_profile *p,
+    const struct profil_profile *read)
 {
 	unsigned reads = a->view->reads;
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
-	struct report_input in = { p, &f, NULL };
+	struct report_input in = { p, &f, NULL, read };
 	char cause[512];
 	int rc;
 
@@ -344,14 +347,16 @@ report_exec(int argc, char **argv)
 		    NULL },
 		.view = &report_views[0], .colour = "auto",
 	};
-	struct profil_profile *p;
+	struct profil_profile *p, *read;
 	char *newest = NULL, caption[2048];
 	int rc;
 
 	if ((rc = parse(argc, argv, &a)) >= 0)
 		return rc;
-	p = read_view(&a, &newest, caption, sizeof caption);
-	rc = show(&a, p);
+	p = read_view(&a, &newest, caption, sizeof caption, &read);
+	rc = show(&a, p, read);
+	if (read != p)
+		profil_profile_free(read);
 	profil_profile_free(p);
 	free(newest);
 	return rc;
