@@ -62,8 +62,14 @@ function proportional(s, how, problems) {
 				' for ' + b.count + ' of ' + s.root.count);
 }
 
+// Where the canvas is in the viewport, its top scrolled to the top.
+async function canvas(page) {
+	await page.evaluate(() => document.getElementById('tl-canvas').scrollIntoView());
+	return page.locator('#tl-canvas').boundingBox();
+}
+
 async function drag(page, expect, d, problems) {
-	const box = await page.locator('#tl-canvas').boundingBox();
+	const box = await canvas(page);
 	const x = (slice) => box.x + (slice + 0.5) * box.width / expect.nslices;
 	const y = box.y + 15;
 	const how = 'drag ' + d.from + '..' + d.to;
@@ -198,11 +204,11 @@ async function main() {
 		if (s.first !== first || s.end !== end)
 			problems.push('a click on a phase: slices ' + s.first + '..' + s.end +
 				', want ' + first + '..' + end);
-		const box = await page.locator('#tl-canvas').boundingBox();
+		const box = await canvas(page);
 		await page.mouse.click(box.x + box.width / 2, box.y + 10);
 		await whole(page, expect, loaded, 'a click on the tracks', problems);
 	}
-	const last = (expect.drags || [])[expect.drags.length - 1];
+	const drags = expect.drags || [], last = drags[drags.length - 1];
 	if (last)
 		await drag(page, expect, last, []);
 	await finish(browser, page, shot, problems, names.length + ' tracks, ' +

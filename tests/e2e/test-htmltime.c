@@ -76,12 +76,14 @@ static const struct part wall_parts[] = {
 };
 
 /*
- * A profile of parts (n of them; a wall profile if any is off the CPU),
- * saved to path and read back; the parts' stacks are its stacks, in
- * order, each called from main().
+ * A profile of parts (n of them; a wall profile if any is off the CPU)
+ * over nslices, of nthreads threads of process 10 (thread 10 "main",
+ * 11 "work<er>&", then "t2", "t3", ...), saved to path and read back;
+ * the parts' stacks are its stacks, in order, each called from main().
  */
 static struct profil_profile *
-made(const char *path, const struct part *parts, size_t n)
+made_of(const char *path, const struct part *parts, size_t n,
+    uint32_t nthreads, uint64_t nslices)
 {
 	static const struct profil_bucket none[] = { { 0, 0 } };
 	struct profil_profile *p = new_profile(1), *q;
@@ -95,11 +97,15 @@ made(const char *path, const struct part *parts, size_t n)
 		p->symbols[i] = (struct profil_symbol){ 0, 0x40 * (uint64_t)i,
 		    0x40 * (uint64_t)i + 0x40, xstrdup(names[i]) };
 	p->nsymbols = NFUNCS;
-	p->threads = xcalloc(2, sizeof *p->threads);
-	p->threads[0] = (struct profil_thread){ 10, 10, xstrdup("main"), 0 };
-	p->threads[1] = (struct profil_thread){ 10, 11, xstrdup("work<er>&"),
-	    0 };
-	p->nthreads = 2;
+	p->threads = xcalloc(nthreads, sizeof *p->threads);
+	for (uint32_t k = 0; k < nthreads; k++) {
+		char name[16];
+
+		snprintf(name, sizeof name, "t%u", k);
+		p->threads[k] = (struct profil_thread){ 10, 10 + k,
+		    xstrdup(k == 0 ? "main" : k == 1 ? "work<er>&" : name), 0 };
+	}
+	p->nthreads = nthreads;
 	for (size_t i = 0; i < n; i++) {
 		const struct part *pt = &parts[i];
 		uint64_t total = pt->value * (pt->end - pt->first);
@@ -117,14 +123,14 @@ made(const char *path, const struct part *parts, size_t n)
 		entries += pt->end - pt->first;
 	}
 	p->slice_ns = SLICE_NS;
-	p->nslices = NSLICES;
+	p->nslices = nslices;
 	p->timeline = xcalloc(entries, sizeof *p->timeline);
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t k = parts[i].first; k < parts[i].end; k++)
 			p->timeline[e++] = (struct profil_timeline_entry){
 			    (uint32_t)i, k, parts[i].value };
 	p->ntimeline = entries;
-	p->duration_ns = SLICE_NS * NSLICES;
+	p->duration_ns = SLICE_NS * nslices;
 	p->cpu_ns = p->samples * INTERVAL_NS;
 	if (wall)
 		make_wall(p, 5000000, 100, 10, 0);
@@ -136,6 +142,13 @@ made(const char *path, const struct part *parts, size_t n)
 	assert_int_equal(q->nstacks, n);
 	assert_int_equal(q->ntimeline, entries);
 	return q;
+}
+
+/* The same of the two threads and the slices above. */
+static struct profil_profile *
+made(const char *path, const struct part *parts, size_t n)
+{
+	return made_of(path, parts, n, 2, NSLICES);
 }
 
 /* The name the views give a part's leaf. */
@@ -196,11 +209,25 @@ window_json(char *out, size_t size, const struct profil_profile *p,
 	    (unsigned long long)(us0 / 1000000), (unsigned long long)(us0 % 1000000),
 	    (unsigned long long)(us1 / 1000000), (unsigned long long)(us1 % 1000000),
 	    (unsigned long long)total, (unsigned long long)cpu);
-	for (size_t i = 0; i < p->nstacks; i++)
+	/* by function: the stacks of the first part of each name */
+	for (size_t i = 0; i < p->nstacks; i++) {
+		uint64_t samples = 0, amount = 0;
+		size_t k;
+
+		for (k = 0; strcmp(leaf_name(&parts[k]), leaf_name(&parts[i])); k++)
+			;
+		if (k < i)
+			continue;
+		for (k = i; k < p->nstacks; k++)
+			if (strcmp(leaf_name(&parts[k]), leaf_name(&parts[i])) == 0) {
+				samples += p->stacks[k].off_ns ? 0 : count[k];
+				amount += count[k];
+			}
 		len += (size_t)snprintf(out + len, size - len, "%s{\"name\":\"%s\","
 		    "\"samples\":%llu,\"amount\":%llu}", i ? "," : "",
-		    leaf_name(&parts[i]), (unsigned long long)(p->stacks[i].off_ns ?
-		    0 : count[i]), (unsigned long long)count[i]);
+		    leaf_name(&parts[i]), (unsigned long long)samples,
+		    (unsigned long long)amount);
+	}
 	/* c's samples by a search, as by its row */
 	for (size_t i = 0; i < p->nstacks; i++)
 		if (parts[i].func == F_C)
@@ -329,6 +356,40 @@ test_wall_timeline_in_browser(void **state)
 	profil_profile_free(p);
 }
 
+/*
+ * 40 threads, thread k running a() k + 1 samples a slice in 5 slices of
+ * its own, across a timeline of 2^24 slices (the most a file may have):
+ * the page draws the 31 busiest threads' tracks in the order the threads
+ * came and the other 9 in one, its figures the profile's, and a phase
+ * chosen and the whole run again work, with no error on the page.
+ */
+static void
+test_many_threads_long_timeline(void **state)
+{
+	const char *prf = tmp("time-many.prf"), *html = tmp("time-many.html");
+	struct part parts[40];
+	struct profil_profile *p;
+	char expect[4096], *page;
+	size_t len;
+
+	(void)state;
+	for (uint32_t k = 0; k < 40; k++)
+		parts[k] = (struct part){ 10 + k, F_A, 0, k * 400000,
+		    k * 400000 + 5, k + 1 };
+	p = made_of(prf, parts, 40, 40, 1u << 24);
+	page = html_of(prf, html);
+	len = (size_t)snprintf(expect, sizeof expect, "{\"nslices\":%u,"
+	    "\"whole\":{\"total\":%llu,\"cpu\":%llu},\"tracks\":[", 1u << 24,
+	    (unsigned long long)p->samples, (unsigned long long)p->samples);
+	for (uint32_t k = 9; k < 40; k++)
+		len += (size_t)snprintf(expect + len, sizeof expect - len, "\"t%u \",",
+		    k);
+	snprintf(expect + len, sizeof expect - len, "\"9 other threads\"]}");
+	browser_check_with("--time", html, tmp("time-many.png"), expect);
+	free(page);
+	profil_profile_free(p);
+}
+
 /* A profile without a timeline: no tracks, and the flame graph as ever. */
 static void
 test_no_timeline_no_tracks(void **state)
@@ -362,6 +423,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_timeline_in_browser),
 		cmocka_unit_test(test_wall_timeline_in_browser),
+		cmocka_unit_test(test_many_threads_long_timeline),
 		cmocka_unit_test(test_no_timeline_no_tracks),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
