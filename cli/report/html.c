@@ -28,21 +28,6 @@
 #define TABLE_ROWS 2000		/* flat rows on the page at most */
 #define PEAK_LABELS 6		/* names written over the highest bars */
 
-void
-html_escape(FILE *fp, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&#39;", fp); break;
-		default: fputc(*s, fp);
-		}
-	}
-}
-
 static const char style[] =
 "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:72em;"
 "padding:0 1em;color:#222}\n"

@@ -20,7 +20,7 @@
 #include "flame.h"
 #include "model/funcs.h"
 
-/* s on fp with < > & " ' as HTML's character references. */
+/* s on fp with < > & " ' as HTML's character references (html-escape.c). */
 void html_escape(FILE *fp, const char *s);
 
 /* A track of the timeline: one thread, or the threads left over. */
