@@ -214,6 +214,11 @@ $(BUILD)/tests/test-kerneltime: cli/record/wall/kernel-time.c \
     cli/record/wall/kernel-time.h cli/hmap.c cli/util.c
 $(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli
 
+# test-timeline compiles the recorder's timeline itself (#include)
+$(BUILD)/tests/test-timeline: cli/record/core/timeline.c \
+    cli/record/core/timeline.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-timeline: TESTCFLAGS += -Icli
+
 # test-sample compiles the sample sink itself (#include), its callees
 # stubbed
 $(BUILD)/tests/test-sample: cli/record/sink/sample.c cli/record/sink/sample.h
@@ -372,6 +377,11 @@ $(BUILD)/tests/wall-workload-fp: tests/programs/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
+# Known phases in time, said by the program's own clock (the timeline)
+$(BUILD)/tests/phases: tests/programs/phases.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
+WORKLOADS += $(BUILD)/tests/phases
 # Code generated at run time and named by a perf map or a jitdump file
 # (issue 18): built without frame pointers, its generated code has them
 $(BUILD)/tests/jit-workload: tests/programs/jit-workload.c \
@@ -535,6 +545,15 @@ bench-wall: all $(BUILD)/bench/parked $(BUILD)/bench/pingpong
 # against perf record -g, cost and split (~3 minutes; needs node)
 bench-jit: all
 	python3 bench/jit.py $(BUILD)
+# the timeline's file and cost on a steady program (bench/timeline.py);
+# bench-timeline-long: a 10-minute 8-thread run beside perf record's file
+$(BUILD)/bench/manystacks: bench/manystacks.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lpthread
+bench-timeline: all $(BUILD)/tests/workload
+	python3 bench/timeline.py $(BUILD)
+bench-timeline-long: all $(BUILD)/bench/manystacks
+	python3 bench/timeline.py --long 10 $(BUILD)
 # --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
 bench-budget: all $(BUILD)/tests/workload
 	python3 bench/budget.py $(BUILD)

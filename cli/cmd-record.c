@@ -18,7 +18,9 @@
 
 #include "cli.h"
 #include "cmd-record.h"
+#include "record/core/clock.h"
 #include "record/core/launch.h"
+#include "record/core/periods.h"
 #include "record/core/prffile.h"
 #include "record/jit/jit.h"
 #include "record/perf/perf.h"
@@ -75,6 +77,10 @@ static const struct option record_options[] = {
 	{ "stack-size", required_argument, NULL, 'z' },
 	{ "samples", required_argument, NULL, 'B' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "every", required_argument, NULL, 'E' },
+	{ "split", required_argument, NULL, 'E' },
+	{ "keep", required_argument, NULL, 'K' },
+	{ "no-timeline", no_argument, NULL, 'T' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -98,6 +104,10 @@ engine_named(const char *name)
 		    i + 1 < NENGINES ? ", " : " or ", engines[i]->name);
 	cli_die(EXIT_USAGE, "-e: unknown engine '%s' (%s)", name, known);
 }
+
+/* --every's periods (periods.h), and when the last one ended */
+static struct periods periods;
+static uint64_t run_end;
 
 /*
  * One option of `profil record` but -h and -V, its argument optarg, into
@@ -175,6 +185,21 @@ record_option(int c, struct record_opts *o, const char **output,
 	case 'q':
 		o->quiet = 1;
 		break;
+	case 'E':
+		if (periods_parse(optarg, &periods.every_ns) < 0)
+			cli_die(EXIT_USAGE, "--every: '%s' is not a period from "
+			    "100ms to 11 days (60s, 500ms, 5m, 1h)", optarg);
+		o->periods = &periods;
+		break;
+	case 'T':
+		o->no_timeline = 1;
+		break;
+	case 'K':
+		if (cli_parse_ulong(optarg, 1, 100000, &v) < 0)
+			cli_die(EXIT_USAGE, "--keep: '%s' is not a number of "
+			    "profiles from 1 to 100000", optarg);
+		periods.keep = (unsigned)v;
+		break;
 	default:
 		return 0;
 	}
@@ -197,6 +222,9 @@ record_settle(struct record_opts *o, pid_t attach, int rate_given)
 	if (o->wall && o->samples)
 		cli_die(EXIT_USAGE, "--wall: not with --samples (time off the "
 		    "CPU is measured, not sampled at a rate a budget slows)");
+	if (periods.keep > 0 && o->periods == NULL)
+		cli_die(EXIT_USAGE, "--keep: the last N of --every's profiles: "
+		    "give --every");
 	if (o->wait_all && !o->follow_children)
 		cli_die(EXIT_USAGE, "--wait-all follows the processes that "
 		    "--no-children leaves out: give one of them");
@@ -237,6 +265,16 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		}
 	}
 	record_settle(o, *attach, rate_given);
+	if (o->periods != NULL) {
+		/* a file a period: named apart */
+		if (*output == NULL)
+			*output = "%c-%t.prf";
+		else if (!periods_template_ok(*output))
+			cli_die(EXIT_USAGE, "--every writes a profile a period: "
+			    "-o needs %%t (its start) or %%n (its number) in "
+			    "'%s'", *output);
+		periods.tmpl = *output;
+	}
 	return -1;
 }
 
@@ -342,6 +380,7 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 	struct profil_profile *p;
 	struct timespec wall_start;
 	char cause[PATH_MAX + 256];
+	uint64_t origin;
 
 	memset(r, 0, sizeof *r);
 	r->builder = builder_new(o->bucket_bytes);
@@ -349,6 +388,12 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		builder_stacks(r->builder);
 	jit_begin(r->builder);
 	clock_gettime(CLOCK_REALTIME, &wall_start);
+	/* the timeline's slice 0 starts with the header's start_ns */
+	origin = record_now_ns();
+	if (o->stack_size && !o->no_timeline)
+		builder_timeline(r->builder, origin);
+	if (o->periods != NULL)
+		periods_begin(o->periods, origin, &wall_start);
 	if ((attach != 0 ?
 	    o->engine->attach(o, attach, r, cause, sizeof cause) :
 	    o->engine->run(o, r, cause, sizeof cause)) < 0) {
@@ -367,6 +412,8 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		cli_die(126, "cannot execute %s: %s", o->argv[0],
 		    strerror(r->exec_errno));
 	}
+	run_end = record_now_ns();
+	builder_timeline_end(r->builder, run_end);
 	p = builder_finish(r->builder);
 	builder_free(r->builder);
 	jit_end(p, cli_warn_line);
@@ -412,7 +459,8 @@ record_exec(int argc, char **argv)
 	status = attach != 0 ? 0 : exit_status_of(r.status);
 
 	free(path);	/* out.path until now */
-	path = prffile_path(output, o.argv[0], r.pid);
+	path = o.periods != NULL ? periods_last(o.periods, p, r.pid, run_end) :
+	    prffile_path(output, o.argv[0], r.pid);
 	if (prffile_commit(&out, p, path, cause, sizeof cause) < 0) {
 		cli_error("cannot write the profile: %s (any previous file there "
 		    "is unchanged)", cause);
@@ -420,8 +468,14 @@ record_exec(int argc, char **argv)
 		free(path);
 		return status ? status : 1;
 	}
+	if (o.periods != NULL)
+		periods_end(o.periods, path);
 	record_verify_memo(&status);
-	if (!o.quiet)
+	if (!o.quiet && o.periods != NULL)
+		fprintf(stderr, "profil: %u profiles, one every %.3g s, the last "
+		    "%s\n", o.periods->n + 1, (double)o.periods->every_ns / 1e9,
+		    path);
+	else if (!o.quiet)
 		record_say_end(p, &o, &r, path, attach);
 	profil_profile_free(p);
 	free(path);
@@ -437,7 +491,7 @@ record_exec(int argc, char **argv)
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
-	    "[--wall] "
+	    "[--wall] [--every PERIOD [--keep N]] "
 	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,
@@ -445,6 +499,14 @@ const struct cmd cmd_record = {
 	"                       the pid)\n"
 	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
 	"                       (perf engine)\n"
+	"      --every PERIOD   a whole profile every PERIOD (60s, 500ms, 5m, 1h),\n"
+	"                       each its own file, consecutive, as the run goes\n"
+	"                       (perf engine); -o names them with %t (the\n"
+	"                       period's start, UTC), %n (its number), %c (the\n"
+	"                       program); default %c-%t.prf; --split is the same\n"
+	"      --keep N         with --every: keep the last N profiles only\n"
+	"      --no-timeline    keep no timeline (when each stack's samples came:\n"
+	"                       report --time, --timeline need it)\n"
 	"  -F, --freq HZ        samples per CPU-second (default " STR(DEFAULT_RATE_HZ)
 	    "); above " STR(MAX_RATE_HZ) ",\n"
 	"                       lowered to " STR(MAX_RATE_HZ) " with a warning\n"

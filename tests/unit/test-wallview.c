@@ -1,12 +1,13 @@
 /*
  * test-wallview.c - cli/profile/wall-view.c and copy.c on a wall profile
  * made here: a copy is the profile again (the same bytes encoded, its
- * timeline too) and owns all it points to; the view keeps the frames whose callers were
- * found by frame pointer (a JIT program's under record --wall: the view
- * was once made by encoding the profile without its stacks, which the
- * codec refused, and report said "out of memory"); its counts add up
- * the profile's and its time off the CPU in intervals; and a view whose
- * counts would overflow is refused with its cause, not wrapped round.
+ * timeline too) and owns all it points to; the view keeps the frames
+ * whose callers were found by frame pointer (a JIT program's under
+ * record --wall: the view was once made by encoding the profile without
+ * its stacks, which the codec refused, and report said "out of
+ * memory"); its counts add up the profile's and its time off the CPU in
+ * intervals; and a view whose counts would overflow is refused with its
+ * cause, not wrapped round.
  */
 #include <stdarg.h>
 #include <stddef.h>
