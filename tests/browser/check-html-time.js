@@ -17,9 +17,10 @@
 //            the first track and let go in the middle of slice to; the
 //            page must then show slices [first, end), the bounds as
 //            range, the window's total (the root box), its samples on the
-//            CPU, and for each of functions [{name, samples, amount}] its
-//            row's samples and %self (amount of total, 2 decimals) and its
-//            boxes' counts (amount); each of searches [{re, matched}],
+//            CPU, and for each of functions [{name, samples, amount,
+//            boxed}] its row's samples and %self (amount of total, 2
+//            decimals) and its boxes' counts (boxed: its boxes drawn, if
+//            not amount); each of searches [{re, matched}],
 //            typed into the flame graph's search, that many
 // After each drag, Escape gives the whole run back (its root and table);
 // a click on the tracks does too; a click on a listed phase chooses its
@@ -110,9 +111,10 @@ async function drag(page, expect, d, problems) {
 		for (const b of s.boxes)
 			if (b.name === f.name)
 				boxed += b.count;
-		if (boxed !== f.amount)
+		const want = f.boxed !== undefined ? f.boxed : f.amount;
+		if (boxed !== want)
 			problems.push(how + ': ' + f.name + '\'s boxes hold ' + boxed + ', want ' +
-				f.amount);
+				want);
 	}
 	for (const q of d.searches || []) {
 		await page.fill('#flame-search', q.re);

@@ -172,11 +172,13 @@ leaf_name(const struct part *pt)
  * profile), then as a wall view counts it (wall-view.h: time off the CPU
  * in whole intervals, the remainder carried from stack to stack; with
  * cpu_only, none of it); as the JSON of a drag from slice from to slice
- * to, appended to out.
+ * to, appended to out.  With c_left_out, c()'s box is not drawn (its
+ * samples in its caller's): its boxes and a search for it find none.
  */
 static void
-window_json(char *out, size_t size, const struct profil_profile *p,
-    const struct part *parts, uint32_t from, uint32_t to, int cpu_only)
+window_json_of(char *out, size_t size, const struct profil_profile *p,
+    const struct part *parts, uint32_t from, uint32_t to, int cpu_only,
+    int c_left_out)
 {
 	uint32_t first = from < to ? from : to, end = (from < to ? to : from) + 1;
 	uint64_t total = 0, cpu = 0, carry = 0;
@@ -224,18 +226,26 @@ window_json(char *out, size_t size, const struct profil_profile *p,
 				amount += count[k];
 			}
 		len += (size_t)snprintf(out + len, size - len, "%s{\"name\":\"%s\","
-		    "\"samples\":%llu,\"amount\":%llu}", i ? "," : "",
-		    leaf_name(&parts[i]), (unsigned long long)samples,
-		    (unsigned long long)amount);
+		    "\"samples\":%llu,\"amount\":%llu,\"boxed\":%llu}",
+		    i ? "," : "", leaf_name(&parts[i]), (unsigned long long)samples,
+		    (unsigned long long)amount, (unsigned long long)(c_left_out &&
+		    parts[i].func == F_C ? 0 : amount));
 	}
 	/* c's samples by a search, as by its row */
 	for (size_t i = 0; i < p->nstacks; i++)
 		if (parts[i].func == F_C)
 			len += (size_t)snprintf(out + len, size - len, "],"
 			    "\"searches\":[{\"re\":\"^c$\",\"matched\":%llu}]}",
-			    (unsigned long long)count[i]);
+			    (unsigned long long)(c_left_out ? 0 : count[i]));
 	assert_true(len < size);
 	free(count);
+}
+
+static void
+window_json(char *out, size_t size, const struct profil_profile *p,
+    const struct part *parts, uint32_t from, uint32_t to, int cpu_only)
+{
+	window_json_of(out, size, p, parts, from, to, cpu_only, 0);
 }
 
 /*
@@ -390,6 +400,54 @@ test_many_threads_long_timeline(void **state)
 	profil_profile_free(p);
 }
 
+/*
+ * With a timeline a box is left out only if it is under 0.1% of every
+ * hundredth of the run: a() 1000 samples a slice all along, b() 5 in
+ * slice 0 and c() 1 in slice 100 (each 0.002% of the run or less); b()
+ * is 0.17% of the first hundredth (slices 0-2) and drawn, c() 0.03% of
+ * its own and left out, its sample in main()'s box.  Dragged across the
+ * first hundredth, b() is there with its 5 samples; across c()'s, c()'s
+ * row has its sample and no box.
+ */
+static void
+test_boxes_kept_for_a_hundredth(void **state)
+{
+	static const struct part parts[] = {
+		{ 10, F_A, 0, 0, NSLICES, 1000 },
+		{ 10, F_B, 0, 0, 1, 5 },
+		{ 10, F_C, 0, 100, 101, 1 },
+	};
+	const char *prf = tmp("time-small.prf"), *html = tmp("time-small.html");
+	struct profil_profile *p = made_of(prf, parts, 3, 1, NSLICES);
+	char windows[4096] = "", expect[8192], *page;
+	struct flame fl;
+	int b = 0, c = 0;
+
+	(void)state;
+	page = html_of(prf, html);
+	assert_non_null(strstr(page, "Boxes under 0.1% of the samples in every "
+	    "hundredth of the run are left out: 1 of"));
+	flame_parse(&fl, page);
+	flame_check_tree(&fl);
+	for (size_t i = 1; i < fl.n; i++) {
+		b += strcmp(node_name(&fl, (long)i), "b") == 0 && fl.count[i] == 5;
+		c += strcmp(node_name(&fl, (long)i), "c") == 0;
+	}
+	assert_int_equal(b, 1);
+	assert_int_equal(c, 0);
+	window_json_of(windows, sizeof windows, p, parts, 0, 2, 0, 1);
+	window_json_of(windows, sizeof windows, p, parts, 99, 101, 0, 1);
+	snprintf(expect, sizeof expect, "{\"nslices\":%d,\"whole\":{\"total\":"
+	    "%llu,\"cpu\":%llu},\"tracks\":[\"main\"],\"phases\":[{\"track\":0,"
+	    "\"name\":\"a\",\"first\":0,\"end\":%d}],\"drags\":[%s]}", NSLICES,
+	    (unsigned long long)p->samples, (unsigned long long)p->samples,
+	    NSLICES, windows);
+	browser_check_with("--time", html, tmp("time-small.png"), expect);
+	flame_free(&fl);
+	free(page);
+	profil_profile_free(p);
+}
+
 /* A profile without a timeline: no tracks, and the flame graph as ever. */
 static void
 test_no_timeline_no_tracks(void **state)
@@ -424,6 +482,7 @@ main(void)
 		cmocka_unit_test(test_cpu_timeline_in_browser),
 		cmocka_unit_test(test_wall_timeline_in_browser),
 		cmocka_unit_test(test_many_threads_long_timeline),
+		cmocka_unit_test(test_boxes_kept_for_a_hundredth),
 		cmocka_unit_test(test_no_timeline_no_tracks),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);

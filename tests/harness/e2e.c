@@ -662,6 +662,10 @@ scale_profile(struct profil_profile *p, uint64_t k)
 		p->processes[i].samples *= k;
 	for (size_t i = 0; i < p->nstacks; i++)
 		p->stacks[i].count *= k;
+	/* each slice's samples too (a stack's time off the CPU stays) */
+	for (size_t i = 0; i < p->ntimeline; i++)
+		if (p->stacks[p->timeline[i].stack].off_ns == 0)
+			p->timeline[i].value *= k;
 	/* k times the samples, each weighing what it did */
 	p->taken *= k;
 	p->weight_sq *= k;

@@ -18,6 +18,9 @@ struct flame {
 	long *parent, *func;
 	unsigned long long *count;
 	double *err;		/* each box's 95% error, in points */
+	int timed;		/* the page has a timeline: boxes under 0.1%
+				   of the run may be drawn (under 0.1% of
+				   every hundredth of it are not) */
 };
 
 /* `profil report --html PAGE prf`, which must succeed; the page's text. */
@@ -38,7 +41,8 @@ const char *node_name(const struct flame *fl, long i);
 /*
  * What the script relies on: the root first (every sample), a parent
  * before its children (preorder: a subtree is one run of nodes), children
- * heaviest first and within their parent's count, nothing under 0.1%.
+ * heaviest first and within their parent's count, nothing under 0.1% (of
+ * a page without a timeline).
  */
 void flame_check_tree(const struct flame *fl);
 
