@@ -51,10 +51,31 @@ track_name(FILE *fp, const struct html_track *t, int processes)
 		fprintf(fp, " <span class=\"tl-tid\">%u</span></div>\n", t->tid);
 }
 
+/* Function fi of s as a JSON entry of the leaves, numbered n, once. */
+static void
+leaf_json(FILE *fp, const struct html_time *h, const struct funcs *f,
+    const long *row, uint32_t *num, uint32_t *n, uint32_t fi)
+{
+	const struct stack_func *fn = &h->g->s->funcs[fi];
+
+	if (fi == UINT32_MAX || num[fi] != UINT32_MAX)
+		return;
+	num[fi] = (*n)++;
+	fputs(*n > 1 ? ",\n[" : "\n[", fp);
+	json_string(fp, row[fi] >= 0 ? f->rows[row[fi]].function :
+	    fn->function, JSON_IN_SCRIPT);
+	fputc(',', fp);
+	json_string(fp, row[fi] >= 0 ? f->rows[row[fi]].object : fn->object,
+	    JSON_IN_SCRIPT);
+	fprintf(fp, ",%d]", strcmp(fn->object, WALL_VIEW_OBJECT) == 0 ||
+	    strncmp(fn->function, "[off-cpu: ", 10) == 0 ? 8 : 0);
+}
+
 /*
- * The leaves of the stacks, each function once, as JSON entries [name,
- * object, kinds (8: off the CPU)], named as the functions table names
- * its rows; their numbers there per function of s, malloc'd.
+ * The stacks' leaves and what they were doing (html.h), each function
+ * once, as JSON entries [name, object, kinds (8: off the CPU)], named as
+ * the functions table names its rows; their numbers there per function
+ * of s, malloc'd.
  */
 static uint32_t *
 leaves_json(FILE *fp, const struct html_time *h, const struct funcs *f)
@@ -75,21 +96,8 @@ leaves_json(FILE *fp, const struct html_time *h, const struct funcs *f)
 	}
 	fputs(",\n\"leaves\":[", fp);
 	for (size_t i = 0; i < h->rec->nstacks; i++) {
-		uint32_t fi = h->leaf[i];
-		const struct stack_func *fn;
-
-		if (fi == UINT32_MAX || num[fi] != UINT32_MAX)
-			continue;
-		num[fi] = n++;
-		fn = &s->funcs[fi];
-		fputs(n > 1 ? ",\n[" : "\n[", fp);
-		json_string(fp, row[fi] >= 0 ? f->rows[row[fi]].function :
-		    fn->function, JSON_IN_SCRIPT);
-		fputc(',', fp);
-		json_string(fp, row[fi] >= 0 ? f->rows[row[fi]].object :
-		    fn->object, JSON_IN_SCRIPT);
-		fprintf(fp, ",%d]", strcmp(fn->object, WALL_VIEW_OBJECT) == 0 ||
-		    h->kind[i] != HTML_TIME_ON_CPU ? 8 : 0);
+		leaf_json(fp, h, f, row, num, &n, h->leaf[i]);
+		leaf_json(fp, h, f, row, num, &n, h->doing[i]);
 	}
 	fputc(']', fp);
 	free(row);
@@ -97,10 +105,10 @@ leaves_json(FILE *fp, const struct html_time *h, const struct funcs *f)
 }
 
 /*
- * Each stack as [track, kind, box, leaf, flags, [slice, value, ...]]
- * and, for time off the CPU placed by looks, [pool, looks, sampled_ns]:
- * flags 1 when a box of its path is left out (its counts in a caller's
- * box), 2 when the view of the whole run has it not.
+ * Each stack as [track, kind, box, leaf, doing, flags, [slice, value,
+ * ...]] and, for time off the CPU placed by looks, [pool, looks,
+ * sampled_ns]: flags 1 when a box of its path is left out (its counts in
+ * a caller's box), 2 when the view of the whole run has it not.
  */
 static void
 stacks_json(FILE *fp, const struct html_time *h, const uint32_t *leaf_num)
@@ -119,10 +127,11 @@ stacks_json(FILE *fp, const struct html_time *h, const uint32_t *leaf_num)
 			flags |= 1;
 		if (v < 0)
 			flags |= 2;
-		fprintf(fp, "%s[%u,%d,%ld,%ld,%d,[", i ? ",\n" : "\n", h->track[i],
-		    h->kind[i], node == SIZE_MAX ? -1L :
+		fprintf(fp, "%s[%u,%d,%ld,%ld,%ld,%d,[", i ? ",\n" : "\n",
+		    h->track[i], h->kind[i], node == SIZE_MAX ? -1L :
 		    (long)flame_graph_box(g, node), h->leaf[i] == UINT32_MAX ? -1L :
-		    (long)leaf_num[h->leaf[i]], flags);
+		    (long)leaf_num[h->leaf[i]], h->doing[i] == UINT32_MAX ? -1L :
+		    (long)leaf_num[h->doing[i]], flags);
 		for (size_t k = 0; e < rec->ntimeline && rec->timeline[e].stack == i;
 		    e++, k++)
 			fprintf(fp, k ? ",%u,%llu" : "%u,%llu", rec->timeline[e].slice,

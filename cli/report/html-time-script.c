@@ -13,9 +13,10 @@ const char html_time_script[] =
 /*
  * The data (html-time-page.c): T.stacks, per stack of the profile as
  * read, [track, kind (0 on the CPU, 1 waiting, 2 runnable), box, leaf,
- * flags, [slice, value, ...], [pool, looks, sampled_ns]?].  Drawing and
- * phases work on cells of G slices (1 but for timelines of more than
- * 4096 slices), windows on whole slices.
+ * doing, flags, [slice, value, ...], [pool, looks, sampled_ns]?], leaf
+ * and doing into T.leaves.  Drawing and phases work on cells of G slices
+ * (1 but for timelines of more than 4096 slices), windows on whole
+ * slices.
  */
 "document.addEventListener('DOMContentLoaded',function(){\n"
 "var el=document.getElementById('timeline-data');if(!el)return;\n"
@@ -31,28 +32,36 @@ const char html_time_script[] =
 /*
  * Per track, prefix sums over cells of its nanoseconds on the CPU,
  * waiting and runnable (sum[k][kind][c]: cells before c), and per cell
- * its nanoseconds by leaf, for the phases.
+ * its nanoseconds by what it was doing, for the phases: on the CPU its
+ * innermost function not the kernel's, off it what it waited in; its
+ * waits for a CPU apart (key 'r' and the function), for they are placed
+ * where it last ran, which may be long before (a wait for a CPU after a
+ * block, at the function before the block).
  */
 "var sum=[],amt=[],offTotal=new Float64Array(ns);\n"
 "for(k=0;k<nt;k++){sum.push([new Float64Array(M+1),new Float64Array(M+1),new Float64Array(M+1)]);amt.push([]);}\n"
-"ST.forEach(function(st,n){var e=st[5],a,v;\n"
+"ST.forEach(function(st,n){var e=st[6],a,v,q;\n"
 " for(j=0;j<e.length;j+=2){c=Math.floor(e[j]/G);v=st[1]===0?e[j+1]*IV:e[j+1];offTotal[n]+=e[j+1];\n"
-"  sum[st[0]][st[1]][c+1]+=v;a=amt[st[0]][c]||(amt[st[0]][c]={});a[st[3]]=(a[st[3]]||0)+v;}});\n"
+"  sum[st[0]][st[1]][c+1]+=v;a=amt[st[0]][c]||(amt[st[0]][c]={});q=(st[1]===2?'r':'')+st[4];a[q]=(a[q]||0)+v;}});\n"
 "for(k=0;k<nt;k++)for(j=0;j<3;j++)for(c=1;c<=M;c++)sum[k][j][c]+=sum[k][j][c-1];\n"
 /* a track's nanoseconds in cells [a, b), and how many it could hold */
 "function room(k,a,b){return (Math.min(b*G,N)-a*G)*S*T.tracks[k];}\n"
 "function byKey(k,a,b){var m={},c,q,used=0;for(c=a;c<b;c++)for(q in amt[k][c]||{})m[q]=(m[q]||0)+amt[k][c][q];\n"
 " for(q in m)used+=m[q];m[-1]=Math.max(0,room(k,a,b)-used);return m;}\n"
 /*
- * A track's phases: the leaf (function, or what it waited in) that holds
- * the most of the track's time in a window of 1% of the run about each
- * cell, or none (-1: no samples, not running) if all of them hold under
- * a tenth of it; in runs; runs under 2% of the run merged into the
- * neighbour whose leaf holds more of their time; each phase then named
- * by the leaf that leads in all of it.
+ * A track's phases: what it was doing (a function, or what it waited
+ * in) that holds the most of the track's time in a window of 1% of the
+ * run about each cell (its waits for a CPU only where nothing else is
+ * known), or none (-1: no samples, not running) if the track was busy
+ * under a tenth of it; in runs; runs under 2% of the run merged into the
+ * neighbour whose doing holds more of their time; each phase then named
+ * by what leads in all of it.
  */
-"function lead(m){var best=-1,busy=0,q;for(q in m)if(q!=-1){busy+=m[q];if(best<0||m[q]>m[best]+1e-9*S)best=+q;}\n"
-" return busy<0.1*(busy+(m[-1]||0))?-1:best;}\n"
+"function lead(m){var best=null,busy=0,q;for(q in m)if(q!=='-1')busy+=m[q];\n"
+" if(busy<0.1*(busy+(m[-1]||0)))return -1;\n"
+" for(q in m)if(q!=='-1'&&q[0]!=='r'&&(best===null||m[q]>m[best]+1e-9*S))best=q;\n"
+" if(best===null)for(q in m)if(q[0]==='r'&&(best===null||m[q]>m[best]+1e-9*S))best=q;\n"
+" return best===null?-1:+(best[0]==='r'?best.slice(1):best);}\n"
 "function phases(k){var h=Math.max(1,Math.round(M/200)),win={},key=new Array(M),runs=[],least=Math.max(1,Math.ceil(M/50)),r,q,best;\n"
 " function add(c,sign){var m=byKey(k,c,c+1);for(q in m)win[q]=(win[q]||0)+sign*m[q];}\n"
 " for(c=0;c<Math.min(M,h);c++)add(c,1);\n"
@@ -62,24 +71,27 @@ const char html_time_script[] =
 " function join(){for(i=runs.length-1;i>0;i--)if(runs[i].key===runs[i-1].key){runs[i-1].b=runs[i].b;runs.splice(i,1);}}\n"
 " for(;;){var s=-1,L,R,m;for(i=0;i<runs.length;i++)if(runs[i].b-runs[i].a<least&&(s<0||runs[i].b-runs[i].a<runs[s].b-runs[s].a))s=i;\n"
 "  if(s<0||runs.length<2)break;r=runs[s];L=runs[s-1];R=runs[s+1];m=byKey(k,r.a,r.b);\n"
-"  if(!L||R&&((m[R.key]||0)>(m[L.key]||0)||(m[R.key]||0)===(m[L.key]||0)&&R.b-R.a>L.b-L.a))R.a=r.a;else L.b=r.b;\n"
+"  if(!L||R&&(of(m,R.key)>of(m,L.key)||of(m,R.key)===of(m,L.key)&&R.b-R.a>L.b-L.a))R.a=r.a;else L.b=r.b;\n"
 "  runs.splice(s,1);join();}\n"
 " runs.forEach(function(r){r.key=lead(byKey(k,r.a,r.b));});join();\n"
 " for(i=1;i<runs.length;i++)edge(k,runs[i-1],runs[i],2*h+2);\n"
 " return runs.map(function(r){var m=byKey(k,r.a,r.b),all=room(k,r.a,r.b),cpu=sum[k][0][r.b]-sum[k][0][r.a],\n"
-"  name=r.key<0?(T.view===0?'no samples':'not running'):LV[r.key][0],\n"
-"  text=name+' '+Math.round(100*m[r.key]/all)+'%'+(r.key>=0&&!(LV[r.key][2]&8)?', on the CPU '+Math.round(100*cpu/all)+'%':'');\n"
+"  run=sum[k][2][r.b]-sum[k][2][r.a],name=r.key<0?(T.view===0?'no samples':'not running'):LV[r.key][0],\n"
+"  text=name+(r.key>=0&&!(LV[r.key][2]&8)?', on the CPU '+Math.round(100*cpu/all)+'%'+\n"
+"   (run>0.005*all?', waiting for a CPU '+Math.round(100*run/all)+'%':''):' '+Math.round(100*m[r.key]/all)+'%');\n"
 "  return {first:r.a*G,end:Math.min(r.b*G,N),name:name,text:text};});}\n"
 /*
  * The smoothing moves a phase's edge by up to its window: each edge
  * between runs X and Y is put back where the cells on its left are most
- * like X and those on its right most like Y (each cell's time in X's
- * leaf over X's mean a cell, and in Y's over Y's), within reach cells.
+ * like X and those on its right most like Y (each cell's time in what X
+ * did, waits for a CPU in it too, over X's mean a cell, and in Y's over
+ * Y's), within reach cells.
  */
-"function edge(k,X,Y,reach){var lo=Math.max(X.a+1,X.b-reach),hi=Math.min(Y.b-1,X.b+reach),mx=byKey(k,X.a,X.b)[X.key]/(X.b-X.a),\n"
-" my=byKey(k,Y.a,Y.b)[Y.key]/(Y.b-Y.a),left=0,right=0,best=X.b,most=-1,s,m;if(!(mx>0&&my>0)||lo>hi)return;\n"
-" for(s=lo;s<hi;s++)right+=(byKey(k,s,s+1)[Y.key]||0)/my;\n"
-" for(s=lo;s<=hi;s++){if(left+right>most+1e-9){most=left+right;best=s;}if(s<hi){m=byKey(k,s,s+1);left+=(m[X.key]||0)/mx;right-=(m[Y.key]||0)/my;}}\n"
+"function of(m,key){return (m[key]||0)+(m['r'+key]||0);}\n"
+"function edge(k,X,Y,reach){var lo=Math.max(X.a+1,X.b-reach),hi=Math.min(Y.b-1,X.b+reach),mx=of(byKey(k,X.a,X.b),X.key)/(X.b-X.a),\n"
+" my=of(byKey(k,Y.a,Y.b),Y.key)/(Y.b-Y.a),left=0,right=0,best=X.b,most=-1,s,m;if(!(mx>0&&my>0)||lo>hi)return;\n"
+" for(s=lo;s<hi;s++)right+=of(byKey(k,s,s+1),Y.key)/my;\n"
+" for(s=lo;s<=hi;s++){if(left+right>most+1e-9){most=left+right;best=s;}if(s<hi){m=byKey(k,s,s+1);left+=of(m,X.key)/mx;right-=of(m,Y.key)/my;}}\n"
 " X.b=Y.a=best;}\n"
 "var PH=[];for(k=0;k<nt;k++)PH.push(phases(k));\n"
 /* seconds of n microseconds, 6 decimals, exactly */
@@ -121,15 +133,15 @@ const char html_time_script[] =
 "function figures(w){var f={count:new Array(nb).fill(0),cpu:WALL?new Array(nb).fill(0):null,total:0,cputotal:0,err:null,\n"
 "  pools:new Array(2*T.npools).fill(0),looks:[],leaf:new Float64Array(LV.length),leafCpu:new Float64Array(LV.length),leafLooks:[],pruned:0},\n"
 "  carry=0,bl=[],n,st,e,v,q,b,x,l;\n"
-" for(n=0;n<ns;n++){st=ST[n];e=st[5];v=0;q=0;\n"
+" for(n=0;n<ns;n++){st=ST[n];e=st[6];v=0;q=0;\n"
 "  for(j=0;j<e.length;j+=2)if(e[j]>=w[0]&&e[j]<w[1])v+=e[j+1];\n"
 "  if(st[1]===0)q=v;else if(WALL&&v>0){carry+=v;q=Math.floor(carry/IV);while(q>0&&q*IV>carry)q--;while((q+1)*IV<=carry)q++;carry-=q*IV;}\n"
 "  if(!q||st[2]<0)continue;\n"
-"  f.total+=q;if(st[1]===0)f.cputotal+=q;f.count[st[2]]+=q;if(WALL&&st[1]===0)f.cpu[st[2]]+=q;if(st[4]&1)f.pruned+=q;\n"
+"  f.total+=q;if(st[1]===0)f.cputotal+=q;f.count[st[2]]+=q;if(WALL&&st[1]===0)f.cpu[st[2]]+=q;if(st[5]&1)f.pruned+=q;\n"
 "  if(st[3]>=0){f.leaf[st[3]]+=q;if(st[1]===0)f.leafCpu[st[3]]+=q;}\n"
-"  if(st[6]){x=v/offTotal[n];l=st[6][1]*x;f.pools[2*st[6][0]]+=Math.min(st[6][2],offTotal[n])*x/IV;f.pools[2*st[6][0]+1]+=l;\n"
-"   for(b=st[2];b>=0;b=PAR[b])(bl[b]=bl[b]||{})[st[6][0]]=(bl[b][st[6][0]]||0)+l;\n"
-"   if(st[3]>=0)(f.leafLooks[st[3]]=f.leafLooks[st[3]]||{})[st[6][0]]=(f.leafLooks[st[3]][st[6][0]]||0)+l;}}\n"
+"  if((x=st[7])){l=x[1]*v/offTotal[n];f.pools[2*x[0]]+=Math.min(x[2],offTotal[n])*v/offTotal[n]/IV;f.pools[2*x[0]+1]+=l;\n"
+"   for(b=st[2];b>=0;b=PAR[b])(bl[b]=bl[b]||{})[x[0]]=(bl[b][x[0]]||0)+l;\n"
+"   if(st[3]>=0)(f.leafLooks[st[3]]=f.leafLooks[st[3]]||{})[x[0]]=(f.leafLooks[st[3]][x[0]]||0)+l;}}\n"
 " for(b=nb-1;b>0;b--){f.count[PAR[b]]+=f.count[b];if(WALL)f.cpu[PAR[b]]+=f.cpu[b];}\n"
 " bl.forEach(function(m,b){var a=[];for(var p in m)a.push(+p,m[p]);f.looks[b]=a;});\n"
 " if(!WALL)f.cputotal=f.total;return f;}\n"

@@ -172,6 +172,7 @@ html_time_init(struct html_time *h, const struct profil_profile *rec,
 	h->in_view = xcalloc(n, sizeof *h->in_view);
 	h->kind = xcalloc(n, sizeof *h->kind);
 	h->leaf = xcalloc(n, sizeof *h->leaf);
+	h->doing = xcalloc(n, sizeof *h->doing);
 	h->track = xcalloc(n, sizeof *h->track);
 	match_view(h);
 	for (size_t i = 0; i < n; i++) {
@@ -184,6 +185,13 @@ html_time_init(struct html_time *h, const struct profil_profile *rec,
 			h->kind[i] = leaf->addr == PROFIL_OFFCPU_RUNNABLE ?
 			    HTML_TIME_RUNNABLE : HTML_TIME_WAITING;
 		h->leaf[i] = depth > 0 ? funcs[0] : UINT32_MAX;
+		h->doing[i] = h->leaf[i];
+		for (size_t d = h->kind[i] == HTML_TIME_RUNNABLE; d < depth &&
+		    h->kind[i] != HTML_TIME_WAITING; d++)
+			if (!g->s->funcs[funcs[d]].kernel) {
+				h->doing[i] = funcs[d];
+				break;
+			}
 		/* the CPU part of a wall profile draws no time off the CPU */
 		h->node[i] = h->kind[i] != HTML_TIME_ON_CPU &&
 		    h->view != HTML_TIME_WALL ? SIZE_MAX :
@@ -199,6 +207,7 @@ html_time_free(struct html_time *h)
 	free(h->in_view);
 	free(h->kind);
 	free(h->leaf);
+	free(h->doing);
 	free(h->track);
 	free(h->tracks);
 }

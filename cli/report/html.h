@@ -45,6 +45,10 @@ struct html_time {
 	long *in_view;		/* its stack in g's view, or -1 */
 	unsigned char *kind;	/* HTML_TIME_ON_CPU, _WAITING, _RUNNABLE */
 	uint32_t *leaf;		/* its leaf function in g->s */
+	uint32_t *doing;	/* what it was doing, for the phases: on
+				   the CPU or waiting for one its innermost
+				   function not the kernel's, else off it
+				   what it waited in */
 	uint32_t *track;	/* into tracks */
 	struct html_track *tracks;
 	size_t ntracks;

@@ -6,15 +6,18 @@
 //   nslices  the timeline's slices
 //   whole    {total, cpu}: the root box's count and the samples on the
 //            CPU with no window chosen
-//   tracks   the tracks' names, in order (each starts so)
+//   tracks   the tracks' names, in order (each starts so), if given
 //   colours  [{track, slice, up, kind}]: the colour up pixels (2 if not
 //            given) above the foot of the track in the middle of that
 //            slice: "cpu", "wait", "run" or "none"
-//   phases   [{track, name, first, end}]: the track lists a phase of that
-//            name whose slices are those within one
+//   phases   [{track, name, first, end, within}]: the track lists a phase
+//            of that name whose slices are those within within (1 if not
+//            given; an edge null: any)
 //   drags    [{from, to, first, end, range, total, cpu, functions,
 //            searches}]: the mouse pressed in the middle of slice from on
-//            the first track and let go in the middle of slice to; the
+//            the first track and let go in the middle of slice to (or
+//            at x0 and x1, the window's x: where slices are narrower
+//            than a pixel, only where the mouse can be); the
 //            page must then show slices [first, end), the bounds as
 //            range, the window's total (the root box), its samples on the
 //            CPU, and for each of functions [{name, samples, amount,
@@ -22,6 +25,8 @@
 //            decimals) and its boxes' counts (boxed: its boxes drawn, if
 //            not amount); each of searches [{re, matched}],
 //            typed into the flame graph's search, that many
+// With EXPECT {"probe": true}, prints "canvas X WIDTH", the tracks' x in
+// the window and width, and checks nothing.
 // After each drag, Escape gives the whole run back (its root and table);
 // a click on the tracks does too; a click on a listed phase chooses its
 // slices.  Prints "ok" and writes a screenshot (of the last drag's page);
@@ -73,11 +78,12 @@ async function drag(page, expect, d, problems) {
 	const box = await canvas(page);
 	const x = (slice) => box.x + (slice + 0.5) * box.width / expect.nslices;
 	const y = box.y + 15;
-	const how = 'drag ' + d.from + '..' + d.to;
+	const how = 'drag ' + (d.x0 !== undefined ? 'from x ' + d.x0 + ' to ' + d.x1 :
+		d.from + '..' + d.to);
 
-	await page.mouse.move(x(d.from), y);
+	await page.mouse.move(d.x0 !== undefined ? d.x0 : x(d.from), y);
 	await page.mouse.down();
-	await page.mouse.move(x(d.to), y, { steps: 8 });
+	await page.mouse.move(d.x1 !== undefined ? d.x1 : x(d.to), y, { steps: 8 });
 	await page.mouse.up();
 	const s = await state(page);
 	if (s.first !== d.first || s.end !== d.end)
@@ -164,9 +170,15 @@ async function main() {
 	const problems = [];
 	const { browser, page } = await open_page(page_path, problems);
 
+	if (expect.probe) {
+		const box = await canvas(page);
+		console.log('canvas ' + box.x + ' ' + box.width);
+		await browser.close();
+		return;
+	}
 	const names = await page.$$eval('#tl-names .tl-name', (ns) => ns.map((n) => n.textContent));
-	if (names.length !== expect.tracks.length ||
-	    expect.tracks.some((t, k) => !names[k].startsWith(t)))
+	if (expect.tracks && (names.length !== expect.tracks.length ||
+	    expect.tracks.some((t, k) => !names[k].startsWith(t))))
 		problems.push('tracks ' + JSON.stringify(names) + ', want ' +
 			JSON.stringify(expect.tracks));
 	const loaded = await state(page);
@@ -186,7 +198,8 @@ async function main() {
 			end: Number(li.getAttribute('data-end')) }))));
 	for (const p of expect.phases || [])
 		if (!(phases[p.track] || []).some((q) => q.name === p.name &&
-		    Math.abs(q.first - p.first) <= 1 && Math.abs(q.end - p.end) <= 1))
+		    (p.first === null || Math.abs(q.first - p.first) <= (p.within || 1)) &&
+		    (p.end === null || Math.abs(q.end - p.end) <= (p.within || 1))))
 			problems.push('track ' + p.track + ': no phase ' + JSON.stringify(p) + ' in ' +
 				JSON.stringify(phases[p.track]));
 

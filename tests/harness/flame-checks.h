@@ -57,6 +57,9 @@ void need_stacks(void);
  */
 void browser_check_with(const char *option, const char *page,
     const char *shot, const char *expect);
+/* The same, its output (NULL if skipped), which need not say "ok". */
+const char *browser_output(const char *option, const char *page,
+    const char *shot, const char *expect);
 void browser_check(const char *page, const char *shot, const char *expect);
 
 #endif
