@@ -52,7 +52,7 @@ const char html_time_script[] =
  * A track's phases: what it was doing (a function, or what it waited
  * in) that holds the most of the track's time in a window of 1% of the
  * run about each cell (its waits for a CPU only where nothing else is
- * known), or none (-1: no samples, not running) if the track was busy
+ * known), or none (-1: idle, not running) if the track was busy
  * under a tenth of it; in runs; runs under 2% of the run merged into the
  * neighbour whose doing holds more of their time; each phase then named
  * by what leads in all of it.
@@ -76,8 +76,8 @@ const char html_time_script[] =
 " runs.forEach(function(r){r.key=lead(byKey(k,r.a,r.b));});join();\n"
 " for(i=1;i<runs.length;i++)edge(k,runs[i-1],runs[i],2*h+2);\n"
 " return runs.map(function(r){var m=byKey(k,r.a,r.b),all=room(k,r.a,r.b),cpu=sum[k][0][r.b]-sum[k][0][r.a],\n"
-"  run=sum[k][2][r.b]-sum[k][2][r.a],name=r.key<0?(T.view===0?'no samples':'not running'):LV[r.key][0],\n"
-"  text=name+(r.key>=0&&!(LV[r.key][2]&8)?', on the CPU '+Math.round(100*cpu/all)+'%'+\n"
+"  run=sum[k][2][r.b]-sum[k][2][r.a],name=r.key<0?(T.view===0?'idle':'not running'):LV[r.key][0],\n"
+"  text=name+(r.key<0&&T.view!==0?'':r.key<0||!(LV[r.key][2]&8)?', on the CPU '+Math.round(100*cpu/all)+'%'+\n"
 "   (run>0.005*all?', waiting for a CPU '+Math.round(100*run/all)+'%':''):' '+Math.round(100*m[r.key]/all)+'%');\n"
 "  return {first:r.a*G,end:Math.min(r.b*G,N),name:name,text:text};});}\n"
 /*

@@ -289,7 +289,7 @@ expect_json(char *out, size_t size, const struct profil_profile *p,
 /*
  * The CPU profile's page: a track per thread, their names escaped in the
  * markup; orange where each ran, nothing where it did not; the phases
- * a(), none, b() and none, c(), none where they were; and each window
+ * a(), idle, b() and idle, c(), idle where they were; and each window
  * dragged the samples of its slices, as the profile has them.
  */
 static void
@@ -309,11 +309,11 @@ test_cpu_timeline_in_browser(void **state)
 	    "{\"track\":1,\"slice\":20,\"kind\":\"none\"},"
 	    "{\"track\":1,\"slice\":120,\"kind\":\"cpu\"}",
 	    "{\"track\":0,\"name\":\"a\",\"first\":0,\"end\":100},"
-	    "{\"track\":0,\"name\":\"no samples\",\"first\":100,\"end\":150},"
+	    "{\"track\":0,\"name\":\"idle\",\"first\":100,\"end\":150},"
 	    "{\"track\":0,\"name\":\"b\",\"first\":150,\"end\":250},"
-	    "{\"track\":1,\"name\":\"no samples\",\"first\":0,\"end\":50},"
+	    "{\"track\":1,\"name\":\"idle\",\"first\":0,\"end\":50},"
 	    "{\"track\":1,\"name\":\"c\",\"first\":50,\"end\":200},"
-	    "{\"track\":1,\"name\":\"no samples\",\"first\":200,\"end\":250}");
+	    "{\"track\":1,\"name\":\"idle\",\"first\":200,\"end\":250}");
 	browser_check_with("--time", html, tmp("time-cpu.png"), expect);
 	free(page);
 	profil_profile_free(p);
