@@ -257,6 +257,16 @@ FLAME_TESTS := $(BUILD)/tests/test-flame $(BUILD)/tests/test-flamebrowser
 $(FLAME_TESTS): tests/harness/flame-checks.c tests/harness/flame-checks.h
 $(FLAME_TESTS): HARNESS += tests/harness/flame-checks.c
 
+# test-htmltime makes profiles of known timelines (tests/harness/profiles.h,
+# with the command's allocation) and reads the page's flame graph data
+# (tests/harness/flame-checks.h)
+$(BUILD)/tests/test-htmltime: tests/harness/profiles.c \
+    tests/harness/profiles.h tests/harness/flame-checks.c \
+    tests/harness/flame-checks.h cli/util.c
+$(BUILD)/tests/test-htmltime: HARNESS += tests/harness/profiles.c \
+    tests/harness/flame-checks.c cli/util.c
+$(BUILD)/tests/test-htmltime: TESTCFLAGS += -Icli
+
 # the tests of a share's error read the views' CSV as a table
 # (tests/harness/csv-table.h)
 SHARE_TESTS := $(BUILD)/tests/test-share $(BUILD)/tests/test-sharerecorded

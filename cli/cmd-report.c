@@ -287,10 +287,13 @@ caption_window(char *caption, size_t size, const char *window)
 /*
  * The profile a names (or the newest here, its name malloc'd in
  * *newest) as the views count it, and the options that follow from it:
- * its caption, how text is printed.
+ * its caption, how text is printed.  *read is the profile as read (the
+ * page's timeline needs a wall profile's stacks as recorded), the view
+ * itself when it is no wall view.
  */
 static struct profil_profile *
-read_view(struct report_args *a, char **newest, char *caption, size_t size)
+read_view(struct report_args *a, char **newest, char *caption, size_t size,
+    struct profil_profile **read)
 {
 	struct profil_profile *p, *wp;
 	char cause[512], window[128];
@@ -317,10 +320,9 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
 	    funcs_base_name(a->file));
 	if (a->window.text != NULL)
 		caption_window(caption, size, window);
-	if (wp != NULL) {
-		profil_profile_free(p);
+	*read = p;
+	if (wp != NULL)
 		p = wp;
-	}
 	if (report_weighted(p))
 		a->o.style.count_title = "counts";
 	a->o.caption = caption;
@@ -334,12 +336,13 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
  * exit status.
  */
 static int
-show(const struct report_args *a, const struct profil_profile *p)
+show(const struct report_args *a, const struct profil_profile *p,
+    const struct profil_profile *read)
 {
 	unsigned reads = a->view->reads;
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
-	struct report_input in = { p, &f, NULL };
+	struct report_input in = { p, &f, NULL, read };
 	char cause[512];
 	int rc;
 
@@ -379,14 +382,16 @@ report_exec(int argc, char **argv)
 		    NULL },
 		.view = &report_views[0], .colour = "auto",
 	};
-	struct profil_profile *p;
+	struct profil_profile *p, *read;
 	char *newest = NULL, caption[2048];
 	int rc;
 
 	if ((rc = parse(argc, argv, &a)) >= 0)
 		return rc;
-	p = read_view(&a, &newest, caption, sizeof caption);
-	rc = show(&a, p);
+	p = read_view(&a, &newest, caption, sizeof caption, &read);
+	rc = show(&a, p, read);
+	if (read != p)
+		profil_profile_free(read);
 	profil_profile_free(p);
 	free(newest);
 	return rc;

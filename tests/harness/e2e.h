@@ -215,6 +215,11 @@ struct profil_profile;
  * weights (if p has them): for a test that adds samples to a profile.
  */
 void add_unit_weights(struct profil_profile *p, uint64_t n);
+/*
+ * p's samples k times over, everywhere they are counted (objects,
+ * threads, processes, stacks and their timeline, weights); its time off
+ * the CPU as it was.
+ */
 void scale_profile(struct profil_profile *p, uint64_t k);
 
 /*
