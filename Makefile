@@ -257,6 +257,11 @@ FLAME_TESTS := $(BUILD)/tests/test-flame $(BUILD)/tests/test-flamebrowser
 $(FLAME_TESTS): tests/harness/flame-checks.c tests/harness/flame-checks.h
 $(FLAME_TESTS): HARNESS += tests/harness/flame-checks.c
 
+# the tests of profil top drive a terminal and read its screen
+# (tests/harness/top-checks.h)
+$(BUILD)/tests/test-top: tests/harness/top-checks.c tests/harness/top-checks.h
+$(BUILD)/tests/test-top: HARNESS += tests/harness/top-checks.c
+
 # the tests of a share's error read the views' CSV as a table
 # (tests/harness/csv-table.h)
 SHARE_TESTS := $(BUILD)/tests/test-share $(BUILD)/tests/test-sharerecorded
