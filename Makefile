@@ -308,6 +308,15 @@ $(BUILD)/tests/test-wallview: cli/profile/wall-view.c cli/profile/wall-view.h \
     cli/util.c
 $(BUILD)/tests/test-wallview: TESTCFLAGS += -Icli -Icli/profile
 
+# test-window compiles the window module and the profile copy itself
+# (#include), on profiles made as merge's tests make them
+# (tests/harness/profiles.h)
+$(BUILD)/tests/test-window: cli/profile/window.c cli/profile/window-parse.c \
+    cli/profile/window.h cli/profile/copy.c cli/profile/copy.h cli/hmap.c \
+    cli/util.c tests/harness/profiles.c tests/harness/profiles.h
+$(BUILD)/tests/test-window: HARNESS += tests/harness/profiles.c
+$(BUILD)/tests/test-window: TESTCFLAGS += -Icli -Icli/profile
+
 # test-mergeprofiles compiles the merge module itself (#include)
 $(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
@@ -328,6 +337,21 @@ $(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
 $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
+
+# test-time makes profiles of known timelines (tests/harness/profiles.h)
+# with the command's allocation, reads the views' CSV as a table
+# (tests/harness/csv-table.h) and pprof by the decoder
+# (tests/harness/export-checks.h)
+$(BUILD)/tests/test-time: tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h \
+    tests/harness/export-checks.c tests/harness/export-checks.h cli/util.c
+$(BUILD)/tests/test-time: HARNESS += tests/harness/profiles.c \
+    tests/harness/csv-table.c tests/harness/export-checks.c cli/util.c
+$(BUILD)/tests/test-time: TESTCFLAGS += -Icli
+# test-timephases reads the views of windows as tables (csv-table.h)
+$(BUILD)/tests/test-timephases: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-timephases: HARNESS += tests/harness/csv-table.c
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
@@ -540,6 +564,15 @@ bench-wall: all $(BUILD)/bench/parked $(BUILD)/bench/pingpong
 # against perf record -g, cost and split (~3 minutes; needs node)
 bench-jit: all
 	python3 bench/jit.py $(BUILD)
+# the timeline's file and cost on a steady program (bench/timeline.py);
+# bench-timeline-long: a 10-minute 8-thread run beside perf record's file
+$(BUILD)/bench/manystacks: bench/manystacks.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lpthread
+bench-timeline: all $(BUILD)/tests/workload
+	python3 bench/timeline.py $(BUILD)
+bench-timeline-long: all $(BUILD)/bench/manystacks
+	python3 bench/timeline.py --long 10 $(BUILD)
 # --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
 bench-budget: all $(BUILD)/tests/workload
 	python3 bench/budget.py $(BUILD)

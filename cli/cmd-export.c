@@ -45,6 +45,7 @@
 #include "export/pprof.h"
 #include "model/stacks.h"
 #include "profile/wall-view.h"
+#include "profile/window.h"
 #include "symbols/find.h"
 
 /*
@@ -273,6 +274,7 @@ struct export_args {
 	const struct export_format *fmt;
 	const char *file, *out, *symfs, *debug_dirs;
 	int inlines, cpu_only;
+	struct window_spec window;	/* --time; text NULL: the whole run */
 };
 
 /*
@@ -290,11 +292,12 @@ parse(int argc, char **argv, struct export_args *a)
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "inline", no_argument, NULL, 'I' },
 		{ "cpu", no_argument, NULL, 'C' },
+		{ "time", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = NULL;
-	char names[128];
+	char names[128], cause[256];
 	int c;
 
 	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
@@ -316,6 +319,12 @@ parse(int argc, char **argv, struct export_args *a)
 			break;
 		case 'C':
 			a->cpu_only = 1;
+			break;
+		case 'T':
+			if (window_parse(optarg, &a->window, cause,
+			    sizeof cause) < 0)
+				cli_die(EXIT_USAGE, "--time '%s': %s", optarg,
+				    cause);
 			break;
 		case 'h':
 			return cli_help(&cmd_export, options);
@@ -357,7 +366,7 @@ export_exec(int argc, char **argv)
 {
 	struct export_args a = { 0 };
 	struct profil_profile *p;
-	char cause[PATH_MAX + 256];
+	char cause[PATH_MAX + 256], window[128];
 	struct stat st;
 	int status, made = 0;
 
@@ -369,6 +378,11 @@ export_exec(int argc, char **argv)
 	p = profil_profile_read(a.file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", a.file, cause);
+	/* the window first, of the profile as recorded: every format has it */
+	if (a.window.text != NULL && (status = window_replace(&p, &a.window,
+	    window, sizeof window, cause, sizeof cause)) < 0)
+		cli_die(status == WINDOW_BAD_OPTION ? EXIT_USAGE : 1, "%s: --time "
+		    "'%s': %s", a.file, a.window.text, cause);
 	wall_or_cpu(&p, a.file, a.cpu_only, a.fmt);
 	/* after reading: a profile that cannot be read makes no directory */
 	if (a.fmt->to_dir != NULL && stat(a.out, &st) < 0) {
@@ -389,7 +403,8 @@ export_exec(int argc, char **argv)
 
 const struct cmd cmd_export = {
 	"export", "--format pprof|gmon|folded [-o FILE|DIR] [--inline] "
-	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] PROFILE",
+	    "[--cpu] [--time START..END] [--symfs DIR] [--debug-dir DIRS] "
+	    "PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out, folded stacks)",
 	export_exec,
@@ -417,6 +432,9 @@ const struct cmd cmd_export = {
 	"                         time, on and off the CPU (leaves [off-cpu: read],\n"
 	"                         ...); pprof adds wall/nanoseconds, the default\n"
 	"                         type; gmon has the CPU part either way\n"
+	"      --time START..END  that window of the run, rounded out to whole\n"
+	"                         slices of its timeline (pprof: its time and\n"
+	"                         duration the window's), as report --time\n"
 FIND_HELP
 	"  -h, --help            this help\n"
 	"There is no default format: --format is needed.\n",

@@ -80,6 +80,7 @@ static const struct option record_options[] = {
 	{ "every", required_argument, NULL, 'E' },
 	{ "split", required_argument, NULL, 'E' },
 	{ "keep", required_argument, NULL, 'K' },
+	{ "no-timeline", no_argument, NULL, 'T' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -182,6 +183,9 @@ record_option(int c, struct record_opts *o, const char **output,
 			cli_die(EXIT_USAGE, "--every: '%s' is not a period from "
 			    "100ms to 11 days (60s, 500ms, 5m, 1h)", optarg);
 		o->periods = &periods;
+		break;
+	case 'T':
+		o->no_timeline = 1;
 		break;
 	case 'K':
 		if (cli_parse_ulong(optarg, 1, 100000, &v) < 0)
@@ -353,15 +357,6 @@ record_open(const char *output, const struct record_opts *o,
 	return path;
 }
 
-void
-record_periods_check(const struct record_opts *o, const char *what)
-{
-	if (o->periods != NULL && strcmp(o->engine->name, "perf") != 0)
-		cli_die(1, "%s: the %s engine cannot end a period yet (its "
-		    "counts stay in the program's memory until its end): give "
-		    "-e perf", what, o->engine->name);
-}
-
 struct profil_profile *
 record_run(const struct record_opts *o, pid_t attach, struct record_result *r,
     uint64_t *end)
@@ -379,7 +374,7 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r,
 	clock_gettime(CLOCK_REALTIME, &wall_start);
 	/* the timeline's slice 0 starts with the header's start_ns */
 	origin = record_now_ns();
-	if (o->stack_size)
+	if (o->stack_size && !o->no_timeline)
 		builder_timeline(r->builder, origin);
 	if (o->periods != NULL)
 		periods_begin(o->periods, origin, &wall_start);
@@ -441,7 +436,6 @@ record_exec(int argc, char **argv)
 	if ((path = record_open(output, &o, &out)) == NULL)
 		return EXIT_USAGE;
 	o.engine = record_choose_engine(&o, attach);
-	record_periods_check(&o, "--every");
 	if ((p = record_run(&o, attach, &r, &run_end)) == NULL) {
 		free(path);
 		return 1;
@@ -496,6 +490,8 @@ const struct cmd cmd_record = {
 	"                       period's start, UTC), %n (its number), %c (the\n"
 	"                       program); default %c-%t.prf; --split is the same\n"
 	"      --keep N         with --every: keep the last N profiles only\n"
+	"      --no-timeline    keep no timeline (when each stack's samples came:\n"
+	"                       report --time, --timeline need it)\n"
 	"  -F, --freq HZ        samples per CPU-second (default " STR(DEFAULT_RATE_HZ)
 	    "); above " STR(MAX_RATE_HZ) ",\n"
 	"                       lowered to " STR(MAX_RATE_HZ) " with a warning\n"

@@ -60,13 +60,6 @@ const struct record_engine *record_choose_engine(const struct record_opts *o,
     pid_t attach);
 
 /*
- * o->periods given to an engine (o->engine, chosen) that cannot end a
- * period: the command ends with one line, what (an option, a command)
- * naming what asked for them.
- */
-void record_periods_check(const struct record_opts *o, const char *what);
-
-/*
  * Run the program under o's engine (or attach to a process) into *r,
  * and finish its profile (with o->periods, the last period's counts, its
  * header the whole run's until periods_last or periods_close: the rest

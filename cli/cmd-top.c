@@ -6,7 +6,8 @@
  * the window keeps the newest (top/window.h), a frame shows them once a
  * second (top/frame.h), on the whole terminal or as blocks of text in a
  * pipe (top/screen.h).  Keys are read at each period's end, inside the
- * engine's loop: the sink returns within a frame's drawing.
+ * engine's loop (either engine's): the sink returns within a frame's
+ * drawing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -241,7 +242,7 @@ top_period(void *arg, struct profil_profile *q)
 	struct top *t = arg;
 	int64_t origin = (int64_t)t->periods.wall_origin.tv_sec * 1000000000 +
 	    t->periods.wall_origin.tv_nsec;
-	uint64_t at = (uint64_t)(q->start_ns + (int64_t)q->duration_ns - origin);
+	uint64_t at = (uint64_t)(q->start_ns - origin) + q->duration_ns;
 	int redraw;
 
 	keep(t, q);
@@ -273,8 +274,9 @@ top_parse(struct top *t, int argc, char **argv, const char **output)
 			if (periods_parse(optarg, &t->window.span_ns) < 0 ||
 			    t->window.span_ns < TOP_PERIOD_NS ||
 			    t->window.span_ns > TOP_WINDOW_MAX)
-				cli_die(EXIT_USAGE, "--window: '%s' is not a time "
-				    "from 0.25 s to 60 s (5s, 500ms, 1m)", optarg);
+				cli_die(EXIT_USAGE, "--window: '%s' is not a "
+				    "time from 0.25 s to 60 s (5s, 500ms, 1m)",
+				    optarg);
 		} else if (c == 'n') {
 			t->limit = cli_option_limit(optarg);
 		} else if (!record_option(c, &t->o, output, &t->attach,
@@ -296,7 +298,8 @@ ended(struct top *t)
 	if (t->stopping)
 		return t->attach != 0 ? "detached" : "stopped";
 	if (t->attach != 0)
-		return launch_alive(t->attach) ? "detached" : "the process ended";
+		return launch_alive(t->attach) ? "detached" :
+		    "the process ended";
 	snprintf(t->status_buf, sizeof t->status_buf, "ended: %s",
 	    report_exit_status(t->r.status, words, sizeof words));
 	return t->status_buf;
@@ -356,14 +359,14 @@ keep_window(struct top *t, struct outfile *out, const char *path)
 		return 1;
 	}
 	if (prffile_commit(out, m, path, cause, sizeof cause) < 0) {
-		cli_error("cannot write the profile: %s (any previous file there "
-		    "is unchanged)", cause);
+		cli_error("cannot write the profile: %s (any previous file "
+		    "there is unchanged)", cause);
 		profil_profile_free(m);
 		return 1;
 	}
 	top_window_span(&t->window, &start, &end);
-	fprintf(stderr, "profil: top: the last %.2f s of the run (%.2f-%.2f s), "
-	    "%llu samples; wrote %s\n", (double)(end - start) / 1e9,
+	fprintf(stderr, "profil: top: the last %.2f s of the run (%.2f-%.2f "
+	    "s), %llu samples; wrote %s\n", (double)(end - start) / 1e9,
 	    (double)(start - origin) / 1e9, (double)(end - origin) / 1e9,
 	    (unsigned long long)m->samples, path);
 	profil_profile_free(m);
@@ -393,7 +396,6 @@ top_exec(int argc, char **argv)
 	t->periods.sink = top_period;
 	t->periods.sink_arg = t;
 	t->o.periods = &t->periods;
-	record_periods_check(&t->o, "top");
 	if (output != NULL) {
 		path = prffile_path(output, t->o.argv[0], 0);
 		if (prffile_open(&out, path, cause, sizeof cause) < 0)
@@ -440,8 +442,8 @@ const struct cmd cmd_top = {
 	top_exec,
 	"  -p, --pid PID        attach to a running process until it exits or q\n"
 	"      --wall           wall-clock time: what the threads wait in too\n"
-	"  -e, --engine ENGINE  auto (default) or perf: the timer engine cannot\n"
-	"                       cut a recording in periods yet\n"
+	"  -e, --engine ENGINE  auto (default: perf when permitted, else timer),\n"
+	"                       perf or timer (-p: perf)\n"
 	"  -F, --freq HZ        samples per CPU-second (default 1000)\n"
 	"      --window TIME    the newest TIME shown (default 5s; 250ms to 60s)\n"
 	"  -n, --limit N        functions a block shows when the output is no\n"

@@ -6,11 +6,13 @@
  * of the stacks; the call tree, callers and callees, and the flat view
  * with its inclusive column), the stacks named by function
  * (cli/model/stacks.c, with and without inlines) and exported folded,
- * the pprof export (flat, and of the call stacks when there are any) and
- * the merge of the profile with itself.  The rows and the folded lines
- * must account for every sample, and a merged profile must be one the
- * reader accepts, its stacks twice the input's.  An input refused only
- * for its checksum is read with the checksum made right.
+ * the pprof export (flat, and of the call stacks when there are any),
+ * the merge of the profile with itself and windows of its timeline
+ * (cli/profile/window.c).  The rows and the folded lines must account
+ * for every sample, a merged profile must be one the reader accepts, its
+ * stacks twice the input's, and so must a window, the whole timeline's
+ * with every sample.  An input refused only for its checksum is read
+ * with the checksum made right.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "model/stacks.h"
 #include "fuzz.h"
 #include "profile/merge.h"
+#include "profile/window.h"
 #include "report/report.h"
 #include "report/table.h"
 
@@ -253,6 +256,45 @@ check_merge(const struct profil_profile *p)
 	free(data);
 }
 
+/*
+ * Windows of p's timeline, its middle third and the whole: profiles the
+ * reader takes, the middle's samples no more than p's, the whole's all.
+ */
+static void
+check_window(const struct profil_profile *p)
+{
+	const uint64_t cut[2][2] = { { p->nslices / 3, p->nslices -
+	    p->nslices / 3 }, { 0, p->nslices } };
+	struct profil_profile *w, *back;
+	char cause[256] = "";
+	void *data;
+	size_t size;
+
+	for (int k = 0; k < 2 && p->slice_ns > 0; k++) {
+		if (cut[k][0] >= cut[k][1])
+			continue;
+		if ((w = profile_window(p, cut[k][0], cut[k][1])) == NULL)
+			fuzz_fail("no window of slices %llu..%llu of %llu",
+			    (unsigned long long)cut[k][0],
+			    (unsigned long long)cut[k][1],
+			    (unsigned long long)p->nslices);
+		if (w->samples > p->samples || (k == 1 && w->samples != p->samples))
+			fuzz_fail("a window of slices %llu..%llu has %llu "
+			    "samples of %llu", (unsigned long long)cut[k][0],
+			    (unsigned long long)cut[k][1],
+			    (unsigned long long)w->samples,
+			    (unsigned long long)p->samples);
+		if (profil_profile_encode(w, &data, &size) < 0)
+			fuzz_fail("a window does not encode");
+		back = profil_profile_parse(data, size, cause, sizeof cause);
+		if (back == NULL)
+			fuzz_fail("a window is refused: %s", cause);
+		profil_profile_free(back);
+		profil_profile_free(w);
+		free(data);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -299,6 +341,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		stacks_free(&s);
 	}
 	check_merge(p);
+	check_window(p);
 	funcs_free(&f);
 	profil_profile_free(p);
 	return 0;

@@ -161,8 +161,9 @@ check_screen(const struct frame *f, const char *text)
 	const struct row *a = frame_row(f, "a");
 	const struct thread_line *worker = NULL;
 
+	/* the main thread, "worker" (the timer engine may name others so) */
 	for (int i = 0; i < f->nthreads; i++)
-		if (strcmp(f->threads[i].name, "worker") == 0)
+		if ((int)f->threads[i].tid == f->pid)
 			worker = &f->threads[i];
 	/* a()'s CPU time in it: some block of "▁▂▃▄▅▆▇█" */
 	if (worker == NULL || strstr(worker->strip, "\xe2\x96") == NULL ||
@@ -174,11 +175,11 @@ check_screen(const struct frame *f, const char *text)
 }
 
 /*
- * top -o PRF -- phases SCALE in a terminal of columns x rows: the
- * leader at a window of a() alone and at the end, keys s, w and q.
+ * top -e ENGINE -o PRF -- phases SCALE in a terminal of columns x rows:
+ * the leader at a window of a() alone and at the end, keys s, w and q.
  */
 static void
-screen_test(int columns, int rows)
+screen_test(int columns, int rows, const char *engine)
 {
 	static char text[65536], err[65536], command[8 * PATH_MAX];
 	static struct frame early, end, f;
@@ -191,12 +192,12 @@ screen_test(int columns, int rows)
 	const char *lead;
 
 	NEED_TMUX();
-	if (!harness_perf_allowed())
+	if (strcmp(engine, "perf") == 0 && !harness_perf_allowed())
 		SKIP("perf events are not allowed here");
 	scratch(prf, "top-screen.prf");
 	scratch(errs, "top-screen.err");
-	snprintf(command, sizeof command, "'%s' top -o '%s' -- '%s' %.0f "
-	    "2>'%s'", profil_bin, prf, phases, scale, errs);
+	snprintf(command, sizeof command, "'%s' top -e %s -o '%s' -- '%s' %.0f "
+	    "2>'%s'", profil_bin, engine, prf, phases, scale, errs);
 	screen_session(columns, rows, command);
 	screen_wait(&early, text, sizeof text, shows_early, &before, 30,
 	    "a() in a window before c() starts");
@@ -241,9 +242,9 @@ screen_test(int columns, int rows)
 	/* against the program's own times */
 	read_file(errs, err, sizeof err);
 	truth_of(prf, end.s0, err, &t);
-	print_message("%dx%d: a() %.2f-%.2f s, b() %.2f-%.2f s, c() %.2f-%.2f "
+	print_message("%s, %dx%d: a() %.2f-%.2f s, b() %.2f-%.2f s, c() %.2f-%.2f "
 	    "s; windows %.2f-%.2f s (a() %.1f%% ± %.1f) and %.2f-%.2f s\n",
-	    columns, rows, t.a0, t.a1, t.b0, t.b1, t.c0, t.c1, early.s0,
+	    engine, columns, rows, t.a0, t.a1, t.b0, t.b1, t.c0, t.c1, early.s0,
 	    early.s1, frame_row(&early, "a")->self, frame_row(&early, "a")->self_err,
 	    end.s0, end.s1);
 	if (must_lead(&t, early.s0, early.s1) == NULL ||
@@ -262,17 +263,17 @@ screen_test(int columns, int rows)
 }
 
 static void
-test_screen_80x24(void **state)
+test_screen_80x24_perf(void **state)
 {
 	(void)state;
-	screen_test(80, 24);
+	screen_test(80, 24, "perf");
 }
 
 static void
-test_screen_120x40(void **state)
+test_screen_120x40_timer(void **state)
 {
 	(void)state;
-	screen_test(120, 40);
+	screen_test(120, 40, "timer");
 }
 
 /*
@@ -381,43 +382,52 @@ blocks_of(char *out, char **blocks, size_t max)
 }
 
 /*
- * A pipe: top --window 1 -- phases 2.5 (a() 2.5 s, the other thread
- * asleep until 3.1 s: a block of a() alone), its blocks read against the
- * program's times; with --wall, read() among what the worker waited in.
+ * A pipe: top -e ENGINE --window 1 -- phases 2.5 (a() 2.5 s, the other
+ * thread asleep until 3.1 s: a block of a() alone), as nobody with
+ * as_user, its blocks read against the program's times; with --wall,
+ * read() among what the worker waited in.
  */
 static void
-pipe_test(int wall)
+pipe_test(const char *engine, int wall, int as_user)
 {
 	static struct run r;
 	static struct frame f[64];
-	char prf[PATH_MAX];
-	char *argv[] = { profil_bin, "top", "--window", "1", "-o", prf,
-	    wall ? "--wall" : "--", wall ? "--" : phases, wall ? phases : "2.5",
-	    wall ? "2.5" : NULL, NULL };
+	char prf[PATH_MAX], what[64];
+	char *argv[] = { profil_bin, "top", "-e", (char *)engine, "--window",
+	    "1", "-o", prf, wall ? "--wall" : "--", wall ? "--" : phases,
+	    wall ? phases : "2.5", wall ? "2.5" : NULL, NULL };
+	char *const *cmd = argv;
 	char *blocks[64];
 	const char *names[] = { "a", "b", "c" };
 	struct truth t;
 	size_t n;
 	int alone = 0, waited = 0;
 
-	if (!harness_perf_allowed())
+	snprintf(what, sizeof what, "%s engine%s%s", engine,
+	    wall ? ", --wall" : "", as_user ? ", as nobody" : "");
+	if (strcmp(engine, "perf") == 0 && !harness_perf_allowed())
 		SKIP("perf events are not allowed here");
-	scratch(prf, wall ? "top-pipe-wall.prf" : "top-pipe.prf");
-	run(&r, argv);
+	if (as_user && (cmd = e2e_as_user(argv)) == NULL)
+		SKIP("no setpriv to run as an ordinary user");
+	snprintf(prf, sizeof prf, "%s/top-pipe-%s%s%s.prf", tmpdir, engine,
+	    wall ? "-wall" : "", as_user ? "-user" : "");
+	run(&r, cmd);
 	if (r.status != 0)
-		fail_msg("top exited %d: %s", r.status, r.err);
+		fail_msg("%s: top exited %d: %s", what, r.status, r.err);
 	if (strchr(r.out, '\033') != NULL)
-		fail_msg("an escape in a pipe:\n%s", r.out);
+		fail_msg("%s: an escape in a pipe:\n%s", what, r.out);
 	n = blocks_of(r.out, blocks, 64);
 	if (n < 3)
-		fail_msg("%zu blocks for a run of 6 s:\n%s", n, r.out);
+		fail_msg("%s: %zu blocks for a run of 6 s:\n%s", what, n,
+		    r.out);
 	for (size_t i = 0; i < n; i++) {
 		frame_parse(blocks[i], &f[i]);
 		if (!f[i].header || f[i].nrows == 0)
-			fail_msg("block %zu unread:\n%s", i + 1, blocks[i]);
+			fail_msg("%s: block %zu unread:\n%s", what, i + 1,
+			    blocks[i]);
 	}
 	if (strstr(f[n - 1].status, "ended: exit 0") == NULL)
-		fail_msg("the last block does not say the end:\n%s",
+		fail_msg("%s: the last block does not say the end:\n%s", what,
 		    blocks[n - 1]);
 	truth_of(prf, f[n - 1].s0, r.err, &t);
 	for (size_t i = 0; i < n; i++) {
@@ -431,15 +441,15 @@ pipe_test(int wall)
 
 			/* a phase of 0.3 s in the window: hundreds of samples */
 			if (in >= 0.3 && w == NULL)
-				fail_msg("%s() ran %.2f s of the window %.2f-%.2f s, "
-				    "not in its block:\n%s", names[k], in,
-				    f[i].s0, f[i].s1, blocks[i]);
+				fail_msg("%s: %s() ran %.2f s of the window "
+				    "%.2f-%.2f s, not in its block:\n%s", what,
+				    names[k], in, f[i].s0, f[i].s1, blocks[i]);
 			/* and none outside its phase, but at its edges */
 			if (overlap(f[i].s0 - 0.05, f[i].s1 + 0.05, ran[k][0],
 			    ran[k][1]) == 0 && w != NULL)
-				fail_msg("%s() is in the block of %.2f-%.2f s, "
+				fail_msg("%s: %s() is in the block of %.2f-%.2f s, "
 				    "outside its phase %.2f-%.2f s:\n%s",
-				    names[k], f[i].s0, f[i].s1, ran[k][0],
+				    what, names[k], f[i].s0, f[i].s1, ran[k][0],
 				    ran[k][1], blocks[i]);
 		}
 		/*
@@ -450,46 +460,61 @@ pipe_test(int wall)
 		    f[i].s0 >= t.a0 && f[i].s1 <= t.a1) {
 			const struct row *a = frame_row(&f[i], "a");
 
-			print_message("window %.2f-%.2f s: a() %.2f%% ± %.2f of "
-			    "it inclusive\n", f[i].s0, f[i].s1, a->incl,
+			print_message("%s: window %.2f-%.2f s: a() %.2f%% ± %.2f "
+			    "of it inclusive\n", what, f[i].s0, f[i].s1, a->incl,
 			    a->incl_err);
 			if (100 - a->incl > a->incl_err)
-				fail_msg("a() %.2f%% ± %.2f of a window of a() "
-				    "alone:\n%s", a->incl, a->incl_err, blocks[i]);
+				fail_msg("%s: a() %.2f%% ± %.2f of a window of a() "
+				    "alone:\n%s", what, a->incl, a->incl_err,
+				    blocks[i]);
 			alone++;
 		}
 		/* --wall: what the worker waited in, in the window of read() */
 		for (int k = 0; wall && k < f[i].nthreads; k++)
-			if (strcmp(f[i].threads[k].name, "worker") == 0 &&
+			if ((int)f[i].threads[k].tid == f[i].pid &&
 			    overlap(f[i].s0, f[i].s1, t.read0, t.read1) >= 0.3) {
 				if (strstr(f[i].threads[k].rest, "read") == NULL ||
 				    frame_row(&f[i], "[off-cpu:") == NULL)
-					fail_msg("the worker's read() not in the "
-					    "block of %.2f-%.2f s:\n%s", f[i].s0,
-					    f[i].s1, blocks[i]);
+					fail_msg("%s: the worker's read() not in the "
+					    "block of %.2f-%.2f s:\n%s", what,
+					    f[i].s0, f[i].s1, blocks[i]);
 				waited++;
 			}
 	}
 	if (!wall && alone == 0)
-		fail_msg("no block of a() alone, a() %.2f-%.2f s:\n%s", t.a0,
-		    t.a1, r.out);
+		fail_msg("%s: no block of a() alone, a() %.2f-%.2f s:\n%s",
+		    what, t.a0, t.a1, r.out);
 	if (wall && waited == 0)
-		fail_msg("no block holds read() %.2f-%.2f s:\n%s", t.read0,
-		    t.read1, r.out);
+		fail_msg("%s: no block holds read() %.2f-%.2f s:\n%s", what,
+		    t.read0, t.read1, r.out);
 }
 
 static void
-test_pipe(void **state)
+test_pipe_perf(void **state)
 {
 	(void)state;
-	pipe_test(0);
+	pipe_test("perf", 0, 0);
 }
 
 static void
-test_pipe_wall(void **state)
+test_pipe_timer_nobody(void **state)
 {
 	(void)state;
-	pipe_test(1);
+	pipe_test("timer", 0, 1);
+}
+
+static void
+test_pipe_wall_perf_nobody(void **state)
+{
+	(void)state;
+	pipe_test("perf", 1, 1);
+}
+
+static void
+test_pipe_wall_timer(void **state)
+{
+	(void)state;
+	pipe_test("timer", 1, 0);
 }
 
 /* What top refuses, each in one line. */
@@ -505,7 +530,7 @@ test_refused(void **state)
 		{ { "--window", "61s" }, 2 },
 		{ { "--window", "100ms" }, 2 },
 		{ { "--limit", "x" }, 2 },
-		{ { "-e", "timer" }, 1 },
+		{ { "-e", "timer", "-p", "1" }, 2 },
 		{ { "-p", "1", "true" }, 2 },
 	};
 
@@ -541,12 +566,14 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_screen_80x24, screen_down),
-		cmocka_unit_test_teardown(test_screen_120x40, screen_down),
+		cmocka_unit_test_teardown(test_screen_80x24_perf, screen_down),
+		cmocka_unit_test_teardown(test_screen_120x40_timer, screen_down),
 		cmocka_unit_test_teardown(test_attach_root, screen_down),
 		cmocka_unit_test_teardown(test_attach_nobody, screen_down),
-		cmocka_unit_test(test_pipe),
-		cmocka_unit_test(test_pipe_wall),
+		cmocka_unit_test(test_pipe_perf),
+		cmocka_unit_test(test_pipe_timer_nobody),
+		cmocka_unit_test(test_pipe_wall_perf_nobody),
+		cmocka_unit_test(test_pipe_wall_timer),
 		cmocka_unit_test(test_refused),
 	};
 

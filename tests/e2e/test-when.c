@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <profil.h>
@@ -79,7 +80,8 @@ count(struct tally *t, const struct phase *ph, double slice_s, uint32_t slice,
 		t->out += value;
 }
 
-static void
+/* 1 if fn has too few samples to judge (a loaded machine), else judged. */
+static int
 judge(const char *what, const char *fn, const struct tally *t, double least)
 {
 	double all = t->in + t->out;
@@ -87,38 +89,33 @@ judge(const char *what, const char *fn, const struct tally *t, double least)
 	print_message("%s: %s %.0f in its phase, %.0f out\n", what, fn, t->in,
 	    t->out);
 	if (all < least)
-		fail_msg("%s: only %.0f of %s", what, all, fn);
+		return 1;
 	/* a sample's time is the kernel's or the handler's own: exact */
 	if (t->out > 0.02 * all + 2)
 		fail_msg("%s: %.0f of %.0f of %s outside its phase", what,
 		    t->out, all, fn);
+	return 0;
 }
 
-static void
-check(const char *engine, int as_user)
+/*
+ * The timeline of prf (recorded by engine; err has the program's lines)
+ * puts a(), b(), c() and the worker's read() in their phases.  1 if a
+ * function had too few samples to tell (run longer), else 0.
+ */
+static int
+judge_timeline(const char *what, const char *engine, const char *prf,
+    const char *err)
 {
-	static struct run r;
-	char prf[PATH_MAX], scale[32], what[64], cause[512];
-	char *argv[] = { profil_bin, "record", "-e", (char *)engine, "--wall",
-	    "-o", prf, phases, scale, NULL };
-	char *const *cmd = argv;
+	int few = 0, perf;
+	char cause[512];
 	struct profil_profile *p;
 	struct phase ph[4];
 	struct tally t[4] = { { 0, 0 } };
 	const char *names[] = { "a", "b", "c" };
 	uint64_t lo[3], hi[3];
 	uint32_t obj = UINT32_MAX;
-	double slice_s, read_s = 0;
+	double slice_s, read_s = 0, len;
 
-	snprintf(what, sizeof what, "%s engine%s", engine,
-	    as_user ? ", as nobody" : "");
-	if (as_user && (cmd = e2e_as_user(argv)) == NULL)
-		SKIP("no setpriv to run as an ordinary user");
-	scratch(prf, as_user ? "when-user.prf" : "when.prf");
-	snprintf(scale, sizeof scale, "%.2f", harness_work_scale());
-	run(&r, cmd);
-	if (r.status != 0)
-		fail_msg("%s: record exited %d: %s", what, r.status, r.err);
 	if ((p = profil_profile_read(prf, cause, sizeof cause)) == NULL)
 		fail_msg("%s: %s", what, cause);
 	if (p->slice_ns == 0 || p->ntimeline == 0)
@@ -130,10 +127,10 @@ check(const char *engine, int as_user)
 		fail_msg("%s: %llu slices of %.3f ms for a run of %.3f s", what,
 		    (unsigned long long)p->nslices, slice_s * 1e3,
 		    (double)p->duration_ns / 1e9);
-	ph[0] = phase_of(r.err, "a", p->start_ns);
-	ph[1] = phase_of(r.err, "b", p->start_ns);
-	ph[2] = phase_of(r.err, "c", p->start_ns);
-	ph[3] = phase_of(r.err, "read", p->start_ns);
+	ph[0] = phase_of(err, "a", p->start_ns);
+	ph[1] = phase_of(err, "b", p->start_ns);
+	ph[2] = phase_of(err, "c", p->start_ns);
+	ph[3] = phase_of(err, "read", p->start_ns);
 	for (int i = 0; i < 3; i++)
 		range_of(names[i], &lo[i], &hi[i]);
 	for (size_t i = 0; i < p->nobjects; i++)
@@ -165,7 +162,7 @@ check(const char *engine, int as_user)
 	 * 50 are enough to see a misplaced one in 50.
 	 */
 	for (int k = 0; k < 3; k++)
-		judge(what, names[k], &t[k], 50);
+		few |= judge(what, names[k], &t[k], 50);
 	print_message("%s: read %.3f s in its phase, %.3f s out; it took "
 	    "%.3f s\n", what, t[3].in, t[3].out, ph[3].t1 - ph[3].t0);
 	/*
@@ -174,14 +171,108 @@ check(const char *engine, int as_user)
 	 * few ms, and what it could not see blocked after the read (a short
 	 * block in b(), a counter's lag on a loaded machine) is placed at
 	 * the last place seen, read(): at its own time, after the phase
-	 * (0.036 s of 0.54 with two cores busy).
+	 * (0.036 s of 0.54 with two cores busy).  On a machine at load 10
+	 * to 20 its readings come late and far apart, and its estimate of
+	 * the time blocked strays more (0.07 s blocked placed during a(),
+	 * which never blocks; 0.1 s of the read's start missed): the
+	 * timeline keeps each estimate at its time, and test-wall judges
+	 * the estimates.  So for it, most of the read in its place.  (The
+	 * program's own time of the read holds its wait for a CPU after the
+	 * timer fired, which is no time in read(): 0.067 s of 0.56 at load
+	 * 12, so the time in read() is judged from below at 70%.)
 	 */
-	if (t[3].out > (strcmp(engine, "perf") == 0 ? 0.02 * read_s :
-	    0.1 * read_s + 0.01) ||
-	    read_s < 0.9 * (ph[3].t1 - ph[3].t0))
+	perf = strcmp(engine, "perf") == 0;
+	len = ph[3].t1 - ph[3].t0;
+	if (t[3].out > (perf ? 0.02 * read_s : 0.5 * t[3].in) ||
+	    t[3].in < 0.7 * len)
 		fail_msg("%s: %.3f s in read() outside its phase of %.3f s, of "
 		    "%.3f s", what, t[3].out, ph[3].t1 - ph[3].t0, read_s);
 	profil_profile_free(p);
+	return few;
+}
+
+/* The phases' length for the runs-th try: longer while samples are few. */
+static double
+scale_for(int runs)
+{
+	double s = harness_work_scale();
+
+	for (int i = 0; i < runs; i++)
+		s *= 3;
+	if (runs >= 3)
+		fail_msg("too few samples after 3 runs, the last at scale %.2f: "
+		    "the machine is too busy to tell", s / 3);
+	return s;
+}
+
+static void
+check(const char *engine, int as_user)
+{
+	static struct run r;
+	char prf[PATH_MAX], scale[32], what[64];
+	char *argv[] = { profil_bin, "record", "-e", (char *)engine, "--wall",
+	    "-o", prf, phases, scale, NULL };
+	char *const *cmd = argv;
+
+	snprintf(what, sizeof what, "%s engine%s", engine,
+	    as_user ? ", as nobody" : "");
+	if (as_user && (cmd = e2e_as_user(argv)) == NULL)
+		SKIP("no setpriv to run as an ordinary user");
+	scratch(prf, as_user ? "when-user.prf" : "when.prf");
+	for (int runs = 0;; runs++) {
+		snprintf(scale, sizeof scale, "%.2f", scale_for(runs));
+		run(&r, cmd);
+		if (r.status != 0)
+			fail_msg("%s: record exited %d: %s", what, r.status,
+			    r.err);
+		if (judge_timeline(what, engine, prf, r.err) == 0)
+			return;
+	}
+}
+
+/*
+ * Attached (-p) to the program already running: the same, its phases
+ * after the attach in their places (the first, a(), partly before).
+ */
+static void
+test_attached(void **state)
+{
+	static struct run r;
+	static char err[8192];
+	char prf[PATH_MAX], log[PATH_MAX], pid_s[16], scale[32];
+	char *argv[] = { profil_bin, "record", "--wall", "-o", prf, "-p",
+	    pid_s, NULL };
+	FILE *f;
+	size_t n;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	scratch(prf, "when-attached.prf");
+	scratch(log, "when-attached.err");
+	for (int runs = 0;; runs++) {
+		snprintf(scale, sizeof scale, "%.2f", scale_for(runs));
+		if ((pid = fork()) == 0) {
+			if (freopen(log, "w", stderr) == NULL)
+				_exit(127);
+			execl(phases, phases, scale, (char *)NULL);
+			_exit(127);
+		}
+		assert_true(pid > 0);
+		snprintf(pid_s, sizeof pid_s, "%d", (int)pid);
+		run(&r, argv);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (r.status != 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			fail_msg("record -p exited %d, the program %#x: %s",
+			    r.status, status, r.err);
+		assert_non_null(f = fopen(log, "r"));
+		n = fread(err, 1, sizeof err - 1, f);
+		err[n] = '\0';
+		fclose(f);
+		if (judge_timeline("attached", "perf", prf, err) == 0)
+			return;
+	}
 }
 
 static void test_perf(void **state) { (void)state; check("perf", 0); }
@@ -206,6 +297,7 @@ main(void)
 		cmocka_unit_test(test_timer),
 		cmocka_unit_test(test_perf_user),
 		cmocka_unit_test(test_timer_user),
+		cmocka_unit_test(test_attached),
 	};
 
 	return cmocka_run_group_tests(tests, setup, e2e_teardown);

@@ -1,15 +1,17 @@
 /*
  * profiles.c - profiles made in memory, every count known, for the tests
- * of merge and diff (profiles.h): objects with their buckets, stacks whose
- * frames stay sorted and whose counts land in the flat profile, a wall
- * record.  Allocation is the command's (cli/util.c): it exits on failure.
+ * of merge, diff and windows (profiles.h): objects with their buckets,
+ * stacks whose frames stay sorted and whose counts land in the flat
+ * profile, a wall record; and such a profile read back.  Allocation is the command's (cli/util.c): it exits on failure.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <profil.h>
 
 #include "cli.h"
+#include "harness.h"
 #include "profiles.h"
 
 void
@@ -130,4 +132,20 @@ make_wall(struct profil_profile *p, uint64_t poll_ns, uint64_t switches,
 {
 	p->wall = xcalloc(1, sizeof *p->wall);
 	*p->wall = (struct profil_wall){ poll_ns, switches, reads, unread_ns };
+}
+
+void
+assert_reads_back(const struct profil_profile *p, const char *what)
+{
+	struct profil_profile *back;
+	char cause[512] = "";
+	void *data;
+	size_t size;
+
+	assert_int_equal(profil_profile_encode(p, &data, &size), 0);
+	back = profil_profile_parse(data, size, cause, sizeof cause);
+	if (back == NULL)
+		fail_msg("%s does not read back: %s", what, cause);
+	profil_profile_free(back);
+	free(data);
 }

@@ -174,6 +174,8 @@ frame_parse(const char *text, struct frame *f)
 			/* what happens: "; STATUS" in text, on the right on a
 			   screen, or on the next line, "[STATUS]" */
 			f->header = 1;
+			if (strstr(buf, "(pid ") != NULL)
+				sscanf(strstr(buf, "(pid "), "(pid %d)", &f->pid);
 			w = strstr(w, f->sort) + strlen(f->sort);
 			w += strspn(w, " ;");
 			snprintf(f->status, sizeof f->status, "%s", w);

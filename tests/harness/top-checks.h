@@ -26,6 +26,7 @@ struct thread_line {
 };
 struct frame {
 	int header;		/* the header line was found */
+	int pid;		/* what is profiled (its main thread's tid) */
 	double span, s0, s1;	/* window asked; its start, end in the run */
 	char sort[16], status[128];
 	struct thread_line threads[16];

@@ -53,21 +53,14 @@ add_run(struct profil_profile *p, uint32_t pid, int with_thread)
 static struct profil_profile *
 merged(struct profil_profile *a, struct profil_profile *b)
 {
-	struct profil_profile *in[2] = { a, b }, *m, *back;
+	struct profil_profile *in[2] = { a, b }, *m;
 	const char *names[2] = { "a.prf", "b.prf" };
 	char cause[512] = "";
-	void *data;
-	size_t size;
 
 	if (merge_profiles(in, names, 2, &m, cli_warn_line, cause,
 	    sizeof cause) < 0)
 		fail_msg("merge refused: %s", cause);
-	assert_int_equal(profil_profile_encode(m, &data, &size), 0);
-	back = profil_profile_parse(data, size, cause, sizeof cause);
-	if (back == NULL)
-		fail_msg("the merged profile does not read back: %s", cause);
-	profil_profile_free(back);
-	free(data);
+	assert_reads_back(m, "the merged profile");
 	return m;
 }
 

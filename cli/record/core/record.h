@@ -33,6 +33,7 @@ struct record_opts {
 	int wait_all;			/* go on until every descendant ends */
 	int wall;			/* --wall: time off the CPU too */
 	int quiet;
+	int no_timeline;		/* --no-timeline: sums only */
 	struct periods *periods;	/* --every: a profile a period, or
 					   NULL (periods.h) */
 };
