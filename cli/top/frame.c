@@ -107,8 +107,8 @@ thread_line(const struct top_frame *fr, const struct top_strips *s,
 	    top_strip_text(s, t, fr->utf8, strip, sizeof strip),
 	    span > 0 ? 100 * (double)t->cpu_ns / span : 0.0);
 	for (int k = 0; k < TOP_STRIP_WAITS && t->waits[k].ns > 0; k++)
-		printf("%s%s %.2f s", k ? ", " : "  ",
-		    offcpu_what(t->waits[k].code), (double)t->waits[k].ns / 1e9);
+		printf("%s%s %.2f s", k ? ", " : "  ", offcpu_what(
+		    t->waits[k].code), (double)t->waits[k].ns / 1e9);
 	putchar('\n');
 }
 

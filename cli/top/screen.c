@@ -236,10 +236,10 @@ top_screen_draw(struct top_screen *s, const char *frame, size_t len)
 	if (!s->entered)
 		at += sprintf(at, "%s", enter);
 	at += sprintf(at, "\033[H");
-	for (const char *line = frame; line < frame + len && row < rows; row++) {
-		const char *nl = memchr(line, '\n', (size_t)(frame + len - line));
-		size_t n = nl != NULL ? (size_t)(nl - line) :
-		    (size_t)(frame + len - line);
+	for (const char *line = frame, *end = frame + len; line < end &&
+	    row < rows; row++) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t n = (size_t)((nl != NULL ? nl : end) - line);
 
 		/*
 		 * The row cleared first: cleared after, a line as wide as the

@@ -153,7 +153,8 @@ top_threads_add(struct top_threads *h, const struct profil_profile *q)
 		struct period_thread *t = thread_in(pt, &cap, &index, st->pid,
 		    st->tid);
 		int64_t code = wait_of(q, st);
-		uint64_t ns = code >= 0 ? st->off_ns : st->count * q->interval_ns;
+		uint64_t ns = code >= 0 ? st->off_ns :
+		    st->count * q->interval_ns;
 
 		of[i] = (size_t)(t - pt->threads);
 		if (code >= 0) {
@@ -243,77 +244,92 @@ by_thread(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* A strip's thread and every wait of its, as they are gathered. */
-struct gathered {
-	struct top_wait *waits;
-	size_t n;
+/* The strips as they are gathered: each thread's every wait. */
+struct gather {
+	struct top_strips *s;
+	struct hmap index;		/* pid << 32 | tid -> thread + 1 */
+	struct top_wait **waits;	/* per thread, *nwaits of them */
+	size_t *nwaits, cap;
 };
+
+/* The strip of from's thread, made if new. */
+static size_t
+strip_of(struct gather *g, const struct period_thread *from)
+{
+	struct top_strips *s = g->s;
+	uint64_t key = (uint64_t)from->pid << 32 | from->tid;
+	uint64_t at = hmap_get(&g->index, key);
+	struct top_thread *t;
+
+	if (at > 0)
+		return at - 1;
+	if (s->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 16;
+		s->threads = xrealloc(s->threads, g->cap * sizeof *s->threads);
+		g->waits = xrealloc(g->waits, g->cap * sizeof *g->waits);
+		g->nwaits = xrealloc(g->nwaits, g->cap * sizeof *g->nwaits);
+	}
+	t = &s->threads[s->n];
+	memset(t, 0, sizeof *t);
+	t->pid = from->pid;
+	t->tid = from->tid;
+	t->cpu = xcalloc((size_t)s->columns, sizeof *t->cpu);
+	t->off = xcalloc((size_t)s->columns, sizeof *t->off);
+	g->waits[s->n] = NULL;
+	g->nwaits[s->n] = 0;
+	hmap_add(&g->index, key, ++s->n);
+	return s->n - 1;
+}
+
+/* Thread from of period pt into its strip. */
+static void
+gather(struct gather *g, const struct top_period_threads *pt,
+    const struct period_thread *from)
+{
+	size_t at = strip_of(g, from);
+	struct top_thread *t = &g->s->threads[at];
+	double bin = (double)pt->duration_ns / TOP_STRIP_BINS;
+
+	t->name = from->name;	/* the newest */
+	t->cpu_ns += from->cpu_ns;
+	t->off_ns += from->off_ns;
+	for (size_t k = 0; k < from->nwaits; k++)
+		add_wait(&g->waits[at], &g->nwaits[at], from->waits[k].code,
+		    from->waits[k].ns);
+	for (int b = 0; b < TOP_STRIP_BINS; b++) {
+		double t0 = (double)pt->start_ns + b * bin;
+
+		if (from->cpu[b] > 0)
+			spread(g->s, t->cpu, t0, bin, from->cpu[b]);
+		if (from->off[b] > 0)
+			spread(g->s, t->off, t0, bin, from->off[b]);
+	}
+}
 
 void
 top_strips_build(struct top_strips *s, const struct top_threads *h,
     int64_t start_ns, int64_t end_ns, int columns)
 {
-	struct gathered *g = NULL;
-	struct hmap index;
-	size_t cap = 0;
+	struct gather g = { .s = s };
 
 	memset(s, 0, sizeof *s);
 	s->columns = columns > 0 ? columns : 1;
 	s->start_ns = start_ns;
 	s->end_ns = end_ns;
-	hmap_init(&index);
-	for (size_t p = 0; p < h->n; p++) {
-		const struct top_period_threads *pt = h->periods[p];
-		double bin = (double)pt->duration_ns / TOP_STRIP_BINS;
-
-		for (size_t i = 0; i < pt->n; i++) {
-			const struct period_thread *from = &pt->threads[i];
-			uint64_t key = (uint64_t)from->pid << 32 | from->tid;
-			uint64_t at = hmap_get(&index, key);
-			struct top_thread *t;
-
-			if (at == 0) {
-				if (s->n == cap) {
-					cap = cap ? 2 * cap : 16;
-					s->threads = xrealloc(s->threads, cap *
-					    sizeof *s->threads);
-					g = xrealloc(g, cap * sizeof *g);
-				}
-				t = &s->threads[s->n];
-				memset(t, 0, sizeof *t);
-				memset(&g[s->n], 0, sizeof *g);
-				t->pid = from->pid;
-				t->tid = from->tid;
-				t->cpu = xcalloc((size_t)s->columns, sizeof *t->cpu);
-				t->off = xcalloc((size_t)s->columns, sizeof *t->off);
-				hmap_add(&index, key, at = ++s->n);
-			}
-			t = &s->threads[at - 1];
-			t->name = from->name;	/* the newest */
-			t->cpu_ns += from->cpu_ns;
-			t->off_ns += from->off_ns;
-			for (size_t k = 0; k < from->nwaits; k++)
-				add_wait(&g[at - 1].waits, &g[at - 1].n,
-				    from->waits[k].code, from->waits[k].ns);
-			for (int b = 0; b < TOP_STRIP_BINS; b++) {
-				double t0 = (double)pt->start_ns + b * bin;
-
-				if (from->cpu[b] > 0)
-					spread(s, t->cpu, t0, bin, from->cpu[b]);
-				if (from->off[b] > 0)
-					spread(s, t->off, t0, bin, from->off[b]);
-			}
-		}
-	}
+	hmap_init(&g.index);
+	for (size_t p = 0; p < h->n; p++)
+		for (size_t i = 0; i < h->periods[p]->n; i++)
+			gather(&g, h->periods[p], &h->periods[p]->threads[i]);
 	for (size_t i = 0; i < s->n; i++) {
-		qsort(g[i].waits, g[i].n, sizeof *g[i].waits, by_ns);
-		for (size_t k = 0; k < g[i].n && k < TOP_STRIP_WAITS; k++)
-			s->threads[i].waits[k] = g[i].waits[k];
-		free(g[i].waits);
+		qsort(g.waits[i], g.nwaits[i], sizeof *g.waits[i], by_ns);
+		for (size_t k = 0; k < g.nwaits[i] && k < TOP_STRIP_WAITS; k++)
+			s->threads[i].waits[k] = g.waits[i][k];
+		free(g.waits[i]);
 	}
 	qsort(s->threads, s->n, sizeof *s->threads, by_thread);
-	hmap_free(&index);
-	free(g);
+	hmap_free(&g.index);
+	free(g.waits);
+	free(g.nwaits);
 }
 
 void

@@ -108,7 +108,8 @@ fold_rows(void *rows, size_t size, struct row_key *k, size_t n,
 
 	qsort(k, n, sizeof *k, key_order);
 	for (size_t i = 0; i < n; i++) {
-		if (m > 0 && k[i].pid == k[i - 1].pid && k[i].tid == k[i - 1].tid)
+		if (m > 0 && k[i].pid == k[i - 1].pid &&
+		    k[i].tid == k[i - 1].tid)
 			fold(out + (m - 1) * size, in + k[i].at * size);
 		else
 			memcpy(out + m++ * size, in + k[i].at * size, size);
@@ -153,7 +154,8 @@ sum_rows(struct profil_profile *m)
 	struct row_key *k = xcalloc(m->nthreads + 1, sizeof *k);
 
 	for (size_t i = 0; i < m->nthreads; i++)
-		k[i] = (struct row_key){ m->threads[i].pid, m->threads[i].tid, i };
+		k[i] = (struct row_key){ m->threads[i].pid,
+		    m->threads[i].tid, i };
 	m->nthreads = fold_rows(m->threads, sizeof *m->threads, k,
 	    m->nthreads, fold_thread);
 	k = xcalloc(m->nprocesses + 1, sizeof *k);
