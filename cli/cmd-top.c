@@ -38,6 +38,8 @@
 #define TOP_WINDOW_NS	5000000000ull	/* the window, unless --window */
 #define TOP_WINDOW_MAX	60000000000ull	/* its periods all kept: bounded */
 #define TOP_LIMIT	10		/* functions a block of text shows */
+/* --window's getopt value: none of record's, which top's others are */
+#define TOP_WINDOW_KEY	0x100
 
 /* The windows w and W step through (ns). */
 static const uint64_t window_steps[] = { 500000000ull, 1000000000ull,
@@ -51,7 +53,7 @@ static const struct option top_options[] = {
 	{ "freq", required_argument, NULL, 'F' },
 	{ "wall", no_argument, NULL, 'w' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "window", required_argument, NULL, 'T' },
+	{ "window", required_argument, NULL, TOP_WINDOW_KEY },
 	{ "limit", required_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -270,7 +272,7 @@ top_parse(struct top *t, int argc, char **argv, const char **output)
 	    NULL)) != -1) {
 		if (c == 'h')
 			return cli_help(&cmd_top, top_options);
-		if (c == 'T') {
+		if (c == TOP_WINDOW_KEY) {
 			if (periods_parse(optarg, &t->window.span_ns) < 0 ||
 			    t->window.span_ns < TOP_PERIOD_NS ||
 			    t->window.span_ns > TOP_WINDOW_MAX)

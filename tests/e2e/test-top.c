@@ -291,17 +291,7 @@ start_phases(int as_user, const char *scale)
 	argv[n++] = phases;
 	argv[n++] = (char *)scale;
 	argv[n] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	pid = screen_spawn(argv);
 	while (!e2e_runs(pid, phases)) {
 		if (screen_now() > until)
 			fail_msg("the program did not start");

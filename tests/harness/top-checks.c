@@ -79,6 +79,24 @@ screen_down(void **state)
 	return 0;
 }
 
+pid_t
+screen_spawn(char *const argv[])
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 void
 screen_session(int columns, int rows, const char *command)
 {
@@ -105,17 +123,7 @@ screen_session(int columns, int rows, const char *command)
 	 * Not run(): the server it starts keeps the client's output open,
 	 * and run() would read it to its end, for ever
 	 */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	pid = screen_spawn(argv);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		fail_msg("tmux new-session failed (status %d)", status);

@@ -9,6 +9,7 @@
 #define PROFIL_TEST_TOP_CHECKS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "e2e.h"
 
@@ -43,6 +44,9 @@ void screen_tmux(struct run *r, ...);
 
 /* The test's tmux server gone, whatever it ran (a cmocka teardown). */
 int screen_down(void **state);
+
+/* argv started with /dev/null for its input and output: its pid. */
+pid_t screen_spawn(char *const argv[]);
 
 /*
  * A session of columns x rows, on a server of its own (the test's until
