@@ -1,8 +1,8 @@
 /*
  * screen.c - top's terminal (screen.h).  Invariant: once
  * top_screen_open took the terminal, it is given back exactly once,
- * by top_screen_close or at exit, whichever comes first: the keys'
- * settings, the screen and the standard streams as they were.
+ * by top_screen_close, at exit or on a crash, whichever comes first:
+ * the keys' settings, the screen and the standard streams as they were.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +65,54 @@ at_exit(void)
 }
 
 /*
+ * The screen as it was, the keys' settings and the standard streams:
+ * what a crash must give back too, so async-signal-safe (write,
+ * tcsetattr, dup2; no stdio, no malloc).
+ */
+static void
+give_back(struct top_screen *s)
+{
+	static const char leave[] = "\033[?7h\033[?25h\033[?1049l";
+
+	if (s->entered && s->out >= 0 &&
+	    write(s->out, leave, sizeof leave - 1) < 0) {
+		/* a terminal gone: nothing more to give back there */
+	}
+	s->entered = 0;
+	if (keys_raw && s->keys >= 0)
+		tcsetattr(s->keys, TCSANOW, &keys_were);
+	keys_raw = 0;
+	for (int fd = 0; fd <= 2; fd++)
+		if (s->saved[fd] >= 0)
+			dup2(s->saved[fd], fd);
+}
+
+/* The signals of a crash, and what handled them before us. */
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+	SIGABRT };
+#define NCRASH (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction before_crash[NCRASH];
+
+/*
+ * A crash: the terminal given back, then the signal to whoever handled
+ * it before (a sanitizer's report, or the default: death).  A fault
+ * recurs on return, a sent signal is sent again.
+ */
+static void
+on_crash(int sig, siginfo_t *info, void *context)
+{
+	(void)context;
+	if (taken != NULL)
+		give_back(taken);
+	taken = NULL;
+	for (size_t i = 0; i < NCRASH; i++)
+		if (crash_signals[i] == sig)
+			sigaction(sig, &before_crash[i], NULL);
+	if (info->si_code <= 0)
+		raise(sig);
+}
+
+/*
  * Handlers, not SIG_IGN: a program started after keeps its default
  * dispositions (exec resets handlers, not what is ignored).
  */
@@ -82,6 +130,20 @@ handle_signals(void)
 	sigaction(SIGQUIT, &sa, NULL);
 	sa.sa_handler = on_pipe;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* On a crash, the terminal given back first (on_crash). */
+static void
+handle_crashes(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO;
+	for (size_t i = 0; i < NCRASH; i++)
+		sigaction(crash_signals[i], &sa, &before_crash[i]);
 }
 
 /* A file for what is written meanwhile: unnamed, in TMPDIR or memory. */
@@ -143,6 +205,7 @@ top_screen_open(struct top_screen *s, char *cause, size_t cause_size)
 	taken = s;
 	if (!registered && atexit(at_exit) == 0)
 		registered = 1;
+	handle_crashes();
 	if (isatty(STDIN_FILENO)) {
 		if (raw_keys(s) < 0)
 			goto fail;
@@ -332,29 +395,19 @@ show_aside(int aside, int fd)
 void
 top_screen_close(struct top_screen *s)
 {
-	static const char leave[] = "\033[?7h\033[?25h\033[?1049l";
-
 	if (!s->full)
 		return;
 	s->full = 0;
 	taken = NULL;
-	if (s->entered && s->out >= 0)
-		write_all(s->out, leave, sizeof leave - 1);
-	if (s->keys >= 0) {
-		if (keys_raw)
-			tcsetattr(s->keys, TCSANOW, &keys_were);
-		keys_raw = 0;
-		close(s->keys);
-		s->keys = -1;
-	}
-	fflush(stdout);
+	fflush(stdout);		/* what is buffered: set aside too */
 	fflush(stderr);
+	give_back(s);
+	if (s->keys >= 0)
+		close(s->keys);
+	s->keys = -1;
 	for (int fd = 0; fd <= 2; fd++)
-		if (s->saved[fd] >= 0) {
-			dup2(s->saved[fd], fd);
+		if (s->saved[fd] >= 0)
 			close(s->saved[fd]);
-			s->saved[fd] = -1;
-		}
 	if (s->aside >= 0) {
 		show_aside(s->aside, STDOUT_FILENO);
 		close(s->aside);

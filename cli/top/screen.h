@@ -31,7 +31,9 @@ struct top_screen {
  * (where they are the terminal) a file set aside; a handler that only
  * interrupts a wait for SIGINT, SIGTERM, SIGHUP and SIGQUIT (while the
  * recording runs they are the recorder's, blocked).  Given back at exit
- * too.  0, or -1 with a cause (the terminal left as it was).
+ * too, and on a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, then
+ * passed on to what handled them before).  0, or -1 with a cause (the
+ * terminal left as it was).
  */
 int top_screen_open(struct top_screen *s, char *cause, size_t cause_size);
 

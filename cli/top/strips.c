@@ -320,13 +320,17 @@ top_strips_build(struct top_strips *s, const struct top_threads *h,
 	for (size_t p = 0; p < h->n; p++)
 		for (size_t i = 0; i < h->periods[p]->n; i++)
 			gather(&g, h->periods[p], &h->periods[p]->threads[i]);
+	/* (qsort's base must not be NULL, even for none) */
 	for (size_t i = 0; i < s->n; i++) {
-		qsort(g.waits[i], g.nwaits[i], sizeof *g.waits[i], by_ns);
+		if (g.nwaits[i] > 1)
+			qsort(g.waits[i], g.nwaits[i], sizeof *g.waits[i],
+			    by_ns);
 		for (size_t k = 0; k < g.nwaits[i] && k < TOP_STRIP_WAITS; k++)
 			s->threads[i].waits[k] = g.waits[i][k];
 		free(g.waits[i]);
 	}
-	qsort(s->threads, s->n, sizeof *s->threads, by_thread);
+	if (s->n > 1)
+		qsort(s->threads, s->n, sizeof *s->threads, by_thread);
 	hmap_free(&g.index);
 	free(g.waits);
 	free(g.nwaits);
