@@ -266,6 +266,10 @@ $(BUILD)/tests/test-htmltime: tests/harness/profiles.c \
 $(BUILD)/tests/test-htmltime: HARNESS += tests/harness/profiles.c \
     tests/harness/flame-checks.c cli/util.c
 $(BUILD)/tests/test-htmltime: TESTCFLAGS += -Icli
+# the tests of profil top drive a terminal and read its screen
+# (tests/harness/top-checks.h)
+$(BUILD)/tests/test-top: tests/harness/top-checks.c tests/harness/top-checks.h
+$(BUILD)/tests/test-top: HARNESS += tests/harness/top-checks.c
 
 # the tests of a share's error read the views' CSV as a table
 # (tests/harness/csv-table.h)
