@@ -84,7 +84,8 @@ static int
 show_html(const struct report_input *in, const struct report_options *o,
     char *cause, size_t cause_size)
 {
-	return report_html(in->p, in->f, in->s, o->target, cause, cause_size);
+	return report_html(in->p, in->recorded, in->f, in->s, o->target, cause,
+	    cause_size);
 }
 
 static int
