@@ -22,7 +22,11 @@
 
 static char phases_bin[PATH_MAX];
 
-/* The program's own time of one of its phases, in ns after start_ns. */
+/*
+ * The program's own time of one of its phases (the harness's reading of
+ * its line, e2e_phase_of), in ns after start_ns, as the view's CSV has
+ * its phases.
+ */
 struct truth {
 	double t0, t1;
 };
@@ -30,16 +34,9 @@ struct truth {
 static struct truth
 truth_of(const char *err, const char *name, int64_t start_ns)
 {
-	char key[32];
-	const char *at;
-	unsigned long long t0, t1;
+	struct e2e_phase ph = e2e_phase_of(err, name, start_ns);
 
-	snprintf(key, sizeof key, "phase %s ", name);
-	if ((at = strstr(err, key)) == NULL ||
-	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
-		fail_msg("the program did not say its phase %s: %s", name, err);
-	return (struct truth){ (double)t0 - (double)start_ns,
-	    (double)t1 - (double)start_ns };
+	return (struct truth){ ph.t0 * 1e9, ph.t1 * 1e9 };
 }
 
 /* A thread's phase as the view found it. */
