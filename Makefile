@@ -257,6 +257,15 @@ FLAME_TESTS := $(BUILD)/tests/test-flame $(BUILD)/tests/test-flamebrowser
 $(FLAME_TESTS): tests/harness/flame-checks.c tests/harness/flame-checks.h
 $(FLAME_TESTS): HARNESS += tests/harness/flame-checks.c
 
+# test-htmltime makes profiles of known timelines (tests/harness/profiles.h,
+# with the command's allocation) and reads the page's flame graph data
+# (tests/harness/flame-checks.h)
+$(BUILD)/tests/test-htmltime: tests/harness/profiles.c \
+    tests/harness/profiles.h tests/harness/flame-checks.c \
+    tests/harness/flame-checks.h cli/util.c
+$(BUILD)/tests/test-htmltime: HARNESS += tests/harness/profiles.c \
+    tests/harness/flame-checks.c cli/util.c
+$(BUILD)/tests/test-htmltime: TESTCFLAGS += -Icli
 # the tests of profil top drive a terminal and read its screen
 # (tests/harness/top-checks.h)
 $(BUILD)/tests/test-top: tests/harness/top-checks.c tests/harness/top-checks.h
@@ -270,7 +279,8 @@ $(SHARE_TESTS): HARNESS += tests/harness/csv-table.c
 
 # the tests of the .prf codec share a profile of known contents
 # (tests/harness/prf-checks.h)
-PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords
+PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords \
+    $(BUILD)/tests/test-prftimeline
 $(PRF_TESTS): tests/harness/prf-checks.c tests/harness/prf-checks.h
 $(PRF_TESTS): HARNESS += tests/harness/prf-checks.c
 
@@ -283,7 +293,7 @@ $(SPLIT_TESTS): HARNESS += tests/harness/split-checks.c
 # the tests of export share the pprof decoder's driving and reading
 # (tests/harness/export-checks.h)
 EXPORT_TESTS := $(BUILD)/tests/test-pprof $(BUILD)/tests/test-export \
-    $(BUILD)/tests/test-exportwall
+    $(BUILD)/tests/test-exportwall $(BUILD)/tests/test-speedscope
 $(EXPORT_TESTS): tests/harness/export-checks.c tests/harness/export-checks.h
 $(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
 
@@ -299,7 +309,7 @@ $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 
 # test-table compiles the table printer itself (#include)
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h \
-    cli/report/json.c cli/report/json.h cli/util.c
+    cli/json.c cli/json.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
 # test-wallview compiles the wall view and the profile copy itself (#include)
@@ -317,26 +327,36 @@ $(BUILD)/tests/test-window: cli/profile/window.c cli/profile/window-parse.c \
 $(BUILD)/tests/test-window: HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-window: TESTCFLAGS += -Icli -Icli/profile
 
-# test-mergeprofiles compiles the merge module itself (#include)
-$(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
+# merge's tests compile the merge module itself (#include)
+MERGE_TESTS := $(BUILD)/tests/test-mergeprofiles \
+    $(BUILD)/tests/test-mergetimeline
+$(MERGE_TESTS): cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
+    cli/profile/merge-timeline.c cli/profile/merge-timeline.h \
     cli/profile/merge-jit.c cli/profile/merge-jit.h \
     cli/profile/merge-lines.c cli/profile/merge-lines.h \
     cli/profile/merge-objects.c cli/profile/merge-kernel.c \
     cli/profile/merge-internal.h cli/util.c
-$(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
+$(MERGE_TESTS): TESTCFLAGS += -Icli
 # merge's and diff's tests make profiles (tests/harness/profiles.h) with
 # the command's allocation; test-diff works diff's figures out again
 # (tests/harness/diff-checks.h)
-MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff
+MADE_TESTS := $(MERGE_TESTS) $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
 $(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
 $(MADE_TESTS): HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h
 $(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
-# test-merge and test-diff allocate as the command does (cli/util.c)
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
+# test-merge, test-diff and test-speedscope allocate as the command does
+# (cli/util.c); test-speedscope reads report's CSV (tests/harness/csv-table.h)
+CLIALLOC_TESTS := $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
+$(CLIALLOC_TESTS): cli/util.c
+$(CLIALLOC_TESTS): HARNESS += cli/util.c
+$(CLIALLOC_TESTS): TESTCFLAGS += -Icli
+$(BUILD)/tests/test-speedscope: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-speedscope: HARNESS += tests/harness/csv-table.c
 
 # test-time makes profiles of known timelines (tests/harness/profiles.h)
 # with the command's allocation, reads the views' CSV as a table
@@ -352,6 +372,16 @@ $(BUILD)/tests/test-time: TESTCFLAGS += -Icli
 $(BUILD)/tests/test-timephases: tests/harness/csv-table.c \
     tests/harness/csv-table.h
 $(BUILD)/tests/test-timephases: HARNESS += tests/harness/csv-table.c
+# the tests of report --timeline make profiles of known timelines
+# (tests/harness/timelines.h, on profiles.h) with the command's allocation
+# and read the view's CSV as a table
+TIMELINE_TESTS := $(BUILD)/tests/test-timelineview $(BUILD)/tests/test-phases
+$(TIMELINE_TESTS): tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/timelines.c tests/harness/timelines.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
+$(TIMELINE_TESTS): HARNESS += tests/harness/profiles.c \
+    tests/harness/timelines.c tests/harness/csv-table.c cli/util.c
+$(TIMELINE_TESTS): TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)

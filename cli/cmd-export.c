@@ -16,6 +16,10 @@
  * folded: the call stacks as folded lines (export/folded.c), -o names
  * the file, "-" standard output.
  *
+ * speedscope: a speedscope file (export/speedscope.c), a profile per
+ * thread, its samples in time order where the profile has a timeline;
+ * -o names the file, "-" standard output.
+ *
  * A wall profile (record --wall) is exported with its time off the CPU
  * where the format has room for it: folded lines count microseconds of
  * wall time, pprof Samples get a wall/nanoseconds value; gmon.out has
@@ -43,6 +47,7 @@
 #include "export/folded.h"
 #include "export/gmon.h"
 #include "export/pprof.h"
+#include "export/speedscope.h"
 #include "model/stacks.h"
 #include "profile/wall-view.h"
 #include "profile/window.h"
@@ -147,6 +152,27 @@ export_folded_to(const struct profil_profile *p, const char *file,
 	return 0;
 }
 
+/*
+ * p (read from file) as a speedscope file at path ("-": standard
+ * output), with inlines its inlined functions frames of their own; the
+ * exit status.
+ */
+static int
+export_speedscope_to(const struct profil_profile *p, const char *file,
+    const char *path, int inlines)
+{
+	char cause[PATH_MAX + 256];
+
+	if (export_speedscope_save(p, file, inlines, path, cli_warn_line, cause,
+	    sizeof cause) < 0) {
+		cli_error("%s", cause);
+		return 1;
+	}
+	if (strcmp(path, "-") != 0)
+		printf("%s\n", path);
+	return 0;
+}
+
 /* p as gmon.OBJECT.out files in directory dir; the exit status. */
 static int
 export_gmon_to(const struct profil_profile *p, const char *file,
@@ -204,6 +230,10 @@ static const struct export_format formats[] = {
 	{ "folded", FOLDED_DEFAULT_PATH, NULL, NULL, NULL, 1, "the counts are "
 	    "microseconds of wall time, on the CPU and off it (--cpu: CPU "
 	    "samples only)", export_folded_to },
+	{ "speedscope", EXPORT_SPEEDSCOPE_DEFAULT_PATH, NULL, NULL, NULL, 1,
+	    "the weights are nanoseconds of wall time, each thread's time off "
+	    "the CPU frames of their own ([off-cpu: read], ...; --cpu: CPU "
+	    "time only)", export_speedscope_to },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -402,11 +432,11 @@ export_exec(int argc, char **argv)
 }
 
 const struct cmd cmd_export = {
-	"export", "--format pprof|gmon|folded [-o FILE|DIR] [--inline] "
-	    "[--cpu] [--time START..END] [--symfs DIR] [--debug-dir DIRS] "
-	    "PROFILE",
+	"export", "--format pprof|gmon|folded|speedscope [-o FILE|DIR] "
+	    "[--inline] [--cpu] [--time START..END] [--symfs DIR] "
+	    "[--debug-dir DIRS] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
-	    "gprof's gmon.out, folded stacks)",
+	    "gprof's gmon.out, folded stacks, speedscope)",
 	export_exec,
 	"  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
 	"                        Pyroscope, Parca, Grafana: a sample per call stack\n"
@@ -416,16 +446,20 @@ const struct cmd cmd_export = {
 	"                        it from the stacks, counted in samples, not calls\n"
 	"  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
 	"                        COUNT: for flamegraph.pl, inferno, speedscope\n"
+	"  -f, --format speedscope  a speedscope file: a profile per thread, its\n"
+	"                        samples in time order, weighted in nanoseconds\n"
 	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
 	"                        folded: the file (default " FOLDED_DEFAULT_PATH ");\n"
-	"                        either: - for standard output;\n"
+	"                        speedscope: the file (default\n"
+	"                        " EXPORT_SPEEDSCOPE_DEFAULT_PATH ");\n"
+	"                        each: - for standard output;\n"
 	"                        gmon: the directory (a file per object: not -),\n"
 	"                        made if missing (its parent must exist; default\n"
 	"                        the current directory)\n"
-	"      --inline           pprof, folded: inlined functions as frames of\n"
-	"                         their own, as report --inline has them (default:\n"
-	"                         the code is the symbol it was inlined into, as\n"
-	"                         report has it)\n"
+	"      --inline           pprof, folded, speedscope: inlined functions as\n"
+	"                         frames of their own, as report --inline has\n"
+	"                         them (default: the code is the symbol it was\n"
+	"                         inlined into, as report has it)\n"
 	"      --cpu              a wall profile (record --wall): its CPU part\n"
 	"                         only, counted in samples as a CPU profile is.\n"
 	"                         Without it, folded counts microseconds of wall\n"

@@ -476,7 +476,7 @@ record_exec(int argc, char **argv)
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
-	    "[--wall] [--every PERIOD [--keep N]] "
+	    "[--wall] [--every PERIOD [--keep N]] [--no-timeline] "
 	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,

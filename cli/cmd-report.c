@@ -287,10 +287,13 @@ caption_window(char *caption, size_t size, const char *window)
 /*
  * The profile a names (or the newest here, its name malloc'd in
  * *newest) as the views count it, and the options that follow from it:
- * its caption, how text is printed.
+ * its caption, how text is printed.  *read is the profile as read (the
+ * page's timeline needs a wall profile's stacks as recorded), the view
+ * itself when it is no wall view.
  */
 static struct profil_profile *
-read_view(struct report_args *a, char **newest, char *caption, size_t size)
+read_view(struct report_args *a, char **newest, char *caption, size_t size,
+    struct profil_profile **read)
 {
 	struct profil_profile *p, *wp;
 	char cause[512], window[128];
@@ -317,10 +320,9 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
 	    funcs_base_name(a->file));
 	if (a->window.text != NULL)
 		caption_window(caption, size, window);
-	if (wp != NULL) {
-		profil_profile_free(p);
+	*read = p;
+	if (wp != NULL)
 		p = wp;
-	}
 	if (report_weighted(p))
 		a->o.style.count_title = "counts";
 	a->o.caption = caption;
@@ -334,12 +336,13 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
  * exit status.
  */
 static int
-show(const struct report_args *a, const struct profil_profile *p)
+show(const struct report_args *a, const struct profil_profile *p,
+    const struct profil_profile *read)
 {
 	unsigned reads = a->view->reads;
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
-	struct report_input in = { p, &f, NULL };
+	struct report_input in = { p, &f, NULL, read };
 	char cause[512];
 	int rc;
 
@@ -379,14 +382,16 @@ report_exec(int argc, char **argv)
 		    NULL },
 		.view = &report_views[0], .colour = "auto",
 	};
-	struct profil_profile *p;
+	struct profil_profile *p, *read;
 	char *newest = NULL, caption[2048];
 	int rc;
 
 	if ((rc = parse(argc, argv, &a)) >= 0)
 		return rc;
-	p = read_view(&a, &newest, caption, sizeof caption);
-	rc = show(&a, p);
+	p = read_view(&a, &newest, caption, sizeof caption, &read);
+	rc = show(&a, p, read);
+	if (read != p)
+		profil_profile_free(read);
 	profil_profile_free(p);
 	free(newest);
 	return rc;
@@ -395,7 +400,7 @@ report_exec(int argc, char **argv)
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
 	    "--annotate FUNCTION | --callers FUNCTION | --callees FUNCTION | "
-	    "--tree | --html PAGE] [--format text|csv|json] "
+	    "--tree | --html PAGE | --timeline] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] "
 	    "[--sort samples|inclusive|function|object] "
 	    "[--inline] [--cpu] [--time START..END] [--color auto|always|never] "
@@ -422,6 +427,9 @@ const struct cmd cmd_report = {
 	"                         shares (paths under --min-percent, default 1,\n"
 	"                         left out)\n"
 	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
+	"      --timeline         when: a strip per thread of its time on the CPU\n"
+	"                         (and what it waited in), then the phases of the\n"
+	"                         run; --limit N shows the N busiest threads\n"
 	"      --inline           credit inlined code to the function it came from,\n"
 	"                         a frame of its own in the call views (default:\n"
 	"                         to the symbol it is in)\n"

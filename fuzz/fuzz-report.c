@@ -3,14 +3,14 @@
  * folding into functions (cli/model/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
  * (cli/report/, printed to /dev/null; the HTML page with its flame graph
- * of the stacks; the call tree, callers and callees, and the flat view
- * with its inclusive column), the stacks named by function
+ * of the stacks; the call tree, callers and callees, the flat view
+ * with its inclusive column, and the timeline), the stacks named by function
  * (cli/model/stacks.c, with and without inlines) and exported folded,
  * the pprof export (flat, and of the call stacks when there are any),
  * the merge of the profile with itself and windows of its timeline
  * (cli/profile/window.c).  The rows and the folded lines must account
  * for every sample, a merged profile must be one the reader accepts, its
- * stacks twice the input's, and so must a window, the whole timeline's
+ * stacks and timeline twice the input's, and so must a window, the whole timeline's
  * with every sample.  An input refused only for its checksum is read
  * with the checksum made right.
  */
@@ -29,6 +29,7 @@
 #include "profile/window.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "report/timeline-view.h"
 
 static char dir[64], page[96];
 static int null_fd, stdout_fd;	/* /dev/null, and where stdout was */
@@ -141,6 +142,10 @@ stack_views(const struct profil_profile *p, struct funcs *f,
 	o.min_percent = 0;
 	if (report_tree(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
 		fuzz_fail("tree refused without a cause");
+	/* the timeline and its phases: refused with a cause when none */
+	cause[0] = '\0';
+	if (report_timeline(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("timeline refused without a cause");
 	if (f->nrows > 0)
 		targets[0] = f->rows[0].function;
 	if (p->nstacks > 0 && stacks_funcs_of(s, &p->stacks[0], leaf,
@@ -213,8 +218,37 @@ check_stacks(const struct profil_profile *p, struct funcs *f, int flags)
 }
 
 /*
+ * The timeline of p merged with itself: p's slices, entries no more
+ * numerous than p's (stacks written twice in p are one in the sum),
+ * holding twice p's.
+ */
+static void
+check_merged_timeline(const struct profil_profile *p,
+    const struct profil_profile *sum)
+{
+	unsigned __int128 in = 0, out = 0;
+
+	if (sum->slice_ns != p->slice_ns || sum->nslices != p->nslices ||
+	    sum->ntimeline > p->ntimeline)
+		fuzz_fail("merged: %zu entries in %llu slices of %llu ns, of %zu "
+		    "in %llu of %llu", sum->ntimeline,
+		    (unsigned long long)sum->nslices,
+		    (unsigned long long)sum->slice_ns, p->ntimeline,
+		    (unsigned long long)p->nslices,
+		    (unsigned long long)p->slice_ns);
+	for (size_t i = 0; i < p->ntimeline; i++)
+		in += p->timeline[i].value;
+	for (size_t i = 0; i < sum->ntimeline; i++)
+		out += sum->timeline[i].value;
+	if (out != 2 * in)
+		fuzz_fail("merged: a timeline of %llu of 2 x %llu",
+		    (unsigned long long)out, (unsigned long long)in);
+}
+
+/*
  * p merged with itself: twice the samples, in a profile the reader takes;
- * its stacks (if p has some) twice p's, in no more stacks than p's.
+ * its stacks (if p has some) twice p's, in no more stacks than p's, and
+ * its timeline (if p has one) twice p's in p's slices.
  */
 static void
 check_merge(const struct profil_profile *p)
@@ -246,6 +280,7 @@ check_merge(const struct profil_profile *p)
 		fuzz_fail("merged: stacks of %llu samples of 2 x %llu",
 		    (unsigned long long)stack_samples,
 		    (unsigned long long)p->samples);
+	check_merged_timeline(p, sum);
 	if (profil_profile_encode(sum, &data, &size) < 0)
 		fuzz_fail("a merged profile does not encode");
 	back = profil_profile_parse(data, size, cause, sizeof cause);

@@ -20,27 +20,6 @@
 
 static char phases[PATH_MAX];
 
-/* A phase as the program timed it: seconds after the profile's start. */
-struct phase {
-	double t0, t1;
-};
-
-/* The program's "phase NAME START END" line for name, against start_ns. */
-static struct phase
-phase_of(const char *err, const char *name, int64_t start_ns)
-{
-	char key[32];
-	const char *at;
-	unsigned long long t0, t1;
-
-	snprintf(key, sizeof key, "phase %s ", name);
-	if ((at = strstr(err, key)) == NULL ||
-	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
-		fail_msg("the program did not say its phase %s: %s", name, err);
-	return (struct phase){ ((double)t0 - (double)start_ns) / 1e9,
-	    ((double)t1 - (double)start_ns) / 1e9 };
-}
-
 /* Function name's link-time range in the program, from its symbols. */
 static void
 range_of(const char *name, uint64_t *lo, uint64_t *hi)
@@ -69,12 +48,10 @@ struct tally {
 };
 
 static void
-count(struct tally *t, const struct phase *ph, double slice_s, uint32_t slice,
-    double value)
+count(struct tally *t, const struct e2e_phase *ph, double slice_s,
+    uint32_t slice, double value)
 {
-	double t0 = slice * slice_s, t1 = t0 + slice_s;
-
-	if (t1 >= ph->t0 - slice_s && t0 <= ph->t1 + slice_s)
+	if (e2e_in_phase(ph, slice_s, slice))
 		t->in += value;
 	else
 		t->out += value;
@@ -109,7 +86,7 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 	int few = 0, perf;
 	char cause[512];
 	struct profil_profile *p;
-	struct phase ph[4];
+	struct e2e_phase ph[4];
 	struct tally t[4] = { { 0, 0 } };
 	const char *names[] = { "a", "b", "c" };
 	uint64_t lo[3], hi[3];
@@ -127,10 +104,10 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 		fail_msg("%s: %llu slices of %.3f ms for a run of %.3f s", what,
 		    (unsigned long long)p->nslices, slice_s * 1e3,
 		    (double)p->duration_ns / 1e9);
-	ph[0] = phase_of(err, "a", p->start_ns);
-	ph[1] = phase_of(err, "b", p->start_ns);
-	ph[2] = phase_of(err, "c", p->start_ns);
-	ph[3] = phase_of(err, "read", p->start_ns);
+	ph[0] = e2e_phase_of(err, "a", p->start_ns);
+	ph[1] = e2e_phase_of(err, "b", p->start_ns);
+	ph[2] = e2e_phase_of(err, "c", p->start_ns);
+	ph[3] = e2e_phase_of(err, "read", p->start_ns);
 	for (int i = 0; i < 3; i++)
 		range_of(names[i], &lo[i], &hi[i]);
 	for (size_t i = 0; i < p->nobjects; i++)

@@ -149,3 +149,25 @@ assert_reads_back(const struct profil_profile *p, const char *what)
 	profil_profile_free(back);
 	free(data);
 }
+
+const struct profil_stack *
+stack_of(const struct profil_profile *p, uint32_t pid, uint32_t tid,
+    size_t depth, const struct profil_frame *frames)
+{
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct profil_stack *st = &p->stacks[s];
+		size_t d = 0;
+
+		if (st->pid != pid || st->tid != tid || st->depth != depth)
+			continue;
+		for (; d < depth; d++) {
+			const struct profil_frame *f = &p->frames[st->frames[d]];
+
+			if (f->object != frames[d].object || f->addr != frames[d].addr)
+				break;
+		}
+		if (d == depth)
+			return st;
+	}
+	return NULL;
+}

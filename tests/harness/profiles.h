@@ -44,4 +44,9 @@ void make_wall(struct profil_profile *p, uint64_t poll_ns, uint64_t switches,
  */
 void assert_reads_back(const struct profil_profile *p, const char *what);
 
+/* p's stack (pid, tid, frames leaf first, as p's frames say), or NULL. */
+const struct profil_stack *stack_of(const struct profil_profile *p,
+    uint32_t pid, uint32_t tid, size_t depth,
+    const struct profil_frame *frames);
+
 #endif

@@ -88,6 +88,13 @@ wall_profile(void)
 	p->wall = xcalloc(1, sizeof *p->wall);
 	p->wall->poll_ns = 5000000;
 	p->wall->switches = 2;
+	/* when: the samples in slice 0, the read across slices 1 to 6 */
+	p->slice_ns = 1000;
+	p->nslices = 10;
+	p->ntimeline = 2;
+	p->timeline = xcalloc(2, sizeof *p->timeline);
+	p->timeline[0] = (struct profil_timeline_entry){ 0, 0, CPU_SAMPLES };
+	p->timeline[1] = (struct profil_timeline_entry){ 1, 1, OFF_NS };
 	return p;
 }
 
@@ -111,6 +118,7 @@ test_copy_is_the_profile(void **state)
 
 	(void)state;
 	assert_ptr_not_equal(q->stacks, p->stacks);
+	assert_ptr_not_equal(q->timeline, p->timeline);
 	assert_ptr_not_equal(q->objects[0].path, p->objects[0].path);
 	profil_profile_free(p);
 	b = encoded(q, &m);
