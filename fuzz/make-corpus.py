@@ -1345,8 +1345,8 @@ def ksyms_files():
 # lib/sampler/stackring.h) as fuzz-region sees them, by anchor
 REGION_NEXT_SLOT, REGION_LOST, REGION_TLOST = 88, 48, 80
 REGION_TAKEN, REGION_WEIGHT_SQ = 120, 128
-SLOT_TAG, SLOT_TID, SLOT_WEIGHT, SLOT_KW = 8, 12, 16, 24
-SLOT_REGS, SLOT_STACK_ADDR, SLOT_SIZE, SLOT_DATA = 32, 168, 176, 184
+SLOT_TAG, SLOT_TID, SLOT_WEIGHT, SLOT_KW, SLOT_TIME = 8, 12, 16, 24, 32
+SLOT_REGS, SLOT_STACK_ADDR, SLOT_SIZE, SLOT_DATA = 40, 176, 184, 192
 SLOT_BYTES = 448		# STACKRING_SLOT_BYTES(256)
 GONE_PID = 4194303		# (2^22 - 1: no process has it)
 
@@ -1370,8 +1370,9 @@ def region_files():
         regs = [0] * 17
         regs[7] = stack_addr + 128          # sp
         regs[16] = 0x401000                 # pc
+        # time 0: none a handler wrote, taken as the drain's
         return (u64(seq) + u32(tag) + u32(tid) + u64(weight) + u64(kw) +
-                b"".join(u64(r) for r in regs) + u64(stack_addr) +
+                u64(0) + b"".join(u64(r) for r in regs) + u64(stack_addr) +
                 u64(size) + bytes(range(64)))
 
     slot = write(0, REGION_NEXT_SLOT, u32(2)) + \

@@ -23,6 +23,7 @@ struct phase_key {
 struct phase_entry {
 	uint32_t key;
 	double ns;
+	double runnable_ns;	/* of ns, runnable (a function's) */
 };
 
 /* A series: bin b's entries are v[first[b] .. first[b + 1]), by key. */
@@ -62,9 +63,11 @@ void phases_series_build(struct phase_series *se, const struct tldata *t,
     size_t th);
 void phases_series_free(struct phase_series *se);
 
-/* Key k's time in bins [b0, b1). */
+/* Key k's time in bins [b0, b1); of it, runnable (preempted in it). */
 double phases_raw(const struct phase_series *se, uint32_t k, size_t b0,
     size_t b1);
+double phases_raw_runnable(const struct phase_series *se, uint32_t k,
+    size_t b0, size_t b1);
 
 /*
  * The boundaries of the n runs r of se (labelled over a window of w bins

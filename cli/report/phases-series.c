@@ -94,6 +94,7 @@ number_keys(struct phase_series *se)
 struct item {
 	uint32_t key;
 	double ns;
+	int runnable;		/* a function's time preempted in it */
 };
 
 /*
@@ -126,20 +127,24 @@ gather(const struct phase_series *se, size_t th, size_t *at)
 			    &t->threads[i].cells[c];
 
 			it[next[cell->slice / se->per]++] = (struct item){
-			    se->key_of[cell->what], cell->ns };
+			    se->key_of[cell->what], cell->ns,
+			    t->whats[cell->what].off &&
+			    se->keys[se->key_of[cell->what]].state ==
+			    PHASE_ON_CPU };
 		}
 	free(next);
 	return it;
 }
 
 static void
-push(struct phase_series *se, size_t *cap, uint32_t key, double ns)
+push(struct phase_series *se, size_t *cap, uint32_t key, double ns,
+    double runnable_ns)
 {
 	if (se->nv == *cap) {
 		*cap = *cap ? 2 * *cap : 256;
 		se->v = xrealloc(se->v, *cap * sizeof *se->v);
 	}
-	se->v[se->nv++] = (struct phase_entry){ key, ns };
+	se->v[se->nv++] = (struct phase_entry){ key, ns, runnable_ns };
 }
 
 static int
@@ -150,9 +155,9 @@ key_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Scratch of add_bin: a key's sum in the bin, the keys it has. */
+/* Scratch of add_bin: a key's sums in the bin, the keys it has. */
 struct bin_sums {
-	double *sum;
+	double *sum, *runnable;
 	uint32_t *keys;
 	size_t nkeys;
 };
@@ -177,15 +182,19 @@ add_bin(struct phase_series *se, size_t *cap, size_t b, const struct item *it,
 		if (bs->sum[it[i].key] == 0)
 			bs->keys[bs->nkeys++] = it[i].key;
 		bs->sum[it[i].key] += it[i].ns;
+		if (it[i].runnable)
+			bs->runnable[it[i].key] += it[i].ns;
 	}
 	qsort(bs->keys, bs->nkeys, sizeof *bs->keys, key_order);
 	for (size_t i = 0; i < bs->nkeys; i++) {
-		all += bs->sum[bs->keys[i]];
-		push(se, cap, bs->keys[i], bs->sum[bs->keys[i]]);
-		bs->sum[bs->keys[i]] = 0;
+		uint32_t k = bs->keys[i];
+
+		all += bs->sum[k];
+		push(se, cap, k, bs->sum[k], bs->runnable[k]);
+		bs->sum[k] = bs->runnable[k] = 0;
 	}
 	if (!program && all < span)
-		push(se, cap, se->none, span - all);
+		push(se, cap, se->none, span - all, 0);
 }
 
 /* The series of thread th (or PHASES_PROGRAM) of t. */
@@ -205,6 +214,7 @@ phases_series_build(struct phase_series *se, const struct tldata *t,
 	at = xcalloc(se->nbins + 1, sizeof *at);
 	it = gather(se, th, at);
 	bs = (struct bin_sums){ xcalloc(se->nkeys, sizeof *bs.sum),
+	    xcalloc(se->nkeys, sizeof *bs.runnable),
 	    xcalloc(se->nkeys, sizeof *bs.keys), 0 };
 	se->first = xcalloc(se->nbins + 1, sizeof *se->first);
 	for (size_t b = 0; b < se->nbins; b++) {
@@ -213,6 +223,7 @@ phases_series_build(struct phase_series *se, const struct tldata *t,
 		se->first[b + 1] = se->nv;
 	}
 	free(bs.keys);
+	free(bs.runnable);
 	free(bs.sum);
 	free(it);
 	free(at);
@@ -237,5 +248,18 @@ phases_raw(const struct phase_series *se, uint32_t k, size_t b0, size_t b1)
 		for (size_t i = se->first[b]; i < se->first[b + 1]; i++)
 			if (se->v[i].key == k)
 				ns += se->v[i].ns;
+	return ns;
+}
+
+double
+phases_raw_runnable(const struct phase_series *se, uint32_t k, size_t b0,
+    size_t b1)
+{
+	double ns = 0;
+
+	for (size_t b = b0; b < b1; b++)
+		for (size_t i = se->first[b]; i < se->first[b + 1]; i++)
+			if (se->v[i].key == k)
+				ns += se->v[i].runnable_ns;
 	return ns;
 }

@@ -227,6 +227,34 @@ describe(const struct phase_series *se, size_t th, const struct phase_run *r,
 	return ph;
 }
 
+/*
+ * Runs of a function the thread hardly ran, only waited to run
+ * (runnable, preempted in it, all but under 2% of the run's span),
+ * joined to a neighbour, the longer: one long preemption where a system
+ * call returns (90 ms in clock_gettime(), which b() calls, on a machine
+ * at load 13) is a pause in what the thread did, not a phase.
+ */
+static void
+join_pauses(const struct phase_series *se, struct phase_run *r, size_t *n)
+{
+	for (size_t i = 0; i < *n && *n > 1;) {
+		double all = phases_raw(se, r[i].key, r[i].b0, r[i].b1);
+		double span = (double)(phases_bin_end(se, r[i].b1 - 1) -
+		    phases_bin_start(se, r[i].b0));
+
+		if (se->keys[r[i].key].state != PHASE_ON_CPU || !(all > 0) ||
+		    all - phases_raw_runnable(se, r[i].key, r[i].b0, r[i].b1) >=
+		    0.02 * span) {
+			i++;
+			continue;
+		}
+		absorb(r, n, i, i == 0 ? 1 : i + 1 == *n ||
+		    r[i - 1].b1 - r[i - 1].b0 >= r[i + 1].b1 - r[i + 1].b0 ?
+		    i - 1 : i + 1);
+		i = 0;	/* (neighbours may have joined) */
+	}
+}
+
 /* The shortest phase: PHASES_MIN_SHARE of the run, or 3 bins. */
 static size_t
 min_run(const struct phase_series *se)
@@ -247,6 +275,7 @@ thread_runs(const struct phase_series *se, size_t *n)
 	for (size_t i = 0; i < *n; i++)
 		r[i].from_ns = phases_bin_start(se, r[i].b0);
 	merge_short(se, r, n, min_run(se));
+	join_pauses(se, r, n);
 	phases_fit_boundaries(se, r, *n, 2 * h + 1);
 	free(label);
 	return r;

@@ -22,7 +22,11 @@
 
 static char phases_bin[PATH_MAX];
 
-/* The program's own time of one of its phases, in ns after start_ns. */
+/*
+ * The program's own time of one of its phases (the harness's reading of
+ * its line, e2e_phase_of), in ns after start_ns, as the view's CSV has
+ * its phases.
+ */
 struct truth {
 	double t0, t1;
 };
@@ -30,16 +34,9 @@ struct truth {
 static struct truth
 truth_of(const char *err, const char *name, int64_t start_ns)
 {
-	char key[32];
-	const char *at;
-	unsigned long long t0, t1;
+	struct e2e_phase ph = e2e_phase_of(err, name, start_ns);
 
-	snprintf(key, sizeof key, "phase %s ", name);
-	if ((at = strstr(err, key)) == NULL ||
-	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
-		fail_msg("the program did not say its phase %s: %s", name, err);
-	return (struct truth){ (double)t0 - (double)start_ns,
-	    (double)t1 - (double)start_ns };
+	return (struct truth){ ph.t0 * 1e9, ph.t1 * 1e9 };
 }
 
 /* A thread's phase as the view found it. */
@@ -137,6 +134,72 @@ assert_covered(const struct found *f, size_t n, const char *name,
 	    want.t1 / 1e9, 100 * share, all);
 }
 
+/* The program's phases, as its own clock timed them. */
+struct truths {
+	struct truth a, rd, b, sleep, c;
+	double slice;		/* the profile's slice, ns */
+	char pid[16];
+};
+
+/*
+ * The worker's time in read() that the timeline puts within the read's
+ * own span, a slice either side (the view's columns, of thread pid).
+ */
+static double
+read_in_place(const struct csv *t, const struct truths *w)
+{
+	double in = 0;
+
+	for (int i = 0; i < t->nrows; i++)
+		if (strcmp(text_at(t, i, "row"), "column") == 0 &&
+		    strcmp(text_at(t, i, "tid"), w->pid) == 0 &&
+		    num(t, i, "start_ns") >= w->rd.t0 - w->slice &&
+		    num(t, i, "end_ns") <= w->rd.t1 + w->slice)
+			in += num(t, i, "io_ns");
+	return in;
+}
+
+/*
+ * The view's phases of t against the program's w: the worker's a(),
+ * read(), b() and the other's sleep and c() (see recorded).
+ */
+static void
+judge_phases(const struct csv *t, const struct truths *w, int perf,
+    const char *what)
+{
+	struct found f[16];
+	char pid[16];
+	size_t n;
+
+	/* the worker is the main thread: its tid the pid */
+	n = found_phases(t, w->pid, f, 16);
+	if (perf) {
+		assert_found(f, n, "a", w->a, w->slice, 1, 0, what);
+		assert_found(f, n, "read", w->rd, w->slice, 0, 0, what);
+		assert_found(f, n, "b", w->b, w->slice, 0, 1, what);
+	} else {
+		assert_covered(f, n, "a", w->a, 0.7, what);
+		assert_covered(f, n, "read", w->rd, 0.7, what);
+		assert_covered(f, n, "b", w->b, 0.7, what);
+	}
+	/* the other thread: the one whose phases name c() */
+	pid[0] = '\0';
+	for (int i = 0; i < t->nrows && pid[0] == '\0'; i++)
+		if (strcmp(text_at(t, i, "row"), "phase") == 0 &&
+		    strcmp(text_at(t, i, "function"), "c") == 0 &&
+		    text_at(t, i, "tid")[0] != '\0')
+			snprintf(pid, sizeof pid, "%s", text_at(t, i, "tid"));
+	n = found_phases(t, pid, f, 16);
+	if (perf) {
+		assert_found(f, n, "clock_nanosleep", w->sleep, w->slice, 1, 0,
+		    what);
+		assert_found(f, n, "c", w->c, w->slice, 0, 1, what);
+	} else {
+		assert_covered(f, n, "clock_nanosleep", w->sleep, 0.7, what);
+		assert_covered(f, n, "c", w->c, 0.7, what);
+	}
+}
+
 /*
  * phases recorded (--wall) by engine, as root or an ordinary user, and
  * its view's phases: the worker's a(), read(), b() and the other's
@@ -148,23 +211,24 @@ assert_covered(const struct found *f, size_t n, const char *name,
  * time blocked from its readings of the thread's counters, which a
  * loaded machine delays and misplaces (250 ms of a read put in b(),
  * phases of its own, at load 12): test-when holds 70% of its read()
- * inside the phase, and here each phase's name covers 70% of its span.
+ * inside the phase, and here each phase's name covers 70% of its span;
+ * a recording whose timeline has less of the read in place than that
+ * (2 of 6 at load 11 to 14, as nobody) is no test of the view, and is
+ * made again, 3 times at most.
  */
 static void
 recorded(const char *engine, int as_user)
 {
 	static struct run r;
-	char prf[PATH_MAX], scale[32], what[64], cause[256], pid[16];
+	char prf[PATH_MAX], scale[32], what[64], cause[256];
 	char *argv[] = { profil_bin, "record", "-e", (char *)engine, "--wall",
 	    "-o", prf, phases_bin, scale, NULL };
 	char *const *cmd = argv;
 	struct profil_profile *p;
-	struct truth a, rd, b, sleep, c;
-	struct found f[16];
+	struct truths w;
 	struct csv t;
-	double slice, second = harness_work_scale() * 1e9;
+	double second = harness_work_scale() * 1e9, in;
 	int perf = strcmp(engine, "perf") == 0;
-	size_t n;
 
 	snprintf(what, sizeof what, "%s engine%s", engine,
 	    as_user ? ", as nobody" : "");
@@ -172,54 +236,44 @@ recorded(const char *engine, int as_user)
 		SKIP("no setpriv to run as an ordinary user");
 	scratch(prf, "phases.prf");
 	snprintf(scale, sizeof scale, "%.2f", harness_work_scale());
-	run(&r, cmd);
-	if (r.status != 0)
-		fail_msg("%s: record exited %d: %s", what, r.status, r.err);
-	if ((p = profil_profile_read(prf, cause, sizeof cause)) == NULL)
-		fail_msg("%s: %s", what, cause);
-	a = truth_of(r.err, "a", p->start_ns);
-	rd = truth_of(r.err, "read", p->start_ns);
-	b = truth_of(r.err, "b", p->start_ns);
-	sleep = truth_of(r.err, "sleep", p->start_ns);
-	c = truth_of(r.err, "c", p->start_ns);
-	/*
-	 * b() and c() spin to their deadline, a second (scaled) on; a()'s
-	 * phase runs to the read (its line said and the timer set between,
-	 * 3 ms at load 10, no phase of their own)
-	 */
-	b.t1 = b.t0 + second;
-	c.t1 = c.t0 + second;
-	a.t1 = rd.t0;
-	slice = (double)p->slice_ns;
-	snprintf(pid, sizeof pid, "%u", p->stacks[0].pid);
-	profil_profile_free(p);
-	timeline_csv(&t, prf, NULL);
-	/* the worker is the main thread: its tid the pid */
-	n = found_phases(&t, pid, f, 16);
-	if (perf) {
-		assert_found(f, n, "a", a, slice, 1, 0, what);
-		assert_found(f, n, "read", rd, slice, 0, 0, what);
-		assert_found(f, n, "b", b, slice, 0, 1, what);
-	} else {
-		assert_covered(f, n, "a", a, 0.7, what);
-		assert_covered(f, n, "read", rd, 0.7, what);
-		assert_covered(f, n, "b", b, 0.7, what);
+	for (int tries = 1;; tries++) {
+		run(&r, cmd);
+		if (r.status != 0)
+			fail_msg("%s: record exited %d: %s", what, r.status,
+			    r.err);
+		if ((p = profil_profile_read(prf, cause, sizeof cause)) == NULL)
+			fail_msg("%s: %s", what, cause);
+		w.a = truth_of(r.err, "a", p->start_ns);
+		w.rd = truth_of(r.err, "read", p->start_ns);
+		w.b = truth_of(r.err, "b", p->start_ns);
+		w.sleep = truth_of(r.err, "sleep", p->start_ns);
+		w.c = truth_of(r.err, "c", p->start_ns);
+		/*
+		 * b() and c() spin to their deadline, a second (scaled) on;
+		 * a()'s phase runs to the read (its line said and the timer
+		 * set between, 3 ms at load 10, no phase of their own)
+		 */
+		w.b.t1 = w.b.t0 + second;
+		w.c.t1 = w.c.t0 + second;
+		w.a.t1 = w.rd.t0;
+		w.slice = (double)p->slice_ns;
+		snprintf(w.pid, sizeof w.pid, "%u", p->stacks[0].pid);
+		profil_profile_free(p);
+		timeline_csv(&t, prf, NULL);
+		in = read_in_place(&t, &w);
+		if (perf || in >= 0.7 * (w.rd.t1 - w.rd.t0))
+			break;
+		csv_free(&t);
+		if (tries == 3)
+			fail_msg("%s: 3 recordings put under 70%% of the read "
+			    "in its place (the last %.0f%%): the timer "
+			    "engine's readings lag too far here (test-when's "
+			    "bar)", what, 100 * in / (w.rd.t1 - w.rd.t0));
+		print_message("%s: the recording put %.0f%% of the read in "
+		    "its place, under test-when's bar: recorded again\n", what,
+		    100 * in / (w.rd.t1 - w.rd.t0));
 	}
-	/* the other thread: the one whose phases name c() */
-	pid[0] = '\0';
-	for (int i = 0; i < t.nrows && pid[0] == '\0'; i++)
-		if (strcmp(text_at(&t, i, "row"), "phase") == 0 &&
-		    strcmp(text_at(&t, i, "function"), "c") == 0 &&
-		    text_at(&t, i, "tid")[0] != '\0')
-			snprintf(pid, sizeof pid, "%s", text_at(&t, i, "tid"));
-	n = found_phases(&t, pid, f, 16);
-	if (perf) {
-		assert_found(f, n, "clock_nanosleep", sleep, slice, 1, 0, what);
-		assert_found(f, n, "c", c, slice, 0, 1, what);
-	} else {
-		assert_covered(f, n, "clock_nanosleep", sleep, 0.7, what);
-		assert_covered(f, n, "c", c, 0.7, what);
-	}
+	judge_phases(&t, &w, perf, what);
 	csv_free(&t);
 }
 

@@ -816,7 +816,7 @@ phases_in(const char *engine, int wall)
 		struct e2e_phase ph = e2e_phase_of(r.err, names[k],
 		    p->start_ns);
 
-		mid[k] = (ph.t0 + ph.t1) / 2;
+		mid[k] = (ph.t0 + ph.t1) / 2 * 1e9;	/* ns, as at[] has them */
 		for (int j = 0; j < 3; j++) {
 			snprintf(at[3 * k + j], sizeof at[0], "%d:%.0f",
 			    k < 3 ? 0 : 1, mid[k] + (j - 1) * 20e6);

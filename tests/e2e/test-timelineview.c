@@ -226,6 +226,29 @@ test_phases_noisy(void **state)
 	made_slice_ns = 10 * MS;
 }
 
+/*
+ * Preempted (a busy machine): thread 1 runnable four fifths of its a()
+ * and for 90 ms in clock_gettime() called by b(), on the CPU for none of
+ * it: the same phases, a()'s saying how long it waited for a CPU; the
+ * pause no phase of its own (it was 3.6% of the run: a phase of 90 ms
+ * in clock_gettime() before pauses were joined to their neighbours).
+ */
+static void
+test_phases_preempted(void **state)
+{
+	SCRATCH_PATH(prf, "preempted.prf");
+	char *argv[] = { profil_bin, "report", "--timeline", prf, NULL };
+	struct run r;
+
+	(void)state;
+	save_made(prf, MADE_WALL | MADE_PREEMPTED, 1);
+	assert_made_phases(prf, 1, NULL, "preempted");
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "% on the CPU, 80% runnable"));
+	assert_null(strstr(r.out, "clock_gettime"));
+}
+
 /* ---- the strips (text) ------------------------------------------------- */
 
 /*
@@ -573,6 +596,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_phases_clean, ten_ms_slices),
 		cmocka_unit_test_setup(test_phases_noisy, ten_ms_slices),
+		cmocka_unit_test_setup(test_phases_preempted, ten_ms_slices),
 		cmocka_unit_test_setup(test_strips_in_a_pipe, ten_ms_slices),
 		cmocka_unit_test_setup(test_strips_in_a_terminal,
 		    ten_ms_slices),

@@ -716,21 +716,6 @@ e2e_as_nobody(char **argv)
 	return 4;
 }
 
-struct e2e_phase
-e2e_phase_of(const char *err, const char *name, int64_t start_ns)
-{
-	char key[32];
-	const char *at;
-	unsigned long long t0, t1;
-
-	snprintf(key, sizeof key, "phase %s ", name);
-	if ((at = strstr(err, key)) == NULL ||
-	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
-		fail_msg("the program did not say its phase %s: %s", name, err);
-	return (struct e2e_phase){ (double)t0 - (double)start_ns,
-	    (double)t1 - (double)start_ns };
-}
-
 int
 e2e_setup(void **state)
 {

@@ -240,16 +240,6 @@ double e2e_wilson95(double k, double n, double scale);
 /* A profile's error scale: its squared weights over its samples, or 1. */
 double e2e_error_scale(const struct profil_profile *p);
 
-/*
- * A phase of tests/programs/phases.c as it timed it, in its stderr err
- * ("phase NAME START_NS END_NS", CLOCK_REALTIME): ns after start_ns (a
- * profile's start, on that clock).  Fails the test if err has none.
- */
-struct e2e_phase {
-	double t0, t1;
-};
-struct e2e_phase e2e_phase_of(const char *err, const char *name,
-    int64_t start_ns);
 
 /*
  * The group's setup (cmocka): the scratch directory made, the command and

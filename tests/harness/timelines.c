@@ -34,13 +34,20 @@ static const char *const func_names[NFUNCS] = { "main", "a", "b", "c",
 	"load_config", "worker", "noise0", "noise1", "noise2", "noise3",
 	"noise4" };
 /* libc's (object 1) at 0x100 * (i + 1) */
-enum { L_READ, L_SLEEP, L_START, NLIBC };
+enum { L_READ, L_SLEEP, L_START, L_CLOCK, NLIBC };
 static const char *const libc_names[NLIBC] = { "read", "clock_nanosleep",
-	"start_thread" };
+	"start_thread", "clock_gettime" };
 
-/* The stacks, leaf first; their thread. */
-enum { S_A, S_B, S_READ, S_NOISE1, S_C = S_NOISE1 + NNOISE, S_SLEEP,
-	S_NOISE2, NSTACKS = S_NOISE2 + NNOISE };
+/*
+ * The stacks, leaf first; thread 1's before S_C.  S_RUN_A and S_RUN_CLOCK
+ * are time runnable (MADE_PREEMPTED): in a(), and in clock_gettime()
+ * called by b() for the pause of PAUSE_NS from PAUSE_AT.
+ */
+enum { S_A, S_B, S_READ, S_RUN_A, S_RUN_CLOCK, S_NOISE1,
+	S_C = S_NOISE1 + NNOISE, S_SLEEP, S_NOISE2,
+	NSTACKS = S_NOISE2 + NNOISE };
+#define PAUSE_AT	(2000 * MS)
+#define PAUSE_NS	(90 * MS)
 
 static struct profil_frame
 leaf(int f)
@@ -77,6 +84,19 @@ frames_of(int s, struct profil_frame *fr)
 		fr[3] = call(F_MAIN);
 		return 4;
 	}
+	if (s == S_RUN_A || s == S_RUN_CLOCK) {
+		fr[0] = (struct profil_frame){ PROFIL_FRAME_OFFCPU,
+		    PROFIL_OFFCPU_RUNNABLE };
+		if (s == S_RUN_A) {
+			fr[1] = leaf(F_A);
+			fr[2] = call(F_MAIN);
+			return 3;
+		}
+		fr[1] = libc_call(L_CLOCK);
+		fr[2] = call(F_B);
+		fr[3] = call(F_MAIN);
+		return 4;
+	}
 	if (s == S_SLEEP) {
 		fr[0] = (struct profil_frame){ PROFIL_FRAME_OFFCPU,
 		    NR_CLOCK_NANOSLEEP };
@@ -94,7 +114,8 @@ frames_of(int s, struct profil_frame *fr)
 static int
 off_stack(int s)
 {
-	return s == S_READ || s == S_SLEEP;
+	return s == S_READ || s == S_SLEEP || s == S_RUN_A ||
+	    s == S_RUN_CLOCK;
 }
 
 /* xorshift64*: the same draws on every run, whatever the C library. */
@@ -125,12 +146,16 @@ static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 
 /*
  * The timeline of the truth into v[stack][slice]: a sample every 1 ms on
- * the CPU (with noise, every 0.5 to 1.5 ms, and one in ten in a random
- * noise function instead), and the time off the CPU, to the ns.
+ * the CPU (with MADE_NOISE, every 0.5 to 1.5 ms, and one in ten in a
+ * random noise function instead), and the time off the CPU, to the ns;
+ * with MADE_PREEMPTED, thread 1 on the CPU a fifth of its a() and not
+ * at all in its pause in b(), runnable the rest.
  */
 static void
-simulate(uint64_t v[NSTACKS][MAX_SLICES], int noise, uint64_t seed)
+simulate(uint64_t v[NSTACKS][MAX_SLICES], int how, uint64_t seed)
 {
+	int noise = how & MADE_NOISE, preempted = how & MADE_PREEMPTED;
+
 	memset(v, 0, sizeof(uint64_t) * NSTACKS * MAX_SLICES);
 	for (int th = 0; th < 2; th++) {
 		uint32_t tid = th == 0 ? T1 : T2;
@@ -139,6 +164,11 @@ simulate(uint64_t v[NSTACKS][MAX_SLICES], int noise, uint64_t seed)
 		while (t < SPAN_NS) {
 			int s = running(tid, t);
 
+			if (preempted && s == S_A && (t / MS) % 5 != 0)
+				s = -1;		/* runnable */
+			if (preempted && s == S_B && t >= PAUSE_AT &&
+			    t < PAUSE_AT + PAUSE_NS)
+				s = -1;
 			if (s >= 0 && noise && next_random(&seed) % 10 == 0)
 				s = (th == 0 ? S_NOISE1 : S_NOISE2) +
 				    (int)(next_random(&seed) % NNOISE);
@@ -152,6 +182,12 @@ simulate(uint64_t v[NSTACKS][MAX_SLICES], int noise, uint64_t seed)
 		    (k + 1) * SLICE_NS);
 		v[S_SLEEP][k] = overlap(0, S_END, k * SLICE_NS,
 		    (k + 1) * SLICE_NS);
+		if (!preempted)
+			continue;
+		v[S_RUN_A][k] = overlap(0, A_END, k * SLICE_NS,
+		    (k + 1) * SLICE_NS) / 5 * 4;
+		v[S_RUN_CLOCK][k] = overlap(PAUSE_AT, PAUSE_AT + PAUSE_NS,
+		    k * SLICE_NS, (k + 1) * SLICE_NS);
 	}
 }
 
@@ -181,7 +217,7 @@ save_made(const char *path, int how, uint64_t seed)
 	size_t nentries = 0;
 	char cause[256];
 
-	simulate(v, how & MADE_NOISE, seed);
+	simulate(v, how, seed);
 	add_object(p, "/nonexistent/timeline/app", 0, 0x1000,
 	    0x1000 + 0x100 * NFUNCS, 1, no_buckets, 0);
 	add_object(p, "/nonexistent/timeline/libc.so.6", 0, 0x100,

@@ -1,8 +1,9 @@
 /*
  * timelines.h - profiles made with known timelines, for test-timelineview
- * (timelines.c), and report --timeline's numbers read back: one process (PID) of two threads.  Thread T1 runs a()
- * until A_END, is blocked in read(2), called by load_config through
- * libc, until R_END, then runs b(); thread T2 sleeps in clock_nanosleep,
+ * (timelines.c), and report --timeline's numbers read back.  The
+ * profiles: one process (PID) of two threads.  Thread T1 runs a() until
+ * A_END, is blocked in read(2), called by load_config through libc,
+ * until R_END, then runs b(); thread T2 sleeps in clock_nanosleep,
  * called by worker, until S_END, then runs c().  The run is SPAN_NS
  * long, in slices of made_slice_ns.
  */
@@ -29,11 +30,14 @@ extern uint64_t made_slice_ns;
 #define R_END		1507200000ull
 #define S_END		1203100000ull
 
-enum { MADE_WALL = 1, MADE_NOISE = 2, MADE_NO_TIMELINE = 4 };
+enum { MADE_WALL = 1, MADE_NOISE = 2, MADE_NO_TIMELINE = 4,
+	MADE_PREEMPTED = 8 };
 
 /*
  * The profile of the truth (simulate), saved to path: a wall profile
- * with MADE_WALL (else the CPU part alone), noisy with MADE_NOISE, and
+ * with MADE_WALL (else the CPU part alone), noisy with MADE_NOISE, on a
+ * busy machine with MADE_PREEMPTED (thread 1 runnable four fifths of
+ * its a(), and 90 ms in clock_gettime() called by b(), from 2 s), and
  * with MADE_NO_TIMELINE as profil wrote them before timelines.
  */
 void save_made(const char *path, int how, uint64_t seed);
