@@ -9,7 +9,6 @@
  * engine's loop (either engine's): the sink returns within a frame's
  * drawing.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -23,7 +22,6 @@
 
 #include "cli.h"
 #include "cmd-record.h"
-#include "model/funcs.h"
 #include "record/core/launch.h"
 #include "record/core/periods.h"
 #include "record/core/prffile.h"
@@ -257,15 +255,19 @@ top_period(void *arg, struct profil_profile *q)
 		draw(t);
 }
 
-/* Options into t (the recording's record's own way): -1 to go on. */
+/*
+ * Options into t (the recording's as record takes them), the window's
+ * length into *span_ns: -1 to go on, else the status to exit with.
+ */
 static int
-top_parse(struct top *t, int argc, char **argv, const char **output)
+top_parse(struct top *t, int argc, char **argv, const char **output,
+    uint64_t *span_ns)
 {
 	int c, rate_given = 0;
 
 	record_defaults(&t->o);
 	t->limit = TOP_LIMIT;
-	t->window.span_ns = TOP_WINDOW_NS;
+	*span_ns = TOP_WINDOW_NS;
 	*output = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:e:F:o:n:h", top_options,
@@ -273,9 +275,8 @@ top_parse(struct top *t, int argc, char **argv, const char **output)
 		if (c == 'h')
 			return cli_help(&cmd_top, top_options);
 		if (c == TOP_WINDOW_KEY) {
-			if (periods_parse(optarg, &t->window.span_ns) < 0 ||
-			    t->window.span_ns < TOP_PERIOD_NS ||
-			    t->window.span_ns > TOP_WINDOW_MAX)
+			if (periods_parse(optarg, span_ns) < 0 ||
+			    *span_ns < TOP_PERIOD_NS || *span_ns > TOP_WINDOW_MAX)
 				cli_die(EXIT_USAGE, "--window: '%s' is not a "
 				    "time from 0.25 s to 60 s (5s, 500ms, 1m)",
 				    optarg);
@@ -383,10 +384,10 @@ top_exec(int argc, char **argv)
 	struct outfile out;
 	const char *output, *slash;
 	char cause[PATH_MAX + 256], *path = NULL, **cmdline = NULL;
-	uint64_t end;
+	uint64_t end, span_ns;
 	int c, status = 0;
 
-	if ((c = top_parse(t, argc, argv, &output)) >= 0)
+	if ((c = top_parse(t, argc, argv, &output, &span_ns)) >= 0)
 		return c;
 	if ((c = record_target(argc, argv, &t->o, t->attach, &cmdline)) >= 0)
 		return c;
@@ -409,6 +410,7 @@ top_exec(int argc, char **argv)
 	t->colour = t->screen.full && getenv("NO_COLOR") == NULL &&
 	    getenv("TERM") != NULL && strcmp(getenv("TERM"), "dumb") != 0;
 	t->next_frame = TOP_FRAME_NS;
+	top_window_init(&t->window, span_ns);
 	top_threads_init(&t->threads);
 	if ((p = record_run(&t->o, t->attach, &t->r, &end)) == NULL) {
 		top_screen_close(&t->screen);

@@ -53,6 +53,10 @@ trim(struct top_window *w)
 void
 top_window_push(struct top_window *w, struct profil_profile *q)
 {
+	free(q->timeline);
+	q->timeline = NULL;
+	q->ntimeline = 0;
+	q->slice_ns = q->nslices = 0;
 	if (w->n == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 16;
 		w->periods = xrealloc(w->periods, w->cap * sizeof *w->periods);

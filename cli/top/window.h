@@ -25,9 +25,12 @@ void top_window_free(struct top_window *w);
 
 /*
  * q, a period's profile (start_ns and duration_ns its own, the next
- * period starting where it ends), kept: the window's to free.  The
- * periods that ended span_ns or more before q's end are dropped, so the
- * window holds span_ns and at most a period more.
+ * period starting where it ends), kept: the window's to free, without
+ * its timeline (a caller that wants it reads it first, as the strips
+ * do): merge would lay the periods side by side, each from time 0, not
+ * one after the other, and the sum has none.  The periods that ended
+ * span_ns or more before q's end are dropped, so the window holds
+ * span_ns and at most a period more.
  */
 void top_window_push(struct top_window *w, struct profil_profile *q);
 

@@ -43,7 +43,7 @@ static int no_tmux;
 
 /* The program's own times of its phases, seconds after the run's start. */
 struct truth {
-	double a0, a1, read0, read1, b0, b1, c0, c1;
+	struct e2e_phase a, read, b, c;
 };
 
 /* A table with function arg in it, in a window ending before *(double *). */
@@ -56,27 +56,11 @@ shows_early(const struct frame *f, const char *text, const void *arg)
 	return f->header && frame_row(f, "a") != NULL && f->s1 < *before;
 }
 
-/* The program's "phase NAME START END", seconds after start_ns. */
-static void
-phase(const char *err, const char *name, int64_t start_ns, double *t0,
-    double *t1)
-{
-	char key[32];
-	const char *at;
-	unsigned long long a, b;
-
-	snprintf(key, sizeof key, "phase %s ", name);
-	if ((at = strstr(err, key)) == NULL ||
-	    sscanf(at + strlen(key), "%llu %llu", &a, &b) != 2)
-		fail_msg("the program did not say its phase %s: %s", name, err);
-	*t0 = ((double)a - (double)start_ns) / 1e9;
-	*t1 = ((double)b - (double)start_ns) / 1e9;
-}
-
 /*
  * The run's start from the profile top -o wrote (the last window, which
  * starts s0 into the run, as its last frame said), and the phases the
- * program said against it.
+ * program said against it.  A timeline in that profile covers the
+ * window's time, not one period's: its periods one after the other.
  */
 static void
 truth_of(const char *prf, double s0, const char *err, struct truth *t)
@@ -88,12 +72,17 @@ truth_of(const char *prf, double s0, const char *err, struct truth *t)
 
 	if (p == NULL)
 		fail_msg("%s: %s", prf, cause);
+	if (p->ntimeline > 0 && (double)(p->slice_ns * p->nslices) <
+	    0.9 * (double)p->duration_ns)
+		fail_msg("%s: a timeline of %.3f s for a window of %.3f s",
+		    prf, (double)(p->slice_ns * p->nslices) / 1e9,
+		    (double)p->duration_ns / 1e9);
 	start = p->start_ns - (int64_t)llround(s0 * 1e9);
 	profil_profile_free(p);
-	phase(err, "a", start, &t->a0, &t->a1);
-	phase(err, "read", start, &t->read0, &t->read1);
-	phase(err, "b", start, &t->b0, &t->b1);
-	phase(err, "c", start, &t->c0, &t->c1);
+	t->a = e2e_phase_of(err, "a", start);
+	t->read = e2e_phase_of(err, "read", start);
+	t->b = e2e_phase_of(err, "b", start);
+	t->c = e2e_phase_of(err, "c", start);
 }
 
 static double
@@ -113,9 +102,9 @@ overlap(double x0, double x1, double y0, double y1)
 static const char *
 must_lead(const struct truth *t, double s0, double s1)
 {
-	double a = overlap(s0 - 0.01, s1 + 0.01, t->a0, t->a1);
-	double b = overlap(s0 - 0.01, s1 + 0.01, t->b0, t->b1);
-	double c = overlap(s0 - 0.01, s1 + 0.01, t->c0, t->c1);
+	double a = overlap(s0 - 0.01, s1 + 0.01, t->a.t0, t->a.t1);
+	double b = overlap(s0 - 0.01, s1 + 0.01, t->b.t0, t->b.t1);
+	double c = overlap(s0 - 0.01, s1 + 0.01, t->c.t0, t->c.t1);
 
 	if (a > 0 && b == 0 && c == 0)
 		return "a";
@@ -144,8 +133,9 @@ static void
 check_order(const struct frame *f, int inclusive, const char *text)
 {
 	for (int i = 1; i < f->nrows; i++) {
-		double before = inclusive ? f->rows[i - 1].incl : f->rows[i - 1].self;
-		double now = inclusive ? f->rows[i].incl : f->rows[i].self;
+		const struct row *above = &f->rows[i - 1], *row = &f->rows[i];
+		double before = inclusive ? above->incl : above->self;
+		double now = inclusive ? row->incl : row->self;
 
 		if (now > before)
 			fail_msg("by %s, row %d (%.2f) above row %d (%.2f):\n%s",
@@ -234,7 +224,8 @@ screen_test(int columns, int rows, const char *engine)
 		fail_msg("top did not exit 0:\n%s", text);
 	if (strstr(text, "icanon echo") == NULL || strstr(text, "-icanon") ||
 	    strstr(text, "-echo"))
-		fail_msg("the terminal was not given back as it was:\n%s", text);
+		fail_msg("the terminal was not given back as it was:\n%s",
+		    text);
 	screen_tmux(&r, "display-message", "-p", "-t", "top", "#{alternate_on}",
 	    NULL);
 	if (strncmp(r.out, "0", 1) != 0)
@@ -244,19 +235,20 @@ screen_test(int columns, int rows, const char *engine)
 	truth_of(prf, end.s0, err, &t);
 	print_message("%s, %dx%d: a() %.2f-%.2f s, b() %.2f-%.2f s, c() %.2f-%.2f "
 	    "s; windows %.2f-%.2f s (a() %.1f%% ± %.1f) and %.2f-%.2f s\n",
-	    engine, columns, rows, t.a0, t.a1, t.b0, t.b1, t.c0, t.c1, early.s0,
-	    early.s1, frame_row(&early, "a")->self, frame_row(&early, "a")->self_err,
+	    engine, columns, rows, t.a.t0, t.a.t1, t.b.t0, t.b.t1, t.c.t0,
+	    t.c.t1, early.s0, early.s1, frame_row(&early, "a")->self,
+	    frame_row(&early, "a")->self_err,
 	    end.s0, end.s1);
 	if (must_lead(&t, early.s0, early.s1) == NULL ||
 	    strcmp(must_lead(&t, early.s0, early.s1), "a") != 0)
 		fail_msg("the window %.2f-%.2f s is not of a() alone (a() "
-		    "%.2f-%.2f s, c() from %.2f s)", early.s0, early.s1, t.a0,
-		    t.a1, t.c0);
+		    "%.2f-%.2f s, c() from %.2f s)", early.s0, early.s1, t.a.t0,
+		    t.a.t1, t.c.t0);
 	if (must_lead(&t, end.s0, end.s1) == NULL ||
 	    strcmp(must_lead(&t, end.s0, end.s1), "b") != 0)
 		fail_msg("the last window %.2f-%.2f s is not of b() alone (b() "
-		    "%.2f-%.2f s, c() to %.2f s)", end.s0, end.s1, t.b0, t.b1,
-		    t.c1);
+		    "%.2f-%.2f s, c() to %.2f s)", end.s0, end.s1, t.b.t0, t.b.t1,
+		    t.c.t1);
 	if (strcmp(lead, "b") != 0)
 		fail_msg("'%s' leads the last window %.2f-%.2f s, of b() alone",
 		    lead, end.s0, end.s1);
@@ -372,6 +364,80 @@ blocks_of(char *out, char **blocks, size_t max)
 }
 
 /*
+ * Block f (text block) against the program's times t: each function
+ * whose phase ran 0.3 s of its window is in it (hundreds of samples),
+ * and none whose phase missed it (50 ms either way: its edges).
+ */
+static void
+check_functions(const char *what, const struct frame *f, const char *block,
+    const struct truth *t)
+{
+	const struct e2e_phase *ran[3] = { &t->a, &t->b, &t->c };
+	const char *names[] = { "a", "b", "c" };
+
+	for (int k = 0; k < 3; k++) {
+		double in = overlap(f->s0, f->s1, ran[k]->t0, ran[k]->t1);
+		const struct row *w = frame_row(f, names[k]);
+
+		if (in >= 0.3 && w == NULL)
+			fail_msg("%s: %s() ran %.2f s of the window %.2f-%.2f "
+			    "s, not in its block:\n%s", what, names[k], in,
+			    f->s0, f->s1, block);
+		if (overlap(f->s0 - 0.05, f->s1 + 0.05, ran[k]->t0,
+		    ran[k]->t1) == 0 && w != NULL)
+			fail_msg("%s: %s() is in the block of %.2f-%.2f s, "
+			    "outside its phase %.2f-%.2f s:\n%s", what,
+			    names[k], f->s0, f->s1, ran[k]->t0, ran[k]->t1,
+			    block);
+	}
+}
+
+/*
+ * A window inside a()'s phase, the other thread asleep: all of its
+ * samples under a(), to within the error bar.  1 if f was one.
+ */
+static int
+check_alone(const char *what, const struct frame *f, const char *block,
+    const struct truth *t)
+{
+	const char *lead = must_lead(t, f->s0, f->s1);
+	const struct row *a = frame_row(f, "a");
+
+	if (lead == NULL || strcmp(lead, "a") != 0 || f->s0 < t->a.t0 ||
+	    f->s1 > t->a.t1 || a == NULL)
+		return 0;
+	print_message("%s: window %.2f-%.2f s: a() %.2f%% ± %.2f of it "
+	    "inclusive\n", what, f->s0, f->s1, a->incl, a->incl_err);
+	if (100 - a->incl > a->incl_err)
+		fail_msg("%s: a() %.2f%% ± %.2f of a window of a() alone:\n%s",
+		    what, a->incl, a->incl_err, block);
+	return 1;
+}
+
+/*
+ * --wall: in a window that held 0.3 s of the read(), the worker (the
+ * thread whose tid is the pid) waited in read, and [off-cpu: ...] rows
+ * are in the table.  1 if f was one.
+ */
+static int
+check_waits(const char *what, const struct frame *f, const char *block,
+    const struct truth *t)
+{
+	const struct thread_line *worker = NULL;
+
+	if (overlap(f->s0, f->s1, t->read.t0, t->read.t1) < 0.3)
+		return 0;
+	for (int k = 0; k < f->nthreads; k++)
+		if ((int)f->threads[k].tid == f->pid)
+			worker = &f->threads[k];
+	if (worker == NULL || strstr(worker->rest, "read") == NULL ||
+	    frame_row(f, "[off-cpu:") == NULL)
+		fail_msg("%s: the worker's read() not in the block of "
+		    "%.2f-%.2f s:\n%s", what, f->s0, f->s1, block);
+	return 1;
+}
+
+/*
  * A pipe: top -e ENGINE --window 1 -- phases 2.5 (a() 2.5 s, the other
  * thread asleep until 3.1 s: a block of a() alone), as nobody with
  * as_user, its blocks read against the program's times; with --wall,
@@ -388,7 +454,6 @@ pipe_test(const char *engine, int wall, int as_user)
 	    wall ? phases : "2.5", wall ? "2.5" : NULL, NULL };
 	char *const *cmd = argv;
 	char *blocks[64];
-	const char *names[] = { "a", "b", "c" };
 	struct truth t;
 	size_t n;
 	int alone = 0, waited = 0;
@@ -421,62 +486,16 @@ pipe_test(const char *engine, int wall, int as_user)
 		    blocks[n - 1]);
 	truth_of(prf, f[n - 1].s0, r.err, &t);
 	for (size_t i = 0; i < n; i++) {
-		const double ran[3][2] = { { t.a0, t.a1 }, { t.b0, t.b1 },
-		    { t.c0, t.c1 } };
-		const char *lead = must_lead(&t, f[i].s0, f[i].s1);
-
-		for (int k = 0; k < 3; k++) {
-			double in = overlap(f[i].s0, f[i].s1, ran[k][0], ran[k][1]);
-			const struct row *w = frame_row(&f[i], names[k]);
-
-			/* a phase of 0.3 s in the window: hundreds of samples */
-			if (in >= 0.3 && w == NULL)
-				fail_msg("%s: %s() ran %.2f s of the window "
-				    "%.2f-%.2f s, not in its block:\n%s", what,
-				    names[k], in, f[i].s0, f[i].s1, blocks[i]);
-			/* and none outside its phase, but at its edges */
-			if (overlap(f[i].s0 - 0.05, f[i].s1 + 0.05, ran[k][0],
-			    ran[k][1]) == 0 && w != NULL)
-				fail_msg("%s: %s() is in the block of %.2f-%.2f s, "
-				    "outside its phase %.2f-%.2f s:\n%s",
-				    what, names[k], f[i].s0, f[i].s1, ran[k][0],
-				    ran[k][1], blocks[i]);
-		}
-		/*
-		 * A window inside a()'s phase, the other thread asleep: all
-		 * of the samples under a(), to within the error bar
-		 */
-		if (!wall && lead != NULL && strcmp(lead, "a") == 0 &&
-		    f[i].s0 >= t.a0 && f[i].s1 <= t.a1) {
-			const struct row *a = frame_row(&f[i], "a");
-
-			print_message("%s: window %.2f-%.2f s: a() %.2f%% ± %.2f "
-			    "of it inclusive\n", what, f[i].s0, f[i].s1, a->incl,
-			    a->incl_err);
-			if (100 - a->incl > a->incl_err)
-				fail_msg("%s: a() %.2f%% ± %.2f of a window of a() "
-				    "alone:\n%s", what, a->incl, a->incl_err,
-				    blocks[i]);
-			alone++;
-		}
-		/* --wall: what the worker waited in, in the window of read() */
-		for (int k = 0; wall && k < f[i].nthreads; k++)
-			if ((int)f[i].threads[k].tid == f[i].pid &&
-			    overlap(f[i].s0, f[i].s1, t.read0, t.read1) >= 0.3) {
-				if (strstr(f[i].threads[k].rest, "read") == NULL ||
-				    frame_row(&f[i], "[off-cpu:") == NULL)
-					fail_msg("%s: the worker's read() not in the "
-					    "block of %.2f-%.2f s:\n%s", what,
-					    f[i].s0, f[i].s1, blocks[i]);
-				waited++;
-			}
+		check_functions(what, &f[i], blocks[i], &t);
+		alone += !wall && check_alone(what, &f[i], blocks[i], &t);
+		waited += wall && check_waits(what, &f[i], blocks[i], &t);
 	}
 	if (!wall && alone == 0)
 		fail_msg("%s: no block of a() alone, a() %.2f-%.2f s:\n%s",
-		    what, t.a0, t.a1, r.out);
+		    what, t.a.t0, t.a.t1, r.out);
 	if (wall && waited == 0)
 		fail_msg("%s: no block holds read() %.2f-%.2f s:\n%s", what,
-		    t.read0, t.read1, r.out);
+		    t.read.t0, t.read.t1, r.out);
 }
 
 static void
@@ -556,8 +575,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_screen_80x24_perf, screen_down),
-		cmocka_unit_test_teardown(test_screen_120x40_timer, screen_down),
+		cmocka_unit_test_teardown(test_screen_80x24_perf,
+		    screen_down),
+		cmocka_unit_test_teardown(test_screen_120x40_timer,
+		    screen_down),
 		cmocka_unit_test_teardown(test_attach_root, screen_down),
 		cmocka_unit_test_teardown(test_attach_nobody, screen_down),
 		cmocka_unit_test(test_pipe_perf),
