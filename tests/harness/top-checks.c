@@ -1,7 +1,8 @@
 /*
  * top-checks.c - a terminal for the tests of `profil top`, and its
  * screen read (top-checks.h).  Invariant: every tmux call goes to the
- * server of the test's own socket, never to another's.
+ * server of the test's own socket (in its scratch directory), never to
+ * another's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #include "harness.h"
 #include "top-checks.h"
 
-static char tmux_bin[PATH_MAX], sock[64];
+static char tmux_bin[PATH_MAX], sock[PATH_MAX];
 static int sessions;
 
 int
@@ -57,7 +58,7 @@ screen_now(void)
 void
 screen_tmux(struct run *r, ...)
 {
-	char *argv[32] = { tmux_bin, "-L", sock, "-f", "/dev/null" };
+	char *argv[32] = { tmux_bin, "-S", sock, "-f", "/dev/null" };
 	size_t n = 5;
 	va_list ap;
 
@@ -102,17 +103,18 @@ screen_session(int columns, int rows, const char *command)
 {
 	static char line[10 * PATH_MAX];
 	char x[16], y[16];
-	char *argv[] = { tmux_bin, "-L", sock, "-f", "/dev/null", "new-session",
+	char *argv[] = { tmux_bin, "-S", sock, "-f", "/dev/null", "new-session",
 	    "-d", "-s", "top", "-x", x, "-y", y, line, NULL };
 	pid_t pid;
 	int status;
 
 	/*
 	 * A server of its own: a server killed (the last test's) may still
-	 * hold its socket for a moment, and a session asked of it fails
+	 * hold its socket for a moment, and a session asked of it fails.
+	 * Its socket in the scratch directory, which goes with the tests
+	 * (tmux leaves it behind in /tmp/tmux-UID otherwise)
 	 */
-	snprintf(sock, sizeof sock, "profil-test-top-%d-%d", (int)getpid(),
-	    ++sessions);
+	snprintf(sock, sizeof sock, "%s/tmux-%d", tmpdir, ++sessions);
 	snprintf(x, sizeof x, "%d", columns);
 	snprintf(y, sizeof y, "%d", rows);
 	snprintf(line, sizeof line, "LANG=C.UTF-8 %s; echo \"EXIT=$? "
