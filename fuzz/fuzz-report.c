@@ -283,7 +283,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stack_views(p, &f, &s, FORMAT_JSON);
 	fflush(stdout);
 	dup2(stdout_fd, 1);
-	if (report_html(p, &f, &s, page, cause, sizeof cause) < 0)
+	if (report_html(p, p, &f, &s, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
 	stacks_free(&s);
 	check_stacks(p, &f, 0);

@@ -1,13 +1,12 @@
 /*
  * html-time.c - the page's timeline (html.h): where each stack of the
  * profile as read goes on the page (its thread's track, its box in the
- * flame graph, its leaf's row), the boxes chosen so that small windows
- * keep theirs, and the section with the timeline as JSON for the script
- * (html-time-script.c) to draw and window.  Invariant: the page has every
- * stack as read, in order, with all its timeline, so that a window's
- * counts are the windowed profile's, made into a wall view as the views
- * make one (an off-CPU stack's time in whole intervals, the remainder
- * carried from stack to stack).
+ * flame graph, its leaf's row, what it was doing), and the boxes chosen
+ * so that small windows keep theirs; the section is html-time-page.c's.
+ * Invariant: every stack as read has its place, in order, so that the
+ * page can count a window as the windowed profile made into a wall view
+ * (an off-CPU stack's time in whole intervals, the remainder carried
+ * from stack to stack).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,6 @@
 #include "cli.h"
 #include "hmap.h"
 #include "html.h"
-#include "json.h"
-#include "profile/wall-view.h"
-#include "report.h"
 
 int
 html_time_has(const struct profil_profile *rec)
