@@ -266,6 +266,10 @@ $(BUILD)/tests/test-htmltime: tests/harness/profiles.c \
 $(BUILD)/tests/test-htmltime: HARNESS += tests/harness/profiles.c \
     tests/harness/flame-checks.c cli/util.c
 $(BUILD)/tests/test-htmltime: TESTCFLAGS += -Icli
+# the tests of profil top drive a terminal and read its screen
+# (tests/harness/top-checks.h)
+$(BUILD)/tests/test-top: tests/harness/top-checks.c tests/harness/top-checks.h
+$(BUILD)/tests/test-top: HARNESS += tests/harness/top-checks.c
 
 # the tests of a share's error read the views' CSV as a table
 # (tests/harness/csv-table.h)
@@ -275,7 +279,8 @@ $(SHARE_TESTS): HARNESS += tests/harness/csv-table.c
 
 # the tests of the .prf codec share a profile of known contents
 # (tests/harness/prf-checks.h)
-PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords
+PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords \
+    $(BUILD)/tests/test-prftimeline
 $(PRF_TESTS): tests/harness/prf-checks.c tests/harness/prf-checks.h
 $(PRF_TESTS): HARNESS += tests/harness/prf-checks.c
 
@@ -288,7 +293,7 @@ $(SPLIT_TESTS): HARNESS += tests/harness/split-checks.c
 # the tests of export share the pprof decoder's driving and reading
 # (tests/harness/export-checks.h)
 EXPORT_TESTS := $(BUILD)/tests/test-pprof $(BUILD)/tests/test-export \
-    $(BUILD)/tests/test-exportwall
+    $(BUILD)/tests/test-exportwall $(BUILD)/tests/test-speedscope
 $(EXPORT_TESTS): tests/harness/export-checks.c tests/harness/export-checks.h
 $(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
 
@@ -304,7 +309,7 @@ $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 
 # test-table compiles the table printer itself (#include)
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h \
-    cli/report/json.c cli/report/json.h cli/util.c
+    cli/json.c cli/json.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
 # test-wallview compiles the wall view and the profile copy itself (#include)
@@ -313,26 +318,70 @@ $(BUILD)/tests/test-wallview: cli/profile/wall-view.c cli/profile/wall-view.h \
     cli/util.c
 $(BUILD)/tests/test-wallview: TESTCFLAGS += -Icli -Icli/profile
 
-# test-mergeprofiles compiles the merge module itself (#include)
-$(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
+# test-window compiles the window module and the profile copy itself
+# (#include), on profiles made as merge's tests make them
+# (tests/harness/profiles.h)
+$(BUILD)/tests/test-window: cli/profile/window.c cli/profile/window-parse.c \
+    cli/profile/window.h cli/profile/copy.c cli/profile/copy.h cli/hmap.c \
+    cli/util.c tests/harness/profiles.c tests/harness/profiles.h
+$(BUILD)/tests/test-window: HARNESS += tests/harness/profiles.c
+$(BUILD)/tests/test-window: TESTCFLAGS += -Icli -Icli/profile
+
+# merge's tests compile the merge module itself (#include)
+MERGE_TESTS := $(BUILD)/tests/test-mergeprofiles \
+    $(BUILD)/tests/test-mergetimeline
+$(MERGE_TESTS): cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
+    cli/profile/merge-timeline.c cli/profile/merge-timeline.h \
     cli/profile/merge-jit.c cli/profile/merge-jit.h \
     cli/profile/merge-lines.c cli/profile/merge-lines.h \
     cli/profile/merge-objects.c cli/profile/merge-kernel.c \
     cli/profile/merge-internal.h cli/util.c
-$(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
+$(MERGE_TESTS): TESTCFLAGS += -Icli
 # merge's and diff's tests make profiles (tests/harness/profiles.h) with
 # the command's allocation; test-diff works diff's figures out again
 # (tests/harness/diff-checks.h)
-MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff
+MADE_TESTS := $(MERGE_TESTS) $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
 $(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
 $(MADE_TESTS): HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h
 $(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
-# test-merge and test-diff allocate as the command does (cli/util.c)
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
+# test-merge, test-diff and test-speedscope allocate as the command does
+# (cli/util.c); test-speedscope reads report's CSV (tests/harness/csv-table.h)
+CLIALLOC_TESTS := $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
+$(CLIALLOC_TESTS): cli/util.c
+$(CLIALLOC_TESTS): HARNESS += cli/util.c
+$(CLIALLOC_TESTS): TESTCFLAGS += -Icli
+$(BUILD)/tests/test-speedscope: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-speedscope: HARNESS += tests/harness/csv-table.c
+
+# test-time makes profiles of known timelines (tests/harness/profiles.h)
+# with the command's allocation, reads the views' CSV as a table
+# (tests/harness/csv-table.h) and pprof by the decoder
+# (tests/harness/export-checks.h)
+$(BUILD)/tests/test-time: tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h \
+    tests/harness/export-checks.c tests/harness/export-checks.h cli/util.c
+$(BUILD)/tests/test-time: HARNESS += tests/harness/profiles.c \
+    tests/harness/csv-table.c tests/harness/export-checks.c cli/util.c
+$(BUILD)/tests/test-time: TESTCFLAGS += -Icli
+# test-timephases reads the views of windows as tables (csv-table.h)
+$(BUILD)/tests/test-timephases: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-timephases: HARNESS += tests/harness/csv-table.c
+# the tests of report --timeline make profiles of known timelines
+# (tests/harness/timelines.h, on profiles.h) with the command's allocation
+# and read the view's CSV as a table
+TIMELINE_TESTS := $(BUILD)/tests/test-timelineview $(BUILD)/tests/test-phases
+$(TIMELINE_TESTS): tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/timelines.c tests/harness/timelines.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
+$(TIMELINE_TESTS): HARNESS += tests/harness/profiles.c \
+    tests/harness/timelines.c tests/harness/csv-table.c cli/util.c
+$(TIMELINE_TESTS): TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)

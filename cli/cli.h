@@ -24,7 +24,7 @@ struct cmd {
 };
 
 extern const struct cmd cmd_record, cmd_report, cmd_export, cmd_check;
-extern const struct cmd cmd_merge, cmd_diff, cmd_archive;
+extern const struct cmd cmd_merge, cmd_diff, cmd_archive, cmd_top;
 
 #define EXIT_USAGE 2
 

@@ -87,9 +87,8 @@ static const struct option record_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* -e NAME: the engine of the table so named, NULL for auto, else exit. */
-static const struct record_engine *
-engine_named(const char *name)
+const struct record_engine *
+record_engine_named(const char *name)
 {
 	char known[128] = "auto";
 	size_t len = strlen(known);
@@ -105,16 +104,10 @@ engine_named(const char *name)
 	cli_die(EXIT_USAGE, "-e: unknown engine '%s' (%s)", name, known);
 }
 
-/* --every's periods (periods.h), and when the last one ended */
+/* --every's periods (periods.h) */
 static struct periods periods;
-static uint64_t run_end;
 
-/*
- * One option of `profil record` but -h and -V, its argument optarg, into
- * o, *output, *attach (*rate_given: -F or -i said the rate); 0 if c is
- * none of ours.  A bad value ends the command with a one-line message.
- */
-static int
+int
 record_option(int c, struct record_opts *o, const char **output,
     pid_t *attach, int *rate_given)
 {
@@ -155,7 +148,7 @@ record_option(int c, struct record_opts *o, const char **output,
 		o->bucket_bytes = (unsigned)v;
 		break;
 	case 'e':
-		o->engine = engine_named(optarg);
+		o->engine = record_engine_named(optarg);
 		break;
 	case 'p':
 		if (cli_parse_ulong(optarg, 1, INT_MAX, &v) < 0)
@@ -206,8 +199,7 @@ record_option(int c, struct record_opts *o, const char **output,
 	return 1;
 }
 
-/* The options together: what cannot go with what, and the rate's bounds. */
-static void
+void
 record_settle(struct record_opts *o, pid_t attach, int rate_given)
 {
 	if (o->samples && attach != 0)
@@ -238,15 +230,22 @@ record_settle(struct record_opts *o, pid_t attach, int rate_given)
 	o->rate_hz = (unsigned)((1000000000ull + o->period_ns / 2) / o->period_ns);
 }
 
+void
+record_defaults(struct record_opts *o)
+{
+	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
+	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = NULL,
+	    .follow_children = 1,
+	    .stack_size = DEFAULT_STACK_SIZE };
+}
+
 int
 record_parse(int argc, char **argv, struct record_opts *o,
     const char **output, pid_t *attach)
 {
 	int c, rate_given = 0;
 
-	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
-	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = NULL,
-	    .follow_children = 1, .stack_size = DEFAULT_STACK_SIZE };
+	record_defaults(o);
 	*output = NULL;
 	*attach = 0;
 
@@ -278,12 +277,7 @@ record_parse(int argc, char **argv, struct record_opts *o,
 	return -1;
 }
 
-/*
- * What to profile, after the options: the program and its arguments, or
- * the running process attach (its command line then malloc'd into
- * *cmdline).  -1 to go on, else the status to exit with.
- */
-static int
+int
 record_target(int argc, char **argv, struct record_opts *o, pid_t attach,
     char ***cmdline)
 {
@@ -310,13 +304,8 @@ record_target(int argc, char **argv, struct record_opts *o, pid_t attach,
 	return -1;
 }
 
-/*
- * The engine to run: the one -e named, if it can run here; with auto, the
- * first of the table that can (and can attach, with -p), saying why each
- * before it could not.  None: the command ends with the last reason.
- */
-static const struct record_engine *
-choose_engine(const struct record_opts *o, pid_t attach)
+const struct record_engine *
+record_choose_engine(const struct record_opts *o, pid_t attach)
 {
 	char why[PATH_MAX + 256];
 	int failed = 0;
@@ -368,14 +357,9 @@ record_open(const char *output, const struct record_opts *o,
 	return path;
 }
 
-/*
- * Run the program under o's engine (or attach to a process) into *r,
- * and finish its profile: NULL after saying why the engine failed (its
- * pending file removed).  A program that could not be started ends the
- * command with the shell's status for it.
- */
-static struct profil_profile *
-record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
+struct profil_profile *
+record_run(const struct record_opts *o, pid_t attach, struct record_result *r,
+    uint64_t *end)
 {
 	struct profil_profile *p;
 	struct timespec wall_start;
@@ -412,8 +396,8 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		cli_die(126, "cannot execute %s: %s", o->argv[0],
 		    strerror(r->exec_errno));
 	}
-	run_end = record_now_ns();
-	builder_timeline_end(r->builder, run_end);
+	*end = record_now_ns();
+	builder_timeline_end(r->builder, *end);
 	p = builder_finish(r->builder);
 	builder_free(r->builder);
 	jit_end(p, cli_warn_line);
@@ -442,6 +426,7 @@ record_exec(int argc, char **argv)
 	char cause[PATH_MAX + 256], *path;
 	pid_t attach;
 	char **cmdline = NULL;
+	uint64_t run_end;
 	int c, status;
 
 	if ((c = record_parse(argc, argv, &o, &output, &attach)) >= 0)
@@ -450,8 +435,8 @@ record_exec(int argc, char **argv)
 		return c;
 	if ((path = record_open(output, &o, &out)) == NULL)
 		return EXIT_USAGE;
-	o.engine = choose_engine(&o, attach);
-	if ((p = record_run(&o, attach, &r)) == NULL) {
+	o.engine = record_choose_engine(&o, attach);
+	if ((p = record_run(&o, attach, &r, &run_end)) == NULL) {
 		free(path);
 		return 1;
 	}
@@ -491,7 +476,7 @@ record_exec(int argc, char **argv)
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
-	    "[--wall] [--every PERIOD [--keep N]] "
+	    "[--wall] [--every PERIOD [--keep N]] [--no-timeline] "
 	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec,

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "model/funcs.h"
 #include "profile/wall-view.h"
+#include "profile/window.h"
 #include "report/caption.h"
 #include "report/report.h"
 #include "report/table.h"
@@ -98,6 +99,9 @@ newest_profile(void)
 	return name;
 }
 
+/* --time's key: no character, so that it is no view's (views.h) */
+#define OPT_TIME	0x100
+
 /* report's options other than --format and the views' (views.h). */
 static const struct option others[] = {
 	{ "min-percent", required_argument, NULL, 'm' },
@@ -110,6 +114,7 @@ static const struct option others[] = {
 	{ "symfs", required_argument, NULL, 'S' },
 	{ "cpu", no_argument, NULL, 'C' },
 	{ "debug-dir", required_argument, NULL, 'D' },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -155,12 +160,15 @@ struct report_args {
 	struct cli_choice chosen;	/* the view's option, as given */
 	const char *file, *colour, *symfs, *debug_dirs;
 	int wide, inlines, cpu_only;
+	struct window_spec window;	/* --time; text NULL: the whole run */
 };
 
 /* An option other than a view's into a; -1 if it is none of report's. */
 static int
 take_option(struct report_args *a, int c)
 {
+	char cause[256];
+
 	switch (c) {
 	case 'f':
 		if ((a->o.format = table_parse_format(optarg)) < 0)
@@ -210,6 +218,10 @@ take_option(struct report_args *a, int c)
 	case 'D':
 		a->debug_dirs = optarg;
 		break;
+	case OPT_TIME:
+		if (window_parse(optarg, &a->window, cause, sizeof cause) < 0)
+			cli_die(EXIT_USAGE, "--time '%s': %s", optarg, cause);
+		break;
 	default:
 		return -1;
 	}
@@ -258,6 +270,21 @@ parse(int argc, char **argv, struct report_args *a)
 }
 
 /*
+ * The window (window.h's words for it) in the caption, a line of its
+ * own under the first, which says what the profile is: every figure
+ * after it is the window's.
+ */
+static void
+caption_window(char *caption, size_t size, const char *window)
+{
+	size_t at = strcspn(caption, "\n");
+	char *rest = xstrdup(caption + at);
+
+	snprintf(caption + at, size - at, "\n%s%s", window, rest);
+	free(rest);
+}
+
+/*
  * The profile a names (or the newest here, its name malloc'd in
  * *newest) as the views count it, and the options that follow from it:
  * its caption, how text is printed.  *read is the profile as read (the
@@ -269,7 +296,8 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size,
     struct profil_profile **read)
 {
 	struct profil_profile *p, *wp;
-	char cause[512];
+	char cause[512], window[128];
+	int rc;
 
 	find_search_set(a->symfs, a->debug_dirs);
 	if (a->file == NULL && (a->file = *newest = newest_profile()) == NULL)
@@ -278,6 +306,11 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size,
 	p = profil_profile_read(a->file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", a->file, cause);
+	/* the window first, of the profile as recorded: every view is of it */
+	if (a->window.text != NULL && (rc = window_replace(&p, &a->window,
+	    window, sizeof window, cause, sizeof cause)) < 0)
+		cli_die(rc == WINDOW_BAD_OPTION ? EXIT_USAGE : 1, "%s: --time "
+		    "'%s': %s", a->file, a->window.text, cause);
 	/* a wall profile: its views count time off the CPU too, or not */
 	if (wall_view(p, a->cpu_only, &wp, cause, sizeof cause) < 0)
 		cli_die(1, "%s: %s", a->file, cause);
@@ -285,6 +318,8 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size,
 		cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, a->file);
 	caption_make(caption, size, p, wp != NULL ? wp : p, a->cpu_only,
 	    funcs_base_name(a->file));
+	if (a->window.text != NULL)
+		caption_window(caption, size, window);
 	*read = p;
 	if (wp != NULL)
 		p = wp;
@@ -365,10 +400,11 @@ report_exec(int argc, char **argv)
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
 	    "--annotate FUNCTION | --callers FUNCTION | --callees FUNCTION | "
-	    "--tree | --html PAGE] [--format text|csv|json] "
+	    "--tree | --html PAGE | --timeline] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] "
 	    "[--sort samples|inclusive|function|object] "
-	    "[--inline] [--cpu] [--color auto|always|never] [--wide] [--symfs DIR] "
+	    "[--inline] [--cpu] [--time START..END] [--color auto|always|never] "
+	    "[--wide] [--symfs DIR] "
 	    "[--debug-dir DIRS] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
@@ -391,6 +427,9 @@ const struct cmd cmd_report = {
 	"                         shares (paths under --min-percent, default 1,\n"
 	"                         left out)\n"
 	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
+	"      --timeline         when: a strip per thread of its time on the CPU\n"
+	"                         (and what it waited in), then the phases of the\n"
+	"                         run; --limit N shows the N busiest threads\n"
 	"      --inline           credit inlined code to the function it came from,\n"
 	"                         a frame of its own in the call views (default:\n"
 	"                         to the symbol it is in)\n"
@@ -403,6 +442,10 @@ const struct cmd cmd_report = {
 	"                         always or never; also --colour\n"
 	"      --cpu              of a wall profile (record --wall), only the time\n"
 	"                         on the CPU (default: wall time, off-CPU time too)\n"
+	"      --time START..END  the view of that window of the run, rounded out\n"
+	"                         to whole slices of its timeline: s, ms, us, ns\n"
+	"                         or % of the run, a bare number seconds, either\n"
+	"                         side empty (1.5s..3s, 90%.., ..500ms)\n"
 	"      --wide             never cut names (default: fit the terminal, or\n"
 	"                         COLUMNS, else 80 columns)\n"
 FIND_HELP

@@ -116,6 +116,11 @@ test_flame_graph_prunes_small_boxes(void **state)
 	p = profil_profile_read(prf, cause, sizeof cause);
 	assert_non_null(p);
 	assert_true(p->nstacks > 0);
+	/* a sample moves to a stack of its own below: when is not the point */
+	free(p->timeline);
+	p->timeline = NULL;
+	p->ntimeline = 0;
+	p->slice_ns = p->nslices = 0;
 	scale_profile(p, 1000);
 	assert_int_equal(profil_profile_save(p, scaled, cause, sizeof cause), 0);
 	for (size_t i = 1; i < p->nstacks; i++)

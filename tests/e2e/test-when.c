@@ -20,27 +20,6 @@
 
 static char phases[PATH_MAX];
 
-/* A phase as the program timed it: seconds after the profile's start. */
-struct phase {
-	double t0, t1;
-};
-
-/* The program's "phase NAME START END" line for name, against start_ns. */
-static struct phase
-phase_of(const char *err, const char *name, int64_t start_ns)
-{
-	char key[32];
-	const char *at;
-	unsigned long long t0, t1;
-
-	snprintf(key, sizeof key, "phase %s ", name);
-	if ((at = strstr(err, key)) == NULL ||
-	    sscanf(at + strlen(key), "%llu %llu", &t0, &t1) != 2)
-		fail_msg("the program did not say its phase %s: %s", name, err);
-	return (struct phase){ ((double)t0 - (double)start_ns) / 1e9,
-	    ((double)t1 - (double)start_ns) / 1e9 };
-}
-
 /* Function name's link-time range in the program, from its symbols. */
 static void
 range_of(const char *name, uint64_t *lo, uint64_t *hi)
@@ -69,12 +48,10 @@ struct tally {
 };
 
 static void
-count(struct tally *t, const struct phase *ph, double slice_s, uint32_t slice,
-    double value)
+count(struct tally *t, const struct e2e_phase *ph, double slice_s,
+    uint32_t slice, double value)
 {
-	double t0 = slice * slice_s, t1 = t0 + slice_s;
-
-	if (t1 >= ph->t0 - slice_s && t0 <= ph->t1 + slice_s)
+	if (e2e_in_phase(ph, slice_s, slice))
 		t->in += value;
 	else
 		t->out += value;
@@ -106,15 +83,15 @@ static int
 judge_timeline(const char *what, const char *engine, const char *prf,
     const char *err)
 {
-	int few = 0;
+	int few = 0, perf;
 	char cause[512];
 	struct profil_profile *p;
-	struct phase ph[4];
+	struct e2e_phase ph[4];
 	struct tally t[4] = { { 0, 0 } };
 	const char *names[] = { "a", "b", "c" };
 	uint64_t lo[3], hi[3];
 	uint32_t obj = UINT32_MAX;
-	double slice_s, read_s = 0;
+	double slice_s, read_s = 0, len;
 
 	if ((p = profil_profile_read(prf, cause, sizeof cause)) == NULL)
 		fail_msg("%s: %s", what, cause);
@@ -127,10 +104,10 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 		fail_msg("%s: %llu slices of %.3f ms for a run of %.3f s", what,
 		    (unsigned long long)p->nslices, slice_s * 1e3,
 		    (double)p->duration_ns / 1e9);
-	ph[0] = phase_of(err, "a", p->start_ns);
-	ph[1] = phase_of(err, "b", p->start_ns);
-	ph[2] = phase_of(err, "c", p->start_ns);
-	ph[3] = phase_of(err, "read", p->start_ns);
+	ph[0] = e2e_phase_of(err, "a", p->start_ns);
+	ph[1] = e2e_phase_of(err, "b", p->start_ns);
+	ph[2] = e2e_phase_of(err, "c", p->start_ns);
+	ph[3] = e2e_phase_of(err, "read", p->start_ns);
 	for (int i = 0; i < 3; i++)
 		range_of(names[i], &lo[i], &hi[i]);
 	for (size_t i = 0; i < p->nobjects; i++)
@@ -171,11 +148,20 @@ judge_timeline(const char *what, const char *engine, const char *prf,
 	 * few ms, and what it could not see blocked after the read (a short
 	 * block in b(), a counter's lag on a loaded machine) is placed at
 	 * the last place seen, read(): at its own time, after the phase
-	 * (0.036 s of 0.54 with two cores busy).
+	 * (0.036 s of 0.54 with two cores busy).  On a machine at load 10
+	 * to 20 its readings come late and far apart, and its estimate of
+	 * the time blocked strays more (0.07 s blocked placed during a(),
+	 * which never blocks; 0.1 s of the read's start missed): the
+	 * timeline keeps each estimate at its time, and test-wall judges
+	 * the estimates.  So for it, most of the read in its place.  (The
+	 * program's own time of the read holds its wait for a CPU after the
+	 * timer fired, which is no time in read(): 0.067 s of 0.56 at load
+	 * 12, so the time in read() is judged from below at 70%.)
 	 */
-	if (t[3].out > (strcmp(engine, "perf") == 0 ? 0.02 * read_s :
-	    0.1 * read_s + 0.01) ||
-	    read_s < 0.9 * (ph[3].t1 - ph[3].t0))
+	perf = strcmp(engine, "perf") == 0;
+	len = ph[3].t1 - ph[3].t0;
+	if (t[3].out > (perf ? 0.02 * read_s : 0.5 * t[3].in) ||
+	    t[3].in < 0.7 * len)
 		fail_msg("%s: %.3f s in read() outside its phase of %.3f s, of "
 		    "%.3f s", what, t[3].out, ph[3].t1 - ph[3].t0, read_s);
 	profil_profile_free(p);

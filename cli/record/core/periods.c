@@ -218,11 +218,17 @@ periods_write(struct periods *p, struct builder *b,
 	return rc;
 }
 
+void
+periods_close(struct periods *p, struct profil_profile *q, uint64_t end)
+{
+	header(p, q, end);
+}
+
 char *
 periods_last(struct periods *p, struct profil_profile *q, pid_t pid,
     uint64_t end)
 {
-	header(p, q, end);
+	periods_close(p, q, end);
 	return name_of(p, q->argc > 0 ? q->argv[0] : "profile", pid);
 }
 

@@ -68,8 +68,10 @@ int periods_write(struct periods *p, struct builder *b,
 /*
  * The last period's profile q (from builder_finish, its header filled
  * for the whole run): made the period's, and its file's name (malloc'd).
- * Its file is the caller's to write; then periods_end.
+ * Its file is the caller's to write; then periods_end.  periods_close
+ * makes it the period's alone, for a sink's caller (no file).
  */
+void periods_close(struct periods *p, struct profil_profile *q, uint64_t end);
 char *periods_last(struct periods *p, struct profil_profile *q, pid_t pid,
     uint64_t end);
 void periods_end(struct periods *p, const char *last);

@@ -21,7 +21,8 @@
 
 #define TIMELINE_MAX_SLICES	2048
 #define TIMELINE_MIN_SHIFT	16	/* 65.5 us: the finest slice */
-#define TIMELINE_BUDGET		(1u << 18)	/* points kept, ~1 MiB in a file */
+#define TIMELINE_BUDGET		200000u	/* points kept: ~3.7 bytes each in a file,
+					   under 1 MiB with its stacks */
 
 struct timeline;
 
