@@ -137,8 +137,8 @@ stacks_json(FILE *fp, const struct html_time *h, const uint32_t *leaf_num)
 			fprintf(fp, k ? ",%u,%llu" : "%u,%llu", rec->timeline[e].slice,
 			    (unsigned long long)rec->timeline[e].value);
 		fputc(']', fp);
-		if (v >= 0 && h->view == HTML_TIME_WALL && g->b.pool[v] > 0)
-			fprintf(fp, ",[%zu,%llu,%llu]", g->slot[g->b.pool[v] - 1],
+		if (h->pool[i] != SIZE_MAX)
+			fprintf(fp, ",[%zu,%llu,%llu]", h->pool[i],
 			    (unsigned long long)rec->stacks[i].observations,
 			    (unsigned long long)rec->stacks[i].sampled_ns);
 		fputc(']', fp);

@@ -128,8 +128,11 @@ const char html_time_script[] =
  * intervals, the remainder carried from stack to stack in their order;
  * the boxes', leaves' and totals' counts of that; and what the errors
  * rest on, the time placed by looks and the looks, each stack's in the
- * share of its time the window has.
+ * share of its time the window has (kept: as cli/profile/window.c keeps
+ * them, in whole ns and looks, exactly).
  */
+"function kept(x,v,all){var V=BigInt(v),A=BigInt(all),t=Number(BigInt(x[2])*V/A),k=Number((BigInt(x[1])*V+A/2n)/A);\n"
+" if(!k&&t)k=1;return t&&k?[k,t]:null;}\n"
 "function figures(w){var f={count:new Array(nb).fill(0),cpu:WALL?new Array(nb).fill(0):null,total:0,cputotal:0,err:null,\n"
 "  pools:new Array(2*T.npools).fill(0),looks:[],leaf:new Float64Array(LV.length),leafCpu:new Float64Array(LV.length),leafLooks:[],pruned:0},\n"
 "  carry=0,bl=[],n,st,e,v,q,b,x,l;\n"
@@ -139,9 +142,9 @@ const char html_time_script[] =
 "  if(!q||st[2]<0)continue;\n"
 "  f.total+=q;if(st[1]===0)f.cputotal+=q;f.count[st[2]]+=q;if(WALL&&st[1]===0)f.cpu[st[2]]+=q;if(st[5]&1)f.pruned+=q;\n"
 "  if(st[3]>=0){f.leaf[st[3]]+=q;if(st[1]===0)f.leafCpu[st[3]]+=q;}\n"
-"  if((x=st[7])){l=x[1]*v/offTotal[n];f.pools[2*x[0]]+=Math.min(x[2],offTotal[n])*v/offTotal[n]/IV;f.pools[2*x[0]+1]+=l;\n"
-"   for(b=st[2];b>=0;b=PAR[b])(bl[b]=bl[b]||{})[x[0]]=(bl[b][x[0]]||0)+l;\n"
-"   if(st[3]>=0)(f.leafLooks[st[3]]=f.leafLooks[st[3]]||{})[x[0]]=(f.leafLooks[st[3]][x[0]]||0)+l;}}\n"
+"  if((x=st[7])&&(l=kept(x,v,offTotal[n]))){f.pools[2*x[0]]+=Math.min(l[1],v)/IV;f.pools[2*x[0]+1]+=l[0];\n"
+"   for(b=st[2];b>=0;b=PAR[b])(bl[b]=bl[b]||{})[x[0]]=(bl[b][x[0]]||0)+l[0];\n"
+"   if(st[3]>=0)(f.leafLooks[st[3]]=f.leafLooks[st[3]]||{})[x[0]]=(f.leafLooks[st[3]][x[0]]||0)+l[0];}}\n"
 " for(b=nb-1;b>0;b--){f.count[PAR[b]]+=f.count[b];if(WALL)f.cpu[PAR[b]]+=f.cpu[b];}\n"
 " bl.forEach(function(m,b){var a=[];for(var p in m)a.push(+p,m[p]);f.looks[b]=a;});\n"
 " if(!WALL)f.cputotal=f.total;return f;}\n"

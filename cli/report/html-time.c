@@ -1,13 +1,12 @@
 /*
  * html-time.c - the page's timeline (html.h): where each stack of the
  * profile as read goes on the page (its thread's track, its box in the
- * flame graph, its leaf's row), the boxes chosen so that small windows
- * keep theirs, and the section with the timeline as JSON for the script
- * (html-time-script.c) to draw and window.  Invariant: the page has every
- * stack as read, in order, with all its timeline, so that a window's
- * counts are the windowed profile's, made into a wall view as the views
- * make one (an off-CPU stack's time in whole intervals, the remainder
- * carried from stack to stack).
+ * flame graph, its leaf's row, what it was doing), and the boxes chosen
+ * so that small windows keep theirs; the section is html-time-page.c's.
+ * Invariant: every stack as read has its place, in order, so that the
+ * page can count a window as the windowed profile made into a wall view
+ * (an off-CPU stack's time in whole intervals, the remainder carried
+ * from stack to stack).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +14,6 @@
 #include "cli.h"
 #include "hmap.h"
 #include "html.h"
-#include "json.h"
-#include "profile/wall-view.h"
-#include "report.h"
 
 int
 html_time_has(const struct profil_profile *rec)
@@ -158,6 +154,47 @@ find_tracks(struct html_time *h)
 	keep_tracks(h);
 }
 
+/*
+ * Each stack's pool (share.h: a thread's time off the CPU of one kind,
+ * blocked or runnable, placed by looks): the view's, and a stack the
+ * view left out (under an interval in the whole run, which a window may
+ * count) its thread's and kind's.
+ */
+static void
+find_pools(struct html_time *h)
+{
+	const struct profil_profile *rec = h->rec;
+	const struct share_basis *b = &h->g->b;
+	struct hmap of[2];	/* pid << 32 | tid -> pool + 1, by kind */
+
+	hmap_init(&of[0]);
+	hmap_init(&of[1]);
+	for (size_t i = 0; i < rec->nstacks; i++) {
+		const struct profil_stack *st = &rec->stacks[i];
+		int runnable = h->kind[i] == HTML_TIME_RUNNABLE;
+		uint64_t key = (uint64_t)st->pid << 32 | st->tid;
+
+		h->pool[i] = SIZE_MAX;
+		if (h->view != HTML_TIME_WALL || h->in_view[i] < 0 ||
+		    b->pool[h->in_view[i]] == 0)
+			continue;
+		h->pool[i] = h->g->slot[b->pool[h->in_view[i]] - 1];
+		if (hmap_get(&of[runnable], key) == 0)
+			hmap_add(&of[runnable], key, h->pool[i] + 1);
+	}
+	for (size_t i = 0; i < rec->nstacks; i++) {
+		const struct profil_stack *st = &rec->stacks[i];
+		uint64_t n = hmap_get(&of[h->kind[i] == HTML_TIME_RUNNABLE],
+		    (uint64_t)st->pid << 32 | st->tid);
+
+		if (h->pool[i] == SIZE_MAX && h->kind[i] != HTML_TIME_ON_CPU &&
+		    st->sampled_ns > 0 && st->observations > 0 && n > 0)
+			h->pool[i] = (size_t)(n - 1);
+	}
+	hmap_free(&of[0]);
+	hmap_free(&of[1]);
+}
+
 void
 html_time_init(struct html_time *h, const struct profil_profile *rec,
     const struct flame_graph *g)
@@ -174,6 +211,7 @@ html_time_init(struct html_time *h, const struct profil_profile *rec,
 	h->leaf = xcalloc(n, sizeof *h->leaf);
 	h->doing = xcalloc(n, sizeof *h->doing);
 	h->track = xcalloc(n, sizeof *h->track);
+	h->pool = xcalloc(n, sizeof *h->pool);
 	match_view(h);
 	for (size_t i = 0; i < n; i++) {
 		const struct profil_stack *st = &rec->stacks[i];
@@ -198,6 +236,7 @@ html_time_init(struct html_time *h, const struct profil_profile *rec,
 		    flame_graph_node(g, funcs, depth);
 	}
 	find_tracks(h);
+	find_pools(h);
 }
 
 void
@@ -209,6 +248,7 @@ html_time_free(struct html_time *h)
 	free(h->leaf);
 	free(h->doing);
 	free(h->track);
+	free(h->pool);
 	free(h->tracks);
 }
 

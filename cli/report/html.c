@@ -376,8 +376,20 @@ flat(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 }
 
 /*
- * The timeline (when rec, the profile as read, has one and p stacks),
- * then the flame graph, which it redraws for a window of the run.
+ * Whether the page has a timeline: rec, the profile as read, has one,
+ * and p (its view) has stacks, whose frames are rec's (a view changes
+ * what a frame is, never which).
+ */
+static int
+has_timeline(const struct profil_profile *p, const struct profil_profile *rec)
+{
+	return p->nstacks > 0 && html_time_has(rec) &&
+	    rec->nframes == p->nframes;
+}
+
+/*
+ * The timeline (has_timeline), then the flame graph, which it redraws for a
+ * window of the run.
  */
 static void
 graphs(FILE *fp, const struct profil_profile *p,
@@ -387,7 +399,7 @@ graphs(FILE *fp, const struct profil_profile *p,
 	struct flame_graph g;
 	struct html_time h;
 
-	if (p->nstacks == 0 || !html_time_has(rec)) {
+	if (!has_timeline(p, rec)) {
 		report_flame_html(fp, p, s);
 		return;
 	}
@@ -407,7 +419,7 @@ page(FILE *fp, const struct profil_profile *p,
 {
 	size_t order[PICTURE_OBJECTS], n = 0;
 	struct share_basis b;
-	int timed = p->nstacks > 0 && html_time_has(rec);
+	int with_time = has_timeline(p, rec);
 
 	fputs(OUTFILE_HTML "\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width\">\n<title>profil: ",
@@ -419,7 +431,7 @@ page(FILE *fp, const struct profil_profile *p,
 	fputs("<span id=\"tl-title\"></span></h1>\n", fp);
 	meta(fp, p);
 	share_basis_init(&b, p);
-	objects(fp, p, &b, timed);
+	objects(fp, p, &b, with_time);
 	graphs(fp, p, rec, f, s);
 	/* the busiest objects, most samples first */
 	for (size_t i = 0; i < p->nobjects; i++) {
@@ -440,7 +452,7 @@ page(FILE *fp, const struct profil_profile *p,
 	}
 	if (n > 0) {
 		fputs("<h2>Where in the code</h2>\n", fp);
-		whole_run_note(fp, timed);
+		whole_run_note(fp, with_time);
 		fputs("<p>Each bar is a range of addresses; its height, the "
 		    "samples there. Hover a bar for its function.</p>\n", fp);
 	}

@@ -50,6 +50,9 @@ struct html_time {
 				   function not the kernel's, else off it
 				   what it waited in */
 	uint32_t *track;	/* into tracks */
+	size_t *pool;		/* its pool of time placed by looks, as the
+				   page numbers them (flame.h's slot), or
+				   SIZE_MAX: none (a wall view's only) */
 	struct html_track *tracks;
 	size_t ntracks;
 };

@@ -10,20 +10,23 @@
 //   colours  [{track, slice, up, kind}]: the colour up pixels (2 if not
 //            given) above the foot of the track in the middle of that
 //            slice: "cpu", "wait", "run" or "none"
-//   phases   [{track, name, first, end, within}]: the track lists a phase
-//            of that name whose slices are those within within (1 if not
-//            given; an edge null: any)
-//   drags    [{from, to, first, end, range, total, cpu, functions,
+//   phases   [{track, name, first, end, end_by, within}]: the track lists
+//            a phase of that name whose slices are those within within (1
+//            if not given; an edge null: any; its end up to end_by, if
+//            given)
+//   drags    [{from, to, first, end, range, option, total, cpu, functions,
 //            searches}]: the mouse pressed in the middle of slice from on
 //            the first track and let go in the middle of slice to (or
 //            at x0 and x1, the window's x: where slices are narrower
 //            than a pixel, only where the mouse can be); the
 //            page must then show slices [first, end), the bounds as
-//            range, the window's total (the root box), its samples on the
-//            CPU, and for each of functions [{name, samples, amount,
-//            boxed}] its row's samples and %self (amount of total, 2
-//            decimals) and its boxes' counts (boxed: its boxes drawn, if
-//            not amount); each of searches [{re, matched}],
+//            range, the --time option that gives the window again as
+//            option, the window's total (the root box), its samples on
+//            the CPU, and for each of functions [{name, samples, amount,
+//            boxed, error}] its row's samples, %self (amount of total, 2
+//            decimals) and 95% error (as given, 4 decimals) and its
+//            boxes' counts (boxed: its boxes drawn, if not amount); each
+//            of searches [{re, matched}],
 //            typed into the flame graph's search, that many
 // With EXPECT {"probe": true}, prints "canvas X WIDTH", the tracks' x in
 // the window and width, and checks nothing.
@@ -43,6 +46,7 @@ async function state(page) {
 		name: tr.cells[5].textContent, pct: tr.cells[0].textContent,
 		samples: Number(tr.cells[4].textContent),
 		pct_v: Number(tr.cells[0].getAttribute('data-v')),
+		err: Number(tr.cells[1].getAttribute('data-v')),
 	})));
 	const boxes = await flame_boxes(page);
 	return {
@@ -51,6 +55,7 @@ async function state(page) {
 		samples: Number(await line.getAttribute('data-samples')),
 		cpu: Number(await line.getAttribute('data-cpu')),
 		range: await page.locator('#tl-range').textContent(),
+		line: await line.textContent(),
 		title: await page.locator('#tl-title').textContent(),
 		root: boxes.find((b) => b.i === 0), boxes, rows,
 		width: Number(await page.locator('#flame-svg').getAttribute('width')),
@@ -91,6 +96,8 @@ async function drag(page, expect, d, problems) {
 			d.first + '..' + d.end);
 	if (s.range !== d.range)
 		problems.push(how + ': range "' + s.range + '", want "' + d.range + '"');
+	if (d.option !== undefined && !s.line.includes('--time ' + d.option + ' '))
+		problems.push(how + ': "' + s.line + '" does not name --time ' + d.option);
 	if (s.samples !== d.total || s.cpu !== d.cpu)
 		problems.push(how + ': ' + s.samples + ' counts, ' + s.cpu +
 			' on the CPU; want ' + d.total + ', ' + d.cpu);
@@ -110,9 +117,11 @@ async function drag(page, expect, d, problems) {
 		if (f.amount === 0) {
 			if (row)
 				problems.push(how + ': a row for ' + f.name + ', which has nothing here');
-		} else if (!row || row.samples !== f.samples || row.pct !== pct)
+		} else if (!row || row.samples !== f.samples || row.pct !== pct ||
+		    (f.error !== undefined && !(Math.abs(row.err - f.error) <= 0.00015)))
 			problems.push(how + ': ' + f.name + ' row ' + JSON.stringify(row) +
-				', want ' + f.samples + ' samples, ' + pct + '%');
+				', want ' + f.samples + ' samples, ' + pct + '%' +
+				(f.error !== undefined ? ' \u00b1 ' + f.error : ''));
 		let boxed = 0;
 		for (const b of s.boxes)
 			if (b.name === f.name)
@@ -199,7 +208,8 @@ async function main() {
 	for (const p of expect.phases || [])
 		if (!(phases[p.track] || []).some((q) => q.name === p.name &&
 		    (p.first === null || Math.abs(q.first - p.first) <= (p.within || 1)) &&
-		    (p.end === null || Math.abs(q.end - p.end) <= (p.within || 1))))
+		    (p.end === null || (q.end >= p.end - (p.within || 1) &&
+		    q.end <= (p.end_by !== undefined ? p.end_by : p.end) + (p.within || 1)))))
 			problems.push('track ' + p.track + ': no phase ' + JSON.stringify(p) + ' in ' +
 				JSON.stringify(phases[p.track]));
 

@@ -1,35 +1,16 @@
-// page.js - what the browser checks share: a page opened in headless
-// Chromium (/usr/bin/chromium, or $CHROMIUM) with the network cut off,
-// every console error or warning, page error and request other than the
-// page itself written down as a problem.
+// page.js - what the checks of the HTML page share: the page opened in
+// headless Chromium cut off from the network (offline.js), every console
+// error or warning, page error and request other than the page itself
+// written down as a problem; the flame graph's boxes; the end.
 'use strict';
-const { chromium } = require('playwright-core');
 const path = require('path');
+const { offlinePage } = require('./offline');
 
-// { browser, page } with page_path loaded; problems gets the faults.
+// { browser, page } with page_path loaded (offline.js: cut off from the
+// network); problems gets the faults, console errors and warnings too.
 async function open_page(page_path, problems) {
-	const browser = await chromium.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		args: ['--no-sandbox'],
-	});
-	const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-	// self-contained: any request other than the page itself is a fault
-	await context.route('**/*', (route) => {
-		if (route.request().url().startsWith('file:'))
-			return route.continue();
-		problems.push('request: ' + route.request().url());
-		return route.abort();
-	});
-	const page = await context.newPage();
-	page.on('console', (m) => {
-		if (m.type() === 'error' || m.type() === 'warning')
-			problems.push('console ' + m.type() + ': ' + m.text());
-	});
-	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-	page.on('request', (r) => {
-		if (!r.url().startsWith('file:'))
-			problems.push('request: ' + r.url());
-	});
+	const { browser, page } = await offlinePage(problems, ['error', 'warning']);
+
 	await page.goto('file://' + path.resolve(page_path));
 	return { browser, page };
 }
