@@ -185,20 +185,10 @@ wall_or_cpu(struct profil_profile *p[2], char *const names[2], int cpu_only)
 static int
 parse(int argc, char **argv, struct diff_options *o, int *cpu_only)
 {
-	static const struct option options[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "min-change", required_argument, NULL, 'm' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "debug-dir", required_argument, NULL, 'D' },
-		{ "cpu", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *symfs = NULL, *debug_dirs = NULL;
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "f:n:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_diff, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((o->format = table_parse_format(optarg)) < 0)
@@ -222,7 +212,7 @@ parse(int argc, char **argv, struct diff_options *o, int *cpu_only)
 			*cpu_only = 1;
 			break;
 		case 'h':
-			return cli_help(&cmd_diff, options);
+			return cli_help(&cmd_diff);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -372,19 +362,35 @@ diff_exec(int argc, char **argv)
 	return rc;
 }
 
+static const struct cli_opt diff_options[] = {
+	{ "format", required_argument, 'f', CLI_SHORT, "text csv json",
+	    "  -f, --format FORMAT  text (default), csv or json (stable columns)\n" },
+	{ "limit", required_argument, 'n', CLI_SHORT, NULL,
+	    "  -n, --limit N        at most N rows (default: all)\n" },
+	{ "min-change", required_argument, 'm', 0, NULL,
+	    "      --min-change P   leave out changes under P points either way\n"
+	    "                       (default 0)\n" },
+	{ "cpu", no_argument, 'C', 0, NULL,
+	    "      --cpu            wall profiles (record --wall): compare their CPU\n"
+	    "                       parts (default: shares of wall time, off-CPU time\n"
+	    "                       at [off-cpu: read], ...; a wall profile and a CPU\n"
+	    "                       one: their CPU parts)\n" },
+	{ "symfs", required_argument, 'S', 0, CLI_DIR, FIND_HELP_SYMFS },
+	{ "debug-dir", required_argument, 'D', 0, CLI_DIR, FIND_HELP_DEBUG_DIR },
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help           this help\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct cli_opt *
+diff_options_table(void)
+{
+	return diff_options;
+}
+
 const struct cmd cmd_diff = {
 	"diff", "[--format text|csv|json] [--limit N] [--min-change P] "
 	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] BEFORE AFTER",
 	"compare two profiles function by function, with error bars",
-	diff_exec,
-	"  -f, --format FORMAT  text (default), csv or json (stable columns)\n"
-	"  -n, --limit N        at most N rows (default: all)\n"
-	"      --min-change P   leave out changes under P points either way\n"
-	"                       (default 0)\n"
-	"      --cpu            wall profiles (record --wall): compare their CPU\n"
-	"                       parts (default: shares of wall time, off-CPU time\n"
-	"                       at [off-cpu: read], ...; a wall profile and a CPU\n"
-	"                       one: their CPU parts)\n"
-FIND_HELP
-	"  -h, --help           this help\n",
+	diff_exec, diff_options_table, CLI_PROFILES,
 };

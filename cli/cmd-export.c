@@ -283,21 +283,11 @@ struct export_args {
 static int
 parse(int argc, char **argv, struct export_args *a)
 {
-	static const struct option options[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "debug-dir", required_argument, NULL, 'D' },
-		{ "inline", no_argument, NULL, 'I' },
-		{ "cpu", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *format = NULL;
 	char names[128];
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_export, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -318,7 +308,7 @@ parse(int argc, char **argv, struct export_args *a)
 			a->cpu_only = 1;
 			break;
 		case 'h':
-			return cli_help(&cmd_export, options);
+			return cli_help(&cmd_export);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -387,37 +377,54 @@ export_exec(int argc, char **argv)
 	return cli_finish_stdout(status);
 }
 
+static const struct cli_opt export_options[] = {
+	{ "format", required_argument, 'f', CLI_SHORT, "pprof gmon folded",
+	    "  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
+	    "                        Pyroscope, Parca, Grafana: a sample per call stack\n"
+	    "                        (without stacks, per bucket of the flat profile)\n"
+	    "  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
+	    "                        with samples: its histogram, and the calls within\n"
+	    "                        it from the stacks, counted in samples, not calls\n"
+	    "  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
+	    "                        COUNT: for flamegraph.pl, inferno, speedscope\n" },
+	{ "output", required_argument, 'o', CLI_SHORT, CLI_FILE,
+	    "  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
+	    "                        folded: the file (default " FOLDED_DEFAULT_PATH ");\n"
+	    "                        either: - for standard output;\n"
+	    "                        gmon: the directory (a file per object: not -),\n"
+	    "                        made if missing (its parent must exist; default\n"
+	    "                        the current directory)\n" },
+	{ "inline", no_argument, 'I', 0, NULL,
+	    "      --inline           pprof, folded: inlined functions as frames of\n"
+	    "                         their own, as report --inline has them (default:\n"
+	    "                         the code is the symbol it was inlined into, as\n"
+	    "                         report has it)\n" },
+	{ "cpu", no_argument, 'C', 0, NULL,
+	    "      --cpu              a wall profile (record --wall): its CPU part\n"
+	    "                         only, counted in samples as a CPU profile is.\n"
+	    "                         Without it, folded counts microseconds of wall\n"
+	    "                         time, on and off the CPU (leaves [off-cpu: read],\n"
+	    "                         ...); pprof adds wall/nanoseconds, the default\n"
+	    "                         type; gmon has the CPU part either way\n" },
+	{ "symfs", required_argument, 'S', 0, CLI_DIR, FIND_HELP_SYMFS },
+	{ "debug-dir", required_argument, 'D', 0, CLI_DIR, FIND_HELP_DEBUG_DIR },
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help            this help\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "There is no default format: --format is needed.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct cli_opt *
+export_options_table(void)
+{
+	return export_options;
+}
+
 const struct cmd cmd_export = {
 	"export", "--format pprof|gmon|folded [-o FILE|DIR] [--inline] "
 	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out, folded stacks)",
-	export_exec,
-	"  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
-	"                        Pyroscope, Parca, Grafana: a sample per call stack\n"
-	"                        (without stacks, per bucket of the flat profile)\n"
-	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
-	"                        with samples: its histogram, and the calls within\n"
-	"                        it from the stacks, counted in samples, not calls\n"
-	"  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
-	"                        COUNT: for flamegraph.pl, inferno, speedscope\n"
-	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
-	"                        folded: the file (default " FOLDED_DEFAULT_PATH ");\n"
-	"                        either: - for standard output;\n"
-	"                        gmon: the directory (a file per object: not -),\n"
-	"                        made if missing (its parent must exist; default\n"
-	"                        the current directory)\n"
-	"      --inline           pprof, folded: inlined functions as frames of\n"
-	"                         their own, as report --inline has them (default:\n"
-	"                         the code is the symbol it was inlined into, as\n"
-	"                         report has it)\n"
-	"      --cpu              a wall profile (record --wall): its CPU part\n"
-	"                         only, counted in samples as a CPU profile is.\n"
-	"                         Without it, folded counts microseconds of wall\n"
-	"                         time, on and off the CPU (leaves [off-cpu: read],\n"
-	"                         ...); pprof adds wall/nanoseconds, the default\n"
-	"                         type; gmon has the CPU part either way\n"
-FIND_HELP
-	"  -h, --help            this help\n"
-	"There is no default format: --format is needed.\n",
+	export_exec, export_options_table, CLI_PROFILES,
 };
