@@ -58,7 +58,7 @@ STLIB     := $(BUILD)/libprofil.a
 INTLIB    := $(BUILD)/internal/libprofil.a
 
 all: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/examples/hotspots $(BUILD)/examples/split \
-     $(BUILD)/examples/waits
+     $(BUILD)/examples/waits $(BUILD)/bash-completion/profil
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -139,6 +139,11 @@ CLI_LIBOBJ := $(BUILD)/lib/codec/stacktree.o $(BUILD)/lib/codec/rio-file.o
 
 $(BUILD)/profil: $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB) $(DWLIBS) -ldl -lpthread -lm
+
+# bash's completion, written by the command from its options' tables
+$(BUILD)/bash-completion/profil: $(BUILD)/profil
+	@mkdir -p $(@D)
+	$(BUILD)/profil --bash-completion >$@
 
 # ---- programs linked against the shared library ---------------------------
 PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
@@ -282,6 +287,9 @@ $(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
 REBUILT_TESTS := $(BUILD)/tests/test-names $(BUILD)/tests/test-archive
 $(REBUILT_TESTS): tests/harness/rebuilt.c tests/harness/rebuilt.h
 $(REBUILT_TESTS): HARNESS += tests/harness/rebuilt.c
+
+# test-completion runs bash's completion the command wrote
+$(BUILD)/tests/test-completion: $(BUILD)/bash-completion/profil
 
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
