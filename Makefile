@@ -6,7 +6,7 @@
 #   make bench-report     report/export times only (bench/report.py)
 #   make bench-budget     record --samples against a fixed rate (bench/budget.py)
 #   make fuzz             each fuzz target for FUZZ_SECONDS (clang; fuzz/README.md)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=    (and make uninstall)
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -20,6 +20,8 @@ LIBDIR    ?= $(PREFIX)/lib
 BINDIR    ?= $(PREFIX)/bin
 INCDIR    ?= $(PREFIX)/include
 MANDIR    ?= $(PREFIX)/share/man
+PCDIR     ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 VERSION   := 0.1.0
 SOMAJOR   := 0
@@ -139,6 +141,16 @@ CLI_LIBOBJ := $(BUILD)/lib/codec/stacktree.o $(BUILD)/lib/codec/rio-file.o
 
 $(BUILD)/profil: $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB) $(DWLIBS) -ldl -lpthread -lm
+
+# The timer engine injects libprofil.so.0 into the programs it runs, found
+# beside the command (this build), in LIBDIR (installed: Debian's is
+# /usr/lib/x86_64-linux-gnu, not ../lib), or in ../lib.  LIBDIR is
+# compiled in, and compiled again when it changes (make install LIBDIR=).
+$(BUILD)/libdir: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+$(BUILD)/cli/record/timer/timer.o: $(BUILD)/libdir
+$(BUILD)/cli/record/timer/timer.o: CLICFLAGS += -DPROFIL_LIBDIR='"$(LIBDIR)"'
 
 # bash's completion, written by the command from its options' tables
 $(BUILD)/bash-completion/profil: $(BUILD)/profil
@@ -544,26 +556,47 @@ deps-check:
 	@sh scripts/deps.sh check
 
 # ---- install -----------------------------------------------------------------
-install: $(SHLIB) $(STLIB) $(BUILD)/profil
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
-	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BINDIR)
+# What make install puts where, for make uninstall too; the Debian
+# packages hold the same files (tests/install-files.sh compares them).
+# profil(3) is installed as profil(3profil), as libbsd's pages are 3bsd:
+# glibc's profil(3) (manpages-dev) has the name in section 3.
+INSTALLED := $(BINDIR)/profil $(LIBDIR)/libprofil.so.$(VERSION) $(LIBDIR)/$(SONAME) \
+    $(LIBDIR)/libprofil.so $(LIBDIR)/libprofil.a $(INCDIR)/profil.h $(PCDIR)/profil.pc \
+    $(MANDIR)/man1/profil.1 $(MANDIR)/man3/profil.3profil $(MANDIR)/man5/profil.5 \
+    $(BASHCOMPDIR)/profil
+# The library directories the dynamic linker searches anyway: profil.pc
+# adds no rpath for those (a package's programs would carry it)
+MULTIARCH  = $(shell $(CC) -print-multiarch 2>/dev/null)
+SYSLIBDIRS = /lib /usr/lib $(if $(MULTIARCH),/lib/$(MULTIARCH) /usr/lib/$(MULTIARCH))
+PC_RPATH   = $(if $(filter $(LIBDIR),$(SYSLIBDIRS)),, -Wl$(comma)-rpath$(comma)$${libdir})
+
+install: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/bash-completion/profil
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) \
+	    $(DESTDIR)$(INCDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(BUILD)/profil $(DESTDIR)$(BINDIR)/
-	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libprofil.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/profil.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    profil.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/profil.pc
+	    -e 's|@RPATH@|$(PC_RPATH)|' \
+	    profil.pc.in >$(DESTDIR)$(PCDIR)/profil.pc
+	chmod 644 $(DESTDIR)$(PCDIR)/profil.pc
 	install -m 644 man/profil.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 man/profil.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 man/profil.3 $(DESTDIR)$(MANDIR)/man3/profil.3profil
 	install -m 644 man/profil.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(BUILD)/bash-completion/profil $(DESTDIR)$(BASHCOMPDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install clean deps-demo deps-check fuzz fuzz-replay
+FORCE:
+.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install uninstall clean deps-demo deps-check fuzz fuzz-replay FORCE
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
     $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz-%.d)
