@@ -49,12 +49,17 @@ struct cmd {
 	int (*exec)(int argc, char **argv);	/* argv[0] is the name */
 	/*
 	 * Its options' table (struct cli_opt), what getopt reads and --help
-	 * prints after the usage line; a function, as report's is made from
-	 * the table of its views.
+	 * prints after the usage line; or NULL, and made_options makes it
+	 * when first asked (report's, from the table of its views).  Read
+	 * either with cli_options.
 	 */
-	const struct cli_opt *(*options)(void);
+	const struct cli_opt *options;
 	const char *operands;		/* CLI_PROFILES or CLI_PROGRAM */
+	const struct cli_opt *(*made_options)(void);
 };
+
+/* cmd's options' table (struct cmd's options, or what made_options makes). */
+const struct cli_opt *cli_options(const struct cmd *cmd);
 
 extern const struct cmd cmd_record, cmd_report, cmd_export, cmd_check;
 extern const struct cmd cmd_merge, cmd_diff, cmd_archive;

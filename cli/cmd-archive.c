@@ -232,15 +232,9 @@ static const struct cli_opt archive_options[] = {
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
-static const struct cli_opt *
-archive_options_table(void)
-{
-	return archive_options;
-}
-
 const struct cmd cmd_archive = {
 	"archive", "[-o OUT] [--symfs DIR] [--debug-dir DIRS] FILE",
 	"keep the names of the sampled functions in the profile, so that it "
 	    "names them anywhere",
-	archive_exec, archive_options_table, CLI_PROFILES,
+	archive_exec, archive_options, CLI_PROFILES, NULL,
 };

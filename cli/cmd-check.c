@@ -223,13 +223,7 @@ static const struct cli_opt check_options[] = {
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
-static const struct cli_opt *
-check_options_table(void)
-{
-	return check_options;
-}
-
 const struct cmd cmd_check = {
 	"check", "[-q] FILE...", "check that profile files are sound",
-	check_exec, check_options_table, CLI_PROFILES,
+	check_exec, check_options, CLI_PROFILES, NULL,
 };

@@ -375,22 +375,15 @@ static const struct cli_opt diff_options[] = {
 	    "                       parts (default: shares of wall time, off-CPU time\n"
 	    "                       at [off-cpu: read], ...; a wall profile and a CPU\n"
 	    "                       one: their CPU parts)\n" },
-	{ "symfs", required_argument, 'S', 0, CLI_DIR, FIND_HELP_SYMFS },
-	{ "debug-dir", required_argument, 'D', 0, CLI_DIR, FIND_HELP_DEBUG_DIR },
+	FIND_OPTIONS,
 	{ "help", no_argument, 'h', CLI_SHORT, NULL,
 	    "  -h, --help           this help\n" },
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
-static const struct cli_opt *
-diff_options_table(void)
-{
-	return diff_options;
-}
-
 const struct cmd cmd_diff = {
 	"diff", "[--format text|csv|json] [--limit N] [--min-change P] "
 	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] BEFORE AFTER",
 	"compare two profiles function by function, with error bars",
-	diff_exec, diff_options_table, CLI_PROFILES,
+	diff_exec, diff_options, CLI_PROFILES, NULL,
 };

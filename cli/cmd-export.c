@@ -406,8 +406,7 @@ static const struct cli_opt export_options[] = {
 	    "                         time, on and off the CPU (leaves [off-cpu: read],\n"
 	    "                         ...); pprof adds wall/nanoseconds, the default\n"
 	    "                         type; gmon has the CPU part either way\n" },
-	{ "symfs", required_argument, 'S', 0, CLI_DIR, FIND_HELP_SYMFS },
-	{ "debug-dir", required_argument, 'D', 0, CLI_DIR, FIND_HELP_DEBUG_DIR },
+	FIND_OPTIONS,
 	{ "help", no_argument, 'h', CLI_SHORT, NULL,
 	    "  -h, --help            this help\n" },
 	{ NULL, 0, 0, 0, NULL,
@@ -415,16 +414,10 @@ static const struct cli_opt export_options[] = {
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
-static const struct cli_opt *
-export_options_table(void)
-{
-	return export_options;
-}
-
 const struct cmd cmd_export = {
 	"export", "--format pprof|gmon|folded [-o FILE|DIR] [--inline] "
 	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out, folded stacks)",
-	export_exec, export_options_table, CLI_PROFILES,
+	export_exec, export_options, CLI_PROFILES, NULL,
 };

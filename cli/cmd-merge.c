@@ -134,14 +134,8 @@ static const struct cli_opt merge_options[] = {
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
-static const struct cli_opt *
-merge_options_table(void)
-{
-	return merge_options;
-}
-
 const struct cmd cmd_merge = {
 	"merge", "[-q] [-o FILE] FILE FILE...",
 	"sum profiles of the same program into one",
-	merge_exec, merge_options_table, CLI_PROFILES,
+	merge_exec, merge_options, CLI_PROFILES, NULL,
 };

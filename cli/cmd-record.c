@@ -470,17 +470,11 @@ static const struct cli_opt record_options[] = {
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
-static const struct cli_opt *
-record_options_table(void)
-{
-	return record_options;
-}
-
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
 	    "[--wall] "
 	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
-	record_exec, record_options_table, CLI_PROGRAM,
+	record_exec, record_options, CLI_PROGRAM, NULL,
 };

@@ -173,7 +173,7 @@ take_option(struct report_args *a, int c)
 static int
 parse(int argc, char **argv, struct report_args *a)
 {
-	const struct cli_opt *options = cmd_report.options();
+	const struct cli_opt *options = cli_options(&cmd_report);
 	const struct report_view *v;
 	int c, at = 0;
 
@@ -368,8 +368,7 @@ static const struct cli_opt report_rows[] = {
 	{ "wide", no_argument, 'W', 0, NULL,
 	    "      --wide             never cut names (default: fit the terminal, or\n"
 	    "                         COLUMNS, else 80 columns)\n" },
-	{ "symfs", required_argument, 'S', 0, CLI_DIR, FIND_HELP_SYMFS },
-	{ "debug-dir", required_argument, 'D', 0, CLI_DIR, FIND_HELP_DEBUG_DIR },
+	FIND_OPTIONS,
 	{ "help", no_argument, 'h', CLI_SHORT, NULL,
 	    "  -h, --help             this help\n" },
 	{ NULL, 0, 0, 0, NULL,
@@ -445,5 +444,5 @@ const struct cmd cmd_report = {
 	    "[--debug-dir DIRS] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
-	report_exec, report_options, CLI_PROFILES,
+	report_exec, NULL, CLI_PROFILES, report_options,
 };

@@ -244,7 +244,7 @@ complete_bash(FILE *out, const struct cmd *const *cmds, size_t n,
 	if (write_names(out, "''", top, cause, cause_size) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (write_names(out, cmds[i]->name, cmds[i]->options(), cause,
+		if (write_names(out, cmds[i]->name, cli_options(cmds[i]), cause,
 		    cause_size) < 0)
 			return -1;
 	fprintf(out, "\t*) REPLY= ;;\n\tesac\n}\n\n"
@@ -253,7 +253,7 @@ complete_bash(FILE *out, const struct cmd *const *cmds, size_t n,
 	    "to offer), @optional (only\n# after '=', as --histogram=TARGET), "
 	    "@none (it takes none)\n_profil_argument() {\n\tcase $1 in\n");
 	for (size_t i = 0; i < n; i++)
-		if (write_arguments(out, cmds[i]->name, cmds[i]->options(),
+		if (write_arguments(out, cmds[i]->name, cli_options(cmds[i]),
 		    cause, cause_size) < 0)
 			return -1;
 	fprintf(out, "\t*) REPLY=@none ;;\n\tesac\n}\n\n"

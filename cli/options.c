@@ -63,6 +63,12 @@ getopt_tables(const struct cli_opt *rows, struct option *longopts,
 	return n;
 }
 
+const struct cli_opt *
+cli_options(const struct cmd *cmd)
+{
+	return cmd->options != NULL ? cmd->options : cmd->made_options();
+}
+
 int
 cli_getopt(int argc, char **argv, const struct cmd *cmd, int *row)
 {
@@ -77,7 +83,7 @@ cli_getopt(int argc, char **argv, const struct cmd *cmd, int *row)
 
 	snprintf(spec, sizeof spec, "%s:",
 	    strcmp(cmd->operands, CLI_PROGRAM) == 0 ? "+" : "");
-	getopt_tables(cmd->options(), longopts, row_of, spec, sizeof spec);
+	getopt_tables(cli_options(cmd), longopts, row_of, spec, sizeof spec);
 	opterr = 0;
 	c = getopt_long(argc, argv, spec, longopts, &at);
 	if (row != NULL && at >= 0)
@@ -165,7 +171,7 @@ cli_print_wrapped(const char *first, const char *text, int indent, int width)
 int
 cli_help(const struct cmd *cmd)
 {
-	const struct cli_opt *rows = cmd->options();
+	const struct cli_opt *rows = cli_options(cmd);
 	char first[64], *summary, *help;
 	size_t size = 1;
 
