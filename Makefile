@@ -7,6 +7,7 @@
 #   make bench-budget     record --samples against a fixed rate (bench/budget.py)
 #   make fuzz             each fuzz target for FUZZ_SECONDS (clang; fuzz/README.md)
 #   make install PREFIX=/usr/local DESTDIR=    (and make uninstall)
+#   make deb              Debian packages in build/deb/ (debian/, README)
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -31,7 +32,7 @@ CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 LIBCFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-             -Iinclude -Ilib -Ilib/arch/$(ARCH) $(WARN) $(SANFLAGS) $(CFLAGS)
+             -Iinclude -Ilib -Ilib/arch/$(ARCH) $(WARN) $(SANFLAGS) $(CPPFLAGS) $(CFLAGS)
 LIBLDLIBS := -ldl -lpthread -lz
 
 ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
@@ -114,7 +115,7 @@ $(INTLIB): $(STATIC_OBJ)
 CLI_SRC   := $(wildcard cli/*.c cli/*/*.c cli/*/*/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli $(WARN) \
-             $(SANFLAGS) $(CFLAGS)
+             $(SANFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 $(BUILD)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
@@ -158,7 +159,7 @@ $(BUILD)/bash-completion/profil: $(BUILD)/profil
 	$(BUILD)/profil --bash-completion >$@
 
 # ---- programs linked against the shared library ---------------------------
-PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
+PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CPPFLAGS) $(CFLAGS)
 PROGLDLIBS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -ldl -lpthread -lm
 
 # split and waits are plain programs: nothing of ours linked in
@@ -403,7 +404,11 @@ endif
 # times slower (libdw's allocations under ASan), so the tests copy 8 KiB
 # of stack with each sample, not 16, and those of flat shares none, and lost
 # samples are held to their being counted.
-check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
+# The programs the tests run besides themselves (a package build names
+# the tests it runs: debian/rules)
+test-programs: all $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
+
+check: deps-check test-programs $(TEST_BIN)
 	$(if $(INJECTED),PROFIL_LIBRARY=$(CURDIR)/$(INJECTED)) \
 	    $(if $(SANITIZE),PROFIL_TEST_SANITIZED=1) \
 	    BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN) $(FUZZ_REPLAY)
@@ -555,6 +560,9 @@ deps-demo:
 deps-check:
 	@sh scripts/deps.sh check
 
+deps-deb:
+	@sh scripts/deps.sh deb
+
 # ---- install -----------------------------------------------------------------
 # What make install puts where, for make uninstall too; the Debian
 # packages hold the same files (tests/install-files.sh compares them).
@@ -593,10 +601,26 @@ install: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/bash-completion/profil
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
+# ---- Debian packages ---------------------------------------------------------
+# make deb: profil, libprofil0 and libprofil-dev, built by dpkg-buildpackage
+# in a copy of this tree (build/deb/profil-VERSION; the packages land in
+# build/deb/), running the tests debian/rules names; then lintian, which
+# must find nothing to say, and the packages' files against make install's.
+DEB_DIR := build/deb
+DEB_SRC := $(DEB_DIR)/profil-$(VERSION)
+deb: deps-deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	tar -cf - --exclude=./build --exclude=./.git --exclude=node_modules . | \
+	    tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -J
+	lintian --fail-on error,warning $(DEB_DIR)/*.changes
+	cd $(DEB_SRC) && sh tests/install-files.sh ../profil_*.deb \
+	    ../libprofil0_*.deb ../libprofil-dev_*.deb
+
 clean:
 	rm -rf build
 
 FORCE:
-.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install uninstall clean deps-demo deps-check fuzz fuzz-replay FORCE
+.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install uninstall deb test-programs clean deps-demo deps-check deps-deb fuzz fuzz-replay FORCE
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
     $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz-%.d)
