@@ -1,14 +1,13 @@
 /*
  * cli.h - what the subcommands of `profil` share: the command table entry
- * each cmd-*.c exports, one-line error reporting, and allocation that
- * exits on failure (the command's business, never the library's).
+ * each cmd-*.c exports with its options' table, one-line error reporting,
+ * and allocation that exits on failure (the command's business, never
+ * the library's).
  */
 #ifndef PROFIL_CLI_H
 #define PROFIL_CLI_H
 
 #include <stddef.h>
-
-struct option;
 
 /*
  * One option of a subcommand, in the one table that describes it: what
