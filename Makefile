@@ -232,6 +232,11 @@ $(BUILD)/tests/test-kerneltime: cli/record/wall/kernel-time.c \
     cli/record/wall/kernel-time.h cli/hmap.c cli/util.c
 $(BUILD)/tests/test-kerneltime: TESTCFLAGS += -Icli
 
+# test-timeline compiles the recorder's timeline itself (#include)
+$(BUILD)/tests/test-timeline: cli/record/core/timeline.c \
+    cli/record/core/timeline.h cli/hmap.c cli/util.c
+$(BUILD)/tests/test-timeline: TESTCFLAGS += -Icli
+
 # test-sample compiles the sample sink itself (#include), its callees
 # stubbed
 $(BUILD)/tests/test-sample: cli/record/sink/sample.c cli/record/sink/sample.h
@@ -270,6 +275,20 @@ FLAME_TESTS := $(BUILD)/tests/test-flame $(BUILD)/tests/test-flamebrowser
 $(FLAME_TESTS): tests/harness/flame-checks.c tests/harness/flame-checks.h
 $(FLAME_TESTS): HARNESS += tests/harness/flame-checks.c
 
+# test-htmltime makes profiles of known timelines (tests/harness/profiles.h,
+# with the command's allocation) and reads the page's flame graph data
+# (tests/harness/flame-checks.h)
+$(BUILD)/tests/test-htmltime: tests/harness/profiles.c \
+    tests/harness/profiles.h tests/harness/flame-checks.c \
+    tests/harness/flame-checks.h cli/util.c
+$(BUILD)/tests/test-htmltime: HARNESS += tests/harness/profiles.c \
+    tests/harness/flame-checks.c cli/util.c
+$(BUILD)/tests/test-htmltime: TESTCFLAGS += -Icli
+# the tests of profil top drive a terminal and read its screen
+# (tests/harness/top-checks.h)
+$(BUILD)/tests/test-top: tests/harness/top-checks.c tests/harness/top-checks.h
+$(BUILD)/tests/test-top: HARNESS += tests/harness/top-checks.c
+
 # the tests of a share's error read the views' CSV as a table
 # (tests/harness/csv-table.h)
 SHARE_TESTS := $(BUILD)/tests/test-share $(BUILD)/tests/test-sharerecorded
@@ -278,7 +297,8 @@ $(SHARE_TESTS): HARNESS += tests/harness/csv-table.c
 
 # the tests of the .prf codec share a profile of known contents
 # (tests/harness/prf-checks.h)
-PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords
+PRF_TESTS := $(BUILD)/tests/test-prf $(BUILD)/tests/test-prfrecords \
+    $(BUILD)/tests/test-prftimeline
 $(PRF_TESTS): tests/harness/prf-checks.c tests/harness/prf-checks.h
 $(PRF_TESTS): HARNESS += tests/harness/prf-checks.c
 
@@ -291,7 +311,7 @@ $(SPLIT_TESTS): HARNESS += tests/harness/split-checks.c
 # the tests of export share the pprof decoder's driving and reading
 # (tests/harness/export-checks.h)
 EXPORT_TESTS := $(BUILD)/tests/test-pprof $(BUILD)/tests/test-export \
-    $(BUILD)/tests/test-exportwall
+    $(BUILD)/tests/test-exportwall $(BUILD)/tests/test-speedscope
 $(EXPORT_TESTS): tests/harness/export-checks.c tests/harness/export-checks.h
 $(EXPORT_TESTS): HARNESS += tests/harness/export-checks.c
 
@@ -310,7 +330,7 @@ $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
 
 # test-table compiles the table printer itself (#include)
 $(BUILD)/tests/test-table: cli/report/table.c cli/report/table.h \
-    cli/report/json.c cli/report/json.h cli/util.c
+    cli/json.c cli/json.h cli/util.c
 $(BUILD)/tests/test-table: TESTCFLAGS += -Icli -Icli/report
 
 # test-wallview compiles the wall view and the profile copy itself (#include)
@@ -319,26 +339,70 @@ $(BUILD)/tests/test-wallview: cli/profile/wall-view.c cli/profile/wall-view.h \
     cli/util.c
 $(BUILD)/tests/test-wallview: TESTCFLAGS += -Icli -Icli/profile
 
-# test-mergeprofiles compiles the merge module itself (#include)
-$(BUILD)/tests/test-mergeprofiles: cli/profile/merge.c cli/profile/merge.h \
+# test-window compiles the window module and the profile copy itself
+# (#include), on profiles made as merge's tests make them
+# (tests/harness/profiles.h)
+$(BUILD)/tests/test-window: cli/profile/window.c cli/profile/window-parse.c \
+    cli/profile/window.h cli/profile/copy.c cli/profile/copy.h cli/hmap.c \
+    cli/util.c tests/harness/profiles.c tests/harness/profiles.h
+$(BUILD)/tests/test-window: HARNESS += tests/harness/profiles.c
+$(BUILD)/tests/test-window: TESTCFLAGS += -Icli -Icli/profile
+
+# merge's tests compile the merge module itself (#include)
+MERGE_TESTS := $(BUILD)/tests/test-mergeprofiles \
+    $(BUILD)/tests/test-mergetimeline
+$(MERGE_TESTS): cli/profile/merge.c cli/profile/merge.h \
     cli/profile/merge-stacks.c cli/profile/merge-stacks.h \
+    cli/profile/merge-timeline.c cli/profile/merge-timeline.h \
     cli/profile/merge-jit.c cli/profile/merge-jit.h \
     cli/profile/merge-lines.c cli/profile/merge-lines.h \
     cli/profile/merge-objects.c cli/profile/merge-kernel.c \
     cli/profile/merge-internal.h cli/util.c
-$(BUILD)/tests/test-mergeprofiles: TESTCFLAGS += -Icli
+$(MERGE_TESTS): TESTCFLAGS += -Icli
 # merge's and diff's tests make profiles (tests/harness/profiles.h) with
 # the command's allocation; test-diff works diff's figures out again
 # (tests/harness/diff-checks.h)
-MADE_TESTS := $(BUILD)/tests/test-mergeprofiles $(BUILD)/tests/test-diff
+MADE_TESTS := $(MERGE_TESTS) $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
 $(MADE_TESTS): tests/harness/profiles.c tests/harness/profiles.h
 $(MADE_TESTS): HARNESS += tests/harness/profiles.c
 $(BUILD)/tests/test-diff: tests/harness/diff-checks.c tests/harness/diff-checks.h
 $(BUILD)/tests/test-diff: HARNESS += tests/harness/diff-checks.c
-# test-merge and test-diff allocate as the command does (cli/util.c)
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: HARNESS += cli/util.c
-$(BUILD)/tests/test-merge $(BUILD)/tests/test-diff: TESTCFLAGS += -Icli
+# test-merge, test-diff and test-speedscope allocate as the command does
+# (cli/util.c); test-speedscope reads report's CSV (tests/harness/csv-table.h)
+CLIALLOC_TESTS := $(BUILD)/tests/test-merge $(BUILD)/tests/test-diff \
+    $(BUILD)/tests/test-speedscope
+$(CLIALLOC_TESTS): cli/util.c
+$(CLIALLOC_TESTS): HARNESS += cli/util.c
+$(CLIALLOC_TESTS): TESTCFLAGS += -Icli
+$(BUILD)/tests/test-speedscope: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-speedscope: HARNESS += tests/harness/csv-table.c
+
+# test-time makes profiles of known timelines (tests/harness/profiles.h)
+# with the command's allocation, reads the views' CSV as a table
+# (tests/harness/csv-table.h) and pprof by the decoder
+# (tests/harness/export-checks.h)
+$(BUILD)/tests/test-time: tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h \
+    tests/harness/export-checks.c tests/harness/export-checks.h cli/util.c
+$(BUILD)/tests/test-time: HARNESS += tests/harness/profiles.c \
+    tests/harness/csv-table.c tests/harness/export-checks.c cli/util.c
+$(BUILD)/tests/test-time: TESTCFLAGS += -Icli
+# test-timephases reads the views of windows as tables (csv-table.h)
+$(BUILD)/tests/test-timephases: tests/harness/csv-table.c \
+    tests/harness/csv-table.h
+$(BUILD)/tests/test-timephases: HARNESS += tests/harness/csv-table.c
+# the tests of report --timeline make profiles of known timelines
+# (tests/harness/timelines.h, on profiles.h) with the command's allocation
+# and read the view's CSV as a table
+TIMELINE_TESTS := $(BUILD)/tests/test-timelineview $(BUILD)/tests/test-phases
+$(TIMELINE_TESTS): tests/harness/profiles.c tests/harness/profiles.h \
+    tests/harness/timelines.c tests/harness/timelines.h \
+    tests/harness/csv-table.c tests/harness/csv-table.h cli/util.c
+$(TIMELINE_TESTS): HARNESS += tests/harness/profiles.c \
+    tests/harness/timelines.c tests/harness/csv-table.c cli/util.c
+$(TIMELINE_TESTS): TESTCFLAGS += -Icli
 
 $(BUILD)/tests/helper-%: tests/programs/helper-%.c $(SHLIB)
 	@mkdir -p $(@D)
@@ -383,6 +447,11 @@ $(BUILD)/tests/wall-workload-fp: tests/programs/wall-workload.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
+# Known phases in time, said by the program's own clock (the timeline)
+$(BUILD)/tests/phases: tests/programs/phases.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
+WORKLOADS += $(BUILD)/tests/phases
 # Code generated at run time and named by a perf map or a jitdump file
 # (issue 18): built without frame pointers, its generated code has them
 $(BUILD)/tests/jit-workload: tests/programs/jit-workload.c \
@@ -550,6 +619,15 @@ bench-wall: all $(BUILD)/bench/parked $(BUILD)/bench/pingpong
 # against perf record -g, cost and split (~3 minutes; needs node)
 bench-jit: all
 	python3 bench/jit.py $(BUILD)
+# the timeline's file and cost on a steady program (bench/timeline.py);
+# bench-timeline-long: a 10-minute 8-thread run beside perf record's file
+$(BUILD)/bench/manystacks: bench/manystacks.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -o $@ $< -lpthread
+bench-timeline: all $(BUILD)/tests/workload
+	python3 bench/timeline.py $(BUILD)
+bench-timeline-long: all $(BUILD)/bench/manystacks
+	python3 bench/timeline.py --long 10 $(BUILD)
 # --samples against 1 kHz on 30 ms, 2 s and 60 s programs (~12 minutes)
 bench-budget: all $(BUILD)/tests/workload
 	python3 bench/budget.py $(BUILD)

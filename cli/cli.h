@@ -61,7 +61,7 @@ struct cmd {
 const struct cli_opt *cli_options(const struct cmd *cmd);
 
 extern const struct cmd cmd_record, cmd_report, cmd_export, cmd_check;
-extern const struct cmd cmd_merge, cmd_diff, cmd_archive;
+extern const struct cmd cmd_merge, cmd_diff, cmd_archive, cmd_top;
 
 #define EXIT_USAGE 2
 

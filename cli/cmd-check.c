@@ -2,11 +2,15 @@
  * cmd-check.c - `profil check FILE...`: read each profile with the
  * library's checking reader and say whether it is sound, and, for a
  * profile with call stacks, how many samples' stacks were cut short and
- * why, so that truncation is seen before a caller's share is trusted.
+ * why, so that truncation is seen before a caller's share is trusted;
+ * and for one with a timeline its slices, which the reader checked to
+ * add up to the stacks thread by thread (a damaged one is refused with
+ * the thread that does not).
  */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <profil.h>
@@ -138,6 +142,54 @@ print_wall(const char *file, const struct profil_profile *p)
 }
 
 static int
+by_thread(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * A profile's timeline in a line: its slices, their width, its entries,
+ * and what the reader checked of it: that each thread's slices add up to
+ * its stacks' samples (and a wall profile's time off the CPU).
+ */
+static void
+print_timeline(const char *file, const struct profil_profile *p)
+{
+	uint64_t *threads = xcalloc(p->nstacks, sizeof *threads);
+	uint64_t samples = 0, off = 0;
+	size_t nthreads = 0;
+	char width[32];
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		/* the reader checked these sums: no overflow */
+		samples += p->stacks[i].count;
+		off += p->stacks[i].off_ns;
+		threads[i] = (uint64_t)p->stacks[i].pid << 32 | p->stacks[i].tid;
+	}
+	qsort(threads, p->nstacks, sizeof *threads, by_thread);
+	for (size_t i = 0; i < p->nstacks; i++)
+		nthreads += i == 0 || threads[i] != threads[i - 1];
+	free(threads);
+	if (p->slice_ns < 1000)
+		snprintf(width, sizeof width, "%llu ns",
+		    (unsigned long long)p->slice_ns);
+	else if (p->slice_ns < 1000000)
+		snprintf(width, sizeof width, "%.1f us", (double)p->slice_ns / 1e3);
+	else
+		snprintf(width, sizeof width, "%.3f ms", (double)p->slice_ns / 1e6);
+	printf("%s: timeline: %llu slice%s of %s (%.3f s), %zu entries, adding "
+	    "up to the stacks thread by thread (%zu thread%s, %llu samples",
+	    file, (unsigned long long)p->nslices, p->nslices == 1 ? "" : "s",
+	    width, (double)p->slice_ns * (double)p->nslices / 1e9, p->ntimeline,
+	    nthreads, nthreads == 1 ? "" : "s", (unsigned long long)samples);
+	if (p->wall != NULL)
+		printf(", %.3f s off the CPU", (double)off / 1e9);
+	printf(")\n");
+}
+
+static int
 check_exec(int argc, char **argv)
 {
 	int c, quiet = 0, status = 0;
@@ -204,6 +256,8 @@ check_exec(int argc, char **argv)
 			print_stacks(argv[optind], p);
 		if (!quiet && p->wall != NULL)
 			print_wall(argv[optind], p);
+		if (!quiet && p->slice_ns > 0)
+			print_timeline(argv[optind], p);
 		profil_profile_free(p);
 	}
 	return cli_finish_stdout(status);
@@ -216,10 +270,11 @@ static const struct cli_opt check_options[] = {
 	    "  -h, --help   this help\n" },
 	{ NULL, 0, 0, 0, NULL,
 	    "A profile with call stacks gets a line more, and one per reason its\n"
-	"stacks were cut short; a wall profile (record --wall) one with its time\n"
-	"off the CPU; one whose recorder refused what the program wrote over\n"
-	"their shared memory, one saying how much.  Exit 0 when every file is\n"
-	"sound, 1 otherwise.\n" },
+	    "stacks were cut short; a wall profile (record --wall) one with its time\n"
+	    "off the CPU; one whose recorder refused what the program wrote over\n"
+	    "their shared memory, one saying how much; one with a timeline, one\n"
+	    "with its slices, checked to add up to the stacks thread by thread.\n"
+	    "Exit 0 when every file is sound, 1 otherwise.\n" },
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 

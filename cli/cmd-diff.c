@@ -10,8 +10,14 @@
  * shares of wall time, time off the CPU counted in sampling intervals
  * at [off-cpu: read], ... (profile/wall-view.h), or their CPU parts with
  * --cpu.  A wall profile and a CPU one: their CPU parts, said on stderr.
+ *
+ * --time cuts both profiles to a window of their runs (window.h),
+ * --time-before and --time-after each side to its own, so that two
+ * windows of one profile compare "what changed when it slowed down";
+ * each side is then named with its window.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +27,7 @@
 
 #include "cli.h"
 #include "profile/wall-view.h"
+#include "profile/window.h"
 #include "report/diff.h"
 #include "report/report.h"
 #include "report/table.h"
@@ -178,12 +185,41 @@ wall_or_cpu(struct profil_profile *p[2], char *const names[2], int cpu_only)
 }
 
 /*
- * The command line into o and *cpu_only, BEFORE and AFTER at argv[optind]
- * on; -1 to go on, else the status to exit with (--help given, or an
- * option diff does not have).
+ * A side's window: --time's, or its own (--time-before, --time-after),
+ * which is taken over --time's whatever their order.  option NULL: none.
+ */
+struct side_window {
+	struct window_spec spec;
+	const char *option;	/* its name, for messages */
+	int own;
+};
+
+/*
+ * The text of option (its name) into the windows of the sides of to
+ * (own: those sides' own); a usage exit if it is no window.
+ */
+static void
+take_window(const char *option, const char *text, struct side_window *to,
+    size_t sides, int own)
+{
+	struct window_spec spec;
+	char cause[256];
+
+	if (window_parse(text, &spec, cause, sizeof cause) < 0)
+		cli_die(EXIT_USAGE, "--%s '%s': %s", option, text, cause);
+	for (size_t k = 0; k < sides; k++)
+		if (own || !to[k].own)
+			to[k] = (struct side_window){ spec, option, own };
+}
+
+/*
+ * The command line into o, *cpu_only and the sides' windows (option
+ * NULL: none), BEFORE and AFTER at argv[optind] on; -1 to go on, else the
+ * status to exit with (--help given, or an option diff does not have).
  */
 static int
-parse(int argc, char **argv, struct diff_options *o, int *cpu_only)
+parse(int argc, char **argv, struct diff_options *o, int *cpu_only,
+    struct side_window window[2])
 {
 	const char *symfs = NULL, *debug_dirs = NULL;
 	int c;
@@ -211,6 +247,15 @@ parse(int argc, char **argv, struct diff_options *o, int *cpu_only)
 		case 'C':
 			*cpu_only = 1;
 			break;
+		case 'T':
+			take_window("time", optarg, window, 2, 0);
+			break;
+		case 'B':
+			take_window("time-before", optarg, &window[0], 1, 1);
+			break;
+		case 'A':
+			take_window("time-after", optarg, &window[1], 1, 1);
+			break;
 		case 'h':
 			return cli_help(&cmd_diff);
 		default:
@@ -226,25 +271,58 @@ parse(int argc, char **argv, struct diff_options *o, int *cpu_only)
 }
 
 /*
- * The profiles of files names into p, as they are compared (wall_or_cpu;
- * *wall 1 if wall time is); 0, or 1 (said, nothing left to free) if one
- * cannot be read or has no samples.
+ * The profile of file, cut to window (option NULL: whole), or NULL
+ * (said) if it cannot be read; an exit, said, if the window is not in
+ * its run (2 if the option's fault: END before START).
+ * What it is called in the tables into shown: the file's name, and its
+ * window.
+ */
+static struct profil_profile *
+read_side(const char *file, const struct side_window *window, char *shown,
+    size_t size)
+{
+	struct profil_profile *p;
+	char cause[256], label[128];
+	int rc;
+
+	if ((p = profil_profile_read(file, cause, sizeof cause)) == NULL) {
+		cli_error("%s: %s", file, cause);
+		return NULL;
+	}
+	snprintf(shown, size, "%s", file);
+	if (window->option == NULL)
+		return p;
+	if ((rc = window_replace(&p, &window->spec, label, sizeof label, cause,
+	    sizeof cause)) < 0) {
+		profil_profile_free(p);
+		cli_die(rc == WINDOW_BAD_OPTION ? EXIT_USAGE : 1, "%s: --%s "
+		    "'%s': %s", file, window->option, window->spec.text, cause);
+	}
+	snprintf(shown, size, "%s (%s)", file, label);
+	return p;
+}
+
+/* What a side is called: its file's name and window, cut to fit. */
+#define SHOWN_MAX	(PATH_MAX + 160)
+
+/*
+ * The profiles of files files, cut to their windows, into p, as they
+ * are compared (wall_or_cpu; *wall 1 if wall time is), and their names
+ * with their windows into names; 0, or 1 (said, nothing left to free)
+ * if one cannot be read or has no samples.
  */
 static int
-read_pair(char *const names[2], struct profil_profile *p[2], int cpu_only,
+read_pair(char *const files[2], const struct side_window window[2],
+    char *const names[2], struct profil_profile *p[2], int cpu_only,
     int *wall)
 {
-	char cause[256];
-
-	for (int k = 0; k < 2; k++) {
-		p[k] = profil_profile_read(names[k], cause, sizeof cause);
-		if (p[k] == NULL) {
-			cli_error("%s: %s", names[k], cause);
+	for (int k = 0; k < 2; k++)
+		if ((p[k] = read_side(files[k], &window[k], names[k],
+		    SHOWN_MAX)) == NULL) {
 			if (k == 1)
 				profil_profile_free(p[0]);
 			return 1;
 		}
-	}
 	*wall = wall_or_cpu(p, names, cpu_only);
 	for (int k = 0; k < 2; k++)
 		if (p[k]->samples == 0) {
@@ -332,14 +410,15 @@ diff_exec(int argc, char **argv)
 	struct funcs f[2];
 	struct stacks s[2];
 	struct diff_row *rows;
-	char caption[1024], **names;
+	struct side_window window[2] = { { .option = NULL }, { .option = NULL } };
+	char caption[1024 + 2 * SHOWN_MAX], shown[2][SHOWN_MAX];
+	char *names[2] = { shown[0], shown[1] };
 	size_t nrows, tested;
 	int rc, incl, cpu_only = 0, wall;
 
-	if ((rc = parse(argc, argv, &o, &cpu_only)) >= 0)
+	if ((rc = parse(argc, argv, &o, &cpu_only, window)) >= 0)
 		return rc;
-	names = argv + optind;
-	if (read_pair(names, p, cpu_only, &wall) != 0)
+	if (read_pair(argv + optind, window, names, p, cpu_only, &wall) != 0)
 		return 1;
 	incl = p[0]->nstacks > 0 && p[1]->nstacks > 0;
 	for (int k = 0; k < 2; k++) {
@@ -375,6 +454,16 @@ static const struct cli_opt diff_options[] = {
 	    "                       parts (default: shares of wall time, off-CPU time\n"
 	    "                       at [off-cpu: read], ...; a wall profile and a CPU\n"
 	    "                       one: their CPU parts)\n" },
+	{ "time", required_argument, 'T', 0, NULL,
+	    "      --time START..END  both profiles cut to that window of their runs,\n"
+	    "                       rounded out to whole slices of their timelines:\n"
+	    "                       s, ms, us, ns or % of the run, a bare number\n"
+	    "                       seconds, either side empty (1.5s..3s, 90%..)\n" },
+	{ "time-before", required_argument, 'B', 0, NULL,
+	    "      --time-before START..END, --time-after START..END  BEFORE's,\n"
+	    "                       AFTER's own window (over --time's): two windows\n"
+	    "                       of one profile show what changed between them\n" },
+	{ "time-after", required_argument, 'A', 0, NULL, NULL },
 	FIND_OPTIONS,
 	{ "help", no_argument, 'h', CLI_SHORT, NULL,
 	    "  -h, --help           this help\n" },
@@ -383,7 +472,9 @@ static const struct cli_opt diff_options[] = {
 
 const struct cmd cmd_diff = {
 	"diff", "[--format text|csv|json] [--limit N] [--min-change P] "
-	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] BEFORE AFTER",
+	    "[--cpu] [--time START..END] [--time-before START..END] "
+	    "[--time-after START..END] [--symfs DIR] [--debug-dir DIRS] "
+	    "BEFORE AFTER",
 	"compare two profiles function by function, with error bars",
 	diff_exec, diff_options, CLI_PROFILES, NULL,
 };

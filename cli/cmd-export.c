@@ -16,6 +16,10 @@
  * folded: the call stacks as folded lines (export/folded.c), -o names
  * the file, "-" standard output.
  *
+ * speedscope: a speedscope file (export/speedscope.c), a profile per
+ * thread, its samples in time order where the profile has a timeline;
+ * -o names the file, "-" standard output.
+ *
  * A wall profile (record --wall) is exported with its time off the CPU
  * where the format has room for it: folded lines count microseconds of
  * wall time, pprof Samples get a wall/nanoseconds value; gmon.out has
@@ -43,8 +47,10 @@
 #include "export/folded.h"
 #include "export/gmon.h"
 #include "export/pprof.h"
+#include "export/speedscope.h"
 #include "model/stacks.h"
 #include "profile/wall-view.h"
+#include "profile/window.h"
 #include "symbols/find.h"
 
 /*
@@ -146,6 +152,27 @@ export_folded_to(const struct profil_profile *p, const char *file,
 	return 0;
 }
 
+/*
+ * p (read from file) as a speedscope file at path ("-": standard
+ * output), with inlines its inlined functions frames of their own; the
+ * exit status.
+ */
+static int
+export_speedscope_to(const struct profil_profile *p, const char *file,
+    const char *path, int inlines)
+{
+	char cause[PATH_MAX + 256];
+
+	if (export_speedscope_save(p, file, inlines, path, cli_warn_line, cause,
+	    sizeof cause) < 0) {
+		cli_error("%s", cause);
+		return 1;
+	}
+	if (strcmp(path, "-") != 0)
+		printf("%s\n", path);
+	return 0;
+}
+
 /* p as gmon.OBJECT.out files in directory dir; the exit status. */
 static int
 export_gmon_to(const struct profil_profile *p, const char *file,
@@ -203,6 +230,10 @@ static const struct export_format formats[] = {
 	{ "folded", FOLDED_DEFAULT_PATH, NULL, NULL, NULL, 1, "the counts are "
 	    "microseconds of wall time, on the CPU and off it (--cpu: CPU "
 	    "samples only)", export_folded_to },
+	{ "speedscope", EXPORT_SPEEDSCOPE_DEFAULT_PATH, NULL, NULL, NULL, 1,
+	    "the weights are nanoseconds of wall time, each thread's time off "
+	    "the CPU frames of their own ([off-cpu: read], ...; --cpu: CPU "
+	    "time only)", export_speedscope_to },
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -273,6 +304,7 @@ struct export_args {
 	const struct export_format *fmt;
 	const char *file, *out, *symfs, *debug_dirs;
 	int inlines, cpu_only;
+	struct window_spec window;	/* --time; text NULL: the whole run */
 };
 
 /*
@@ -284,7 +316,7 @@ static int
 parse(int argc, char **argv, struct export_args *a)
 {
 	const char *format = NULL;
-	char names[128];
+	char names[128], cause[256];
 	int c;
 
 	while ((c = cli_getopt(argc, argv, &cmd_export, NULL)) != -1) {
@@ -306,6 +338,12 @@ parse(int argc, char **argv, struct export_args *a)
 			break;
 		case 'C':
 			a->cpu_only = 1;
+			break;
+		case 'T':
+			if (window_parse(optarg, &a->window, cause,
+			    sizeof cause) < 0)
+				cli_die(EXIT_USAGE, "--time '%s': %s", optarg,
+				    cause);
 			break;
 		case 'h':
 			return cli_help(&cmd_export);
@@ -347,7 +385,7 @@ export_exec(int argc, char **argv)
 {
 	struct export_args a = { 0 };
 	struct profil_profile *p;
-	char cause[PATH_MAX + 256];
+	char cause[PATH_MAX + 256], window[128];
 	struct stat st;
 	int status, made = 0;
 
@@ -359,6 +397,11 @@ export_exec(int argc, char **argv)
 	p = profil_profile_read(a.file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", a.file, cause);
+	/* the window first, of the profile as recorded: every format has it */
+	if (a.window.text != NULL && (status = window_replace(&p, &a.window,
+	    window, sizeof window, cause, sizeof cause)) < 0)
+		cli_die(status == WINDOW_BAD_OPTION ? EXIT_USAGE : 1, "%s: --time "
+		    "'%s': %s", a.file, a.window.text, cause);
 	wall_or_cpu(&p, a.file, a.cpu_only, a.fmt);
 	/* after reading: a profile that cannot be read makes no directory */
 	if (a.fmt->to_dir != NULL && stat(a.out, &st) < 0) {
@@ -378,7 +421,7 @@ export_exec(int argc, char **argv)
 }
 
 static const struct cli_opt export_options[] = {
-	{ "format", required_argument, 'f', CLI_SHORT, "pprof gmon folded",
+	{ "format", required_argument, 'f', CLI_SHORT, "pprof gmon folded speedscope",
 	    "  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
 	    "                        Pyroscope, Parca, Grafana: a sample per call stack\n"
 	    "                        (without stacks, per bucket of the flat profile)\n"
@@ -386,19 +429,23 @@ static const struct cli_opt export_options[] = {
 	    "                        with samples: its histogram, and the calls within\n"
 	    "                        it from the stacks, counted in samples, not calls\n"
 	    "  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
-	    "                        COUNT: for flamegraph.pl, inferno, speedscope\n" },
+	    "                        COUNT: for flamegraph.pl, inferno, speedscope\n"
+	    "  -f, --format speedscope  a speedscope file: a profile per thread, its\n"
+	    "                        samples in time order, weighted in nanoseconds\n" },
 	{ "output", required_argument, 'o', CLI_SHORT, CLI_FILE,
 	    "  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
 	    "                        folded: the file (default " FOLDED_DEFAULT_PATH ");\n"
-	    "                        either: - for standard output;\n"
+	    "                        speedscope: the file (default\n"
+	    "                        " EXPORT_SPEEDSCOPE_DEFAULT_PATH ");\n"
+	    "                        each: - for standard output;\n"
 	    "                        gmon: the directory (a file per object: not -),\n"
 	    "                        made if missing (its parent must exist; default\n"
 	    "                        the current directory)\n" },
 	{ "inline", no_argument, 'I', 0, NULL,
-	    "      --inline           pprof, folded: inlined functions as frames of\n"
-	    "                         their own, as report --inline has them (default:\n"
-	    "                         the code is the symbol it was inlined into, as\n"
-	    "                         report has it)\n" },
+	    "      --inline           pprof, folded, speedscope: inlined functions as\n"
+	    "                         frames of their own, as report --inline has\n"
+	    "                         them (default: the code is the symbol it was\n"
+	    "                         inlined into, as report has it)\n" },
 	{ "cpu", no_argument, 'C', 0, NULL,
 	    "      --cpu              a wall profile (record --wall): its CPU part\n"
 	    "                         only, counted in samples as a CPU profile is.\n"
@@ -406,6 +453,10 @@ static const struct cli_opt export_options[] = {
 	    "                         time, on and off the CPU (leaves [off-cpu: read],\n"
 	    "                         ...); pprof adds wall/nanoseconds, the default\n"
 	    "                         type; gmon has the CPU part either way\n" },
+	{ "time", required_argument, 'T', 0, NULL,
+	    "      --time START..END  that window of the run, rounded out to whole\n"
+	    "                         slices of its timeline (pprof: its time and\n"
+	    "                         duration the window's), as report --time\n" },
 	FIND_OPTIONS,
 	{ "help", no_argument, 'h', CLI_SHORT, NULL,
 	    "  -h, --help            this help\n" },
@@ -415,9 +466,10 @@ static const struct cli_opt export_options[] = {
 };
 
 const struct cmd cmd_export = {
-	"export", "--format pprof|gmon|folded [-o FILE|DIR] [--inline] "
-	    "[--cpu] [--symfs DIR] [--debug-dir DIRS] PROFILE",
+	"export", "--format pprof|gmon|folded|speedscope [-o FILE|DIR] "
+	    "[--inline] [--cpu] [--time START..END] [--symfs DIR] "
+	    "[--debug-dir DIRS] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
-	    "gprof's gmon.out, folded stacks)",
+	    "gprof's gmon.out, folded stacks, speedscope)",
 	export_exec, export_options, CLI_PROFILES, NULL,
 };

@@ -18,7 +18,9 @@
 
 #include "cli.h"
 #include "cmd-record.h"
+#include "record/core/clock.h"
 #include "record/core/launch.h"
+#include "record/core/periods.h"
 #include "record/core/prffile.h"
 #include "record/jit/jit.h"
 #include "record/perf/perf.h"
@@ -62,9 +64,8 @@ static const struct record_engine *const engines[] = {
 };
 #define NENGINES (sizeof engines / sizeof engines[0])
 
-/* -e NAME: the engine of the table so named, NULL for auto, else exit. */
-static const struct record_engine *
-engine_named(const char *name)
+const struct record_engine *
+record_engine_named(const char *name)
 {
 	char known[128] = "auto";
 	size_t len = strlen(known);
@@ -80,12 +81,10 @@ engine_named(const char *name)
 	cli_die(EXIT_USAGE, "-e: unknown engine '%s' (%s)", name, known);
 }
 
-/*
- * One option of `profil record` but -h and -V, its argument optarg, into
- * o, *output, *attach (*rate_given: -F or -i said the rate); 0 if c is
- * none of ours.  A bad value ends the command with a one-line message.
- */
-static int
+/* --every's periods (periods.h) */
+static struct periods periods;
+
+int
 record_option(int c, struct record_opts *o, const char **output,
     pid_t *attach, int *rate_given)
 {
@@ -126,7 +125,7 @@ record_option(int c, struct record_opts *o, const char **output,
 		o->bucket_bytes = (unsigned)v;
 		break;
 	case 'e':
-		o->engine = engine_named(optarg);
+		o->engine = record_engine_named(optarg);
 		break;
 	case 'p':
 		if (cli_parse_ulong(optarg, 1, INT_MAX, &v) < 0)
@@ -156,14 +155,28 @@ record_option(int c, struct record_opts *o, const char **output,
 	case 'q':
 		o->quiet = 1;
 		break;
+	case 'E':
+		if (periods_parse(optarg, &periods.every_ns) < 0)
+			cli_die(EXIT_USAGE, "--every: '%s' is not a period from "
+			    "100ms to 11 days (60s, 500ms, 5m, 1h)", optarg);
+		o->periods = &periods;
+		break;
+	case 'T':
+		o->no_timeline = 1;
+		break;
+	case 'K':
+		if (cli_parse_ulong(optarg, 1, 100000, &v) < 0)
+			cli_die(EXIT_USAGE, "--keep: '%s' is not a number of "
+			    "profiles from 1 to 100000", optarg);
+		periods.keep = (unsigned)v;
+		break;
 	default:
 		return 0;
 	}
 	return 1;
 }
 
-/* The options together: what cannot go with what, and the rate's bounds. */
-static void
+void
 record_settle(struct record_opts *o, pid_t attach, int rate_given)
 {
 	if (o->samples && attach != 0)
@@ -178,6 +191,9 @@ record_settle(struct record_opts *o, pid_t attach, int rate_given)
 	if (o->wall && o->samples)
 		cli_die(EXIT_USAGE, "--wall: not with --samples (time off the "
 		    "CPU is measured, not sampled at a rate a budget slows)");
+	if (periods.keep > 0 && o->periods == NULL)
+		cli_die(EXIT_USAGE, "--keep: the last N of --every's profiles: "
+		    "give --every");
 	if (o->wait_all && !o->follow_children)
 		cli_die(EXIT_USAGE, "--wait-all follows the processes that "
 		    "--no-children leaves out: give one of them");
@@ -191,15 +207,22 @@ record_settle(struct record_opts *o, pid_t attach, int rate_given)
 	o->rate_hz = (unsigned)((1000000000ull + o->period_ns / 2) / o->period_ns);
 }
 
+void
+record_defaults(struct record_opts *o)
+{
+	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
+	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = NULL,
+	    .follow_children = 1,
+	    .stack_size = DEFAULT_STACK_SIZE };
+}
+
 int
 record_parse(int argc, char **argv, struct record_opts *o,
     const char **output, pid_t *attach)
 {
 	int c, rate_given = 0;
 
-	*o = (struct record_opts){ .period_ns = 1000000000ull / DEFAULT_RATE_HZ,
-	    .bucket_bytes = DEFAULT_BUCKET_BYTES, .engine = NULL,
-	    .follow_children = 1, .stack_size = DEFAULT_STACK_SIZE };
+	record_defaults(o);
 	*output = NULL;
 	*attach = 0;
 
@@ -216,15 +239,20 @@ record_parse(int argc, char **argv, struct record_opts *o,
 		}
 	}
 	record_settle(o, *attach, rate_given);
+	if (o->periods != NULL) {
+		/* a file a period: named apart */
+		if (*output == NULL)
+			*output = "%c-%t.prf";
+		else if (!periods_template_ok(*output))
+			cli_die(EXIT_USAGE, "--every writes a profile a period: "
+			    "-o needs %%t (its start) or %%n (its number) in "
+			    "'%s'", *output);
+		periods.tmpl = *output;
+	}
 	return -1;
 }
 
-/*
- * What to profile, after the options: the program and its arguments, or
- * the running process attach (its command line then malloc'd into
- * *cmdline).  -1 to go on, else the status to exit with.
- */
-static int
+int
 record_target(int argc, char **argv, struct record_opts *o, pid_t attach,
     char ***cmdline)
 {
@@ -251,13 +279,8 @@ record_target(int argc, char **argv, struct record_opts *o, pid_t attach,
 	return -1;
 }
 
-/*
- * The engine to run: the one -e named, if it can run here; with auto, the
- * first of the table that can (and can attach, with -p), saying why each
- * before it could not.  None: the command ends with the last reason.
- */
-static const struct record_engine *
-choose_engine(const struct record_opts *o, pid_t attach)
+const struct record_engine *
+record_choose_engine(const struct record_opts *o, pid_t attach)
 {
 	char why[PATH_MAX + 256];
 	int failed = 0;
@@ -309,18 +332,14 @@ record_open(const char *output, const struct record_opts *o,
 	return path;
 }
 
-/*
- * Run the program under o's engine (or attach to a process) into *r,
- * and finish its profile: NULL after saying why the engine failed (its
- * pending file removed).  A program that could not be started ends the
- * command with the shell's status for it.
- */
-static struct profil_profile *
-record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
+struct profil_profile *
+record_run(const struct record_opts *o, pid_t attach, struct record_result *r,
+    uint64_t *end)
 {
 	struct profil_profile *p;
 	struct timespec wall_start;
 	char cause[PATH_MAX + 256];
+	uint64_t origin;
 
 	memset(r, 0, sizeof *r);
 	r->builder = builder_new(o->bucket_bytes);
@@ -328,6 +347,12 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		builder_stacks(r->builder);
 	jit_begin(r->builder);
 	clock_gettime(CLOCK_REALTIME, &wall_start);
+	/* the timeline's slice 0 starts with the header's start_ns */
+	origin = record_now_ns();
+	if (o->stack_size && !o->no_timeline)
+		builder_timeline(r->builder, origin);
+	if (o->periods != NULL)
+		periods_begin(o->periods, origin, &wall_start);
 	if ((attach != 0 ?
 	    o->engine->attach(o, attach, r, cause, sizeof cause) :
 	    o->engine->run(o, r, cause, sizeof cause)) < 0) {
@@ -346,6 +371,8 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r)
 		cli_die(126, "cannot execute %s: %s", o->argv[0],
 		    strerror(r->exec_errno));
 	}
+	*end = record_now_ns();
+	builder_timeline_end(r->builder, *end);
 	p = builder_finish(r->builder);
 	builder_free(r->builder);
 	jit_end(p, cli_warn_line);
@@ -374,6 +401,7 @@ record_exec(int argc, char **argv)
 	char cause[PATH_MAX + 256], *path;
 	pid_t attach;
 	char **cmdline = NULL;
+	uint64_t run_end;
 	int c, status;
 
 	if ((c = record_parse(argc, argv, &o, &output, &attach)) >= 0)
@@ -382,8 +410,8 @@ record_exec(int argc, char **argv)
 		return c;
 	if ((path = record_open(output, &o, &out)) == NULL)
 		return EXIT_USAGE;
-	o.engine = choose_engine(&o, attach);
-	if ((p = record_run(&o, attach, &r)) == NULL) {
+	o.engine = record_choose_engine(&o, attach);
+	if ((p = record_run(&o, attach, &r, &run_end)) == NULL) {
 		free(path);
 		return 1;
 	}
@@ -391,7 +419,8 @@ record_exec(int argc, char **argv)
 	status = attach != 0 ? 0 : exit_status_of(r.status);
 
 	free(path);	/* out.path until now */
-	path = prffile_path(output, o.argv[0], r.pid);
+	path = o.periods != NULL ? periods_last(o.periods, p, r.pid, run_end) :
+	    prffile_path(output, o.argv[0], r.pid);
 	if (prffile_commit(&out, p, path, cause, sizeof cause) < 0) {
 		cli_error("cannot write the profile: %s (any previous file there "
 		    "is unchanged)", cause);
@@ -399,8 +428,14 @@ record_exec(int argc, char **argv)
 		free(path);
 		return status ? status : 1;
 	}
+	if (o.periods != NULL)
+		periods_end(o.periods, path);
 	record_verify_memo(&status);
-	if (!o.quiet)
+	if (!o.quiet && o.periods != NULL)
+		fprintf(stderr, "profil: %u profiles, one every %.3g s, the last "
+		    "%s\n", o.periods->n + 1, (double)o.periods->every_ns / 1e9,
+		    path);
+	else if (!o.quiet)
 		record_say_end(p, &o, &r, path, attach);
 	profil_profile_free(p);
 	free(path);
@@ -420,6 +455,18 @@ static const struct cli_opt record_options[] = {
 	{ "pid", required_argument, 'p', CLI_SHORT, CLI_PID,
 	    "  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
 	    "                       (perf engine)\n" },
+	{ "every", required_argument, 'E', 0, NULL,
+	    "      --every PERIOD   a whole profile every PERIOD (60s, 500ms, 5m, 1h),\n"
+	    "                       each its own file, consecutive, as the run goes\n"
+	    "                       (perf engine); -o names them with %t (the\n"
+	    "                       period's start, UTC), %n (its number), %c (the\n"
+	    "                       program); default %c-%t.prf; --split is the same\n" },
+	{ "split", required_argument, 'E', 0, NULL, NULL },
+	{ "keep", required_argument, 'K', 0, NULL,
+	    "      --keep N         with --every: keep the last N profiles only\n" },
+	{ "no-timeline", no_argument, 'T', 0, NULL,
+	    "      --no-timeline    keep no timeline (when each stack's samples came:\n"
+	    "                       report --time, --timeline need it)\n" },
 	{ "freq", required_argument, 'F', CLI_SHORT, NULL,
 	    "  -F, --freq HZ        samples per CPU-second (default " STR(DEFAULT_RATE_HZ)
 	    "); above " STR(MAX_RATE_HZ) ",\n"
@@ -473,7 +520,7 @@ static const struct cli_opt record_options[] = {
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
-	    "[--wall] "
+	    "[--wall] [--every PERIOD [--keep N]] [--no-timeline] "
 	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
 	record_exec, record_options, CLI_PROGRAM, NULL,

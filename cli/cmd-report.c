@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "model/funcs.h"
 #include "profile/wall-view.h"
+#include "profile/window.h"
 #include "report/caption.h"
 #include "report/report.h"
 #include "report/table.h"
@@ -98,6 +99,9 @@ newest_profile(void)
 	return name;
 }
 
+/* --time's key: no character, so that it is no view's (views.h) */
+#define OPT_TIME	0x100
+
 /* What report was asked for. */
 struct report_args {
 	struct report_options o;
@@ -105,12 +109,15 @@ struct report_args {
 	struct cli_choice chosen;	/* the view's option, as given */
 	const char *file, *colour, *symfs, *debug_dirs;
 	int wide, inlines, cpu_only;
+	struct window_spec window;	/* --time; text NULL: the whole run */
 };
 
 /* An option other than a view's into a; -1 if it is none of report's. */
 static int
 take_option(struct report_args *a, int c)
 {
+	char cause[256];
+
 	switch (c) {
 	case 'f':
 		if ((a->o.format = table_parse_format(optarg)) < 0)
@@ -160,6 +167,10 @@ take_option(struct report_args *a, int c)
 	case 'D':
 		a->debug_dirs = optarg;
 		break;
+	case OPT_TIME:
+		if (window_parse(optarg, &a->window, cause, sizeof cause) < 0)
+			cli_die(EXIT_USAGE, "--time '%s': %s", optarg, cause);
+		break;
 	default:
 		return -1;
 	}
@@ -208,15 +219,34 @@ parse(int argc, char **argv, struct report_args *a)
 }
 
 /*
+ * The window (window.h's words for it) in the caption, a line of its
+ * own under the first, which says what the profile is: every figure
+ * after it is the window's.
+ */
+static void
+caption_window(char *caption, size_t size, const char *window)
+{
+	size_t at = strcspn(caption, "\n");
+	char *rest = xstrdup(caption + at);
+
+	snprintf(caption + at, size - at, "\n%s%s", window, rest);
+	free(rest);
+}
+
+/*
  * The profile a names (or the newest here, its name malloc'd in
  * *newest) as the views count it, and the options that follow from it:
- * its caption, how text is printed.
+ * its caption, how text is printed.  *read is the profile as read (the
+ * page's timeline needs a wall profile's stacks as recorded), the view
+ * itself when it is no wall view.
  */
 static struct profil_profile *
-read_view(struct report_args *a, char **newest, char *caption, size_t size)
+read_view(struct report_args *a, char **newest, char *caption, size_t size,
+    struct profil_profile **read)
 {
 	struct profil_profile *p, *wp;
-	char cause[512];
+	char cause[512], window[128];
+	int rc;
 
 	find_search_set(a->symfs, a->debug_dirs);
 	if (a->file == NULL && (a->file = *newest = newest_profile()) == NULL)
@@ -225,6 +255,11 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
 	p = profil_profile_read(a->file, cause, sizeof cause);
 	if (p == NULL)
 		cli_die(1, "%s: %s", a->file, cause);
+	/* the window first, of the profile as recorded: every view is of it */
+	if (a->window.text != NULL && (rc = window_replace(&p, &a->window,
+	    window, sizeof window, cause, sizeof cause)) < 0)
+		cli_die(rc == WINDOW_BAD_OPTION ? EXIT_USAGE : 1, "%s: --time "
+		    "'%s': %s", a->file, a->window.text, cause);
 	/* a wall profile: its views count time off the CPU too, or not */
 	if (wall_view(p, a->cpu_only, &wp, cause, sizeof cause) < 0)
 		cli_die(1, "%s: %s", a->file, cause);
@@ -232,10 +267,11 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
 		cli_die(EXIT_USAGE, WALL_VIEW_CPU_REFUSED, a->file);
 	caption_make(caption, size, p, wp != NULL ? wp : p, a->cpu_only,
 	    funcs_base_name(a->file));
-	if (wp != NULL) {
-		profil_profile_free(p);
+	if (a->window.text != NULL)
+		caption_window(caption, size, window);
+	*read = p;
+	if (wp != NULL)
 		p = wp;
-	}
 	if (report_weighted(p))
 		a->o.style.count_title = "counts";
 	a->o.caption = caption;
@@ -249,12 +285,13 @@ read_view(struct report_args *a, char **newest, char *caption, size_t size)
  * exit status.
  */
 static int
-show(const struct report_args *a, const struct profil_profile *p)
+show(const struct report_args *a, const struct profil_profile *p,
+    const struct profil_profile *read)
 {
 	unsigned reads = a->view->reads;
 	struct funcs f = { 0 };
 	struct stacks s = { 0 };
-	struct report_input in = { p, &f, NULL };
+	struct report_input in = { p, &f, NULL, read };
 	char cause[512];
 	int rc;
 
@@ -294,14 +331,16 @@ report_exec(int argc, char **argv)
 		    NULL },
 		.view = &report_views[0], .colour = "auto",
 	};
-	struct profil_profile *p;
+	struct profil_profile *p, *read;
 	char *newest = NULL, caption[2048];
 	int rc;
 
 	if ((rc = parse(argc, argv, &a)) >= 0)
 		return rc;
-	p = read_view(&a, &newest, caption, sizeof caption);
-	rc = show(&a, p);
+	p = read_view(&a, &newest, caption, sizeof caption, &read);
+	rc = show(&a, p, read);
+	if (read != p)
+		profil_profile_free(read);
 	profil_profile_free(p);
 	free(newest);
 	return rc;
@@ -345,6 +384,10 @@ static const struct cli_opt report_rows[] = {
 	    "                         left out)\n"),
 	VIEW_OPTION("html", CLI_FILE,
 	    "      --html PAGE        every view in one self-contained HTML page, PAGE\n"),
+	VIEW_OPTION("timeline", NULL,
+	    "      --timeline         when: a strip per thread of its time on the CPU\n"
+	    "                         (and what it waited in), then the phases of the\n"
+	    "                         run; --limit N shows the N busiest threads\n"),
 	{ "inline", no_argument, 'I', 0, NULL,
 	    "      --inline           credit inlined code to the function it came from,\n"
 	    "                         a frame of its own in the call views (default:\n"
@@ -365,6 +408,11 @@ static const struct cli_opt report_rows[] = {
 	{ "cpu", no_argument, 'C', 0, NULL,
 	    "      --cpu              of a wall profile (record --wall), only the time\n"
 	    "                         on the CPU (default: wall time, off-CPU time too)\n" },
+	{ "time", required_argument, OPT_TIME, 0, NULL,
+	    "      --time START..END  the view of that window of the run, rounded out\n"
+	    "                         to whole slices of its timeline: s, ms, us, ns\n"
+	    "                         or % of the run, a bare number seconds, either\n"
+	    "                         side empty (1.5s..3s, 90%.., ..500ms)\n" },
 	{ "wide", no_argument, 'W', 0, NULL,
 	    "      --wide             never cut names (default: fit the terminal, or\n"
 	    "                         COLUMNS, else 80 columns)\n" },
@@ -437,10 +485,11 @@ report_options(void)
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
 	    "--annotate FUNCTION | --callers FUNCTION | --callees FUNCTION | "
-	    "--tree | --html PAGE] [--format text|csv|json] "
+	    "--tree | --html PAGE | --timeline] [--format text|csv|json] "
 	    "[--min-percent P] [--limit N] "
 	    "[--sort samples|inclusive|function|object] "
-	    "[--inline] [--cpu] [--color auto|always|never] [--wide] [--symfs DIR] "
+	    "[--inline] [--cpu] [--time START..END] [--color auto|always|never] "
+	    "[--wide] [--symfs DIR] "
 	    "[--debug-dir DIRS] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",

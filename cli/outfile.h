@@ -24,6 +24,8 @@
 #define OUTFILE_GZIP	"\x1f\x8b"
 #define OUTFILE_HTML	"<!DOCTYPE html>\n<!-- profil report -->"
 #define OUTFILE_FOLDED	"\001folded"	/* no signature: by its first line */
+#define OUTFILE_SPEEDSCOPE \
+	"{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""
 
 struct outfile {
 	const char *path;	/* may change before commit, in the same

@@ -13,8 +13,8 @@
 #define PROFIL_VERSION "0.1.0"
 
 static const struct cmd *const commands[] = {
-	&cmd_record, &cmd_report, &cmd_export, &cmd_check, &cmd_merge, &cmd_diff,
-	&cmd_archive,
+	&cmd_record, &cmd_top, &cmd_report, &cmd_export, &cmd_check, &cmd_merge,
+	&cmd_diff, &cmd_archive,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

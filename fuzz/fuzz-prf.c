@@ -1,10 +1,11 @@
 /*
  * fuzz-prf.c - the .prf reader (lib/codec/) fed anything:
  * it must return a profile or a non-empty cause, and a profile it accepts
- * must hold what the format promises (buckets, kept names and stacks in
- * order and in range, stacks adding up to the flat profile) and survive
- * encoding: read back equal (kernel record, kept names, frames and stacks
- * too), and encoded again to the same bytes.  Each input is also tried
+ * must hold what the format promises (buckets, kept names, stacks and
+ * the timeline in order and in range, stacks adding up to the flat
+ * profile and the timeline to the stacks) and survive encoding: read back
+ * equal (kernel record, kept names, frames, stacks and timeline too), and
+ * encoded again to the same bytes.  Each input is also tried
  * with its checksum made right, or almost no mutation would get past it.
  */
 #include <string.h>
@@ -63,6 +64,11 @@ optional_difference(const struct profil_profile *a,
 		    !same_str(a->line_files[a->lines[i].file],
 		    b->line_files[b->lines[i].file]))
 			return "kept line";
+	if (a->slice_ns != b->slice_ns || a->nslices != b->nslices ||
+	    a->ntimeline != b->ntimeline || (a->ntimeline > 0 &&
+	    memcmp(a->timeline, b->timeline, a->ntimeline *
+	    sizeof *a->timeline) != 0))
+		return "timeline";
 	/* a stacks record without stacks is none: its frames are not kept */
 	if (a->nstacks != b->nstacks)
 		return "number of stacks";
@@ -243,6 +249,45 @@ check_model(const struct profil_profile *p)
 	free(leaves);
 }
 
+/*
+ * The timeline: present only with stacks, its slices 1 to 2^24 and not
+ * past 2^64 ns; entries sorted by stack then slice, each (stack, slice)
+ * once, in range, not empty, and each stack's adding up to its count (or
+ * off_ns).
+ */
+static void
+check_timeline(const struct profil_profile *p)
+{
+	unsigned __int128 *sum;
+
+	if (p->slice_ns == 0) {
+		if (p->nslices != 0 || p->ntimeline != 0)
+			fuzz_fail("a timeline of no slices");
+		return;
+	}
+	if (p->nstacks == 0 || p->nslices == 0 || p->nslices > 1u << 24 ||
+	    (unsigned __int128)p->slice_ns * p->nslices > UINT64_MAX)
+		fuzz_fail("a timeline of %llu slices of %llu ns, %zu stacks",
+		    (unsigned long long)p->nslices,
+		    (unsigned long long)p->slice_ns, p->nstacks);
+	if ((sum = calloc(p->nstacks, sizeof *sum)) == NULL)
+		abort();
+	for (size_t i = 0; i < p->ntimeline; i++) {
+		const struct profil_timeline_entry *e = &p->timeline[i];
+
+		if (e->stack >= p->nstacks || e->slice >= p->nslices ||
+		    e->value == 0 || (i > 0 && (e[-1].stack > e->stack ||
+		    (e[-1].stack == e->stack && e[-1].slice >= e->slice))))
+			fuzz_fail("timeline entry %zu (%u, %u) out of order or "
+			    "range, or empty", i, e->stack, e->slice);
+		sum[e->stack] += e->value;
+	}
+	for (size_t i = 0; i < p->nstacks; i++)
+		if (sum[i] != p->stacks[i].count + p->stacks[i].off_ns)
+			fuzz_fail("stack %zu's slices do not add up to it", i);
+	free(sum);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -270,6 +315,7 @@ check_input(const uint8_t *data, size_t size)
 	if (p->kernel_code != NULL)
 		check_buckets(&p->kernel_code->code);
 	check_model(p);
+	check_timeline(p);
 	if (profil_profile_encode(p, &first, &first_size) < 0)
 		fuzz_fail("an accepted profile does not encode");
 	q = profil_profile_parse(first, first_size, cause, sizeof cause);

@@ -3,14 +3,16 @@
  * folding into functions (cli/model/funcs.c, with the symbol tables of whatever
  * files the objects name), every view of `profil report` in every format
  * (cli/report/, printed to /dev/null; the HTML page with its flame graph
- * of the stacks; the call tree, callers and callees, and the flat view
- * with its inclusive column), the stacks named by function
+ * of the stacks; the call tree, callers and callees, the flat view
+ * with its inclusive column, and the timeline), the stacks named by function
  * (cli/model/stacks.c, with and without inlines) and exported folded,
- * the pprof export (flat, and of the call stacks when there are any) and
- * the merge of the profile with itself.  The rows and the folded lines
- * must account for every sample, and a merged profile must be one the
- * reader accepts, its stacks twice the input's.  An input refused only
- * for its checksum is read with the checksum made right.
+ * the pprof export (flat, and of the call stacks when there are any),
+ * the merge of the profile with itself and windows of its timeline
+ * (cli/profile/window.c).  The rows and the folded lines must account
+ * for every sample, a merged profile must be one the reader accepts, its
+ * stacks and timeline twice the input's, and so must a window, the whole timeline's
+ * with every sample.  An input refused only for its checksum is read
+ * with the checksum made right.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -24,8 +26,10 @@
 #include "model/stacks.h"
 #include "fuzz.h"
 #include "profile/merge.h"
+#include "profile/window.h"
 #include "report/report.h"
 #include "report/table.h"
+#include "report/timeline-view.h"
 
 static char dir[64], page[96];
 static int null_fd, stdout_fd;	/* /dev/null, and where stdout was */
@@ -138,6 +142,10 @@ stack_views(const struct profil_profile *p, struct funcs *f,
 	o.min_percent = 0;
 	if (report_tree(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
 		fuzz_fail("tree refused without a cause");
+	/* the timeline and its phases: refused with a cause when none */
+	cause[0] = '\0';
+	if (report_timeline(p, s, &o, cause, sizeof cause) < 0 && !cause[0])
+		fuzz_fail("timeline refused without a cause");
 	if (f->nrows > 0)
 		targets[0] = f->rows[0].function;
 	if (p->nstacks > 0 && stacks_funcs_of(s, &p->stacks[0], leaf,
@@ -210,8 +218,37 @@ check_stacks(const struct profil_profile *p, struct funcs *f, int flags)
 }
 
 /*
+ * The timeline of p merged with itself: p's slices, entries no more
+ * numerous than p's (stacks written twice in p are one in the sum),
+ * holding twice p's.
+ */
+static void
+check_merged_timeline(const struct profil_profile *p,
+    const struct profil_profile *sum)
+{
+	unsigned __int128 in = 0, out = 0;
+
+	if (sum->slice_ns != p->slice_ns || sum->nslices != p->nslices ||
+	    sum->ntimeline > p->ntimeline)
+		fuzz_fail("merged: %zu entries in %llu slices of %llu ns, of %zu "
+		    "in %llu of %llu", sum->ntimeline,
+		    (unsigned long long)sum->nslices,
+		    (unsigned long long)sum->slice_ns, p->ntimeline,
+		    (unsigned long long)p->nslices,
+		    (unsigned long long)p->slice_ns);
+	for (size_t i = 0; i < p->ntimeline; i++)
+		in += p->timeline[i].value;
+	for (size_t i = 0; i < sum->ntimeline; i++)
+		out += sum->timeline[i].value;
+	if (out != 2 * in)
+		fuzz_fail("merged: a timeline of %llu of 2 x %llu",
+		    (unsigned long long)out, (unsigned long long)in);
+}
+
+/*
  * p merged with itself: twice the samples, in a profile the reader takes;
- * its stacks (if p has some) twice p's, in no more stacks than p's.
+ * its stacks (if p has some) twice p's, in no more stacks than p's, and
+ * its timeline (if p has one) twice p's in p's slices.
  */
 static void
 check_merge(const struct profil_profile *p)
@@ -243,6 +280,7 @@ check_merge(const struct profil_profile *p)
 		fuzz_fail("merged: stacks of %llu samples of 2 x %llu",
 		    (unsigned long long)stack_samples,
 		    (unsigned long long)p->samples);
+	check_merged_timeline(p, sum);
 	if (profil_profile_encode(sum, &data, &size) < 0)
 		fuzz_fail("a merged profile does not encode");
 	back = profil_profile_parse(data, size, cause, sizeof cause);
@@ -251,6 +289,45 @@ check_merge(const struct profil_profile *p)
 	profil_profile_free(back);
 	profil_profile_free(sum);
 	free(data);
+}
+
+/*
+ * Windows of p's timeline, its middle third and the whole: profiles the
+ * reader takes, the middle's samples no more than p's, the whole's all.
+ */
+static void
+check_window(const struct profil_profile *p)
+{
+	const uint64_t cut[2][2] = { { p->nslices / 3, p->nslices -
+	    p->nslices / 3 }, { 0, p->nslices } };
+	struct profil_profile *w, *back;
+	char cause[256] = "";
+	void *data;
+	size_t size;
+
+	for (int k = 0; k < 2 && p->slice_ns > 0; k++) {
+		if (cut[k][0] >= cut[k][1])
+			continue;
+		if ((w = profile_window(p, cut[k][0], cut[k][1])) == NULL)
+			fuzz_fail("no window of slices %llu..%llu of %llu",
+			    (unsigned long long)cut[k][0],
+			    (unsigned long long)cut[k][1],
+			    (unsigned long long)p->nslices);
+		if (w->samples > p->samples || (k == 1 && w->samples != p->samples))
+			fuzz_fail("a window of slices %llu..%llu has %llu "
+			    "samples of %llu", (unsigned long long)cut[k][0],
+			    (unsigned long long)cut[k][1],
+			    (unsigned long long)w->samples,
+			    (unsigned long long)p->samples);
+		if (profil_profile_encode(w, &data, &size) < 0)
+			fuzz_fail("a window does not encode");
+		back = profil_profile_parse(data, size, cause, sizeof cause);
+		if (back == NULL)
+			fuzz_fail("a window is refused: %s", cause);
+		profil_profile_free(back);
+		profil_profile_free(w);
+		free(data);
+	}
 }
 
 int
@@ -283,7 +360,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stack_views(p, &f, &s, FORMAT_JSON);
 	fflush(stdout);
 	dup2(stdout_fd, 1);
-	if (report_html(p, &f, &s, page, cause, sizeof cause) < 0)
+	if (report_html(p, p, &f, &s, page, cause, sizeof cause) < 0)
 		fuzz_fail("no page: %s", cause);
 	stacks_free(&s);
 	check_stacks(p, &f, 0);
@@ -299,6 +376,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		stacks_free(&s);
 	}
 	check_merge(p);
+	check_window(p);
 	funcs_free(&f);
 	profil_profile_free(p);
 	return 0;

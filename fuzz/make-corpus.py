@@ -44,7 +44,7 @@ CORPUS = os.path.join(ROOT, "tests", "corpus")
 MAGIC = b"\x89PRF\r\n\x1a\n"
 HEADER, OBJECT, THREAD, PROCESS, END = 1, 2, 3, 4, 0xFFFF
 KERNEL, SYMBOLS, STACKS = 5, 6, 7
-LINES = 10
+WALL, LINES, TIMELINE = 9, 10, 13
 U64 = (1 << 64) - 1
 
 
@@ -274,6 +274,7 @@ def prf_files(recorded):
     for name, data in bad.items():
         f["bad-made-" + name + ""] = data
     f.update(stacks_files())
+    f.update(timeline_files())
     # -- malformed, from a recorded file: cut at every record boundary
     # (and inside every record header and payload), a damaged checksum
     base = recorded[0] if recorded else finish(full)
@@ -357,8 +358,10 @@ def stacks_payload(frames, nodes, stacks, counts=None, raw_frames=None):
     for up, fr in nodes:
         p += varint(up) + varint(fr)
     p += varint(len(stacks) if counts is None else counts[2])
-    for leaf, pid, tid, count in stacks:
+    for leaf, pid, tid, count, *wall in stacks:
+        # a wall profile's (version 2): off_ns, sampled_ns, observations
         p += varint(leaf) + varint(pid) + varint(tid) + varint(count)
+        p += b"".join(varint(v) for v in wall)
     return p
 
 
@@ -593,6 +596,149 @@ def stacks_files():
     }
     for name, recs in bad.items():
         f["bad-made-" + name] = finish(recs)
+    return f
+
+
+# ---- the timeline (13): when each stack's samples came -------------------
+
+OFFCPU_OBJ = 0xFFFFFFFC
+RUNNABLE, BLOCKED = 0x100000001, 0x100000003
+
+
+def timeline(slice_ns, nslices, entries, n=None, raw=None):
+    """A timeline record: entries [(stack, slice, value)] sorted, written
+    as the format wants (stack gaps, slice distances within a stack), or
+    raw [(gap, slice, value)] as given; n: the count claimed."""
+    p = varint(slice_ns) + varint(nslices)
+    p += varint(len(entries if raw is None else raw) if n is None else n)
+    if raw is None:
+        raw, prev = [], None
+        for st, sl, v in entries:
+            same = prev is not None and prev[0] == st
+            raw.append((st - (prev[0] if prev else 0),
+                        sl - prev[1] if same else sl, v))
+            prev = (st, sl)
+    for gap, sl, v in raw:
+        p += varint(gap) + varint(sl) + varint(v)
+    return record(TIMELINE, p, flags=FLAG_OPTIONAL)
+
+
+def spread(stack, first, count, per_slice):
+    """stack's count over slices from first, per_slice a slice at most."""
+    out, sl = [], first
+    while count > 0:
+        v = min(count, per_slice)
+        out.append((stack, sl, v))
+        count -= v
+        sl += 1
+    return out
+
+
+def wall_timeline_profile(tl):
+    """A wall profile (version 2) of two threads: thread 7 with 10 samples
+    at f under main then 500 ms asleep in clock_nanosleep, thread 8 3 ms
+    preempted and 1 ms blocked where is not known; tl: the timeline
+    record, or a function of the stacks record's position (None: none)."""
+    frames = [MAIN, F, (OFFCPU_OBJ, 230), (OFFCPU_OBJ, RUNNABLE),
+              (OFFCPU_OBJ, BLOCKED), (CUT_OBJ, 5)]
+    nodes = [(0, 0), (1, 1), (1, 2), (2, 3), (0, 5), (5, 4)]
+    stacks = [(1, 7, 7, 10, 0, 0, 0), (2, 7, 7, 0, 500000000, 0, 0),
+              (3, 7, 8, 0, 3000000, 3000000, 4),
+              (5, 7, 8, 0, 1000000, 1000000, 0)]
+    recs = [header(10), obj(APP[0], {F[1]: 10}, lowpc=APP[1], highpc=APP[2]),
+            thread(7, 7, "app", 10), thread(7, 8, "waiter", 0),
+            stacks_record(frames, nodes, stacks),
+            record(WALL, u64(5000000) + u64(12) + u64(3) + u64(0))]
+    if tl is not None:
+        recs.append(tl)
+    return finish(recs, version=2)
+
+
+def timeline_files():
+    """name -> bytes: profiles with a timeline, CPU and wall, valid
+    (ok-made-timeline*) and each way the record can be wrong
+    (bad-made-timeline-*)."""
+    f = {}
+    # the stacks of stacks_files' base, flat: 12 stacks of two threads
+    base = [(10, 10, 40, [F, CALL_F, MAIN]), (10, 10, 25, [G, MAIN]),
+            (10, 11, 7, [F, CALL_F, MAIN]), (10, 10, 3, [(KERNEL_OBJ, KBASE),
+                                                         G, MAIN]),
+            (10, 10, 2, [(UNKNOWN_OBJ, 0x7F0000001234), MAIN]),
+            (10, 11, 4, [(0, 0x1500), (CUT_OBJ, 1)])]
+    # 2^21 ns slices (2.5 s: 1193), each stack spread from its own start
+    ok = []
+    for i, (_, _, count, _) in enumerate(base):
+        ok += spread(i, 3 * i, count, 6)
+    ns, n = 1 << 21, 1193
+
+    def cpu(tl):
+        return finish(stacks_profile(base, [APP], tail=tl))
+
+    f["ok-made-timeline"] = cpu([timeline(ns, n, ok)])
+    f["ok-made-timeline-one-slice"] = cpu([timeline(1 << 32, 1, [
+        (i, 0, c) for i, (_, _, c, _) in enumerate(base)])])
+    # the most slices a reader takes, entries at both ends
+    f["ok-made-timeline-most-slices"] = cpu([timeline(1, 1 << 24, [
+        (i, k, c // 2 if k == 0 else c - c // 2)
+        for i, (_, _, c, _) in enumerate(base)
+        for k in (0, (1 << 24) - 1)])])
+    f["ok-made-timeline-big-counts"] = finish(stacks_profile(
+        [(1, 1, U64 - 2, [F, MAIN]), (2, 2, 2, [G, MAIN])], [APP],
+        tail=[timeline(1 << 20, 4, [(0, 0, 1 << 63), (0, 3, (1 << 63) - 3),
+                                    (1, 1, 2)])]))
+    # a wall profile's: samples and ns off the CPU, 2^22 ns slices (121)
+    wall = [(0, 0, 4), (0, 1, 6)] + spread(1, 1, 500000000, 1 << 22)
+    wall += [(2, 0, 3000000), (3, 120, 1000000)]
+    f["ok-made-timeline-wall"] = wall_timeline_profile(
+        timeline(1 << 22, 121, wall))
+    short = [(st, sl, v - 1 if (st, sl) == (0, 1) else v)
+             for st, sl, v in wall]
+    f["bad-made-timeline-wall-samples-short"] = wall_timeline_profile(
+        timeline(1 << 22, 121, short))
+    late = [(st, sl, v + 1 if st == 3 else v) for st, sl, v in wall]
+    f["bad-made-timeline-wall-ns-long"] = wall_timeline_profile(
+        timeline(1 << 22, 121, late))
+
+    def changed(i, field, v):
+        e = list(ok)
+        e[i] = tuple(v if k == field else x for k, x in enumerate(e[i]))
+        return e
+
+    first_of_1 = next(k for k, e in enumerate(ok) if e[0] == 1)
+    stacks_only = stacks_profile(base, [APP])
+    bad = {
+        "second-record": [timeline(ns, n, ok)] * 2,
+        "slice-ns-0": [timeline(0, n, ok)],
+        "nslices-0": [timeline(ns, 0, ok)],
+        "nslices-2^24+1": [timeline(1, (1 << 24) + 1, ok)],
+        "slices-past-2^64": [timeline(1 << 41, 1 << 23, ok)],
+        "past-the-last-slice": [timeline(ns, 12, ok)],
+        "slice-distance-past-the-last": [timeline(ns, n, None, raw=[
+            (0, 0, 20), (0, n - 1, 10), (0, 1, 10)])],
+        "slice-distance-0": [timeline(ns, n, changed(1, 1, ok[0][1]))],
+        "empty-entry": [timeline(ns, n, changed(first_of_1, 2, 0))],
+        "stack-past-the-stacks": [timeline(ns, n, ok + [(6, 0, 1)])],
+        "sums-short": [timeline(ns, n, ok[1:])],
+        "sums-long": [timeline(ns, n, changed(0, 2, ok[0][2] + 1))],
+        "counts-overflow": [timeline(ns, n, [(0, 0, 1 << 63),
+                                             (0, 1, 1 << 63)] + ok[7:])],
+        "n-huge": [timeline(ns, n, ok, n=1 << 40)],
+        "n-short": [timeline(ns, n, ok, n=len(ok) - 1)],
+        "truncated": [timeline(ns, n, ok)[:-1]],
+    }
+    for name, tail in bad.items():
+        recs = stacks_only + tail
+        if name == "truncated":	# the record's length made its bytes'
+            t = tail[0]
+            recs = stacks_only + [t[:4] + u32(len(t) - 8) + t[8:]]
+        f["bad-made-timeline-" + name] = finish(recs)
+    f["bad-made-timeline-before-the-stacks"] = finish(
+        stacks_only[:-1] + [timeline(ns, n, ok)] + stacks_only[-1:])
+    f["bad-made-timeline-of-no-stacks"] = finish([
+        header(5), obj("/a", {0x1000: 5}), stacks_record([], [], []),
+        timeline(ns, n, [])])
+    f["bad-made-timeline-without-stacks"] = finish([
+        header(5), obj("/a", {0x1000: 5}), timeline(ns, n, [])])
     return f
 
 
@@ -1199,8 +1345,8 @@ def ksyms_files():
 # lib/sampler/stackring.h) as fuzz-region sees them, by anchor
 REGION_NEXT_SLOT, REGION_LOST, REGION_TLOST = 88, 48, 80
 REGION_TAKEN, REGION_WEIGHT_SQ = 120, 128
-SLOT_TAG, SLOT_TID, SLOT_WEIGHT, SLOT_KW = 8, 12, 16, 24
-SLOT_REGS, SLOT_STACK_ADDR, SLOT_SIZE, SLOT_DATA = 32, 168, 176, 184
+SLOT_TAG, SLOT_TID, SLOT_WEIGHT, SLOT_KW, SLOT_TIME = 8, 12, 16, 24, 32
+SLOT_REGS, SLOT_STACK_ADDR, SLOT_SIZE, SLOT_DATA = 40, 176, 184, 192
 SLOT_BYTES = 448		# STACKRING_SLOT_BYTES(256)
 GONE_PID = 4194303		# (2^22 - 1: no process has it)
 
@@ -1224,8 +1370,9 @@ def region_files():
         regs = [0] * 17
         regs[7] = stack_addr + 128          # sp
         regs[16] = 0x401000                 # pc
+        # time 0: none a handler wrote, taken as the drain's
         return (u64(seq) + u32(tag) + u32(tid) + u64(weight) + u64(kw) +
-                b"".join(u64(r) for r in regs) + u64(stack_addr) +
+                u64(0) + b"".join(u64(r) for r in regs) + u64(stack_addr) +
                 u64(size) + bytes(range(64)))
 
     slot = write(0, REGION_NEXT_SLOT, u32(2)) + \
@@ -1357,6 +1504,7 @@ def record_seeds(build):
     profil = os.path.join(build, "profil")
     workload = os.path.abspath(os.path.join(build, "tests", "workload"))
     wall = os.path.abspath(os.path.join(build, "tests", "wall-workload"))
+    phases = os.path.abspath(os.path.join(build, "tests", "phases"))
     runs = {
         "split-perf": ["-e", "perf", "--", workload, "split", "20"],
         "split-timer": ["-e", "timer", "--", workload, "split", "20"],
@@ -1374,6 +1522,11 @@ def record_seeds(build):
         # and a mutex, a little CPU; small, at 1 kHz
         "wall-perf": ["-e", "perf", "--wall", "-F", "1000", "--", wall,
                       "parts", "0.01", "0.02", "0.02", "0.02"],
+        # timelines as the recorder writes them: the phases program at a
+        # twentieth of its length (0.15 s), CPU, and wall by the timer
+        "phases-perf": ["-e", "perf", "--", phases, "0.05"],
+        "wall-phases-timer": ["-e", "timer", "--wall", "--", phases,
+                              "0.05"],
     }
     for name, args in runs.items():
         run(profil, "record", "-q", "-o",
@@ -1408,6 +1561,10 @@ def main():
         # stacks for the views and the merge: made ones, and libc's
         report.update((n, d) for n, d in stacks_files().items()
                       if n.startswith("ok-"))
+        # timelines, for the merge (a profile merged with itself); not
+        # the wall one, as above
+        report.update((n, d) for n, d in timeline_files().items()
+                      if n.startswith("ok-") and not n.endswith("-wall"))
         libc_stacks = libc_stacks_file()
         if libc_stacks is not None:
             report["ok-libc-stacks"] = libc_stacks

@@ -37,7 +37,8 @@ model: symbols
 profile: symbols
 report: profile model
 export: profile model
-cmd: record/perf record/timer report export
+top: report
+cmd: record/perf record/timer report export top
 '
 
 below() {	# below ROOM: every room ROOM may use, one a line

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "funcdef.h"
 #include "pprof-internal.h"
 
 /* What an object's Mapping says, gathered over its frames. */
@@ -18,15 +19,15 @@ struct frame_mapping {
 
 /*
  * The Function of stacks function fi, made on first use (ids[fi] keeps
- * it) with file and start_line, where the function is defined.
+ * it) with the file and first line where it is defined (defs).
  */
 static uint64_t
 stack_function(struct pprof_builder *b, const struct stacks *s, uint64_t *ids,
-    uint32_t fi, const char *file, int start_line)
+    const struct funcdef *defs, uint32_t fi)
 {
 	if (ids[fi] == 0)
-		ids[fi] = pprof_add_function(b, s->funcs[fi].symbol, file,
-		    start_line);
+		ids[fi] = pprof_add_function(b, s->funcs[fi].symbol,
+		    defs[fi].file, defs[fi].line);
 	return ids[fi];
 }
 
@@ -34,30 +35,28 @@ stack_function(struct pprof_builder *b, const struct stacks *s, uint64_t *ids,
  * The Location of profile frame fr (id fr + 1), with the lines s gives
  * it, innermost first.  A frame in an object is at its address in the
  * object's Mapping, its Functions with the files where they are defined
- * (DWARF: the symbol's first line, an inlined function's declaration);
- * one where no function is known (the object's symbols cannot be read)
- * has an address alone, as a bucket has in the flat export, so that
- * pprof may name it itself.  Kernel, unknown, cut and off-CPU frames
- * are a Function named as stacks.c names them, with no Mapping.
+ * (funcdef.h); one where no function is known (the object's symbols
+ * cannot be read) has an address alone, as a bucket has in the flat
+ * export, so that pprof may name it itself.  Kernel, unknown, cut and
+ * off-CPU frames are a Function named as stacks.c names them, with no
+ * Mapping.
  */
 static void
 add_frame(struct pprof_builder *b, const struct funcs *f,
-    const struct stacks *s, uint64_t *fn_ids, size_t fr,
-    struct frame_mapping *maps)
+    const struct stacks *s, const struct funcdef *defs, uint64_t *fn_ids,
+    size_t fr, struct frame_mapping *maps)
 {
 	const struct profil_frame *frame = &b->p->frames[fr];
 	const struct stack_line *l = &s->lines[s->first[fr]];
-	size_t n = s->first[fr + 1] - s->first[fr], nin;
-	uint64_t ids[PPROF_MAX_FRAMES], start, end;
-	struct symtab_frame in[PPROF_MAX_FRAMES];
-	int lines[PPROF_MAX_FRAMES] = { 0 }, start_line = 0;
+	size_t n = s->first[fr + 1] - s->first[fr];
+	uint64_t ids[FUNCDEF_MAX_FRAMES], start, end;
+	int lines[FUNCDEF_MAX_FRAMES] = { 0 };
 	struct frame_mapping *m;
 	struct pprof_function *sym;
 	struct symtab *tab;
-	const char *file;
 
 	if (frame->object >= b->p->nobjects) {
-		ids[0] = stack_function(b, s, fn_ids, l[0].func, NULL, 0);
+		ids[0] = stack_function(b, s, fn_ids, defs, l[0].func);
 		pprof_emit_location(b, fr + 1, 0, 0, ids, lines, 1);
 		return;
 	}
@@ -72,28 +71,13 @@ add_frame(struct pprof_builder *b, const struct funcs *f,
 		    NULL, 0);
 		return;
 	}
-	if (n > PPROF_MAX_FRAMES)	/* stacks.c takes as many as we do */
-		n = PPROF_MAX_FRAMES;
-	/* stacks.c made lines 0 .. n-2 of these, in this order */
-	nin = n > 1 ? symtab_inlines(tab, frame->addr, in, PPROF_MAX_FRAMES) :
-	    0;
-	for (size_t j = 0; j + 1 < n; j++) {
-		const char *decl = j < nin ? in[j].decl_file : NULL;
-
-		ids[j] = stack_function(b, s, fn_ids, l[j].func,
-		    decl ? decl : l[j].file, decl ? in[j].decl_line : 0);
+	if (n > FUNCDEF_MAX_FRAMES)	/* stacks.c takes as many as we do */
+		n = FUNCDEF_MAX_FRAMES;
+	for (size_t j = 0; j < n; j++) {
+		ids[j] = stack_function(b, s, fn_ids, defs, l[j].func);
 		lines[j] = l[j].line;
 	}
-	if (fn_ids[l[n - 1].func] == 0)
-		file = symtab_source(tab, start, &start_line);
-	else
-		file = NULL;
-	ids[n - 1] = stack_function(b, s, fn_ids, l[n - 1].func, file,
-	    start_line);
 	sym = &b->funcs[ids[n - 1] - 1];
-	lines[n - 1] = l[n - 1].line;
-	if (n == 1 && l[0].file != NULL && sym->filename == 0)
-		sym->filename = intern_add(&b->strings, l[0].file, NULL);
 	/*
 	 * Outside inlined code a line is kept only where the line table puts
 	 * the address in the function's own file, as in the flat export.
@@ -116,6 +100,7 @@ pprof_add_stacks(struct pprof_builder *b, const struct funcs *f,
 	const struct profil_profile *p = b->p;
 	struct frame_mapping *maps = xcalloc(p->nobjects + 1, sizeof *maps);
 	uint64_t *fn_ids = xcalloc(s->nfuncs + 1, sizeof *fn_ids);
+	struct funcdef *defs = funcdef_of_stacks(s, f);
 	uint64_t *ids = NULL, values[3];
 	size_t cap = 0;
 	int rc = 0;
@@ -125,7 +110,7 @@ pprof_add_stacks(struct pprof_builder *b, const struct funcs *f,
 		maps[i].hi = p->objects[i].highpc;
 	}
 	for (size_t i = 0; i < p->nframes; i++)
-		add_frame(b, f, s, fn_ids, i, maps);
+		add_frame(b, f, s, defs, fn_ids, i, maps);
 	b->nlocations = p->nframes;
 	for (size_t i = 0; i < p->nstacks && rc == 0; i++) {
 		const struct profil_stack *st = &p->stacks[i];
@@ -147,6 +132,7 @@ pprof_add_stacks(struct pprof_builder *b, const struct funcs *f,
 		    maps[i].has_lines);
 	free(ids);
 	free(fn_ids);
+	free(defs);
 	free(maps);
 	return rc;
 }

@@ -87,5 +87,31 @@ profile_copy(const struct profil_profile *p)
 		q->stacks[i].frames = dup_array(p->stacks[i].frames,
 		    p->stacks[i].depth, sizeof *p->stacks[i].frames);
 	q->wall = dup_array(p->wall, 1, sizeof *p->wall);
+	q->timeline = dup_array(p->timeline, p->ntimeline,
+	    sizeof *p->timeline);
 	return q;
+}
+
+void
+profile_drop_stacks(struct profil_profile *q, const unsigned char *drop)
+{
+	uint32_t *to = xcalloc(q->nstacks + 1, sizeof *to);
+	size_t k = 0, n = 0;
+
+	for (size_t i = 0; i < q->nstacks; i++) {
+		if (drop[i]) {
+			free(q->stacks[i].frames);
+			continue;
+		}
+		to[i] = (uint32_t)k;
+		q->stacks[k++] = q->stacks[i];
+	}
+	for (size_t i = 0; i < q->ntimeline; i++)
+		if (!drop[q->timeline[i].stack]) {
+			q->timeline[n] = q->timeline[i];
+			q->timeline[n++].stack = to[q->timeline[i].stack];
+		}
+	q->nstacks = k;
+	q->ntimeline = n;
+	free(to);
 }

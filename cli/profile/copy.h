@@ -15,4 +15,11 @@
  */
 struct profil_profile *profile_copy(const struct profil_profile *p);
 
+/*
+ * q's stacks with drop[i] set left out (their frames freed), the rest
+ * kept in order, and the timeline's entries following them (those of
+ * the stacks left out dropped).
+ */
+void profile_drop_stacks(struct profil_profile *q, const unsigned char *drop);
+
 #endif

@@ -6,8 +6,8 @@
  *   merge-objects.c  the objects matched, their histograms summed
  *   merge-kernel.c   the kernel's samples and the kept names
  *   merge.c          the checks, the totals, threads and processes, and
- *                    the parts in order (merge-stacks.c, merge-lines.c,
- *                    merge-jit.c have headers of their own)
+ *                    the parts in order (merge-stacks.c, merge-timeline.c,
+ *                    merge-lines.c, merge-jit.c have headers of their own)
  *
  * Each calls only the files above it in this list.
  *

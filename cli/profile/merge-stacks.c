@@ -91,6 +91,20 @@ by_stack(const void *a, const void *b)
 	return memcmp(x->frames, y->frames, x->depth * sizeof *x->frames);
 }
 
+/* An input stack moved to the result's frames, and whose it was. */
+struct moved_stack {
+	struct profil_stack st;
+	size_t input, index;
+};
+
+static int
+by_moved_stack(const void *a, const void *b)
+{
+	const struct moved_stack *x = a, *y = b;
+
+	return by_stack(&x->st, &y->st);
+}
+
 /* The reason the result can have no stacks, said once; 1 if there is one. */
 static int
 no_stacks(struct profil_profile *const *in, const char *const *names,
@@ -138,10 +152,11 @@ merge_fp_frames(struct profil_profile *const *in, size_t n,
 void
 merge_stacks(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile *out, size_t *const *where,
-    const struct merge_kplace *kp, cli_warn_fn *warn)
+    const struct merge_kplace *kp, uint32_t *const *stack_at,
+    cli_warn_fn *warn)
 {
 	uint32_t **renumber, kernel_nowhere = UINT32_MAX;
-	struct profil_stack *all;
+	struct moved_stack *all;
 	size_t total = 0, m = 0, frames = 0;
 
 	if (no_stacks(in, names, n, warn))
@@ -159,8 +174,10 @@ merge_stacks(struct profil_profile *const *in, const char *const *names,
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < in[i]->nstacks; j++) {
 			const struct profil_stack *st = &in[i]->stacks[j];
-			struct profil_stack *r = &all[m++];
+			struct profil_stack *r = &all[m].st;
 
+			all[m].input = i;
+			all[m++].index = j;
 			*r = *st;
 			r->frames = xcalloc(st->depth, sizeof *r->frames);
 			r->depth = 0;
@@ -178,23 +195,25 @@ merge_stacks(struct profil_profile *const *in, const char *const *names,
 		free(renumber[i]);
 	free(renumber);
 	/* identical stacks side by side, then summed */
-	qsort(all, m, sizeof *all, by_stack);
+	qsort(all, m, sizeof *all, by_moved_stack);
 	out->stacks = xcalloc(m, sizeof *out->stacks);
 	for (size_t k = 0; k < m; k++) {
 		struct profil_stack *last = out->nstacks > 0 ?
-		    &out->stacks[out->nstacks - 1] : NULL;
+		    &out->stacks[out->nstacks - 1] : NULL, *st = &all[k].st;
 
-		if (last != NULL && by_stack(last, &all[k]) == 0) {
-			last->count += all[k].count;	/* <= the summed samples */
+		if (last == NULL || by_stack(last, st) != 0) {
+			out->stacks[out->nstacks++] = *st;
+			frames += st->depth;
+		} else {
+			last->count += st->count;	/* <= the summed samples */
 			/* off-CPU time: at most the summed inputs' threads' time */
-			last->off_ns += all[k].off_ns;
-			last->sampled_ns += all[k].sampled_ns;
-			last->observations += all[k].observations;
-			free(all[k].frames);
-			continue;
+			last->off_ns += st->off_ns;
+			last->sampled_ns += st->sampled_ns;
+			last->observations += st->observations;
+			free(st->frames);
 		}
-		out->stacks[out->nstacks++] = all[k];
-		frames += all[k].depth;
+		stack_at[all[k].input][all[k].index] =
+		    (uint32_t)(out->nstacks - 1);
 	}
 	free(all);
 	if (frames > merge_max_stack_frames) {

@@ -31,6 +31,10 @@ struct merge_kplace {
  * profile's off-CPU time, sampled part and observations; its off-CPU
  * frames kept as they are, as unknown and cut ones).
  *
+ * stack_at[i] (in[i]->nstacks entries, the caller's) receives the result
+ * stack each of input i's stacks was summed into (merge-timeline.c moves
+ * their timelines by it), when the result keeps stacks.
+ *
  * The result gets no stacks, and a line to warn says why, when an input
  * with samples has none (its samples would have no stack: the leaves
  * could not add up) or when they would hold more frames than the reader
@@ -38,7 +42,8 @@ struct merge_kplace {
  */
 void merge_stacks(struct profil_profile *const *in, const char *const *names,
     size_t n, struct profil_profile *out, size_t *const *where,
-    const struct merge_kplace *kp, cli_warn_fn *warn);
+    const struct merge_kplace *kp, uint32_t *const *stack_at,
+    cli_warn_fn *warn);
 
 /*
  * lib/codec/prf-decode-stacks.c's MAX_STACK_FRAMES: expanded frames of all

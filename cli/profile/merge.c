@@ -1,11 +1,13 @@
 /*
  * merge.c - sums profiles of one program (contract in merge.h; the
  * objects' histograms are merge-objects.c's, the kernel and the kept
- * names merge-kernel.c's).  Every check is made before anything is built,
+ * names merge-kernel.c's, the stacks merge-stacks.c's and their
+ * timelines merge-timeline.c's).  Every check is made before anything is built,
  * so a refusal costs nothing.
  * Invariant: the result adds up as its inputs did (samples = objects +
- * kernel + unknown, = threads, = processes, = the stacks' leaves), so
- * profil_profile_save and every reader accept it.
+ * kernel + unknown, = threads, = processes, = the stacks' leaves; each
+ * stack = its timeline's entries), so profil_profile_save and every
+ * reader accept it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include "merge-jit.h"
 #include "merge-lines.h"
 #include "merge-stacks.h"
+#include "merge-timeline.h"
 
 __attribute__((format(printf, 3, 4))) static int
 refuse(char *cause, size_t cause_size, const char *fmt, ...)
@@ -259,6 +262,7 @@ merge_profiles(struct profil_profile *const *in, const char *const *names,
 	struct profil_profile *m;
 	struct merge_kplace *kp;
 	size_t **where;
+	uint32_t **stack_at;
 	unsigned target = 0;
 
 	*out = NULL;
@@ -294,10 +298,17 @@ merge_profiles(struct profil_profile *const *in, const char *const *names,
 	merge_kernel(in, names, n, m, kp, warn);
 	merge_symbols(in, n, m, where, kp);
 	merge_lines(in, n, m, where);
-	merge_stacks(in, names, n, m, where, kp, warn);
+	stack_at = xcalloc(n, sizeof *stack_at);
 	for (size_t i = 0; i < n; i++)
+		stack_at[i] = xcalloc(in[i]->nstacks, sizeof *stack_at[i]);
+	merge_stacks(in, names, n, m, where, kp, stack_at, warn);
+	merge_timeline(in, names, n, m, stack_at, warn);
+	for (size_t i = 0; i < n; i++) {
 		free(where[i]);
+		free(stack_at[i]);
+	}
 	free(where);
+	free(stack_at);
 	free(kp);
 	*out = m;
 	return 0;

@@ -51,7 +51,11 @@
  * Call stacks are summed as merge-stacks.h says: kept when every input
  * with samples has them (else a line to warn says which has none),
  * frames moved to the result's objects and kernel addresses, identical
- * stacks (frames, pid, tid) summed.  Kept names (symbols) are the union
+ * stacks (frames, pid, tid) summed.  Their timelines are kept as
+ * merge-timeline.h says: the runs side by side, each from its own start
+ * on one axis, re-sliced to the coarsest width (else, or when an input
+ * with stacks has no timeline, none, and a line to warn says why).
+ * Kept names (symbols) are the union
  * of the inputs', each once; the kernel's move with its addresses and go
  * where the result keeps none.
  */

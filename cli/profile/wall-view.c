@@ -22,16 +22,12 @@
 static void
 keep_cpu_stacks(struct profil_profile *q)
 {
-	size_t k = 0;
+	unsigned char *drop = xcalloc(q->nstacks + 1, 1);
 
-	for (size_t i = 0; i < q->nstacks; i++) {
-		if (q->stacks[i].off_ns > 0) {
-			free(q->stacks[i].frames);
-			continue;
-		}
-		q->stacks[k++] = q->stacks[i];
-	}
-	q->nstacks = k;
+	for (size_t i = 0; i < q->nstacks; i++)
+		drop[i] = q->stacks[i].off_ns > 0;
+	profile_drop_stacks(q, drop);
+	free(drop);
 }
 
 static void
@@ -61,7 +57,7 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 {
 	uint64_t interval = q->interval_ns ? q->interval_ns : 1;
 	uint64_t carry = 0, total = 0;
-	size_t k = 0;
+	unsigned char *drop;
 
 	for (size_t i = 0; i < q->nstacks; i++) {
 		struct profil_stack *st = &q->stacks[i];
@@ -81,14 +77,11 @@ count_off_cpu(struct profil_profile *q, struct hmap *hist)
 			add_to_thread(q, st->pid, st->tid, n);
 		}
 	}
-	for (size_t i = 0; i < q->nstacks; i++) {
-		if (q->stacks[i].off_ns > 0 && q->stacks[i].count == 0) {
-			free(q->stacks[i].frames);
-			continue;
-		}
-		q->stacks[k++] = q->stacks[i];
-	}
-	q->nstacks = k;
+	drop = xcalloc(q->nstacks + 1, 1);
+	for (size_t i = 0; i < q->nstacks; i++)
+		drop[i] = q->stacks[i].off_ns > 0 && q->stacks[i].count == 0;
+	profile_drop_stacks(q, drop);
+	free(drop);
 	return total;
 }
 

@@ -26,8 +26,10 @@
  * interval.  The intervals are counts, not samples: the view's samples
  * taken and squared weights are the CPU samples' (wall_view_cpu_samples
  * of them), and its stacks keep what of their time was sampled
- * (sampled_ns, observations), for the errors (report/share.h).  A view
- * is for reading, never written (its wall record is gone, its time off
+ * (sampled_ns, observations), for the errors (report/share.h).  Its
+ * timeline's entries are those of the stacks it keeps (an off-CPU
+ * stack's still in ns, as its off_ns).  A view is for reading, never
+ * written (its wall record is gone, its time off
  * the CPU counts).  0, or -1 with a one-line cause and *view NULL when
  * the view cannot be made (the intervals and the samples overflow a
  * count).

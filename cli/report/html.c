@@ -1,11 +1,12 @@
 /*
  * html.c - `profil report --html FILE`: one self-contained page
  * (inline CSS, inline script, inline SVG; nothing fetched): the run, the
- * object split, a picture per busy object of where in its code the time
- * went (bars with the function on hover), the flame graph of the call
- * stacks (flame.c) and the flat table, sortable.  Every name is
- * HTML-escaped (in the flame graph's data, JSON-escaped with < > & as
- * \u escapes): C++ names are full of < > &.
+ * object split, the timeline when the profile has one (a track per
+ * thread, windows of the run: html.h), the flame graph of the call
+ * stacks (flame.h), a picture per busy object of where in its code the
+ * time went (bars with the function on hover) and the flat table,
+ * sortable.  Every name is HTML-escaped (in the page's JSON data,
+ * JSON-escaped with < > & as \u escapes): C++ names are full of < > &.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "html.h"
 #include "outfile.h"
 #include "profile/wall-view.h"
 #include "report.h"
@@ -25,21 +27,6 @@
 #define PICTURE_OBJECTS 4	/* busiest objects drawn */
 #define TABLE_ROWS 2000		/* flat rows on the page at most */
 #define PEAK_LABELS 6		/* names written over the highest bars */
-
-static void
-esc(FILE *fp, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&#39;", fp); break;
-		default: fputc(*s, fp);
-		}
-	}
-}
 
 static const char style[] =
 "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:72em;"
@@ -68,7 +55,19 @@ static const char style[] =
 ".fg-tip{position:absolute;z-index:1;pointer-events:none;background:#fffff4;"
 "border:1px solid #999;padding:4px 8px;max-width:40em;"
 "box-shadow:0 2px 6px rgba(0,0,0,.2);overflow-wrap:anywhere}\n"
-".fg-note{color:#666}\n";
+".fg-note{color:#666}\n"
+".tl{display:flex;margin:.5em 0;user-select:none}"
+".tl-names{flex:none;width:11em;padding-right:.5em}\n"
+".tl-name{height:42px;line-height:30px;overflow:hidden;white-space:nowrap;"
+"text-overflow:ellipsis;text-align:right}.tl-tid{color:#888;font-size:.85em}\n"
+".tl-plot{position:relative;flex:auto;min-width:0;cursor:crosshair}"
+"#tl-canvas{display:block;width:100%}\n"
+".tl-sel{position:absolute;top:0;background:rgba(41,128,185,.18);"
+"border:1px solid #2980b9;border-width:0 1px;pointer-events:none}\n"
+".tl-window{font-variant-numeric:tabular-nums}"
+".tl-phases ol{margin:.2em 0 .6em;padding-left:1.5em}"
+".tl-phases li{cursor:pointer}.tl-phases li:hover{text-decoration:underline}\n"
+".tl-whole{color:#a04000}\n";
 
 /* Sorting by a click on a header; numbers sort by their data-v. */
 static const char script[] =
@@ -92,6 +91,15 @@ static const char script[] =
 static const char *const palette[] = { "#c0392b", "#2980b9", "#27ae60",
     "#8e44ad", "#d35400", "#16a085", "#7f8c8d", "#2c3e50" };
 
+/* What a section the timeline's windows leave as it is says of itself. */
+static void
+whole_run_note(FILE *fp, int timed)
+{
+	if (timed)
+		fputs("<p class=\"tl-whole\" hidden>Of the whole run, not of the "
+		    "window chosen on the timeline.</p>\n", fp);
+}
+
 static void
 meta(FILE *fp, const struct profil_profile *p)
 {
@@ -103,7 +111,7 @@ meta(FILE *fp, const struct profil_profile *p)
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
 	fputs("<table class=\"meta\">\n<tr><th class=\"n\">command</th><td>", fp);
 	for (int i = 0; i < p->argc; i++) {
-		esc(fp, p->argv[i]);
+		html_escape(fp, p->argv[i]);
 		fputc(' ', fp);
 	}
 	fprintf(fp, "</td></tr>\n<tr><th class=\"n\">started</th><td>%s</td></tr>\n",
@@ -161,7 +169,8 @@ meta(FILE *fp, const struct profil_profile *p)
 }
 
 static void
-objects(FILE *fp, const struct profil_profile *p, const struct share_basis *b)
+objects(FILE *fp, const struct profil_profile *p, const struct share_basis *b,
+    int timed)
 {
 	uint64_t total = p->samples + p->lost;
 	size_t n, i;
@@ -172,11 +181,13 @@ objects(FILE *fp, const struct profil_profile *p, const struct share_basis *b)
 	share_part_all(b, &all);
 	share_part_cpu(&all, p->lost);
 
-	fputs("<h2>Objects</h2>\n<div class=\"split\" id=\"split\">", fp);
+	fputs("<h2>Objects</h2>\n", fp);
+	whole_run_note(fp, timed);
+	fputs("<div class=\"split\" id=\"split\">", fp);
 	for (i = 0; i < n && v[i].n > 0; i++) {
 		fprintf(fp, "<div style=\"width:%.3f%%;background:%s\" title=\"",
 		    report_percent(v[i].n, total), palette[i % 8]);
-		esc(fp, v[i].name);
+		html_escape(fp, v[i].name);
 		/* a wall view's shares are of time: its seconds, then */
 		if (b->off_obj >= 0)
 			fprintf(fp, ": %.3f s, %.2f%%\"></div>", (double)v[i].n *
@@ -209,7 +220,7 @@ objects(FILE *fp, const struct profil_profile *p, const struct share_basis *b)
 		err = share_error95(b, &part, &all);
 		fprintf(fp, "<tr><td class=\"n\"><span class=\"key\" style=\""
 		    "background:%s\"></span>", palette[i % 8]);
-		esc(fp, v[i].path[0] ? v[i].path : v[i].name);
+		html_escape(fp, v[i].path[0] ? v[i].path : v[i].name);
 		fprintf(fp, "</td><td data-v=\"%llu\">%llu</td><td data-v=\"%.4f\">"
 		    "%.2f</td><td class=\"err\" data-v=\"%.4f\">%.2f</td><td "
 		    "data-v=\"%.4f\">%.3f</td></tr>\n",
@@ -255,7 +266,7 @@ label_peaks(FILE *fp, const struct hist_bin *bins, size_t n, double bw,
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
 		    "text-anchor=\"middle\" fill=\"#333\">", x,
 		    h - bh - 3 < 11 ? 11 : h - bh - 3);
-		esc(fp, bins[best].label);
+		html_escape(fp, bins[best].label);
 		fputs("</text>\n", fp);
 		placed[nplaced++] = x;
 	}
@@ -284,7 +295,7 @@ picture(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 		if (bins[i].samples > most)
 			most = bins[i].samples;
 	fputs("<h3>", fp);
-	esc(fp, ob->path);
+	html_escape(fp, ob->path);
 	fprintf(fp, "</h3>\n<svg class=\"hist\" width=\"%.0f\" height=\"%.0f\" "
 	    "viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\" "
 	    "role=\"img\">\n", w, h + axis, w, h + axis);
@@ -299,7 +310,7 @@ picture(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 		fprintf(fp, "<rect class=\"b\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 		    "height=\"%.2f\"><title>", (double)i * bw, h - bh,
 		    bw > 1.5 ? bw - 0.5 : bw, bh);
-		esc(fp, bins[i].label ? bins[i].label : "(no function)");
+		html_escape(fp, bins[i].label ? bins[i].label : "(no function)");
 		fprintf(fp, " @ %#llx: %llu samples (%.2f%%)</title></rect>\n",
 		    (unsigned long long)bins[i].start,
 		    (unsigned long long)bins[i].samples,
@@ -349,9 +360,9 @@ flat(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 		    sec, sec, (unsigned long long)self.cpu,
 		    (unsigned long long)self.cpu);
 		share_part_free(&self);
-		esc(fp, r->function);
+		html_escape(fp, r->function);
 		fputs("</td><td class=\"n\">", fp);
-		esc(fp, r->object);
+		html_escape(fp, r->object);
 		fprintf(fp, "</td><td class=\"n\" data-v=\"%.4f\"><span class=\"bar\" "
 		    "style=\"width:%.1fpx\"></span></td></tr>\n", pct,
 		    top > 0 ? 120.0 * pct / top : 0);
@@ -364,25 +375,52 @@ flat(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 		    f->nrows - TABLE_ROWS);
 }
 
+/*
+ * The timeline (when rec, the profile as read, has one and p stacks),
+ * then the flame graph, which it redraws for a window of the run.
+ */
 static void
-page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
+graphs(FILE *fp, const struct profil_profile *p,
+    const struct profil_profile *rec, const struct funcs *f,
+    const struct stacks *s)
+{
+	struct flame_graph g;
+	struct html_time h;
+
+	if (p->nstacks == 0 || !html_time_has(rec)) {
+		report_flame_html(fp, p, s);
+		return;
+	}
+	flame_graph_build(&g, p, s);
+	html_time_init(&h, rec, &g);
+	html_time_prune(&h, &g);
+	html_time_section(fp, &h, f);
+	flame_graph_html(fp, &g);
+	html_time_free(&h);
+	flame_graph_free(&g);
+}
+
+static void
+page(FILE *fp, const struct profil_profile *p,
+    const struct profil_profile *rec, const struct funcs *f,
     const struct stacks *s)
 {
 	size_t order[PICTURE_OBJECTS], n = 0;
 	struct share_basis b;
+	int timed = p->nstacks > 0 && html_time_has(rec);
 
 	fputs(OUTFILE_HTML "\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width\">\n<title>profil: ",
 	    fp);
-	esc(fp, p->argc > 0 ? p->argv[0] : "profile");
+	html_escape(fp, p->argc > 0 ? p->argv[0] : "profile");
 	fprintf(fp, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Where the "
 	    "time went: ", style);
-	esc(fp, p->argc > 0 ? funcs_base_name(p->argv[0]) : "profile");
-	fputs("</h1>\n", fp);
+	html_escape(fp, p->argc > 0 ? funcs_base_name(p->argv[0]) : "profile");
+	fputs("<span id=\"tl-title\"></span></h1>\n", fp);
 	meta(fp, p);
 	share_basis_init(&b, p);
-	objects(fp, p, &b);
-	report_flame_html(fp, p, s);
+	objects(fp, p, &b, timed);
+	graphs(fp, p, rec, f, s);
 	/* the busiest objects, most samples first */
 	for (size_t i = 0; i < p->nobjects; i++) {
 		size_t k;
@@ -400,10 +438,12 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 				n++;
 		}
 	}
-	if (n > 0)
-		fputs("<h2>Where in the code</h2>\n<p>Each bar is a range of "
-		    "addresses; its height, the samples there. Hover a bar for "
-		    "its function.</p>\n", fp);
+	if (n > 0) {
+		fputs("<h2>Where in the code</h2>\n", fp);
+		whole_run_note(fp, timed);
+		fputs("<p>Each bar is a range of addresses; its height, the "
+		    "samples there. Hover a bar for its function.</p>\n", fp);
+	}
 	for (size_t k = 0; k < n; k++)
 		picture(fp, p, f, order[k]);
 	flat(fp, p, f, &b);
@@ -412,8 +452,9 @@ page(FILE *fp, const struct profil_profile *p, const struct funcs *f,
 }
 
 int
-report_html(const struct profil_profile *p, const struct funcs *f,
-    const struct stacks *s, const char *path, char *cause, size_t cause_size)
+report_html(const struct profil_profile *p, const struct profil_profile *rec,
+    const struct funcs *f, const struct stacks *s, const char *path,
+    char *cause, size_t cause_size)
 {
 	struct outfile of;
 	FILE *fp;
@@ -425,6 +466,6 @@ report_html(const struct profil_profile *p, const struct funcs *f,
 		outfile_abort(&of, NULL);
 		return -1;
 	}
-	page(fp, p, f, s);
+	page(fp, p, rec != NULL ? rec : p, f, s);
 	return outfile_commit(&of, fp, cause, cause_size);
 }

@@ -195,9 +195,12 @@ int report_tree(const struct profil_profile *p, const struct stacks *s,
 /*
  * One self-contained HTML page: tables, SVG pictures and the flame graph
  * of s (named on p with f's tables; a line saying it needs stacks when p
- * has none).
+ * has none); above it, when rec (the profile p is the view of: p itself,
+ * or NULL, when no wall view) has a timeline, a track per thread and
+ * windows of the run (html.h).
  */
-int report_html(const struct profil_profile *p, const struct funcs *f,
+int report_html(const struct profil_profile *p,
+    const struct profil_profile *rec, const struct funcs *f,
     const struct stacks *s, const char *path, char *cause, size_t cause_size);
 
 /*

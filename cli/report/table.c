@@ -343,6 +343,12 @@ print_caption(const char *caption, const struct table_style *style)
 	putchar('\n');
 }
 
+void
+table_print_caption(const char *caption, const struct table_style *style)
+{
+	print_caption(caption, style);
+}
+
 /* Column c's text title. */
 static const char *
 title_of(const struct col *c, const struct table_style *style)

@@ -83,6 +83,14 @@ struct table_style {
 void table_print(const struct table *t, int format, const int *text_order,
     const char *caption, const struct table_style *style);
 
+/*
+ * A caption as table_print prints one: each of its lines folded to
+ * style's width between phrases, then a blank line.  For the views that
+ * draw text of their own under it (report --timeline).
+ */
+void table_print_caption(const char *caption,
+    const struct table_style *style);
+
 /* The escape that colours a share of percent (hot red, warm yellow), or "". */
 const char *table_colour_of(const struct table_style *style, double percent);
 /* The escape that ends a colour, or "". */

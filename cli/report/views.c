@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 
+#include "timeline-view.h"
 #include "views.h"
 
 static int
@@ -83,7 +84,15 @@ static int
 show_html(const struct report_input *in, const struct report_options *o,
     char *cause, size_t cause_size)
 {
-	return report_html(in->p, in->f, in->s, o->target, cause, cause_size);
+	return report_html(in->p, in->recorded, in->f, in->s, o->target, cause,
+	    cause_size);
+}
+
+static int
+show_timeline(const struct report_input *in, const struct report_options *o,
+    char *cause, size_t cause_size)
+{
+	return report_timeline(in->p, in->s, o, cause, cause_size);
 }
 
 #define CALL_VIEW	(VIEW_FUNCS | VIEW_STACKS | VIEW_INLINES)
@@ -102,6 +111,7 @@ const struct report_view report_views[] = {
 	{ "callees", NULL, required_argument, 'e', CALL_VIEW, show_callees },
 	{ "tree", NULL, no_argument, 't', CALL_VIEW, show_tree },
 	{ "html", NULL, required_argument, 'w', CALL_VIEW, show_html },
+	{ "timeline", NULL, no_argument, 'L', CALL_VIEW, show_timeline },
 };
 const size_t report_nviews = sizeof report_views / sizeof report_views[0];
 

@@ -34,6 +34,9 @@ struct report_input {
 	const struct stacks *s;		/* named with VIEW_STACKS (or
 					   VIEW_SOME_STACKS and stacks), else
 					   NULL */
+	const struct profil_profile *recorded;	/* the profile as read, of
+					   which p is the view (p itself
+					   when not a wall view) */
 };
 
 struct report_view {

@@ -51,6 +51,9 @@ prf_decode_timeline(struct decoder *d, struct rio_in *in, const char **why)
 		return *why = "a second timeline record", -1;
 	if (p->stacks == NULL)
 		return *why = "a timeline before the stacks", -1;
+	/* without stacks a profile has no timeline: the encoder writes none */
+	if (p->nstacks == 0)
+		return *why = "a timeline of no stacks", -1;
 	/* an entry takes three bytes at least */
 	if (in->failed || n > rio_left(in) / 3)
 		return *why = "truncated", -1;
@@ -87,22 +90,32 @@ prf_decode_timeline(struct decoder *d, struct rio_in *in, const char **why)
 	return 0;
 }
 
-/* Thread (pid, tid)'s sums, for saying which thread does not add up. */
+/*
+ * Thread (pid, tid) of st does not add up: say what its stacks of st's
+ * kind (samples, or a wall profile's ns off the CPU: never the two
+ * summed) have in their slices and in themselves.
+ */
 static void
 say_thread(struct decoder *d, const struct profil_profile *p,
     const struct profil_stack *st, const uint64_t *sum)
 {
 	uint64_t want = 0, got = 0;
+	int off = st->off_ns > 0;
 
-	for (size_t i = 0; i < p->nstacks; i++)
-		if (p->stacks[i].pid == st->pid && p->stacks[i].tid == st->tid) {
-			want += p->stacks[i].count + p->stacks[i].off_ns;
-			got += sum[i];
-		}
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profil_stack *s = &p->stacks[i];
+
+		if (s->pid != st->pid || s->tid != st->tid || (s->off_ns > 0) != off)
+			continue;
+		/* check_stacks bounds the stacks' sums, not the slices' */
+		want += s->count + s->off_ns;
+		if (__builtin_add_overflow(got, sum[i], &got))
+			got = UINT64_MAX;
+	}
 	prf_say(d, "the timeline does not add up: thread %u of process %u has "
 	    "%llu %s in its slices, %llu in its stacks", st->tid, st->pid,
-	    (unsigned long long)got, st->off_ns > 0 ? "ns off the CPU" :
-	    "samples", (unsigned long long)want);
+	    (unsigned long long)got, off ? "ns off the CPU" : "samples",
+	    (unsigned long long)want);
 }
 
 int

@@ -112,6 +112,20 @@ stacktree_node(struct stacktree *t, uint32_t parent, uint32_t frame)
 	return (uint32_t)t->n++;
 }
 
+uint32_t
+stacktree_find(const struct stacktree *t, uint32_t parent, uint32_t frame)
+{
+	uint64_t key = (((uint64_t)parent + 1) << 32 | frame) + 1;
+
+	if (t->slots == 0)
+		return STACKTREE_ROOT;
+	for (size_t k = slot_of(key, t->slots); t->keys[k] != 0;
+	    k = (k + 1) & (t->slots - 1))
+		if (t->keys[k] == key)
+			return t->nodes[k];
+	return STACKTREE_ROOT;
+}
+
 size_t
 stacktree_depth(const struct stacktree *t, uint32_t leaf)
 {

@@ -46,6 +46,13 @@ void stacktree_free(struct stacktree *t);
  */
 uint32_t stacktree_node(struct stacktree *t, uint32_t parent, uint32_t frame);
 
+/*
+ * The node of frame under parent if the tree has one, else
+ * STACKTREE_ROOT; the tree is left as it is (a reader's lookup).
+ */
+uint32_t stacktree_find(const struct stacktree *t, uint32_t parent,
+    uint32_t frame);
+
 /* How many frames the stack whose leaf is node leaf holds. */
 size_t stacktree_depth(const struct stacktree *t, uint32_t leaf);
 

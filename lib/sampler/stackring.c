@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -102,6 +103,7 @@ stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
 	uint64_t h = atomic_load_explicit(&shared->head, memory_order_relaxed);
 	struct stackring_slot *s;
 	uint64_t regs[ARCH_NREGS], got;
+	struct timespec ts;
 
 	do {
 		if (h - atomic_load_explicit(&shared->tail,
@@ -113,6 +115,9 @@ stackring_capture(struct stackring *r, const void *ucontext, uint32_t tag,
 	} while (!atomic_compare_exchange_weak_explicit(&shared->head, &h,
 	    h + 1, memory_order_acq_rel, memory_order_relaxed));
 	s = stackring_slot(r, h);
+	/* async-signal-safe (POSIX), and the vDSO's: no system call */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->time = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	arch_context_regs(ucontext, regs);
 	memcpy(s->regs, regs, sizeof s->regs);
 	s->tag = tag;

@@ -31,6 +31,7 @@ struct stackring_slot {
 	uint64_t weight;		/* samples the capture stands for (0:
 					   none, a capture given up), */
 	uint64_t kernel_weight;		/*   of them in the kernel */
+	uint64_t time;			/* when: CLOCK_MONOTONIC, ns */
 	uint64_t regs[ARCH_NREGS];	/* DWARF order (arch.h) */
 	uint64_t stack_addr;		/* where the copy starts */
 	uint64_t size;			/* bytes copied */

@@ -17,8 +17,7 @@
 //            wide as its CPU count says; unticked, the wall view is back
 // Prints "ok" and writes a screenshot; exits 1 with the reasons otherwise.
 'use strict';
-const { chromium } = require('playwright-core');
-const path = require('path');
+const { open_page, flame_boxes, finish } = require('./page');
 
 // The Wilson interval's half-width in points, as the tables have it
 // (cli/report/table.c), written again here to check the page's.
@@ -30,18 +29,7 @@ function error95(k, n) {
 	return 100 * z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
 }
 
-// Every drawn box: index, function, count, x, width, classes.
-async function boxes(page) {
-	return page.$$eval('#flame-svg g.fg-box', (gs) => gs.map((g) => {
-		const r = g.querySelector('rect');
-		return {
-			i: Number(g.getAttribute('data-i')), name: g.getAttribute('data-name'),
-			count: Number(g.getAttribute('data-count')),
-			x: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')),
-			cls: g.getAttribute('class'),
-		};
-	}));
-}
+const boxes = flame_boxes;
 
 const near = (a, b) => Math.abs(a - b) < 0.01;
 
@@ -112,16 +100,21 @@ async function flame(page, expect, problems) {
 		// hover: function, object, samples, share and its 95% error
 		await rect(target.i).hover();
 		const tip = page.locator('#flame-tip');
-		const text = (await tip.isVisible()) ? await tip.textContent() : '';
+		// its lines: the name, the object, then the figures, which
+		// start with the samples (no other number before them)
+		const lines = (await tip.isVisible()) ?
+			await page.$$eval('#flame-tip > *', (es) => es.map((e) => e.textContent)) : [];
+		const text = lines.join('\n');
 		// the error as the Wilson interval's half-width; within 0.02 of
 		// it, for the page may count the samples' weights (a run's kernel
 		// samples weigh more: 5.04 shown for 5.045 here once)
 		const want = target.count + ' samples, ' + (100 * target.count / total).toFixed(2) +
 			'% \u00b1 ';
 		const err = error95(target.count, total);
-		const shown = text.includes(want) ?
-			parseFloat(text.slice(text.indexOf(want) + want.length)) : NaN;
-		if (!text.includes(expect.zoom) || !(Math.abs(shown - err) <= 0.02))
+		const figures = lines[2] || '';
+		const shown = figures.startsWith(want) ?
+			parseFloat(figures.slice(want.length)) : NaN;
+		if (lines[0] !== expect.zoom || !(Math.abs(shown - err) <= 0.02))
 			problems.push('hover text "' + text + '" lacks "' + want +
 				err.toFixed(2) + '"');
 	}
@@ -178,29 +171,7 @@ async function main() {
 	const [page_path, shot, expect_json] = process.argv.slice(2);
 	const expect = expect_json ? JSON.parse(expect_json) : {};
 	const problems = [];
-	const browser = await chromium.launch({
-		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		args: ['--no-sandbox'],
-	});
-	const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-	// self-contained: any request other than the page itself is a fault
-	await context.route('**/*', (route) => {
-		if (route.request().url().startsWith('file:'))
-			return route.continue();
-		problems.push('request: ' + route.request().url());
-		return route.abort();
-	});
-	const page = await context.newPage();
-	page.on('console', (m) => {
-		if (m.type() === 'error' || m.type() === 'warning')
-			problems.push('console ' + m.type() + ': ' + m.text());
-	});
-	page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-	page.on('request', (r) => {
-		if (!r.url().startsWith('file:'))
-			problems.push('request: ' + r.url());
-	});
-	await page.goto('file://' + path.resolve(page_path));
+	const { browser, page } = await open_page(page_path, problems);
 
 	const rows = await page.locator('#flat tbody tr').count();
 	const bars = await page.locator('svg.hist rect.b').count();
@@ -228,14 +199,8 @@ async function main() {
 
 	const drawn = await flame(page, expect, problems);
 
-	if (shot)
-		await page.screenshot({ path: shot, fullPage: true });
-	await browser.close();
-	if (problems.length) {
-		console.log(problems.join('\n'));
-		process.exit(1);
-	}
-	console.log('ok: ' + rows + ' rows, ' + bars + ' bars, flame graph: ' + drawn);
+	await finish(browser, page, shot, problems, rows + ' rows, ' + bars +
+		' bars, flame graph: ' + drawn);
 }
 
 main().catch((e) => { console.log('error: ' + e.message); process.exit(1); });

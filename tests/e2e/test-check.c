@@ -4,7 +4,8 @@
  * know), it says how many stacks, and how many samples' stacks were cut
  * short, a line per reason, most first; nothing more for a profile
  * without stacks, nothing at all with -q; and a recording's stacks, and
- * their share cut the one figure record and report give too.
+ * their share cut the one figure record and report give too; a
+ * timeline's line, and the thread a damaged one does not add up in.
  */
 #include <limits.h>
 #include <math.h>
@@ -158,7 +159,10 @@ test_check_stacks_whole_or_none(void **state)
 	assert_int_equal(strchr(r.out, '\n') - r.out + 1, (long)strlen(r.out));
 }
 
-/* A recording's stacks: counted, and their cuts add up to what is said. */
+/*
+ * A recording's stacks: counted, and their cuts add up to what is said;
+ * then its timeline's line, of the slices the file has.
+ */
 static void
 test_check_recorded_stacks(void **state)
 {
@@ -184,13 +188,42 @@ test_check_recorded_stacks(void **state)
 	assert_non_null(p);
 	assert_int_equal(stacks, p->nstacks);
 	assert_int_equal(frames, p->nframes);
-	profil_profile_free(p);
-	for (line = strchr(line, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
-		assert_int_equal(sscanf(line + strlen(path), ":   %llu samples (",
-		    &n), 1);
+	/* the cuts' lines, then the timeline's (the recorder keeps one) */
+	for (line = strchr(line, '\n') + 1; sscanf(line + strlen(path),
+	    ":   %llu samples (", &n) == 1; line = strchr(line, '\n') + 1)
 		in_lines += n;
-	}
 	assert_int_equal(in_lines, cut);
+	if (sscanf(line + strlen(path), ": timeline: %llu slices", &n) != 1 ||
+	    n != p->nslices || p->nslices == 0)
+		fail_msg("no timeline line of %llu slices: %s",
+		    (unsigned long long)p->nslices, r.out);
+	profil_profile_free(p);
+}
+
+/*
+ * A wall profile of /bin/app: 5 samples at 0x10 under main (0x50), time
+ * in read(2) under main, in the caller's stacks (on_cpu and in_read
+ * their frames).
+ */
+static struct profil_bucket read_bucket = { 0x10, 5 };
+static struct profil_object read_app = { .path = "/bin/app", .lowpc = 0,
+    .highpc = 0x100, .bucket_bytes = 1, .samples = 5, .nbuckets = 1,
+    .buckets = &read_bucket };
+static struct profil_frame read_frames[] = { { 0, 0x10 }, { 0, 0x50 },
+    { PROFIL_FRAME_OFFCPU, 0 } };		/* read(2) */
+static uint32_t on_cpu[] = { 0, 1 }, in_read[] = { 2, 1 };
+static struct profil_wall read_wall = { .poll_ns = 5000000, .switches = 2,
+    .reads = 1 };
+static char *read_argv[] = { "app", NULL };
+
+static struct profil_profile
+read_profile(struct profil_stack *stacks, size_t nstacks)
+{
+	return (struct profil_profile){ .interval_ns = 1000000,
+	    .bucket_bytes = 1, .engine = "perf", .argc = 1, .argv = read_argv,
+	    .samples = 5, .nobjects = 1, .objects = &read_app, .nframes = 3,
+	    .frames = read_frames, .nstacks = nstacks, .stacks = stacks,
+	    .wall = &read_wall };
 }
 
 /*
@@ -201,24 +234,12 @@ test_check_recorded_stacks(void **state)
 static void
 test_check_refuses_bad_wall_profile(void **state)
 {
-	struct profil_bucket bucket = { 0x10, 5 };
-	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
-	    .highpc = 0x100, .bucket_bytes = 1, .samples = 5, .nbuckets = 1,
-	    .buckets = &bucket };
-	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 },
-	    { PROFIL_FRAME_OFFCPU, 0 } };		/* read(2) */
-	uint32_t on[] = { 0, 1 }, off[] = { 2, 1 }, bad[] = { 0, 2, 1 };
+	uint32_t bad[] = { 0, 2, 1 };
 	struct profil_stack stacks[] = {
-	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on },
-	    { .pid = 1, .tid = 1, .depth = 2, .frames = off,
+	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on_cpu },
+	    { .pid = 1, .tid = 1, .depth = 2, .frames = in_read,
 	      .off_ns = 250000000 } };
-	struct profil_wall wall = { .poll_ns = 5000000, .switches = 2,
-	    .reads = 1 };
-	char *argv[] = { "app", NULL };
-	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
-	    .engine = "perf", .argc = 1, .argv = argv, .samples = 5,
-	    .nobjects = 1, .objects = &app, .nframes = 3, .frames = frames,
-	    .nstacks = 2, .stacks = stacks, .wall = &wall };
+	struct profil_profile p = read_profile(stacks, 2);
 	char path[PATH_MAX], cause[256], *argv_check[] = { profil_bin, "check",
 	    path, NULL };
 	struct run r;
@@ -241,6 +262,91 @@ test_check_refuses_bad_wall_profile(void **state)
 	    strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
 		fail_msg("check's refusal is not one line saying why: '%s'",
 		    r.err);
+}
+
+/* p saved at path, and checked: what check says of it, which holds line. */
+static void
+check_says(struct run *r, const char *path, const struct profil_profile *p,
+    const char *line)
+{
+	char cause[256], *argv_check[] = { profil_bin, "check", (char *)path,
+	    NULL };
+
+	if (profil_profile_save(p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+	run(r, argv_check);
+	if (strstr(r->status == 0 ? r->out : r->err, line) == NULL)
+		fail_msg("check exit %d, no [%s] in:\n%s%s", r->status, line,
+		    r->out, r->err);
+}
+
+/*
+ * A profile with a timeline gets a line saying its slices, their width
+ * and entries, and that they add up to the stacks thread by thread; a
+ * damaged one is refused (exit 1) in one line naming the thread that
+ * does not add up, and in what.  A wall profile of two threads: thread
+ * 1's 5 samples and 250 ms in read, thread 2's 100 ms in read, over
+ * three slices of 2^27 ns; then its CPU part alone.
+ */
+static void
+test_check_timeline(void **state)
+{
+	struct profil_stack stacks[] = {
+	    { .pid = 1, .tid = 1, .count = 5, .depth = 2, .frames = on_cpu },
+	    { .pid = 1, .tid = 1, .depth = 2, .frames = in_read,
+	      .off_ns = 250000000 },
+	    { .pid = 1, .tid = 2, .depth = 2, .frames = in_read,
+	      .off_ns = 100000000 } };
+	struct profil_timeline_entry timeline[] = {
+	    { 0, 0, 3 }, { 0, 2, 2 },
+	    { 1, 0, 100000000 }, { 1, 1, 1u << 27 },
+	    { 1, 2, 150000000 - (1u << 27) },
+	    { 2, 1, 100000000 } };
+	struct profil_profile p = read_profile(stacks, 3);
+	char path[PATH_MAX], want[PATH_MAX + 256];
+	struct run r;
+
+	(void)state;
+	p.slice_ns = 1u << 27;
+	p.nslices = 3;
+	p.ntimeline = 6;
+	p.timeline = timeline;
+	snprintf(path, sizeof path, "%s/timeline.prf", tmpdir);
+	snprintf(want, sizeof want, "%s: timeline: 3 slices of 134.218 ms "
+	    "(0.403 s), 6 entries, adding up to the stacks thread by thread "
+	    "(2 threads, 5 samples, 0.350 s off the CPU)\n", path);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 0);
+	check(&r, path, 1);
+	assert_string_equal(r.out, "");
+
+	/* thread 2's read one ns short: refused, in one line */
+	timeline[5].value--;
+	snprintf(want, sizeof want, "profil: check: %s: the timeline does not "
+	    "add up: thread 2 of process 1 has 99999999 ns off the CPU in its "
+	    "slices, 100000000 in its stacks\n", path);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, want);
+	assert_string_equal(r.out, "");
+
+	/* the CPU part alone; then thread 1's samples one too many */
+	p.wall = NULL;
+	p.nstacks = 1;
+	p.nframes = 2;
+	p.ntimeline = 2;
+	snprintf(want, sizeof want, "%s: timeline: 3 slices of 134.218 ms "
+	    "(0.403 s), 2 entries, adding up to the stacks thread by thread "
+	    "(1 thread, 5 samples)\n", path);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 0);
+	timeline[1].value++;
+	snprintf(want, sizeof want, "profil: check: %s: the timeline does not "
+	    "add up: thread 1 of process 1 has 6 samples in its slices, 5 in "
+	    "its stacks\n", path);
+	check_says(&r, path, &p, want);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, want);
 }
 
 /*
@@ -328,6 +434,7 @@ main(void)
 		cmocka_unit_test(test_check_stacks_whole_or_none),
 		cmocka_unit_test(test_check_recorded_stacks),
 		cmocka_unit_test(test_check_refuses_bad_wall_profile),
+		cmocka_unit_test(test_check_timeline),
 		cmocka_unit_test(test_cut_share_one_figure),
 	};
 	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);

@@ -210,7 +210,7 @@ test_conflicting_views_refused(void **state)
 /* ---- --help ----------------------------------------------------------- */
 
 static const char *const commands[] = {
-	"record", "report", "export", "check", "merge", "diff",
+	"record", "report", "export", "check", "merge", "diff", "top",
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -318,6 +318,8 @@ test_help_describes_every_option(void **state)
 		{ "report", "--min-percent" }, { "report", "--histogram" },
 		{ "export", "-o" }, { "merge", "-o" }, { "diff", "--format" },
 		{ "diff", "--limit" }, { "diff", "--min-change" },
+		{ "top", "-F" }, { "top", "-e" }, { "top", "--window" },
+		{ "top", "--limit" },
 	};
 	char *man = read_man_page(), opts[64][64], entry[4096];
 	struct run r, again;

@@ -124,24 +124,34 @@ help_options(const char *help, char opts[][128], int *takes, int max)
 		while (at[0] == '-' && at[1] != ' ' && n < max) {
 			size_t w = strspn(at, "-abcdefghijklmnopqrstuvwxyz"
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+			const char *value = at + w + (at[w] == ' ');
+			size_t vlen = strcspn(value, " ,\n");
 
 			snprintf(opts[n], 128, "%.*s", (int)w, at);
 			takes[n++] = 0;
 			at += w;
-			if (strncmp(at, ", -", 3) != 0)
+			if (strncmp(at, ", -", 3) == 0) {
+				at += 2;
+				continue;
+			}
+			/*
+			 * a value after the names: "FORMAT", "FILE|DIR", or one
+			 * of its values before the column of the text
+			 * ("--format pprof   one gzipped ...", not "--processes
+			 * a row ..."); then maybe another option's names
+			 * ("--time-before START..END, --time-after ...")
+			 */
+			if (at[0] == ' ' && value[0] != ' ' &&
+			    ((value[0] >= 'A' && value[0] <= 'Z') ||
+			    strncmp(value + vlen, "  ", 2) == 0 ||
+			    strncmp(value + vlen, ", -", 3) == 0))
+				for (int i = first; i < n; i++)
+					takes[i] = 1;
+			if (at[0] != ' ' || strncmp(value + vlen, ", -", 3) != 0)
 				break;
-			at += 2;
+			at = value + vlen + 2;
+			first = n;
 		}
-		/*
-		 * a value after the names: "FORMAT", "FILE|DIR", or one of
-		 * its values before the column of the text ("--format pprof
-		 * one gzipped ...", not "--processes a row ...")
-		 */
-		if (n > first && at[0] == ' ' && at[1] != ' ' &&
-		    ((at[1] >= 'A' && at[1] <= 'Z') ||
-		    strncmp(at + 1 + strcspn(at + 1, " \n"), "  ", 2) == 0))
-			for (int i = first; i < n; i++)
-				takes[i] = 1;
 		line += len + (line[len] == '\n');
 	}
 	return n;

@@ -330,6 +330,7 @@ test_gmon_call_arcs(void **state)
 	if (p == NULL)
 		fail_msg("%s", cause);
 	add_recursive_stack(p, 0, big);
+	e2e_drop_timeline(p);
 	if (profil_profile_save(p, big_prf, cause, sizeof cause) < 0)
 		fail_msg("%s", cause);
 	profil_profile_free(p);

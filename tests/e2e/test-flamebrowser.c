@@ -87,38 +87,6 @@ assert_errors_as_the_tree(const struct flame *fl, const char *prf)
 	}
 }
 
-/* 1 if the browser check can run; skips (or fails, when required) if not. */
-static int
-browser_ready(void)
-{
-	if (access("tests/browser/check-html.sh", X_OK) == 0 &&
-	    system("command -v chromium >/dev/null && command -v node "
-	    ">/dev/null") == 0)
-		return 1;
-	if (getenv("PROFIL_REQUIRE_BROWSER") != NULL)
-		fail_msg("PROFIL_REQUIRE_BROWSER is set but chromium, node or "
-		    "tests/browser/check-html.sh is missing");
-	SKIP("chromium or node not installed (PROFIL_REQUIRE_BROWSER=1 "
-	    "makes it a failure)");
-	return 0;
-}
-
-/* check-html.sh PAGE SHOT EXPECT (JSON), which must print "ok". */
-static void
-browser_check(const char *page, const char *shot, const char *expect)
-{
-	/* make check runs from the top of the source tree */
-	char *check[] = { "tests/browser/check-html.sh", (char *)page,
-	    (char *)shot, (char *)expect, NULL };
-	struct run r;
-
-	if (!browser_ready())
-		return;
-	run(&r, check);
-	if (r.status != 0 || strstr(r.out, "ok") == NULL)
-		fail_msg("browser check failed (%d): %s%s", r.status, r.out, r.err);
-}
-
 /*
  * Samples of folded stacks with a frame in names (each line once); with
  * kernel_above, the samples of those that go on above the last such

@@ -3,7 +3,9 @@
  * tests/programs/workload.c.  Sums are checked exactly against the
  * inputs' flat reports (functions, stacks, buckets of other sizes); what
  * cannot be merged (another program, other rates, bad usage) is refused
- * in one line.
+ * in one line; timelines kept side by side, or dropped in one line, and
+ * two recordings of tests/programs/phases.c put each run's phases at
+ * their own times in the sum.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,6 +20,18 @@
 #include "cli.h"
 #include "e2e.h"
 #include "harness.h"
+
+static char phases_bin[PATH_MAX];
+
+/* The common setup, and where the phases program is. */
+static int
+setup(void **state)
+{
+	if (e2e_setup(state) != 0)
+		return -1;
+	snprintf(phases_bin, sizeof phases_bin, "%s/phases", bindir);
+	return 0;
+}
 
 /*
  * Runs are sized by the samples their checks need (e2e.h, record_for):
@@ -522,6 +536,237 @@ test_merge_bad_usage(void **state)
 	assert_false(exists(out));
 }
 
+/*
+ * A profile of /bin/app saved at path: 6 samples at 0x10 under 0x50
+ * (thread 1 of process pid), with a timeline of slices of slice_ns (0:
+ * none): 2 samples in slice 0, 4 in slice 3.
+ */
+static void
+save_timed(const char *path, uint32_t pid, uint64_t slice_ns)
+{
+	struct profil_bucket bucket = { 0x10, 6 };
+	struct profil_object app = { .path = "/bin/app", .lowpc = 0,
+	    .highpc = 0x100, .bucket_bytes = 1, .samples = 6, .nbuckets = 1,
+	    .buckets = &bucket };
+	struct profil_frame frames[] = { { 0, 0x10 }, { 0, 0x50 } };
+	uint32_t whole[] = { 0, 1 };
+	struct profil_stack stack = { .pid = pid, .tid = pid, .count = 6,
+	    .depth = 2, .frames = whole };
+	struct profil_timeline_entry timeline[] = { { 0, 0, 2 }, { 0, 3, 4 } };
+	char *argv[] = { "app", NULL }, cause[256];
+	struct profil_profile p = { .interval_ns = 1000000, .bucket_bytes = 1,
+	    .engine = "perf", .argc = 1, .argv = argv, .samples = 6,
+	    .nobjects = 1, .objects = &app, .nframes = 2, .frames = frames,
+	    .nstacks = 1, .stacks = &stack, .slice_ns = slice_ns,
+	    .nslices = slice_ns ? 4 : 0, .ntimeline = slice_ns ? 2 : 0,
+	    .timeline = timeline };
+
+	if (profil_profile_save(&p, path, cause, sizeof cause) < 0)
+		fail_msg("save %s: %s", path, cause);
+}
+
+/*
+ * Timelines merged by the command: two runs side by side, re-sliced to
+ * the coarser (2^20 and 2^21 ns: the first's slice 3 is the sum's 1), the
+ * sum sound by the reader's checks; with an input that has none, the sum
+ * has none, and one line says which input and why.
+ */
+static void
+test_merge_timelines(void **state)
+{
+	char a[PATH_MAX], b[PATH_MAX], out[PATH_MAX], cause[256];
+	char *argv[] = { profil_bin, "merge", "-q", "-o", out, a, b, NULL };
+	struct profil_profile *m;
+	struct run r;
+
+	(void)state;
+	scratch(a, "timed-a.prf");
+	scratch(b, "timed-b.prf");
+	scratch(out, "timed-sum.prf");
+	save_timed(a, 10, 1u << 20);
+	save_timed(b, 20, 1u << 21);
+	merge_ok(out, a, b);
+	m = profil_profile_read(out, cause, sizeof cause);
+	if (m == NULL)
+		fail_msg("%s: %s", out, cause);
+	assert_int_equal(m->slice_ns, 1u << 21);
+	assert_int_equal(m->nslices, 4);		/* b's 4; a's 2 */
+	assert_int_equal(m->ntimeline, 4);
+	for (size_t i = 0; i < 4; i++) {
+		const struct profil_timeline_entry *e = &m->timeline[i];
+		uint32_t pid = m->stacks[e->stack].pid;
+
+		/* a's 0 and 3 are the sum's 0 and 1; b's stay 0 and 3 */
+		assert_int_equal(e->slice, (i % 2 == 0) ? 0 : pid == 10 ? 1 : 3);
+		assert_int_equal(e->value, (i % 2 == 0) ? 2 : 4);
+	}
+	profil_profile_free(m);
+
+	save_timed(b, 20, 0);
+	run(&r, argv);
+	assert_int_equal(r.status, 0);
+	assert_one_line(&r, "merge");
+	if (strstr(r.err, "timed-b.prf has no timeline") == NULL)
+		fail_msg("merge said: %s", r.err);
+	m = profil_profile_read(out, cause, sizeof cause);
+	assert_non_null(m);
+	assert_true(m->slice_ns == 0 && m->ntimeline == 0);
+	assert_int_equal(m->nstacks, 2);
+	profil_profile_free(m);
+}
+
+/* What the sum of two runs of phases did, and where. */
+struct merged_phases {
+	double late_in, late_out;	/* late's CPU samples, in c() or not */
+	double worker, mid_read;	/* the worker's, all and mid-read() */
+	double read_in, read_out;	/* the worker's s in read(), in its phase */
+	double late_inputs;		/* late's samples in the two inputs */
+};
+
+/*
+ * The sum m of in[0] and in[1] (err[i]: what in[i]'s program said) told
+ * apart by run, each entry judged against its own run's phases, from its
+ * own start.  The worker is the main thread, late the other (the timer
+ * engine knows it by the name it was born with, the worker's).
+ */
+static void
+tally_phases(struct merged_phases *t, const struct profil_profile *m,
+    struct profil_profile *const in[2], const char *const err[2])
+{
+	struct e2e_phase c[2], rd[2];
+	uint32_t pid[2];
+	double slice_s = (double)m->slice_ns / 1e9;
+
+	memset(t, 0, sizeof *t);
+	for (int i = 0; i < 2; i++) {
+		c[i] = e2e_phase_of(err[i], "c", in[i]->start_ns);
+		rd[i] = e2e_phase_of(err[i], "read", in[i]->start_ns);
+		assert_true(in[i]->nprocesses >= 1);
+		pid[i] = in[i]->processes[0].pid;
+		for (size_t k = 0; k < in[i]->nstacks; k++)
+			if (in[i]->stacks[k].tid != in[i]->stacks[k].pid)
+				t->late_inputs += (double)in[i]->stacks[k].count;
+	}
+	assert_true(pid[0] != pid[1]);
+	for (size_t i = 0; i < m->ntimeline; i++) {
+		const struct profil_timeline_entry *e = &m->timeline[i];
+		const struct profil_stack *st = &m->stacks[e->stack];
+		const struct profil_frame *leaf = &m->frames[st->frames[0]];
+		int k = st->pid == pid[0] ? 0 : 1;
+		double v = (double)e->value, t0 = e->slice * slice_s;
+
+		assert_true(st->pid == pid[k]);
+		if (st->off_ns > 0) {
+			if (st->tid == st->pid && leaf->addr == 0) {	/* read */
+				if (e2e_in_phase(&rd[k], slice_s, e->slice))
+					t->read_in += v / 1e9;
+				else
+					t->read_out += v / 1e9;
+			}
+		} else if (st->tid != st->pid) {
+			if (e2e_in_phase(&c[k], slice_s, e->slice))
+				t->late_in += v;
+			else
+				t->late_out += v;
+		} else {
+			t->worker += v;
+			if (t0 >= rd[k].t0 + slice_s &&
+			    t0 + 2 * slice_s <= rd[k].t1)
+				t->mid_read += v;
+		}
+	}
+}
+
+/*
+ * Two recordings of the phases program (--wall) merged by the command:
+ * the runs side by side, each from its own start.  The truth is each
+ * program's own clock: in the sum, each run's thread "late" is on the
+ * CPU only in its c() phase and its worker never in the middle of its
+ * read(), each within a slice, the runs told apart by their processes;
+ * with the perf engine, which times the switches, the worker's time in
+ * read() lies in its read phase.  The late thread's samples are the two
+ * runs' together.  Runs longer while either thread has under 50 samples.
+ */
+static void
+merge_phases(const char *engine)
+{
+	static struct run r[2];
+	char prf[2][PATH_MAX], out[PATH_MAX], scale[32], cause[512];
+	char *argv[] = { profil_bin, "record", "-e", (char *)engine, "--wall",
+	    "-o", NULL, phases_bin, scale, NULL };
+	struct profil_profile *in[2], *m;
+	struct merged_phases t;
+	double s = harness_work_scale(), read_s;
+
+	scratch(prf[0], "phases-1.prf");
+	scratch(prf[1], "phases-2.prf");
+	scratch(out, "phases-sum.prf");
+	for (int runs = 0;; runs++, s *= 3) {
+		const char *err[2] = { r[0].err, r[1].err };
+
+		snprintf(scale, sizeof scale, "%.2f", s);
+		for (int i = 0; i < 2; i++) {
+			argv[6] = prf[i];
+			run(&r[i], argv);
+			if (r[i].status != 0)
+				fail_msg("record -e %s exited %d: %s", engine,
+				    r[i].status, r[i].err);
+			if ((in[i] = profil_profile_read(prf[i], cause,
+			    sizeof cause)) == NULL)
+				fail_msg("%s: %s", prf[i], cause);
+		}
+		merge_ok(out, prf[0], prf[1]);
+		if ((m = profil_profile_read(out, cause, sizeof cause)) == NULL)
+			fail_msg("%s: %s", out, cause);
+		if (m->slice_ns == 0)
+			fail_msg("-e %s: the sum has no timeline", engine);
+		tally_phases(&t, m, in, err);
+		read_s = 0;
+		for (int i = 0; i < 2; i++) {
+			struct e2e_phase rd = e2e_phase_of(err[i], "read",
+			    in[i]->start_ns);
+
+			read_s += rd.t1 - rd.t0;
+			profil_profile_free(in[i]);
+		}
+		profil_profile_free(m);
+		print_message("-e %s: late %.0f in c(), %.0f out; worker %.0f, "
+		    "%.0f mid-read; read %.3f s in its phase, %.3f out, of "
+		    "%.3f\n", engine, t.late_in, t.late_out, t.worker,
+		    t.mid_read, t.read_in, t.read_out, read_s);
+		if (t.late_in + t.late_out >= 50 && t.worker >= 50)
+			break;
+		if (runs == 2)
+			fail_msg("-e %s: too few samples after 3 runs: the machine "
+			    "is too busy to tell", engine);
+	}
+	assert_true(t.late_in + t.late_out == t.late_inputs);
+	/* a sample's time is the kernel's or the handler's own: exact */
+	if (t.late_out > 0.02 * (t.late_in + t.late_out) + 2 ||
+	    t.mid_read > 0.02 * t.worker + 2)
+		fail_msg("-e %s: samples out of their phases", engine);
+	if (strcmp(engine, "perf") == 0 &&
+	    (t.read_out > 0.02 * (t.read_in + t.read_out) ||
+	    t.read_in < 0.7 * read_s))
+		fail_msg("-e perf: read() out of its phases");
+}
+
+static void
+test_merge_phases_perf(void **state)
+{
+	(void)state;
+	if (!harness_perf_allowed())
+		SKIP("perf events refused here");
+	merge_phases("perf");
+}
+
+static void
+test_merge_phases_timer(void **state)
+{
+	(void)state;
+	merge_phases("timer");
+}
+
 int
 main(void)
 {
@@ -533,9 +778,12 @@ main(void)
 		cmocka_unit_test(test_merge_refuses_another_program),
 		cmocka_unit_test(test_merge_refuses_other_rates),
 		cmocka_unit_test(test_merge_bad_usage),
+		cmocka_unit_test(test_merge_timelines),
+		cmocka_unit_test(test_merge_phases_perf),
+		cmocka_unit_test(test_merge_phases_timer),
 	};
 	/* sanitized, stacks at 1 kHz: TSan's recorder leaves most of 5 kHz
 	   unwound, and inclusive shares of a few are noise */
 	e2e_rate_when_sanitized = "1000";
-	return cmocka_run_group_tests(tests, e2e_setup, e2e_teardown);
+	return cmocka_run_group_tests(tests, setup, e2e_teardown);
 }

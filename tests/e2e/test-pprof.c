@@ -4,8 +4,9 @@
  * pprof-format npm package, via tests/js/pprof-decode.js: export-checks.h)
  * and compared with the .prf file itself (read with the library), with
  * our flat report and, for call stacks, with the folded stacks export;
- * inlined frames, values past 32 bits, wide buckets, and what cannot be
- * exported refused in one line.  The decoder is installed into the build
+ * inlined frames, values past 32 bits, wide buckets, what cannot be
+ * exported refused in one line; and the profile's start and duration
+ * as Go's own pprof reads them.  The decoder is installed into the build
  * directory on first use.
  */
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -48,31 +50,6 @@ readelf_build_id(const char *path, char *id, size_t size)
 		fail_msg("readelf shows no build-id for %s", path);
 }
 
-/* The first line of tests/programs/workload.c holding text (at its start). */
-static long
-source_line_with(const char *text, int at_start)
-{
-	char path[PATH_MAX + 32], line[512];
-	long n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/tests/programs/workload.c", srcdir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof line, f) != NULL) {
-		char *at = strstr(line, text);
-
-		n++;
-		if (at != NULL && (!at_start || at == line)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("%s: no line with %s", path, text);
-	return -1;
-}
-
 /* The line of tests/programs/workload.c that defines function name. */
 static long
 source_line_of(const char *name)
@@ -80,7 +57,7 @@ source_line_of(const char *name)
 	char pattern[64];
 
 	snprintf(pattern, sizeof pattern, " void %s(void)", name);
-	return source_line_with(pattern, 0);
+	return workload_line(pattern, 0);
 }
 
 /* Files of the scratch directory named like export's temporary files. */
@@ -474,14 +451,14 @@ test_pprof_inlined_frames(void **state)
 		    outer);
 	snprintf(want, sizeof want, "%s/tests/programs/workload.c", srcdir);
 	assert_string_equal(f->file, want);
-	assert_int_equal(f->start_line, source_line_with("inlined(void)", 1));
-	snprintf(want, sizeof want, "%ld", source_line_with("LOOP(1000000);", 0));
+	assert_int_equal(f->start_line, workload_line("inlined(void)", 1));
+	snprintf(want, sizeof want, "%ld", workload_line("LOOP(1000000);", 0));
 	assert_string_equal(f->lines, want);
 	for (size_t i = 0; i < d.ninlined; i++)
 		if (strcmp(d.inlined[i].leaf, "inlined") == 0) {
 			assert_string_equal(d.inlined[i].caller, "outer");
 			assert_int_equal(d.inlined[i].line,
-			    source_line_with("/* CALL */", 0));
+			    workload_line("/* CALL */", 0));
 			at_call += d.inlined[i].samples;
 		}
 	assert_int_equal(at_call, f->samples);
@@ -559,6 +536,12 @@ pprof_large_values(int stacks)
 		if (oi < p->nobjects) {
 			more = INT64_MAX / p->interval_ns + 1 - st->count;
 			st->count += more;
+			/* and in a slice of its timeline, which sums to it */
+			for (size_t e = 0; e < p->ntimeline; e++)
+				if (p->timeline[e].stack == i) {
+					p->timeline[e].value += more;
+					break;
+				}
 		}
 	}
 	for (size_t i = 0; i < p->nobjects && more == 0; i++)
@@ -728,6 +711,142 @@ test_pprof_errors(void **state)
 	assert_int_equal(access(gmon_out, R_OK), 0);
 }
 
+/* Go's time.Duration as it prints one (ms to minutes), into buf. */
+static void
+go_duration(uint64_t ns, char *buf, size_t size)
+{
+	int len;
+
+	if (ns >= 60000000000ull || ns < 1000000)
+		fail_msg("%llu ns: not a duration this test prints",
+		    (unsigned long long)ns);
+	if (ns < 1000000000)
+		len = snprintf(buf, size, "%llu.%06llu",
+		    (unsigned long long)(ns / 1000000),
+		    (unsigned long long)(ns % 1000000));
+	else
+		len = snprintf(buf, size, "%llu.%09llu",
+		    (unsigned long long)(ns / 1000000000),
+		    (unsigned long long)(ns % 1000000000));
+	while (buf[len - 1] == '0')
+		buf[--len] = '\0';
+	if (buf[len - 1] == '.')
+		buf[--len] = '\0';
+	snprintf(buf + len, size - (size_t)len, "%s", ns < 1000000000 ? "ms" : "s");
+}
+
+/*
+ * The Time and Duration lines `go tool pprof -raw` prints of pb (Go's
+ * own reader of profile.proto: time_nanos as a time in UTC, to the ns;
+ * duration_nanos as a Duration cut to 4 characters) are p's start and
+ * duration.
+ */
+static void
+assert_go_time(const char *pb, int64_t start_ns, uint64_t duration_ns)
+{
+	char go[PATH_MAX] = "", *argv[] = { "/usr/bin/env", "TZ=UTC", go, "tool",
+	    "pprof", "-raw", (char *)pb, NULL };
+	char want[128], dur[64], err[8192], *out, *at;
+	time_t sec = (time_t)(start_ns / 1000000000);
+	long frac = (long)(start_ns % 1000000000);
+	struct tm tm;
+	FILE *f;
+	int len;
+
+	f = popen("command -v go", "r");
+	if (f != NULL && fgets(go, sizeof go, f) == NULL)
+		go[0] = '\0';
+	if (f != NULL)
+		pclose(f);
+	go[strcspn(go, "\n")] = '\0';
+	if (go[0] != '/' && getenv("CI") != NULL)
+		fail_msg("go not found: .ci/run installs golang-go");
+	if (go[0] != '/')
+		SKIP("go not found (apt-get install golang-go): its pprof "
+		    "reads the export's time");
+	if (capture(argv, &out, err, sizeof err) != 0)
+		fail_msg("go tool pprof -raw %s: %s", pb, err);
+	gmtime_r(&sec, &tm);
+	len = (int)strftime(want, sizeof want, "Time: %Y-%m-%d %H:%M:%S", &tm);
+	if (frac > 0) {
+		len += snprintf(want + len, sizeof want - (size_t)len, ".%09ld",
+		    frac);
+		while (want[len - 1] == '0')
+			want[--len] = '\0';
+	}
+	snprintf(want + len, sizeof want - (size_t)len, " +0000 UTC\n");
+	if (strstr(out, want) == NULL)
+		fail_msg("go tool pprof -raw: no '%.*s' in:\n%.400s",
+		    (int)strlen(want) - 1, want, out);
+	go_duration(duration_ns, dur, sizeof dur);
+	at = strstr(out, "Duration: ");
+	assert_non_null(at);
+	at += strlen("Duration: ");
+	if (strncmp(at, dur, 4) != 0 || at[4] != '\n')
+		fail_msg("go tool pprof -raw: Duration: %.*s, the profile's %s",
+		    (int)strcspn(at, "\n"), at, dur);
+	free(out);
+}
+
+/*
+ * time_nanos and duration_nanos are the profile's start and duration, as
+ * Go's pprof reads them: of a recording, of an --time window of it
+ * (slices 10 to 30: its start 10 slices on, 20 long), and of a profile
+ * whose start and duration are set here (2.5 s from a moment with
+ * nanoseconds; 0.75 s, which pprof shows in ms).
+ */
+static void
+test_pprof_time_and_duration(void **state)
+{
+	SCRATCH(prf, "time.prf");
+	SCRATCH(pb, "time.pb.gz");
+	SCRATCH(win_prf, "time-win.prf");
+	SCRATCH(win_pb, "time-win.pb.gz");
+	static const struct { int64_t start; uint64_t duration; } windows[] = {
+		{ 1700000000123456789, 2500000000 },
+		{ 1700000002000000000, 750000000 },
+	};
+	char *prog[] = { workload, "split", "0.05", NULL };
+	char *exp[] = { profil_bin, "export", "--format", "pprof", "-o", win_pb,
+	    win_prf, NULL };
+	char window[96];
+	char *cut[] = { profil_bin, "export", "--format", "pprof", window, "-o",
+	    win_pb, prf, NULL };
+	struct profil_profile *p;
+	char cause[256];
+	struct run r;
+
+	(void)state;
+	record_with("timer", prf, prog);	/* any engine: with a timeline */
+	export_and_decode(prf, pb, 0);
+	p = profil_profile_read(prf, cause, sizeof cause);
+	if (p == NULL)
+		fail_msg("%s", cause);
+	assert_go_time(pb, p->start_ns, p->duration_ns);
+	/* export --time of slices 10 to 30 (whole: no rounding out) */
+	if (p->nslices < 30 || p->ntimeline == 0)
+		fail_msg("%s: a timeline of %llu slices", prf,
+		    (unsigned long long)p->nslices);
+	snprintf(window, sizeof window, "--time=%lluns..%lluns",
+	    (unsigned long long)(10 * p->slice_ns),
+	    (unsigned long long)(30 * p->slice_ns));
+	run(&r, cut);
+	if (r.status != 0)
+		fail_msg("export %s: %s", window, r.err);
+	assert_go_time(win_pb, p->start_ns + (int64_t)(10 * p->slice_ns),
+	    20 * p->slice_ns);
+	for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {
+		p->start_ns = windows[i].start;
+		p->duration_ns = windows[i].duration;
+		if (profil_profile_save(p, win_prf, cause, sizeof cause) < 0)
+			fail_msg("%s", cause);
+		run(&r, exp);
+		assert_int_equal(r.status, 0);
+		assert_go_time(win_pb, windows[i].start, windows[i].duration);
+	}
+	profil_profile_free(p);
+}
+
 int
 main(void)
 {
@@ -739,6 +858,7 @@ main(void)
 		cmocka_unit_test(test_pprof_large_values),
 		cmocka_unit_test(test_pprof_wide_buckets),
 		cmocka_unit_test(test_pprof_errors),
+		cmocka_unit_test(test_pprof_time_and_duration),
 	};
 
 	return cmocka_run_group_tests(tests, export_setup, e2e_teardown);

@@ -71,8 +71,33 @@ char *scratch(char *buf, const char *name);
 /* 1 if there is a file at path. */
 int exists(const char *path);
 
+/*
+ * A phase of tests/programs/phases.c as it timed it ("phase NAME START
+ * END" on its stderr, err): seconds after start_ns (a profile's start).
+ * Fails the test if err has no such line.
+ */
+struct e2e_phase {
+	double t0, t1;
+};
+struct e2e_phase e2e_phase_of(const char *err, const char *name,
+    int64_t start_ns);
+/*
+ * 1 if slice (of slice_s seconds, from the same start) meets phase ph
+ * widened by a slice on each side: where a timeline may put what
+ * happened in the phase.
+ */
+int e2e_in_phase(const struct e2e_phase *ph, double slice_s, uint32_t slice);
+
 /* One line on stderr, from the named subcommand. */
 void assert_one_line(const struct run *r, const char *command);
+
+/*
+ * p without its timeline: for a test that changes a recorded profile's
+ * stacks and saves it (a timeline must sum to the stacks, or the file is
+ * refused).
+ */
+struct profil_profile;
+void e2e_drop_timeline(struct profil_profile *p);
 
 /* Total samples of prf as `profil check` states them. */
 unsigned long long checked_samples(const char *prf);
@@ -181,8 +206,8 @@ void record_for(struct shares *s, struct run *r, const char *engine,
 /*
  * Multiply every count of p by k (samples, kernel, unknown, lost, each
  * object's and bucket's, the kernel record's, threads', processes',
- * stacks', the samples taken and their squared weights): the same
- * profile, k times as long.
+ * stacks' and their timeline's, the samples taken and their squared
+ * weights): the same profile, k times as long.
  */
 struct profil_profile;
 /*
@@ -190,6 +215,11 @@ struct profil_profile;
  * weights (if p has them): for a test that adds samples to a profile.
  */
 void add_unit_weights(struct profil_profile *p, uint64_t n);
+/*
+ * p's samples k times over, everywhere they are counted (objects,
+ * threads, processes, stacks and their timeline, weights); its time off
+ * the CPU as it was.
+ */
 void scale_profile(struct profil_profile *p, uint64_t k);
 
 /*
@@ -209,6 +239,7 @@ size_t e2e_as_nobody(char **argv);
 double e2e_wilson95(double k, double n, double scale);
 /* A profile's error scale: its squared weights over its samples, or 1. */
 double e2e_error_scale(const struct profil_profile *p);
+
 
 /*
  * The group's setup (cmocka): the scratch directory made, the command and

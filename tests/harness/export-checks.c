@@ -314,3 +314,27 @@ has_frame(const char *text, const char *name)
 			return 1;
 	return 0;
 }
+
+long
+workload_line(const char *text, int at_start)
+{
+	char path[PATH_MAX + 32], line[512];
+	long n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/tests/programs/workload.c", srcdir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *at = strstr(line, text);
+
+		n++;
+		if (at != NULL && (!at_start || at == line)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	fail_msg("%s: no line with %s", path, text);
+	return -1;
+}

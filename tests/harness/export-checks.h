@@ -119,6 +119,12 @@ void record_stacks_or_not_at(const char *prf, char **prog, int stacks,
 /* Export prf to pb as pprof (with --inline if inlines), decode it into d. */
 void export_and_decode(const char *prf, const char *pb, int inlines);
 
+/*
+ * The number of the first line of tests/programs/workload.c holding
+ * text (with at_start, starting with it); fails the test if none.
+ */
+long workload_line(const char *text, int at_start);
+
 /* 1 if folded text (a;b;c) has a frame named name. */
 int has_frame(const char *text, const char *name);
 

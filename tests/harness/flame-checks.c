@@ -1,11 +1,13 @@
 /*
  * flame-checks.c - the flame graph's data read off the page that `profil
  * report --html` writes (flame-checks.h): its JSON decoded, here, with no
- * code of the report's, and checked as the tree the page's script needs.
+ * code of the report's, and checked as the tree the page's script needs;
+ * and the page checked in headless Chromium (tests/browser/).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e2e.h"
 #include "flame-checks.h"
@@ -115,6 +117,7 @@ flame_parse(struct flame *fl, const char *page)
 
 	memset(fl, 0, sizeof *fl);
 	assert_non_null(data);
+	fl->timed = strstr(page, "id=\"timeline-data\"") != NULL;
 	assert_int_equal(sscanf(strstr(data, "\"total\":"), "\"total\":%llu",
 	    &fl->total), 1);
 	fl->name = malloc(cap * sizeof *fl->name);
@@ -195,7 +198,8 @@ flame_check_tree(const struct flame *fl)
 
 		assert_true(p >= 0 && (size_t)p < i);
 		assert_true(fl->func[i] >= 0 && (size_t)fl->func[i] < fl->nfuncs);
-		assert_true(fl->count[i] > 0 && fl->count[i] * 1000 >= fl->total);
+		assert_true(fl->count[i] > 0);
+		assert_true(fl->timed || fl->count[i] * 1000 >= fl->total);
 		/* a new child of p comes after p's earlier children's subtrees,
 		   and no heavier than them */
 		if (last[p] != 0)
@@ -219,4 +223,59 @@ need_stacks(void)
 {
 	if (!harness_perf_allowed())
 		SKIP("perf events refused here, and the timer engine takes no stacks");
+}
+
+/* 1 if the browser check can run; skips (or fails, when required) if not. */
+static int
+browser_ready(void)
+{
+	if (access("tests/browser/check-html.sh", X_OK) == 0 &&
+	    system("command -v chromium >/dev/null && command -v node "
+	    ">/dev/null") == 0)
+		return 1;
+	if (getenv("PROFIL_REQUIRE_BROWSER") != NULL)
+		fail_msg("PROFIL_REQUIRE_BROWSER is set but chromium, node or "
+		    "tests/browser/check-html.sh is missing");
+	SKIP("chromium or node not installed (PROFIL_REQUIRE_BROWSER=1 "
+	    "makes it a failure)");
+	return 0;
+}
+
+const char *
+browser_output(const char *option, const char *page, const char *shot,
+    const char *expect)
+{
+	/* make check runs from the top of the source tree */
+	char *check[6] = { "tests/browser/check-html.sh" };
+	size_t n = 1;
+	static struct run r;
+
+	if (!browser_ready())
+		return NULL;
+	if (option != NULL)
+		check[n++] = (char *)option;
+	check[n++] = (char *)page;
+	check[n++] = (char *)shot;
+	check[n++] = (char *)expect;
+	check[n] = NULL;
+	run(&r, check);
+	if (r.status != 0)
+		fail_msg("browser check failed (%d): %s%s", r.status, r.out, r.err);
+	return r.out;
+}
+
+void
+browser_check_with(const char *option, const char *page, const char *shot,
+    const char *expect)
+{
+	const char *out = browser_output(option, page, shot, expect);
+
+	if (out != NULL && strstr(out, "ok") == NULL)
+		fail_msg("browser check failed: %s", out);
+}
+
+void
+browser_check(const char *page, const char *shot, const char *expect)
+{
+	browser_check_with(NULL, page, shot, expect);
 }

@@ -1,7 +1,8 @@
 /*
  * flame-checks.h - what the tests of the flame graph share
- * (flame-checks.c): the page written, its flame graph data decoded, and
- * the tree the page's script relies on checked.
+ * (flame-checks.c): the page written, its flame graph data decoded, the
+ * tree the page's script relies on checked, and the page checked in a
+ * browser.
  */
 #ifndef PROFIL_TEST_FLAME_CHECKS_H
 #define PROFIL_TEST_FLAME_CHECKS_H
@@ -17,6 +18,9 @@ struct flame {
 	long *parent, *func;
 	unsigned long long *count;
 	double *err;		/* each box's 95% error, in points */
+	int timed;		/* the page has a timeline: boxes under 0.1%
+				   of the run may be drawn (under 0.1% of
+				   every hundredth of it are not) */
 };
 
 /* `profil report --html PAGE prf`, which must succeed; the page's text. */
@@ -37,11 +41,25 @@ const char *node_name(const struct flame *fl, long i);
 /*
  * What the script relies on: the root first (every sample), a parent
  * before its children (preorder: a subtree is one run of nodes), children
- * heaviest first and within their parent's count, nothing under 0.1%.
+ * heaviest first and within their parent's count, nothing under 0.1% (of
+ * a page without a timeline).
  */
 void flame_check_tree(const struct flame *fl);
 
 /* Skip where no engine takes stacks here (perf events refused). */
 void need_stacks(void);
+
+/*
+ * tests/browser/check-html.sh [option] PAGE SHOT EXPECT (JSON), which
+ * must print "ok": the page in headless Chromium (check-html.js; with
+ * option "--time", check-html-time.js).  Skips where chromium or node is
+ * missing, unless PROFIL_REQUIRE_BROWSER is set.
+ */
+void browser_check_with(const char *option, const char *page,
+    const char *shot, const char *expect);
+/* The same, its output (NULL if skipped), which need not say "ok". */
+const char *browser_output(const char *option, const char *page,
+    const char *shot, const char *expect);
+void browser_check(const char *page, const char *shot, const char *expect);
 
 #endif

@@ -1,15 +1,17 @@
 /*
  * profiles.c - profiles made in memory, every count known, for the tests
- * of merge and diff (profiles.h): objects with their buckets, stacks whose
- * frames stay sorted and whose counts land in the flat profile, a wall
- * record.  Allocation is the command's (cli/util.c): it exits on failure.
+ * of merge, diff and windows (profiles.h): objects with their buckets,
+ * stacks whose frames stay sorted and whose counts land in the flat
+ * profile, a wall record; and such a profile read back.  Allocation is the command's (cli/util.c): it exits on failure.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <profil.h>
 
 #include "cli.h"
+#include "harness.h"
 #include "profiles.h"
 
 void
@@ -130,4 +132,42 @@ make_wall(struct profil_profile *p, uint64_t poll_ns, uint64_t switches,
 {
 	p->wall = xcalloc(1, sizeof *p->wall);
 	*p->wall = (struct profil_wall){ poll_ns, switches, reads, unread_ns };
+}
+
+void
+assert_reads_back(const struct profil_profile *p, const char *what)
+{
+	struct profil_profile *back;
+	char cause[512] = "";
+	void *data;
+	size_t size;
+
+	assert_int_equal(profil_profile_encode(p, &data, &size), 0);
+	back = profil_profile_parse(data, size, cause, sizeof cause);
+	if (back == NULL)
+		fail_msg("%s does not read back: %s", what, cause);
+	profil_profile_free(back);
+	free(data);
+}
+
+const struct profil_stack *
+stack_of(const struct profil_profile *p, uint32_t pid, uint32_t tid,
+    size_t depth, const struct profil_frame *frames)
+{
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct profil_stack *st = &p->stacks[s];
+		size_t d = 0;
+
+		if (st->pid != pid || st->tid != tid || st->depth != depth)
+			continue;
+		for (; d < depth; d++) {
+			const struct profil_frame *f = &p->frames[st->frames[d]];
+
+			if (f->object != frames[d].object || f->addr != frames[d].addr)
+				break;
+		}
+		if (d == depth)
+			return st;
+	}
+	return NULL;
 }

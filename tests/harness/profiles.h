@@ -37,4 +37,16 @@ void add_stack(struct profil_profile *p, uint32_t pid, uint32_t tid,
 void make_wall(struct profil_profile *p, uint64_t poll_ns, uint64_t switches,
     uint64_t reads, uint64_t unread_ns);
 
+/*
+ * p encoded and read back, or the test fails saying why (the reader
+ * checks every total): a profile made by the code under test (what,
+ * "the merged profile") is as sound as a file.
+ */
+void assert_reads_back(const struct profil_profile *p, const char *what);
+
+/* p's stack (pid, tid, frames leaf first, as p's frames say), or NULL. */
+const struct profil_stack *stack_of(const struct profil_profile *p,
+    uint32_t pid, uint32_t tid, size_t depth,
+    const struct profil_frame *frames);
+
 #endif

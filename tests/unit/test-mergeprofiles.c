@@ -24,6 +24,7 @@
 #include "../../cli/profile/merge-objects.c"
 #include "../../cli/profile/merge-kernel.c"
 #include "../../cli/profile/merge-stacks.c"
+#include "../../cli/profile/merge-timeline.c"
 #include "../../cli/profile/merge-jit.c"
 #include "../../cli/profile/merge-lines.c"
 #include "../../cli/util.c"
@@ -53,21 +54,14 @@ add_run(struct profil_profile *p, uint32_t pid, int with_thread)
 static struct profil_profile *
 merged(struct profil_profile *a, struct profil_profile *b)
 {
-	struct profil_profile *in[2] = { a, b }, *m, *back;
+	struct profil_profile *in[2] = { a, b }, *m;
 	const char *names[2] = { "a.prf", "b.prf" };
 	char cause[512] = "";
-	void *data;
-	size_t size;
 
 	if (merge_profiles(in, names, 2, &m, cli_warn_line, cause,
 	    sizeof cause) < 0)
 		fail_msg("merge refused: %s", cause);
-	assert_int_equal(profil_profile_encode(m, &data, &size), 0);
-	back = profil_profile_parse(data, size, cause, sizeof cause);
-	if (back == NULL)
-		fail_msg("the merged profile does not read back: %s", cause);
-	profil_profile_free(back);
-	free(data);
+	assert_reads_back(m, "the merged profile");
 	return m;
 }
 
@@ -269,22 +263,9 @@ static uint64_t
 stack_count(const struct profil_profile *p, uint32_t pid, uint32_t tid,
     size_t depth, const struct profil_frame *frames)
 {
-	for (size_t s = 0; s < p->nstacks; s++) {
-		const struct profil_stack *st = &p->stacks[s];
-		size_t d = 0;
+	const struct profil_stack *st = stack_of(p, pid, tid, depth, frames);
 
-		if (st->pid != pid || st->tid != tid || st->depth != depth)
-			continue;
-		for (; d < depth; d++) {
-			const struct profil_frame *f = &p->frames[st->frames[d]];
-
-			if (f->object != frames[d].object || f->addr != frames[d].addr)
-				break;
-		}
-		if (d == depth)
-			return st->count;
-	}
-	return 0;
+	return st != NULL ? st->count : 0;
 }
 
 /* A kernel record: build-id byte id, boot byte boot, _text at text. */
@@ -392,29 +373,6 @@ test_unit_stacks_summed(void **state)
 	profil_profile_free(m);
 	profil_profile_free(a);
 	profil_profile_free(b);
-}
-
-/* p's stack (pid, tid, frames leaf first), or NULL. */
-static const struct profil_stack *
-stack_of(const struct profil_profile *p, uint32_t pid, uint32_t tid,
-    size_t depth, const struct profil_frame *frames)
-{
-	for (size_t s = 0; s < p->nstacks; s++) {
-		const struct profil_stack *st = &p->stacks[s];
-		size_t d = 0;
-
-		if (st->pid != pid || st->tid != tid || st->depth != depth)
-			continue;
-		for (; d < depth; d++) {
-			const struct profil_frame *f = &p->frames[st->frames[d]];
-
-			if (f->object != frames[d].object || f->addr != frames[d].addr)
-				break;
-		}
-		if (d == depth)
-			return st;
-	}
-	return NULL;
 }
 
 /*

@@ -72,8 +72,6 @@ test_weights_record(void **state)
 	free(data);
 }
 
-static void fix_checksum(uint8_t *data, size_t size);
-
 /*
  * The refused record (what the timer engine's recorder refused of the
  * memory the program could write): read back as written, absent when
@@ -122,66 +120,6 @@ test_refused_record(void **state)
 }
 
 /* ---- wall profiles (record --wall): version 2 ------------------------------- */
-
-/*
- * A wall profile: app's 10 samples at 0x10 under main (0x50), and time
- * off the CPU at 3 stacks of its threads: 500 ms in clock_nanosleep
- * under 0x20 (measured), 3 ms preempted at the last sample's stack (all
- * sampled, on 4 looks), 1 ms blocked where is not known.
- */
-static struct profil_bucket wall_bucket = { 0x10, 10 };
-static struct profil_object wall_app;
-static struct profil_frame wall_frames[] = {
-	{ 0, 0x10 }, { 0, 0x20 }, { 0, 0x50 },
-	{ PROFIL_FRAME_OFFCPU, 230 },			/* clock_nanosleep */
-	{ PROFIL_FRAME_OFFCPU, PROFIL_OFFCPU_RUNNABLE },
-	{ PROFIL_FRAME_OFFCPU, PROFIL_OFFCPU_BLOCKED },
-	{ PROFIL_FRAME_CUT, PROFIL_CUT_NOT_TAKEN },
-};
-static uint32_t on_cpu[] = { 0, 2 }, asleep[] = { 3, 1, 2 },
-    preempted[] = { 4, 0, 2 }, unplaced[] = { 5, 6 };
-static struct profil_stack wall_stacks[4];
-static struct profil_wall wall_stats;
-static struct profil_thread wall_threads[2];
-
-static void
-wall_profile(struct profil_profile *p)
-{
-	wall_app = (struct profil_object){ .path = "/bin/app", .lowpc = 0,
-	    .highpc = 0x100, .bucket_bytes = 1, .samples = 10, .nbuckets = 1,
-	    .buckets = &wall_bucket };
-	wall_stacks[0] = (struct profil_stack){ .pid = 7, .tid = 7,
-	    .count = 10, .depth = 2, .frames = on_cpu };
-	wall_stacks[1] = (struct profil_stack){ .pid = 7, .tid = 7,
-	    .depth = 3, .frames = asleep, .off_ns = 500000000 };
-	wall_stacks[2] = (struct profil_stack){ .pid = 7, .tid = 8,
-	    .depth = 3, .frames = preempted, .off_ns = 3000000,
-	    .sampled_ns = 3000000, .observations = 4 };
-	wall_stacks[3] = (struct profil_stack){ .pid = 7, .tid = 8,
-	    .depth = 2, .frames = unplaced, .off_ns = 1000000,
-	    .sampled_ns = 1000000 };
-	wall_stats = (struct profil_wall){ .poll_ns = 5000000, .switches = 12,
-	    .reads = 3, .unread_ns = 0 };
-	wall_threads[0] = (struct profil_thread){ 7, 7, "app", 10 };
-	wall_threads[1] = (struct profil_thread){ 7, 8, "waiter", 0 };
-	memset(p, 0, sizeof *p);
-	p->interval_ns = 1000000;
-	p->bucket_bytes = 1;
-	p->engine = "perf";
-	p->argc = 1;
-	p->argv = argv_;
-	p->duration_ns = 504000000;
-	p->samples = 10;
-	p->nobjects = 1;
-	p->objects = &wall_app;
-	p->nthreads = 2;
-	p->threads = wall_threads;
-	p->nframes = sizeof wall_frames / sizeof wall_frames[0];
-	p->frames = wall_frames;
-	p->nstacks = 4;
-	p->stacks = wall_stacks;
-	p->wall = &wall_stats;
-}
 
 static uint32_t
 file_version(const uint8_t *data)
@@ -258,46 +196,6 @@ test_cpu_profile_stays_version_1(void **state)
 	assert_true(q->stacks[0].count == 10 && q->stacks[0].off_ns == 0);
 	profil_profile_free(q);
 	free(data);
-}
-
-/* The byte offset of the first record of tag in data, or 0. */
-static size_t
-record_at(const uint8_t *data, size_t size, unsigned tag)
-{
-	for (size_t at = PRF_MAGIC_LEN + 4; at + 8 <= size;) {
-		unsigned t = data[at] | data[at + 1] << 8;
-		size_t len = (size_t)data[at + 4] | (size_t)data[at + 5] << 8 |
-		    (size_t)data[at + 6] << 16 | (size_t)data[at + 7] << 24;
-
-		if (t == tag)
-			return at;
-		at += 8 + len;
-	}
-	return 0;
-}
-
-static size_t
-record_size(const uint8_t *data, size_t at)
-{
-	return 8 + ((size_t)data[at + 4] | (size_t)data[at + 5] << 8 |
-	    (size_t)data[at + 6] << 16 | (size_t)data[at + 7] << 24);
-}
-
-/* The end record's checksum made right after an edit (CRC-32, zlib's). */
-static void
-fix_checksum(uint8_t *data, size_t size)
-{
-	size_t end = record_at(data, size, PRF_TAG_END);
-	uint32_t crc = 0xffffffffu;
-
-	for (size_t i = 0; i < end; i++) {
-		crc ^= data[i];
-		for (int k = 0; k < 8; k++)
-			crc = crc >> 1 ^ (0xedb88320u & -(crc & 1));
-	}
-	crc = ~crc;
-	for (int k = 0; k < 4; k++)
-		data[end + 8 + k] = (uint8_t)(crc >> 8 * k);
 }
 
 /* The wall profile p encoded, then refused saying words. */

@@ -19,6 +19,7 @@
 
 /* What a stub was given: one line each, in the order of the calls. */
 static char calls[4096];
+static uint64_t stack_time;	/* the last stack's time, as given */
 
 static void
 note(const char *fmt, ...)
@@ -74,9 +75,10 @@ builder_unknown(struct builder *b, uint64_t w, pid_t pid, pid_t tid)
 
 void
 builder_sample_stack(struct builder *b, const struct bframe *frames,
-    size_t n, uint64_t w, pid_t pid, pid_t tid)
+    size_t n, uint64_t w, pid_t pid, pid_t tid, uint64_t time)
 {
 	(void)b; (void)pid; (void)tid;
+	stack_time = time;
 	frames_note("stack", frames, n, w);
 }
 
@@ -183,22 +185,28 @@ wall_switch_out(struct wall *w, pid_t pid, pid_t tid, uint64_t time,
 }
 
 void
-wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
+wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns, int exact)
 {
 	(void)w; (void)pid; (void)tid;
-	note("blocked %llu exact=%d", (unsigned long long)ns, exact);
+	note("blocked %llu exact=%d end=%llu", (unsigned long long)ns, exact,
+	    (unsigned long long)end);
 }
 
 void
-wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
+wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns)
 {
+	(void)end;
 	(void)w; (void)pid; (void)tid;
 	note("unseen %llu", (unsigned long long)ns);
 }
 
 void
-wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
+wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns)
 {
+	(void)end;
 	(void)w; (void)pid; (void)tid;
 	note("runnable %llu", (unsigned long long)ns);
 }
@@ -405,7 +413,7 @@ test_events(void **state)
 	s.ns = 300;
 	s.kind = SAMPLE_BLOCKED;
 	s.exact = 1;
-	take(&k, NULL, &s, "blocked 300 exact=1\n");
+	take(&k, NULL, &s, "blocked 300 exact=1 end=5\n");
 	s.kind = SAMPLE_UNSEEN;
 	take(&k, NULL, &s, "unseen 300\n");
 	s.kind = SAMPLE_RUNNABLE;
@@ -422,6 +430,45 @@ test_events(void **state)
 	take(&k, NULL, &s, "wall_thread_exit 5\n");
 }
 
+/*
+ * A stack reaches the builder with its time (the timeline's), or, from
+ * an engine that did not say when, the time it came (the records'
+ * clock); an interval off the CPU with its end.
+ */
+static void
+test_times(void **state)
+{
+	struct sample_sink k = { NULL, NULL, NULL };
+	struct sample_place at = { space, NULL, 0 };
+	struct bframe placed[] = { { 3, 0x10 }, { 3, 0x20 } };
+	struct sample s = { .pid = 7, .tid = 8, .weight = 1, .time = 4242,
+	    .mode = SAMPLE_USER, .stacks = 1, .frames = placed, .nframes = 2 };
+	uint64_t before, after;
+
+	(void)state;
+	sample_take(&k, &at, &s);
+	assert_int_equal(stack_time, 4242);
+	s.time = 0;
+	before = record_now_ns();
+	sample_take(&k, &at, &s);
+	after = record_now_ns();
+	assert_true(stack_time >= before && stack_time <= after);
+	k.wall = wall;
+	s = (struct sample){ .kind = SAMPLE_BLOCKED, .pid = 7, .tid = 8,
+	    .ns = 300 };
+	before = record_now_ns();
+	calls[0] = '\0';
+	sample_take(&k, NULL, &s);
+	after = record_now_ns();
+	{
+		unsigned long long end = 0;
+
+		assert_int_equal(sscanf(calls, "blocked 300 exact=0 end=%llu",
+		    &end), 1);
+		assert_true(end >= before && end <= after);
+	}
+}
+
 int
 main(void)
 {
@@ -431,6 +478,7 @@ main(void)
 		cmocka_unit_test(test_kernel_share),
 		cmocka_unit_test(test_placed),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

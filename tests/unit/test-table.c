@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../cli/report/table.c"
-#include "../../cli/report/json.c"
+#include "../../cli/json.c"
 #include "../../cli/util.c"
 
 /* How the tests print text: set by each test (table.h). */

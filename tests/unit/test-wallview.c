@@ -5,8 +5,9 @@
  * found by frame pointer (a JIT program's under record --wall: the view
  * was once made by encoding the profile without its stacks, which the
  * codec refused, and report said "out of memory"); its counts add up
- * the profile's and its time off the CPU in intervals; and a view whose
- * counts would overflow is refused with its cause, not wrapped round.
+ * the profile's and its time off the CPU in intervals; a view whose
+ * counts would overflow is refused with its cause, not wrapped round;
+ * and a view's timeline follows the stacks it keeps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +88,13 @@ wall_profile(void)
 	p->wall = xcalloc(1, sizeof *p->wall);
 	p->wall->poll_ns = 5000000;
 	p->wall->switches = 2;
+	/* when: the samples in slice 0, the read across slices 1 to 6 */
+	p->slice_ns = 1000;
+	p->nslices = 10;
+	p->ntimeline = 2;
+	p->timeline = xcalloc(2, sizeof *p->timeline);
+	p->timeline[0] = (struct profil_timeline_entry){ 0, 0, CPU_SAMPLES };
+	p->timeline[1] = (struct profil_timeline_entry){ 1, 1, OFF_NS };
 	return p;
 }
 
@@ -110,6 +118,7 @@ test_copy_is_the_profile(void **state)
 
 	(void)state;
 	assert_ptr_not_equal(q->stacks, p->stacks);
+	assert_ptr_not_equal(q->timeline, p->timeline);
 	assert_ptr_not_equal(q->objects[0].path, p->objects[0].path);
 	profil_profile_free(p);
 	b = encoded(q, &m);
@@ -216,6 +225,71 @@ test_cpu_profile_as_it_is(void **state)
 	profil_profile_free(p);
 }
 
+/*
+ * wall_profile with a timeline, and a wait of 400 ns before its 5.5
+ * intervals, too short to come to an interval of its own: CPU samples
+ * in slices 0 (2) and 2 (1), the short wait in slice 0, the long one in
+ * slice 1.
+ */
+static struct profil_profile *
+wall_profile_with_timeline(void)
+{
+	struct profil_profile *p = wall_profile();
+
+	p->stacks = xrealloc(p->stacks, 3 * sizeof *p->stacks);
+	p->stacks[2] = p->stacks[1];
+	p->stacks[1] = (struct profil_stack){ 7, 7, 0, 2, NULL, 400, 0, 0 };
+	p->stacks[1].frames = xcalloc(2, sizeof *p->stacks[1].frames);
+	p->stacks[1].frames[0] = 2;
+	p->stacks[1].frames[1] = 1;
+	p->nstacks = 3;
+	p->slice_ns = 1000;
+	p->nslices = 3;
+	p->ntimeline = 4;
+	p->timeline = xcalloc(4, sizeof *p->timeline);
+	p->timeline[0] = (struct profil_timeline_entry){ 0, 0, 2 };
+	p->timeline[1] = (struct profil_timeline_entry){ 0, 2, 1 };
+	p->timeline[2] = (struct profil_timeline_entry){ 1, 0, 400 };
+	p->timeline[3] = (struct profil_timeline_entry){ 2, 1, OFF_NS };
+	return p;
+}
+
+/*
+ * The views drop stacks (the short wait, which comes to no interval;
+ * every wait, for the CPU part): the timeline's entries go with theirs,
+ * and the others still name the stacks they did (they once kept the
+ * numbers of the stacks before, past the view's last).
+ */
+static void
+test_views_keep_the_timeline_on_its_stacks(void **state)
+{
+	struct profil_profile *p = wall_profile_with_timeline(), *v = NULL;
+	char cause[256] = "";
+
+	(void)state;
+	assert_int_equal(wall_view(p, 0, &v, cause, sizeof cause), 0);
+	assert_int_equal(v->nstacks, 2);
+	assert_int_equal(v->stacks[1].off_ns, OFF_NS);
+	assert_int_equal(v->ntimeline, 3);
+	assert_int_equal(v->timeline[2].stack, 1);
+	assert_int_equal(v->timeline[2].slice, 1);
+	assert_int_equal(v->timeline[2].value, OFF_NS);
+	assert_int_equal(v->timeline[1].stack, 0);
+	assert_int_equal(v->timeline[1].slice, 2);
+	assert_ptr_not_equal(v->timeline, p->timeline);
+	profil_profile_free(v);
+
+	assert_int_equal(wall_view(p, 1, &v, cause, sizeof cause), 0);
+	assert_int_equal(v->nstacks, 1);
+	assert_int_equal(v->ntimeline, 2);
+	assert_int_equal(v->timeline[0].stack, 0);
+	assert_int_equal(v->timeline[1].stack, 0);
+	assert_int_equal(v->timeline[1].value, 1);
+	profil_profile_free(v);
+	assert_int_equal(p->ntimeline, 4);	/* the profile's as it was */
+	profil_profile_free(p);
+}
+
 int
 main(void)
 {
@@ -225,6 +299,7 @@ main(void)
 		cmocka_unit_test(test_cpu_part),
 		cmocka_unit_test(test_overflow_refused),
 		cmocka_unit_test(test_cpu_profile_as_it_is),
+		cmocka_unit_test(test_views_keep_the_timeline_on_its_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

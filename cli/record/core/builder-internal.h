@@ -55,6 +55,7 @@ struct bthread {
 	pid_t pid, tid;
 	char *name;
 	uint64_t samples;
+	uint64_t run_samples;		/* over every period (builder_reset) */
 };
 
 struct bprocess {
@@ -104,6 +105,9 @@ struct builder {
 	struct boff { uint64_t off_ns, sampled_ns, observations; } *off;
 	size_t noff, off_cap;
 	struct profil_wall *wall;
+	/* when: keys node << 32 | thread, and BUILDER_TL_OWN | thread */
+	struct timeline *tl;
+	uint64_t tl_last;		/* the latest time a sample came */
 };
 
 /* The thread tid of pid, added on first sight (no samples, no name). */
@@ -131,5 +135,12 @@ uint64_t builder_link_address(const struct bobject *o, uint64_t file_offset);
  */
 void builder_finish_stacks(struct builder *b, struct profil_profile *p,
     const size_t *map);
+
+/*
+ * The CPU time no sample stood for (builder_cpu_fill) as a stack of its
+ * thread, spread in the timeline as the thread's samples were.
+ */
+void builder_stack_fill(struct builder *b, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid);
 
 #endif

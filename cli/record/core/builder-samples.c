@@ -27,7 +27,7 @@ builder_thread_of(struct builder *b, pid_t pid, pid_t tid)
 
 	if (i == 0) {
 		b->threads = xrealloc(b->threads, (b->nthreads + 1) * sizeof *b->threads);
-		b->threads[b->nthreads] = (struct bthread){ pid, tid, NULL, 0 };
+		b->threads[b->nthreads] = (struct bthread){ pid, tid, NULL, 0, 0 };
 		hmap_add(&b->thread_index, (uint64_t)(uint32_t)tid, ++b->nthreads);
 		i = b->nthreads;
 	}
@@ -55,20 +55,23 @@ count(struct builder *b, uint64_t weight, pid_t pid, pid_t tid)
 {
 	b->samples += weight;
 	if (!b->external_threads)
-		builder_thread_of(b, pid, tid)->samples += weight;
+		builder_thread_samples(b, pid, tid, weight);
 	builder_process_of(b, pid)->samples += weight;
 }
 
 void
 builder_thread_samples(struct builder *b, pid_t pid, pid_t tid, uint64_t n)
 {
-	builder_thread_of(b, pid, tid)->samples += n;
+	struct bthread *t = builder_thread_of(b, pid, tid);
+
+	t->samples += n;
+	t->run_samples += n;
 }
 
 uint64_t
 builder_thread_count(struct builder *b, pid_t pid, pid_t tid)
 {
-	return builder_thread_of(b, pid, tid)->samples;
+	return builder_thread_of(b, pid, tid)->run_samples;
 }
 
 void

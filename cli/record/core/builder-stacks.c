@@ -10,11 +10,32 @@
 #include "builder-internal.h"
 #include "cli.h"
 #include "fpmarks.h"
+#include "timeline.h"
 
 void
 builder_stacks(struct builder *b)
 {
 	b->stacks = 1;
+}
+
+void
+builder_timeline(struct builder *b, uint64_t origin)
+{
+	if (b->tl == NULL)
+		b->tl = timeline_new(origin);
+}
+
+struct timeline *
+builder_timeline_of(struct builder *b)
+{
+	return b->tl;
+}
+
+void
+builder_timeline_end(struct builder *b, uint64_t end)
+{
+	if (b->tl != NULL)
+		timeline_extend(b->tl, end);
 }
 
 /* The frame number of (obj, addr): obj a builder object or BFRAME_*. */
@@ -85,23 +106,53 @@ thread_number(struct builder *b, pid_t pid, pid_t tid)
 	return (uint32_t)(hmap_get(&b->thread_index, (uint64_t)(uint32_t)tid) - 1);
 }
 
+/* A CPU stack counted: its key (node << 32 | thread). */
+static uint64_t
+count_stack(struct builder *b, const struct bframe *frames, size_t n,
+    uint64_t weight, pid_t pid, pid_t tid)
+{
+	uint32_t node = stack_node(b, frames, n, 1, weight, pid, tid);
+	uint64_t key = (uint64_t)node << 32 | thread_number(b, pid, tid);
+
+	hmap_add(&b->stack_counts, key, weight);
+	return key;
+}
+
 void
 builder_sample_stack(struct builder *b, const struct bframe *frames,
-    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+    size_t n, uint64_t weight, pid_t pid, pid_t tid, uint64_t time)
 {
-	uint32_t node, thread;
+	uint64_t key;
 
 	if (n == 0)
 		return;
-	node = stack_node(b, frames, n, 1, weight, pid, tid);
-	thread = thread_number(b, pid, tid);
-	hmap_add(&b->stack_counts, (uint64_t)node << 32 | thread, weight);
+	key = count_stack(b, frames, n, weight, pid, tid);
+	if (b->tl != NULL && weight > 0) {
+		timeline_add(b->tl, key, time, weight);
+		timeline_add(b->tl, BUILDER_TL_OWN | (uint32_t)key, time,
+		    weight);
+		b->tl_last = time > b->tl_last ? time : b->tl_last;
+	}
+}
+
+void
+builder_stack_fill(struct builder *b, const struct bframe *frames,
+    size_t n, uint64_t weight, pid_t pid, pid_t tid)
+{
+	uint64_t key;
+
+	if (n == 0)
+		return;
+	key = count_stack(b, frames, n, weight, pid, tid);
+	if (b->tl != NULL)
+		timeline_move(b->tl, BUILDER_TL_OWN | (uint32_t)key, key, weight,
+		    b->tl_last);
 }
 
 void
 builder_offcpu(struct builder *b, const struct bframe *frames, size_t n,
     uint64_t off_ns, uint64_t sampled_ns, uint64_t observations, pid_t pid,
-    pid_t tid)
+    pid_t tid, uint64_t shape, uint64_t when)
 {
 	uint64_t key, at;
 	struct boff *o;
@@ -121,6 +172,10 @@ builder_offcpu(struct builder *b, const struct bframe *frames, size_t n,
 	}
 	o = &b->off[at - 1];
 	o->off_ns += off_ns;
+	if (b->tl != NULL && shape == BUILDER_TL_NONE)
+		timeline_add(b->tl, key, when, off_ns);
+	else if (b->tl != NULL)
+		timeline_move(b->tl, shape, key, off_ns, when);
 	o->sampled_ns += sampled_ns < off_ns ? sampled_ns : off_ns;
 	o->observations += observations;
 }
@@ -175,6 +230,59 @@ stack_frames(const struct builder *b, uint64_t key, const uint32_t *renumber,
 		st->frames[d] = renumber[st->frames[d]];
 }
 
+/*
+ * The timeline's points of stack key, as entries of p's last stack
+ * (p->nstacks - 1).
+ */
+static void
+timeline_of_stack(struct builder *b, struct profil_profile *p, uint64_t key)
+{
+	struct timeline_point *pts;
+	size_t n;
+
+	if (b->tl == NULL)
+		return;
+	if (p->slice_ns == 0) {
+		p->slice_ns = timeline_slice_ns(b->tl);
+		p->nslices = timeline_nslices(b->tl);
+	}
+	n = timeline_points(b->tl, key, &pts);
+	p->timeline = xrealloc(p->timeline, (p->ntimeline + n + 1) *
+	    sizeof *p->timeline);
+	for (size_t i = 0; i < n; i++)
+		p->timeline[p->ntimeline++] = (struct profil_timeline_entry){
+		    (uint32_t)(p->nstacks - 1), pts[i].slice, pts[i].value };
+	free(pts);
+}
+
+/*
+ * A timeline that does not add up to its stacks is left out, and said:
+ * the profile stays readable (the codec would refuse it).
+ */
+static void
+timeline_done(struct profil_profile *p)
+{
+	uint64_t *sum;
+	size_t bad = 0;
+
+	if (p->slice_ns == 0)
+		return;
+	sum = xcalloc(p->nstacks + 1, sizeof *sum);
+	for (size_t i = 0; i < p->ntimeline; i++)
+		sum[p->timeline[i].stack] += p->timeline[i].value;
+	for (size_t i = 0; i < p->nstacks; i++)
+		bad += sum[i] != p->stacks[i].count + p->stacks[i].off_ns;
+	free(sum);
+	if (bad == 0)
+		return;
+	cli_warn_line("the timeline did not add up to the stacks (a bug): "
+	    "the profile has none");
+	free(p->timeline);
+	p->timeline = NULL;
+	p->ntimeline = 0;
+	p->slice_ns = p->nslices = 0;
+}
+
 void
 builder_finish_stacks(struct builder *b, struct profil_profile *p,
     const size_t *map)
@@ -214,6 +322,7 @@ builder_finish_stacks(struct builder *b, struct profil_profile *p,
 
 		stack_frames(b, keys[i], renumber, st);
 		st->count = hmap_get(&b->stack_counts, keys[i]);
+		timeline_of_stack(b, p, keys[i]);
 	}
 	free(keys);
 	keys = hmap_sorted_keys(&b->stack_off, &n);
@@ -225,8 +334,10 @@ builder_finish_stacks(struct builder *b, struct profil_profile *p,
 		st->off_ns = o->off_ns;
 		st->sampled_ns = o->sampled_ns;
 		st->observations = o->observations;
+		timeline_of_stack(b, p, keys[i]);
 	}
 	free(keys);
+	timeline_done(p);
 	free(frames);
 	free(order);
 	free(renumber);

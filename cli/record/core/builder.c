@@ -14,6 +14,38 @@
 #include "builder-internal.h"
 #include "cli.h"
 #include "fpmarks.h"
+#include "timeline.h"
+
+void
+builder_reset(struct builder *b, uint64_t origin)
+{
+	for (size_t i = 0; i < b->nobjects; i++) {
+		hmap_free(&b->objects[i].hist);
+		hmap_init(&b->objects[i].hist);
+		b->objects[i].samples = 0;
+	}
+	for (size_t i = 0; i < b->nthreads; i++)
+		b->threads[i].samples = 0;
+	for (size_t i = 0; i < b->nprocesses; i++)
+		b->processes[i].samples = 0;
+	b->samples = b->kernel = b->unknown = b->lost = 0;
+	hmap_free(&b->kernel_hist);
+	hmap_init(&b->kernel_hist);
+	b->kernel_ips = 1;
+	b->omit_threads = 0;
+	hmap_free(&b->stack_counts);
+	hmap_init(&b->stack_counts);
+	hmap_free(&b->stack_off);
+	hmap_init(&b->stack_off);
+	b->noff = 0;
+	free(b->wall);
+	b->wall = NULL;
+	if (b->tl != NULL) {
+		timeline_free(b->tl);
+		b->tl = timeline_new(origin);
+		b->tl_last = origin;
+	}
+}
 
 struct builder *
 builder_new(unsigned bucket_bytes)
@@ -57,6 +89,7 @@ builder_free(struct builder *b)
 	hmap_free(&b->stack_off);
 	free(b->off);
 	free(b->wall);
+	timeline_free(b->tl);
 	free(b->frames);
 	for (i = 0; i < b->nthreads; i++)
 		free(b->threads[i].name);
@@ -77,7 +110,7 @@ builder_cpu_fill(struct builder *b, const struct bframe *frames, size_t n,
     uint64_t weight, pid_t pid, pid_t tid)
 {
 	if (b->stacks)
-		builder_sample_stack(b, frames, n, weight, pid, tid);
+		builder_stack_fill(b, frames, n, weight, pid, tid);
 	else
 		builder_kernel(b, frames[0].value, weight, pid, tid);
 	if (b->external_threads)

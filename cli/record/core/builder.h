@@ -59,23 +59,40 @@ struct bframe {
 };
 void builder_stacks(struct builder *b);
 /*
+ * With stacks, the profile keeps a timeline (timeline.h): when each
+ * stack's samples came, slice 0 starting at origin (the records' clock,
+ * record/core/clock.h).  The timeline is the builder's; keys at and
+ * above BUILDER_TL_CALLER, below BUILDER_TL_OWN, are its callers' (the
+ * wall time's accounts, whose place is decided late).
+ */
+#define BUILDER_TL_CALLER	(2ull << 62)
+#define BUILDER_TL_OWN		(3ull << 62)
+#define BUILDER_TL_NONE		UINT64_MAX	/* no shape: at the time given */
+void builder_timeline(struct builder *b, uint64_t origin);
+struct timeline *builder_timeline_of(struct builder *b);	/* or NULL */
+/* The run ends at end: the timeline's slices reach it. */
+void builder_timeline_end(struct builder *b, uint64_t end);
+/*
  * One sample with its stack, frames[0] the sampled place (the leaf),
- * frames[n - 1] the outermost caller (or a cut): counted in the flat
- * profile at its leaf as builder_sample, builder_kernel or
- * builder_unknown would, and as a stack of its thread.
+ * frames[n - 1] the outermost caller (or a cut), taken at time (the
+ * records' clock): counted in the flat profile at its leaf as
+ * builder_sample, builder_kernel or builder_unknown would, and as a
+ * stack of its thread.
  */
 void builder_sample_stack(struct builder *b, const struct bframe *frames,
-    size_t n, uint64_t weight, pid_t pid, pid_t tid);
+    size_t n, uint64_t weight, pid_t pid, pid_t tid, uint64_t time);
 
 /*
  * Wall profiles (record --wall).  Time a thread spent off the CPU at a
  * stack whose leaf, frames[0], is a BFRAME_OFFCPU frame: off_ns in all,
  * sampled_ns of it apportioned by sampling on so many observations
  * (profil.h).  Added up per (stack, thread); not in the flat profile.
+ * In the timeline, spread as the caller's key shape was (its intervals'
+ * times), or at time at when it has none (BUILDER_TL_NONE).
  */
 void builder_offcpu(struct builder *b, const struct bframe *frames, size_t n,
     uint64_t off_ns, uint64_t sampled_ns, uint64_t observations, pid_t pid,
-    pid_t tid);
+    pid_t tid, uint64_t shape, uint64_t at);
 /* The profile is a wall profile, taken as w says. */
 void builder_wall(struct builder *b, const struct profil_wall *w);
 
@@ -88,12 +105,13 @@ void builder_external_threads(struct builder *b);
 void builder_thread_samples(struct builder *b, pid_t pid, pid_t tid,
     uint64_t n);
 
-/* The samples thread tid of pid has so far. */
+/* The samples thread tid of pid has so far (in all periods). */
 uint64_t builder_thread_count(struct builder *b, pid_t pid, pid_t tid);
 /*
  * weight samples of CPU time the kernel counted and no sample stood
  * for (record --wall), at frames as builder_sample_stack takes them, in
- * the thread's count too where threads are counted apart.
+ * the thread's count too where threads are counted apart; in the
+ * timeline, spread as the thread's samples were.
  */
 void builder_cpu_fill(struct builder *b, const struct bframe *frames,
     size_t n, uint64_t weight, pid_t pid, pid_t tid);
@@ -118,5 +136,13 @@ struct builder_process *builder_new_processes(struct builder *b, size_t *seen,
  * builder keeps owning nothing of it; free with profil_profile_free().
  */
 struct profil_profile *builder_finish(struct builder *b);
+
+/*
+ * A new period (record --every): every count back to 0, the timeline
+ * starting again at origin; what the counts were of (objects, frames,
+ * threads, processes, the kernel's identity) kept, so that the next
+ * builder_finish is the period's profile alone.
+ */
+void builder_reset(struct builder *b, uint64_t origin);
 
 #endif

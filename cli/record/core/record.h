@@ -15,6 +15,7 @@
 #include "builder.h"
 
 struct record_engine;
+struct periods;
 
 struct record_opts {
 	char **argv;			/* program and arguments */
@@ -32,6 +33,9 @@ struct record_opts {
 	int wait_all;			/* go on until every descendant ends */
 	int wall;			/* --wall: time off the CPU too */
 	int quiet;
+	int no_timeline;		/* --no-timeline: sums only */
+	struct periods *periods;	/* --every: a profile a period, or
+					   NULL (periods.h) */
 };
 
 /* A process whose CPU time the engine could not see (timer engine). */

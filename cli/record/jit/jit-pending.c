@@ -199,8 +199,9 @@ jit_flush_pending(struct jit_code *c)
 		    f[user_leaf(f, w->n)].obj == BFRAME_UNKNOWN)
 			unnamed += w->weight;
 		if (!w->flat)
+			/* when it was kept: within a drain of when taken */
 			builder_sample_stack(jit_names_builder(), f, w->n,
-			    w->weight, w->pid, w->tid);
+			    w->weight, w->pid, w->tid, w->kept_ns);
 		else if (f[0].obj >= 0)
 			builder_sample(jit_names_builder(), f[0].obj, f[0].value,
 			    w->weight, w->pid, w->tid);

@@ -8,6 +8,7 @@
  * Invariant: perf_engine_free frees all but the events and their rings,
  * which perf_events_close has closed before it.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,9 @@
 #include "perf-engine.h"
 #include "perf-procs.h"
 #include "perf-records.h"
+#include "cli.h"
 #include "record/core/clock.h"
+#include "record/core/periods.h"
 #include "record/unwind/unwind.h"
 #include "record/wall/kernel-time.h"
 #include "record/wall/wall.h"
@@ -79,14 +82,32 @@ perf_engine_poll_ms(const struct engine *e, int poll_ms)
 {
 	int ms = (int)(WALL_POLL_NS / 1000000);
 
+	poll_ms = periods_poll_ms(e->opts->periods, record_now_ns(), poll_ms);
 	return e->wall != NULL && poll_ms > ms ? ms : poll_ms;
+}
+
+/* A period ends at now: the time off the CPU cut, the profile written. */
+static void
+period(struct engine *e, uint64_t now)
+{
+	char cause[PATH_MAX + 128];
+
+	if (e->wall != NULL)
+		wall_cut(e->wall, now);
+	if (periods_write(e->opts->periods, e->b, e->opts, e->result->pid,
+	    e->taken, e->weight_sq, now, cause, sizeof cause) < 0)
+		cli_warn("cannot write a period's profile: %s", cause);
 }
 
 void
 perf_engine_wall_look(struct engine *e)
 {
-	if (e->wall != NULL && wall_look_due(e->wall, record_now_ns()))
+	uint64_t now = record_now_ns();
+
+	if (e->wall != NULL && wall_look_due(e->wall, now))
 		wall_look(e->wall);
+	if (e->opts->periods != NULL && periods_due(e->opts->periods, now))
+		period(e, now);
 }
 
 void

@@ -89,7 +89,10 @@ void perf_engine_kernel_time_start(struct engine *e);
 void perf_engine_kernel_time_finish(struct engine *e, uint64_t end_ns);
 /* How long to wait before the next drain, in ms: poll_ms, or sooner. */
 int perf_engine_poll_ms(const struct engine *e, int poll_ms);
-/* After a drain: look at blocked threads if it is time. */
+/*
+ * After a drain: look at blocked threads if it is time; and with
+ * --every, end the period if it is time (periods.h).
+ */
 void perf_engine_wall_look(struct engine *e);
 
 /* Free e's processes, drain buffers and index; its events are closed. */

@@ -8,6 +8,7 @@
  */
 #include <linux/perf_event.h>
 
+#include "record/core/clock.h"
 #include "record/jit/jit.h"
 #include "sample.h"
 
@@ -21,15 +22,24 @@ place(const struct sample_place *at, uint64_t pc, struct bframe *f)
 	return jit_place(at->space, pc, at->ever, f);
 }
 
+/* When s was: its time, or now where the engine did not say (clock.h). */
+static uint64_t
+when(const struct sample *s)
+{
+	return s->time != 0 ? s->time : record_now_ns();
+}
+
 /* A stack to the builder, or kept back until a JIT runtime names it. */
 static void
 give(const struct sample_sink *k, const struct sample_place *at,
-    const struct bframe *frames, size_t n, uint64_t weight, pid_t pid,
-    pid_t tid)
+    const struct bframe *frames, size_t n, const struct sample *s,
+    uint64_t weight)
 {
-	if (at->space == NULL || !jit_code_defer(at->space->jit, frames, n,
-	    weight, pid, tid, 0))
-		builder_sample_stack(k->b, frames, n, weight, pid, tid);
+	if (at == NULL || at->space == NULL ||
+	    !jit_code_defer(at->space->jit, frames, n, weight, s->pid, s->tid,
+	    0))
+		builder_sample_stack(k->b, frames, n, weight, s->pid, s->tid,
+		    when(s));
 }
 
 /* A sample without its stack: the flat profile's pc. */
@@ -136,11 +146,11 @@ take_stack(const struct sample_sink *k, const struct sample_place *at,
 		n = kernel_frames(s, stack);
 	n = user_frames(at, s, stack, n);
 	if (s->weight > kernel)
-		give(k, at, stack, n, s->weight - kernel, s->pid, s->tid);
+		give(k, at, stack, n, s, s->weight - kernel);
 	if (kernel > 0) {
 		/* in the kernel, called from where the thread is */
 		frames[0] = (struct bframe){ BFRAME_KERNEL, 0 };
-		give(k, at, frames, n + 1, kernel, s->pid, s->tid);
+		give(k, at, frames, n + 1, s, kernel);
 		stack = frames;
 		n++;
 	}
@@ -203,15 +213,16 @@ take_event(const struct sample_sink *k, const struct sample *s)
 		break;
 	case SAMPLE_BLOCKED:
 		if (w != NULL)
-			wall_add_blocked(w, s->pid, s->tid, s->ns, s->exact);
+			wall_add_blocked(w, s->pid, s->tid, when(s), s->ns,
+			    s->exact);
 		break;
 	case SAMPLE_UNSEEN:
 		if (w != NULL)
-			wall_add_unseen(w, s->pid, s->tid, s->ns);
+			wall_add_unseen(w, s->pid, s->tid, when(s), s->ns);
 		break;
 	case SAMPLE_RUNNABLE:
 		if (w != NULL)
-			wall_add_runnable(w, s->pid, s->tid, s->ns);
+			wall_add_runnable(w, s->pid, s->tid, when(s), s->ns);
 		break;
 	case SAMPLE_COUNTED:
 		if (w != NULL) {
@@ -231,7 +242,7 @@ sample_take(const struct sample_sink *k, const struct sample_place *at,
 	if (s->kind != SAMPLE_CPU)
 		take_event(k, s);
 	else if (s->frames != NULL && s->stacks)
-		give(k, at, s->frames, s->nframes, s->weight, s->pid, s->tid);
+		give(k, at, s->frames, s->nframes, s, s->weight);
 	else if (s->frames != NULL)
 		builder_kernel(k->b, s->frames[0].value, s->weight, s->pid,
 		    s->tid);

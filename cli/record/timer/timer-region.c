@@ -78,7 +78,9 @@ timer_region_new_sized(unsigned rate_hz, uint64_t samples,
 	    .tcounts_offset = head + 2 * (size_t)capacity * 8 +
 	    (size_t)tcapacity * 8, .start_ns = start_ns,
 	    .period_ns = period_ns ? period_ns : 1,
-	    .ncpus = ncpus > 0 ? (uint64_t)ncpus : 1 };
+	    .ncpus = ncpus > 0 ? (uint64_t)ncpus : 1,
+	    .pc_done = xcalloc(capacity + 1, sizeof *t->pc_done),
+	    .t_done = xcalloc(tcapacity + 1, sizeof *t->t_done) };
 	r->version = AGENT_VERSION;
 	r->rate_hz = rate_hz;
 	r->size = size;
@@ -110,6 +112,8 @@ timer_region_free(struct timer_region *r)
 	munmap(r->shared, r->size);
 	close(r->fd);
 	free(r->stack);
+	free(r->pc_done);
+	free(r->t_done);
 	free(r);
 }
 
@@ -182,6 +186,20 @@ opened_slot(const struct slot_maps *slots, uint64_t slot)
 }
 
 /* A thread id the kernel could have given (PID_MAX_LIMIT is 2^22). */
+/*
+ * What a count has grown by since *done, and *done moved to it: a count
+ * that went down (the program wrote over it) gives nothing, and is taken
+ * from there.
+ */
+static uint64_t
+since(uint64_t count, uint64_t *done)
+{
+	uint64_t d = count > *done ? count - *done : 0;
+
+	*done = count;
+	return d;
+}
+
 static int
 possible_tid(uint64_t tid)
 {
@@ -197,7 +215,7 @@ resolve_threads(struct builder *b, struct timer_region *r,
 	    r->tkeys_offset);
 	const volatile uint64_t *counts = (const uint64_t *)((char *)r->shared +
 	    r->tcounts_offset);
-	uint64_t tlost = r->shared->tlost;
+	uint64_t tlost = since(r->shared->tlost, &r->tlost_done);
 
 	for (uint64_t i = 0, end = 0; (i = next_written(r->fd, r->tkeys_offset,
 	    r->tcapacity, i, &end)) < r->tcapacity; i++) {
@@ -205,7 +223,8 @@ resolve_threads(struct builder *b, struct timer_region *r,
 		unsigned slot;
 		pid_t pid;
 
-		if ((key = keys[i]) == 0 || (count = counts[i]) == 0)
+		if ((key = keys[i]) == 0 ||
+		    (count = since(counts[i], &r->t_done[i])) == 0)
 			continue;
 		if ((slot = opened_slot(slots, key >> 32)) == 0 ||
 		    !possible_tid((uint32_t)key)) {
@@ -252,14 +271,15 @@ timer_region_resolve(struct builder *b, struct timer_region *r,
 	    r->keys_offset);
 	const volatile uint64_t *counts = (const uint64_t *)((char *)r->shared +
 	    r->counts_offset);
-	uint64_t lost = r->shared->lost;
+	uint64_t lost = since(r->shared->lost, &r->lost_done);
 
 	for (uint64_t i = 0, end = 0; (i = next_written(r->fd, r->keys_offset,
 	    r->capacity, i, &end)) < r->capacity; i++) {
 		uint64_t key, count;
 		unsigned slot;
 
-		if ((key = keys[i]) == 0 || (count = counts[i]) == 0)
+		if ((key = keys[i]) == 0 ||
+		    (count = since(counts[i], &r->pc_done[i])) == 0)
 			continue;
 		if ((slot = opened_slot(slots, key >> 48)) == 0) {
 			r->refused++;
@@ -275,7 +295,7 @@ timer_region_resolve(struct builder *b, struct timer_region *r,
 	}
 	if (lost != 0 && timer_region_accept(r, &r->samples, lost, now)) {
 		builder_lost(b, lost);
-		r->lost = lost;
+		r->lost += lost;
 	}
 	resolve_threads(b, r, slots, only_pid, now);
 }

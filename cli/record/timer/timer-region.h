@@ -48,6 +48,12 @@ struct timer_region {
 	uint64_t samples, thread_samples;	/* accepted so far */
 	uint64_t lost;			/* samples kept nowhere, accepted */
 	uint64_t refused;		/* records refused: could not be true */
+	/*
+	 * What each pc and thread entry counted when last resolved (the
+	 * counts grow in the program's memory; each resolve takes what
+	 * came since: record --every's periods), and the lost likewise.
+	 */
+	uint64_t *pc_done, *t_done, lost_done, tlost_done;
 };
 
 /*
@@ -90,6 +96,10 @@ int timer_region_accept(struct timer_region *r, uint64_t *so_far,
  * and each thread's count to its process.  An entry of a slot the
  * recorder never opened, or refused, is refused; each slot's counted
  * gets what it kept.
+ */
+/*
+ * Called again (record --every), it takes what was counted since the
+ * last call.
  */
 void timer_region_resolve(struct builder *b, struct timer_region *r,
     struct slot_maps *slots, pid_t only_pid, uint64_t now);

@@ -27,10 +27,13 @@
  * stack its stack, copied too: the program may be writing over the slot
  * as we read it.
  */
+/* The oldest a capture's time may be when drained (the recorder behind). */
+#define CAPTURE_AGE_MAX	(60 * 1000000000ull)
+
 static void
 take(struct builder *b, struct timer_region *r, const struct stackring_slot *c,
     const unsigned char *stack, struct slot_maps *slots, pid_t only_pid,
-    struct wall *w, int *fresh)
+    struct wall *w, int *fresh, uint64_t now)
 {
 	struct sample_sink k = { b, w, NULL };
 	struct sample_place at;
@@ -52,7 +55,14 @@ take(struct builder *b, struct timer_region *r, const struct stackring_slot *c,
 	if (slots[slot].uw == NULL)
 		slots[slot].uw = unwind_space_new(pid, slots[slot].space);
 	/* a capture is of user code; its kernel share rides on it */
+	/*
+	 * When, as the program's handler said: the program can write it, so
+	 * a time that cannot be (after this drain, or before the last one's
+	 * slowest) is taken as now.
+	 */
 	s = (struct sample){ .pid = pid, .tid = (pid_t)c->tid,
+	    .time = c->time <= now && now - c->time < CAPTURE_AGE_MAX ?
+	    c->time : now,
 	    .weight = c->weight, .kernel = c->kernel_weight,
 	    .mode = SAMPLE_USER, .pc = c->regs[ARCH_REG_PC], .stacks = 1,
 	    .regs = c->regs, .sp = c->stack_addr, .copy = stack,
@@ -98,7 +108,7 @@ take_published(struct builder *b, struct timer_region *r, uint64_t t,
 		return 1;
 	slots[slot].captured += c.weight;	/* its share, with -p */
 	memcpy(r->stack, s->data, c.size);
-	take(b, r, &c, r->stack, slots, only_pid, w, fresh);
+	take(b, r, &c, r->stack, slots, only_pid, w, fresh, now);
 	return 1;
 }
 

@@ -40,6 +40,7 @@
 #include "record/core/addrspace.h"
 #include "record/core/clock.h"
 #include "record/core/launch.h"
+#include "record/core/periods.h"
 #include "record/unwind/unwind.h"
 #include "record/wall/wall.h"
 #include "timer-region.h"
@@ -245,6 +246,33 @@ start_program(struct timer_run *t, const char *lib)
 }
 
 /*
+ * A period ends at now (record --every): the counts the program kept
+ * since the last (samples whose stack was not taken, threads' counts),
+ * the time off the CPU cut, the profile written.
+ */
+static void
+period(struct timer_run *t, uint64_t now)
+{
+	struct builder *b = t->r->builder;
+	char cause[PATH_MAX + 128];
+
+	/* every capture taken before now is the period's */
+	timer_slots_open_new(b, t->region, t->slots, 1);
+	if (t->region->ring.shared != NULL)
+		while (timer_stacks_drain(b, t->region, t->slots, t->only, t->w,
+		    0, now))
+			;
+	timer_region_resolve(b, t->region, t->slots, t->only, now);
+	if (t->w != NULL)
+		wall_cut(t->w, now);
+	if (periods_write(t->o->periods, b, t->o, t->l.pid,
+	    atomic_load(&t->region->shared->budget.taken),
+	    atomic_load(&t->region->shared->budget.weight_sq), now, cause,
+	    sizeof cause) < 0)
+		cli_warn("cannot write a period's profile: %s", cause);
+}
+
+/*
  * Until the program ends; with --wait-all, until all it left ends.
  * A process that just started (an exec, a fork's first sample) has
  * its maps read at the next wake-up, every STACK_POLL_MS: a short
@@ -262,7 +290,8 @@ follow(struct timer_run *t)
 	while (!t->l.exited || (t->o->wait_all && !t->l.stop &&
 	    launch_descendants(&t->l))) {
 		/* a ring's worth was taken last time: more may be waiting */
-		poll(&pfd, 1, more ? 0 : STACK_POLL_MS);
+		poll(&pfd, 1, more ? 0 : periods_poll_ms(t->o->periods,
+		    record_now_ns(), STACK_POLL_MS));
 		if (record_now_ns() - last_snapshot > SNAPSHOT_MS * 1000000ull) {
 			timer_slots_snapshot_due(b, t->region, t->slots,
 			    record_now_ns());
@@ -278,6 +307,9 @@ follow(struct timer_run *t)
 		if (t->ws != NULL)
 			wall_poll(t->ws, t->slots, t->only, record_now_ns(),
 			    (pfd.revents & POLLIN) != 0);
+		if (t->o->periods != NULL &&
+		    periods_due(t->o->periods, record_now_ns()))
+			period(t, record_now_ns());
 		launch_poll(&t->l);
 	}
 }

@@ -149,14 +149,17 @@ slowest(const struct wall_stat *ws)
  * Account a reading at now of thread t's counters: what it was blocked
  * and runnable since the last, placed; then when to read it next.
  */
-/* A reading's interval of t, ns long, to the sink (kind: blocked ...). */
+/*
+ * A reading's interval of t, ns long ending at end, to the sink (kind:
+ * blocked ...).
+ */
 static void
 tell(const struct wall_stat *ws, const struct sthread *t,
-    enum sample_kind kind, uint64_t ns, int exact)
+    enum sample_kind kind, uint64_t end, uint64_t ns, int exact)
 {
 	struct sample_sink k = { NULL, ws->w, NULL };
 	struct sample s = { .kind = kind, .pid = t->pid, .tid = t->tid,
-	    .ns = ns, .exact = exact };
+	    .time = end, .ns = ns, .exact = exact };
 
 	sample_take(&k, NULL, &s);
 }
@@ -168,7 +171,7 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 	uint64_t ran = run > t->run ? run - t->run : 0;
 	uint64_t waited = wait > t->wait ? wait - t->wait : 0;
 	int64_t rest = (int64_t)span - (int64_t)(ran + waited) - t->ahead;
-	uint64_t blocked = rest > 0 ? (uint64_t)rest : 0;
+	uint64_t blocked = rest > 0 ? (uint64_t)rest : 0, first;
 	int moved = slices != t->slices || ran > 0;
 
 	/*
@@ -181,10 +184,16 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 	 */
 	t->ahead = rest < 0 ? -rest : 0;
 	t->ran += ran;
-	tell(ws, t, SAMPLE_RUNNABLE, waited, 0);
+	/*
+	 * When (the timeline): a thread parked at the last reading was
+	 * blocked from then, so its time blocked comes first, then what it
+	 * ran; blocked again now, the rest of it is now's.
+	 */
+	first = t->at + blocked < now ? t->at + blocked : now;
+	tell(ws, t, SAMPLE_RUNNABLE, now, waited, 0);
 	if (!moved && t->blocked) {
 		/* parked at one place the whole time: exact; read it less */
-		tell(ws, t, SAMPLE_BLOCKED, blocked, 1);
+		tell(ws, t, SAMPLE_BLOCKED, first, blocked, 1);
 		t->backoff = t->backoff * 2 < slowest(ws) ? t->backoff * 2 :
 		    slowest(ws);
 	} else {
@@ -203,7 +212,7 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 		 */
 		if (t->blocked) {
 			tail = blocked / 2;
-			tell(ws, t, SAMPLE_BLOCKED, tail, 0);
+			tell(ws, t, SAMPLE_BLOCKED, t->at + tail, tail, 0);
 		}
 		now_blocked = wall_look_now(ws->w, t->pid, t->tid);
 		/*
@@ -213,9 +222,9 @@ account(struct wall_stat *ws, struct sthread *t, uint64_t now, uint64_t run,
 		 * unseen blocks are.
 		 */
 		if (now_blocked == 1)
-			tell(ws, t, SAMPLE_BLOCKED, blocked - tail, 0);
+			tell(ws, t, SAMPLE_BLOCKED, now, blocked - tail, 0);
 		else
-			tell(ws, t, SAMPLE_UNSEEN, blocked - tail, 0);
+			tell(ws, t, SAMPLE_UNSEEN, first, blocked - tail, 0);
 		t->blocked = now_blocked == 1;
 		t->backoff = FAST_NS;
 	}
@@ -342,16 +351,17 @@ read_thread(struct wall_stat *ws, struct sthread *t, uint64_t now,
 		    (int64_t)(ran + waited) - t->ahead;
 
 		t->ran += ran;
-		tell(ws, t, SAMPLE_RUNNABLE, waited, 0);
+		tell(ws, t, SAMPLE_RUNNABLE, ended, waited, 0);
 		if (rest > 0)
-			tell(ws, t, SAMPLE_BLOCKED, (uint64_t)rest, 0);
+			tell(ws, t, SAMPLE_BLOCKED, ended, (uint64_t)rest, 0);
 	}
 	else if (gone && t->blocked)
-		tell(ws, t, SAMPLE_BLOCKED, (now - t->at) / 2, 0);
+		tell(ws, t, SAMPLE_BLOCKED, t->at + (now - t->at) / 2,
+		    (now - t->at) / 2, 0);
 	close(t->fd);
 	t->fd = -1;
 	ws->live--;
-	tell(ws, t, SAMPLE_COUNTED, t->ran, 0);
+	tell(ws, t, SAMPLE_COUNTED, now, t->ran, 0);
 }
 
 void

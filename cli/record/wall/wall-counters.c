@@ -32,7 +32,8 @@ wall_look_now(struct wall *w, pid_t pid, pid_t tid)
 }
 
 void
-wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
+wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns, int exact)
 {
 	struct wthread *t = wall_thread_of(w, pid, tid);
 	struct acc *a;
@@ -42,11 +43,13 @@ wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
 	if (!t->has_look) {
 		t->pool_ns += ns;
 		t->pool_n++;
+		wall_tl_span(w, t, WALL_TL_POOL, wall_tl_start(end, ns), ns);
 		return;
 	}
 	a = wall_acc_of(t, t->look_site);
 	a->off_ns += ns;
 	a->intervals++;
+	wall_tl_span(w, t, t->look_site, wall_tl_start(end, ns), ns);
 	if (!exact) {
 		a->sampled_ns += ns;
 		a->observations++;
@@ -57,12 +60,14 @@ wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns, int exact)
 }
 
 void
-wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
+wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns)
 {
 	struct wthread *t = wall_thread_of(w, pid, tid);
 
 	t->pool_ns += ns;
 	t->pool_n += ns > 0;
+	wall_tl_span(w, t, WALL_TL_POOL, wall_tl_start(end, ns), ns);
 }
 
 void
@@ -72,10 +77,12 @@ wall_thread_counted(struct wall *w, pid_t pid, pid_t tid, uint64_t run_ns)
 }
 
 void
-wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns)
+wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns)
 {
 	if (ns > 0)
-		wall_place_runnable(w, wall_thread_of(w, pid, tid), ns);
+		wall_place_runnable(w, wall_thread_of(w, pid, tid),
+		    wall_tl_start(end, ns), ns);
 }
 
 void

@@ -113,6 +113,7 @@ struct wall {
 	size_t nunread, unread_cap;
 	uint8_t *stack;
 	struct profil_wall stats;
+	struct profil_wall stats_cut;	/* stats at the last period's end */
 	uint64_t begin;			/* an attach's start: none counted before */
 	/*
 	 * Short blocks seen, by process and place (pid << 32 | site ->
@@ -120,7 +121,7 @@ struct wall {
 	 * seen themselves: at the end, placed as their process's were.
 	 */
 	struct hmap proc_looks;
-	struct deferred { pid_t pid, tid; uint64_t ns; } *deferred;
+	struct deferred { pid_t pid, tid; uint64_t ns, shape, at; } *deferred;
 	size_t ndeferred, deferred_cap;
 	/*
 	 * Threads done whose time on the CPU the kernel counted: at the end,
@@ -185,7 +186,26 @@ void wall_truth_settle(struct wall *w, struct wthread *t);
 /* ---- wall-place.c -------------------------------------------------------- */
 
 /* len of t's time runnable: where its last CPU sample was (sampled). */
-void wall_place_runnable(struct wall *w, struct wthread *t, uint64_t len);
+void wall_place_runnable(struct wall *w, struct wthread *t, uint64_t start,
+    uint64_t len);
+/*
+ * The timeline's keys of thread t's time off the CPU (builder.h's
+ * caller keys): at a site, pooled (its place decided at its end), and
+ * all of it (the shape of what has no shape of its own).
+ */
+#define WALL_TL_POOL	UINT32_MAX
+#define WALL_TL_ALL	(UINT32_MAX - 1)
+uint64_t wall_tl_key(const struct wall *w, const struct wthread *t,
+    uint32_t site);
+/* Where an interval of ns ending at end starts (0 at the earliest). */
+static inline uint64_t
+wall_tl_start(uint64_t end, uint64_t ns)
+{
+	return end > ns ? end - ns : 0;
+}
+/* len ns from start, of t, at site (or WALL_TL_POOL), in the timeline. */
+void wall_tl_span(struct wall *w, const struct wthread *t, uint32_t site,
+    uint64_t start, uint64_t len);
 
 /* The interval off the CPU since t->since ends at end: place it. */
 void wall_end_interval(struct wall *w, struct wthread *t, uint64_t end);
@@ -195,6 +215,8 @@ void wall_end_interval(struct wall *w, struct wthread *t, uint64_t end);
  * short blocks, in proportion; then all its time to the builder.
  */
 void wall_flush(struct wall *w, struct wthread *t);
+/* wall_flush of a thread that goes on: not settled with the kernel. */
+void wall_flush_period(struct wall *w, struct wthread *t);
 
 /* ---- wall.c -------------------------------------------------------------- */
 

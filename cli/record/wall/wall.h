@@ -79,6 +79,14 @@ int wall_look_due(const struct wall *w, uint64_t now);
 /* End: threads still off the CPU until end; everything to the builder. */
 void wall_finish(struct wall *w, uint64_t end);
 /*
+ * A period ends at now (record --every): the intervals off the CPU cut
+ * there (a thread blocked at a place it was seen at stays placed there),
+ * and every thread's time so far to the builder, as at its end, but
+ * for its agreement with the kernel's count (made at its end, with
+ * what is left).  The builder's counts are then the caller's to reset.
+ */
+void wall_cut(struct wall *w, uint64_t now);
+/*
  * Once every CPU sample is in the builder: the time on the CPU the
  * kernel counted for a thread and its samples do not stand for (the
  * kernel's work at its switches, mostly) goes to its sites off the CPU,
@@ -99,20 +107,25 @@ void wall_fill_cpu(struct wall *w);
  */
 int wall_look_now(struct wall *w, pid_t pid, pid_t tid);
 /*
+ * (Each interval below ends at end, the records' clock: its time in the
+ * profile's timeline.)
+ *
  * ns of the thread's time blocked, at its place: exact if it was seen
  * there before and after without running in between, else sampled
  * (where blocks were seen stands for where they were).  With no place
  * seen yet, as its unseen blocks are (wall_finish).
  */
-void wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t ns,
-    int exact);
+void wall_add_blocked(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns, int exact);
 /*
  * ns of the thread's time blocked somewhere not seen: placed at the end
  * as its unseen blocks are (where its short blocks were seen).
  */
-void wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
+void wall_add_unseen(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns);
 /* ns of the thread's time runnable: at its last CPU sample (sampled). */
-void wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t ns);
+void wall_add_runnable(struct wall *w, pid_t pid, pid_t tid, uint64_t end,
+    uint64_t ns);
 /*
  * The thread's time on the CPU in all, as the kernel counted it (for
  * wall_fill_cpu), told before it is done.

@@ -1,9 +1,10 @@
 /*
- * json.h - a JSON string as the report writes one: report --format json's
- * cells (table.c) and the HTML page's flame graph data (flame.c).
+ * json.h - a JSON string as the command writes one: report --format
+ * json's cells (report/table.c), the HTML page's flame graph data
+ * (report/flame.c) and the speedscope export (export/speedscope.c).
  */
-#ifndef PROFIL_REPORT_JSON_H
-#define PROFIL_REPORT_JSON_H
+#ifndef PROFIL_JSON_H
+#define PROFIL_JSON_H
 
 #include <stdio.h>
 
