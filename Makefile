@@ -6,7 +6,8 @@
 #   make bench-report     report/export times only (bench/report.py)
 #   make bench-budget     record --samples against a fixed rate (bench/budget.py)
 #   make fuzz             each fuzz target for FUZZ_SECONDS (clang; fuzz/README.md)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=    (and make uninstall)
+#   make deb              Debian packages in build/deb/ (debian/, README)
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -20,6 +21,8 @@ LIBDIR    ?= $(PREFIX)/lib
 BINDIR    ?= $(PREFIX)/bin
 INCDIR    ?= $(PREFIX)/include
 MANDIR    ?= $(PREFIX)/share/man
+PCDIR     ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 VERSION   := 0.1.0
 SOMAJOR   := 0
@@ -29,7 +32,7 @@ CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 LIBCFLAGS := -std=gnu11 -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-             -Iinclude -Ilib -Ilib/arch/$(ARCH) $(WARN) $(SANFLAGS) $(CFLAGS)
+             -Iinclude -Ilib -Ilib/arch/$(ARCH) $(WARN) $(SANFLAGS) $(CPPFLAGS) $(CFLAGS)
 LIBLDLIBS := -ldl -lpthread -lz
 
 ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
@@ -58,7 +61,7 @@ STLIB     := $(BUILD)/libprofil.a
 INTLIB    := $(BUILD)/internal/libprofil.a
 
 all: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/examples/hotspots $(BUILD)/examples/split \
-     $(BUILD)/examples/waits
+     $(BUILD)/examples/waits $(BUILD)/bash-completion/profil
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -112,7 +115,7 @@ $(INTLIB): $(STATIC_OBJ)
 CLI_SRC   := $(wildcard cli/*.c cli/*/*.c cli/*/*/*.c)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 CLICFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -Ilib/arch/$(ARCH) -Icli $(WARN) \
-             $(SANFLAGS) $(CFLAGS)
+             $(SANFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 $(BUILD)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
@@ -140,8 +143,23 @@ CLI_LIBOBJ := $(BUILD)/lib/codec/stacktree.o $(BUILD)/lib/codec/rio-file.o
 $(BUILD)/profil: $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBOBJ) $(STLIB) $(DWLIBS) -ldl -lpthread -lm
 
+# The timer engine injects libprofil.so.0 into the programs it runs, found
+# beside the command (this build), in LIBDIR (installed: Debian's is
+# /usr/lib/x86_64-linux-gnu, not ../lib), or in ../lib.  LIBDIR is
+# compiled in, and compiled again when it changes (make install LIBDIR=).
+$(BUILD)/libdir: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+$(BUILD)/cli/record/timer/timer.o: $(BUILD)/libdir
+$(BUILD)/cli/record/timer/timer.o: CLICFLAGS += -DPROFIL_LIBDIR='"$(LIBDIR)"'
+
+# bash's completion, written by the command from its options' tables
+$(BUILD)/bash-completion/profil: $(BUILD)/profil
+	@mkdir -p $(@D)
+	$(BUILD)/profil --bash-completion >$@
+
 # ---- programs linked against the shared library ---------------------------
-PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CFLAGS)
+PROGCFLAGS := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARN) $(SANFLAGS) $(CPPFLAGS) $(CFLAGS)
 PROGLDLIBS := -L$(BUILD) -Wl,-rpath,'$$ORIGIN/..' -lprofil -ldl -lpthread -lm
 
 # split and waits are plain programs: nothing of ours linked in
@@ -303,6 +321,9 @@ REBUILT_TESTS := $(BUILD)/tests/test-names $(BUILD)/tests/test-archive
 $(REBUILT_TESTS): tests/harness/rebuilt.c tests/harness/rebuilt.h
 $(REBUILT_TESTS): HARNESS += tests/harness/rebuilt.c
 
+# test-completion runs bash's completion the command wrote
+$(BUILD)/tests/test-completion: $(BUILD)/bash-completion/profil
+
 # test-sorted checks the sorted-table lookup header (cli/sorted.h)
 $(BUILD)/tests/test-sorted: cli/sorted.h
 $(BUILD)/tests/test-sorted: TESTCFLAGS += -Icli
@@ -452,7 +473,11 @@ endif
 # times slower (libdw's allocations under ASan), so the tests copy 8 KiB
 # of stack with each sample, not 16, and those of flat shares none, and lost
 # samples are held to their being counted.
-check: deps-check all $(TEST_BIN) $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
+# The programs the tests run besides themselves (a package build names
+# the tests it runs: debian/rules)
+test-programs: all $(TEST_HBIN) $(WORKLOADS) $(INJECTED)
+
+check: deps-check test-programs $(TEST_BIN)
 	$(if $(INJECTED),PROFIL_LIBRARY=$(CURDIR)/$(INJECTED)) \
 	    $(if $(SANITIZE),PROFIL_TEST_SANITIZED=1) \
 	    BUILD=$(BUILD) sh tests/run-tests.sh $(TEST_BIN) $(FUZZ_REPLAY)
@@ -613,27 +638,67 @@ deps-demo:
 deps-check:
 	@sh scripts/deps.sh check
 
+deps-deb:
+	@sh scripts/deps.sh deb
+
 # ---- install -----------------------------------------------------------------
-install: $(SHLIB) $(STLIB) $(BUILD)/profil
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
-	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BINDIR)
+# What make install puts where, for make uninstall too; the Debian
+# packages hold the same files (tests/install-files.sh compares them).
+# profil(3) is installed as profil(3profil), as libbsd's pages are 3bsd:
+# glibc's profil(3) (manpages-dev) has the name in section 3.
+INSTALLED := $(BINDIR)/profil $(LIBDIR)/libprofil.so.$(VERSION) $(LIBDIR)/$(SONAME) \
+    $(LIBDIR)/libprofil.so $(LIBDIR)/libprofil.a $(INCDIR)/profil.h $(PCDIR)/profil.pc \
+    $(MANDIR)/man1/profil.1 $(MANDIR)/man3/profil.3profil $(MANDIR)/man5/profil.5 \
+    $(BASHCOMPDIR)/profil
+# The library directories the dynamic linker searches anyway: profil.pc
+# adds no rpath for those (a package's programs would carry it)
+MULTIARCH  = $(shell $(CC) -print-multiarch 2>/dev/null)
+SYSLIBDIRS = /lib /usr/lib $(if $(MULTIARCH),/lib/$(MULTIARCH) /usr/lib/$(MULTIARCH))
+PC_RPATH   = $(if $(filter $(LIBDIR),$(SYSLIBDIRS)),, -Wl$(comma)-rpath$(comma)$${libdir})
+
+install: $(SHLIB) $(STLIB) $(BUILD)/profil $(BUILD)/bash-completion/profil
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) \
+	    $(DESTDIR)$(INCDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(BUILD)/profil $(DESTDIR)$(BINDIR)/
-	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libprofil.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/profil.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    profil.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/profil.pc
+	    -e 's|@RPATH@|$(PC_RPATH)|' \
+	    profil.pc.in >$(DESTDIR)$(PCDIR)/profil.pc
+	chmod 644 $(DESTDIR)$(PCDIR)/profil.pc
 	install -m 644 man/profil.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 man/profil.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 man/profil.3 $(DESTDIR)$(MANDIR)/man3/profil.3profil
 	install -m 644 man/profil.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(BUILD)/bash-completion/profil $(DESTDIR)$(BASHCOMPDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# ---- Debian packages ---------------------------------------------------------
+# make deb: profil, libprofil0 and libprofil-dev, built by dpkg-buildpackage
+# in a copy of this tree (build/deb/profil-VERSION; the packages land in
+# build/deb/), running the tests debian/rules names; then lintian, which
+# must find nothing to say, and the packages' files against make install's.
+DEB_DIR := build/deb
+DEB_SRC := $(DEB_DIR)/profil-$(VERSION)
+deb: deps-deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	tar -cf - --exclude=./build --exclude=./.git --exclude=node_modules . | \
+	    tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -J
+	lintian --fail-on error,warning $(DEB_DIR)/*.changes
+	cd $(DEB_SRC) && sh tests/install-files.sh ../profil_*.deb \
+	    ../libprofil0_*.deb ../libprofil-dev_*.deb
 
 clean:
 	rm -rf build
 
-.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install clean deps-demo deps-check fuzz fuzz-replay
+FORCE:
+.PHONY: all demo check bench bench-report bench-stacks bench-engines bench-budget bench-pingpong bench-wall bench-jit install uninstall deb test-programs clean deps-demo deps-check deps-deb fuzz fuzz-replay FORCE
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
     $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz-%.d)

@@ -1,14 +1,45 @@
 /*
  * cli.h - what the subcommands of `profil` share: the command table entry
- * each cmd-*.c exports, one-line error reporting, and allocation that
- * exits on failure (the command's business, never the library's).
+ * each cmd-*.c exports with its options' table, one-line error reporting,
+ * and allocation that exits on failure (the command's business, never
+ * the library's).
  */
 #ifndef PROFIL_CLI_H
 #define PROFIL_CLI_H
 
 #include <stddef.h>
 
-struct option;
+/*
+ * One option of a subcommand, in the one table that describes it: what
+ * getopt reads (name, has_arg, val), its lines of --help, and what the
+ * shell completes its argument with (complete.c).  A subcommand's table
+ * is in the order of its --help and ends with a row of NULLs; a row
+ * without a name is a line of --help that is no option's ("Options stop
+ * at PROGRAM ...").
+ */
+struct cli_opt {
+	const char *name;	/* the long option, without "--" */
+	int has_arg;		/* getopt's no_argument, required_argument or
+				   optional_argument */
+	int val;		/* what getopt returns for it */
+	unsigned flags;		/* CLI_SHORT: -val is its short option too */
+	const char *arg;	/* what its argument is, for the shell:
+				   CLI_FILE, CLI_DIR, CLI_PID, or the words it
+				   takes ("text csv json"); NULL: nothing to
+				   offer (a number, a function's name) */
+	const char *help;	/* its lines of --help as printed, each ending
+				   in "\n"; NULL: another name of an option
+				   whose lines name it ("also --colour") */
+};
+#define CLI_SHORT	1
+#define CLI_FILE	"@file"
+#define CLI_DIR		"@dir"
+#define CLI_PID		"@pid"
+
+/* What a subcommand's operands are (struct cmd's operands): */
+#define CLI_PROFILES	"@prf"		/* .prf files */
+#define CLI_PROGRAM	"@program"	/* a program and its arguments: the
+					   options stop at it */
 
 struct cmd {
 	const char *name;
@@ -16,12 +47,18 @@ struct cmd {
 	const char *summary;
 	int (*exec)(int argc, char **argv);	/* argv[0] is the name */
 	/*
-	 * What --help prints after the usage line: a line per option
-	 * ("  -o, --output FILE  what it does (default ...)"), every long
-	 * name of the option table among them (cli_help checks).
+	 * Its options' table (struct cli_opt), what getopt reads and --help
+	 * prints after the usage line; or NULL, and made_options makes it
+	 * when first asked (report's, from the table of its views).  Read
+	 * either with cli_options.
 	 */
-	const char *help;
+	const struct cli_opt *options;
+	const char *operands;		/* CLI_PROFILES or CLI_PROGRAM */
+	const struct cli_opt *(*made_options)(void);
 };
+
+/* cmd's options' table (struct cmd's options, or what made_options makes). */
+const struct cli_opt *cli_options(const struct cmd *cmd);
 
 extern const struct cmd cmd_record, cmd_report, cmd_export, cmd_check;
 extern const struct cmd cmd_merge, cmd_diff, cmd_archive, cmd_top;
@@ -71,15 +108,16 @@ int cli_parse_percent(const char *s, double *out);
 long cli_option_limit(const char *arg);
 
 /*
- * Options for every subcommand but record: getopt_long that takes options
- * after the operands too, as GNU tools do ("profil report FILE --limit 1";
- * a bare "--" ends the options; POSIXLY_CORRECT in the environment stops
- * at the first operand, as it does for them).  shortopts without the
- * leading ':' or '+'; set optind = 0 before the first call to start afresh.
- * record stops at its PROGRAM instead (getopt_long with "+:").
+ * cmd's next option (its table's), as getopt_long returns it; *row (may
+ * be NULL) is set to the row of a long option found.  Options come after
+ * the operands too, as GNU tools take them ("profil report FILE --limit
+ * 1"; a bare "--" ends the options; POSIXLY_CORRECT in the environment
+ * stops at the first operand, as it does for them), but for a command
+ * whose operands are CLI_PROGRAM, where they stop at the program (record:
+ * what follows is the program's).  Set optind = 0 before the first call
+ * to start afresh.
  */
-int cli_getopt(int argc, char **argv, const char *shortopts,
-    const struct option *longopts, int *longindex);
+int cli_getopt(int argc, char **argv, const struct cmd *cmd, int *row);
 
 /* One line for getopt's '?' or ':' (opterr = 0, optstring "+:..."). */
 void cli_bad_option(int c, int optopt_, const char *arg);
@@ -99,12 +137,12 @@ void cli_choose(struct cli_choice *chosen, const char *option,
     const char *value, const char *what);
 
 /*
- * --help: the usage line, the summary and cmd->help on stdout, then a
- * line for any long option of options (may be NULL) that cmd->help does
- * not name, so an option added without its line still shows, marked
+ * --help: the usage line, the summary and the lines of cmd's options'
+ * table on stdout, then a line for any option of the table that no line
+ * names, so an option added without its lines still shows, marked
  * "(undocumented)" for the tests to catch.  Returns cli_finish_stdout(0).
  */
-int cli_help(const struct cmd *cmd, const struct option *options);
+int cli_help(const struct cmd *cmd);
 
 /*
  * first, then text, on stdout in lines of at most width columns (0: any)

@@ -153,13 +153,6 @@ tidy(struct kept *k)
 static int
 archive_exec(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "debug-dir", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *out = NULL, *symfs = NULL, *debug_dirs = NULL;
 	struct profil_profile *p;
 	struct kept k = { NULL, 0, 0 };
@@ -167,7 +160,7 @@ archive_exec(int argc, char **argv)
 	size_t objects = 0;
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "o:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_archive, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (*optarg == '\0')
@@ -181,7 +174,7 @@ archive_exec(int argc, char **argv)
 			debug_dirs = optarg;
 			break;
 		case 'h':
-			return cli_help(&cmd_archive, options);
+			return cli_help(&cmd_archive);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -222,17 +215,26 @@ archive_exec(int argc, char **argv)
 	return cli_finish_stdout(0);
 }
 
+static const struct cli_opt archive_options[] = {
+	{ "output", required_argument, 'o', CLI_SHORT, CLI_FILE,
+	    "  -o, --output OUT     write the archived profile there (default: FILE\n"
+	    "                       itself, replaced atomically)\n" },
+	{ "symfs", required_argument, 'S', 0, CLI_DIR,
+	    "      --symfs DIR      find the profiled files under DIR, a copy of the\n"
+	    "                       recording machine's root (default: their paths)\n" },
+	{ "debug-dir", required_argument, 'D', 0, CLI_DIR,
+	    "      --debug-dir DIRS also look for them by build-id in these\n"
+	    "                       directories (DIR/.build-id/xx/...; colon-separated)\n" },
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help           this help\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "Only names are kept: source lines and instructions need the files.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 const struct cmd cmd_archive = {
 	"archive", "[-o OUT] [--symfs DIR] [--debug-dir DIRS] FILE",
 	"keep the names of the sampled functions in the profile, so that it "
 	    "names them anywhere",
-	archive_exec,
-	"  -o, --output OUT     write the archived profile there (default: FILE\n"
-	"                       itself, replaced atomically)\n"
-	"      --symfs DIR      find the profiled files under DIR, a copy of the\n"
-	"                       recording machine's root (default: their paths)\n"
-	"      --debug-dir DIRS also look for them by build-id in these\n"
-	"                       directories (DIR/.build-id/xx/...; colon-separated)\n"
-	"  -h, --help           this help\n"
-	"Only names are kept: source lines and instructions need the files.\n",
+	archive_exec, archive_options, CLI_PROFILES, NULL,
 };

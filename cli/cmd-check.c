@@ -192,20 +192,15 @@ print_timeline(const char *file, const struct profil_profile *p)
 static int
 check_exec(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, quiet = 0, status = 0;
 
-	while ((c = cli_getopt(argc, argv, "qh", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_check, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
-			return cli_help(&cmd_check, options);
+			return cli_help(&cmd_check);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -268,15 +263,22 @@ check_exec(int argc, char **argv)
 	return cli_finish_stdout(status);
 }
 
+static const struct cli_opt check_options[] = {
+	{ "quiet", no_argument, 'q', CLI_SHORT, NULL,
+	    "  -q, --quiet  no line for a sound file, only errors\n" },
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help   this help\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "A profile with call stacks gets a line more, and one per reason its\n"
+	    "stacks were cut short; a wall profile (record --wall) one with its time\n"
+	    "off the CPU; one whose recorder refused what the program wrote over\n"
+	    "their shared memory, one saying how much; one with a timeline, one\n"
+	    "with its slices, checked to add up to the stacks thread by thread.\n"
+	    "Exit 0 when every file is sound, 1 otherwise.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 const struct cmd cmd_check = {
 	"check", "[-q] FILE...", "check that profile files are sound",
-	check_exec,
-	"  -q, --quiet  no line for a sound file, only errors\n"
-	"  -h, --help   this help\n"
-	"A profile with call stacks gets a line more, and one per reason its\n"
-	"stacks were cut short; a wall profile (record --wall) one with its time\n"
-	"off the CPU; one whose recorder refused what the program wrote over\n"
-	"their shared memory, one saying how much; one with a timeline, one\n"
-	"with its slices, checked to add up to the stacks thread by thread.\n"
-	"Exit 0 when every file is sound, 1 otherwise.\n",
+	check_exec, check_options, CLI_PROFILES, NULL,
 };

@@ -221,23 +221,10 @@ static int
 parse(int argc, char **argv, struct diff_options *o, int *cpu_only,
     struct side_window window[2])
 {
-	static const struct option options[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "min-change", required_argument, NULL, 'm' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "debug-dir", required_argument, NULL, 'D' },
-		{ "cpu", no_argument, NULL, 'C' },
-		{ "time", required_argument, NULL, 'T' },
-		{ "time-before", required_argument, NULL, 'B' },
-		{ "time-after", required_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *symfs = NULL, *debug_dirs = NULL;
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "f:n:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_diff, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((o->format = table_parse_format(optarg)) < 0)
@@ -270,7 +257,7 @@ parse(int argc, char **argv, struct diff_options *o, int *cpu_only,
 			take_window("time-after", optarg, &window[1], 1, 1);
 			break;
 		case 'h':
-			return cli_help(&cmd_diff, options);
+			return cli_help(&cmd_diff);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -454,28 +441,40 @@ diff_exec(int argc, char **argv)
 	return rc;
 }
 
+static const struct cli_opt diff_options[] = {
+	{ "format", required_argument, 'f', CLI_SHORT, "text csv json",
+	    "  -f, --format FORMAT  text (default), csv or json (stable columns)\n" },
+	{ "limit", required_argument, 'n', CLI_SHORT, NULL,
+	    "  -n, --limit N        at most N rows (default: all)\n" },
+	{ "min-change", required_argument, 'm', 0, NULL,
+	    "      --min-change P   leave out changes under P points either way\n"
+	    "                       (default 0)\n" },
+	{ "cpu", no_argument, 'C', 0, NULL,
+	    "      --cpu            wall profiles (record --wall): compare their CPU\n"
+	    "                       parts (default: shares of wall time, off-CPU time\n"
+	    "                       at [off-cpu: read], ...; a wall profile and a CPU\n"
+	    "                       one: their CPU parts)\n" },
+	{ "time", required_argument, 'T', 0, NULL,
+	    "      --time START..END  both profiles cut to that window of their runs,\n"
+	    "                       rounded out to whole slices of their timelines:\n"
+	    "                       s, ms, us, ns or % of the run, a bare number\n"
+	    "                       seconds, either side empty (1.5s..3s, 90%..)\n" },
+	{ "time-before", required_argument, 'B', 0, NULL,
+	    "      --time-before START..END, --time-after START..END  BEFORE's,\n"
+	    "                       AFTER's own window (over --time's): two windows\n"
+	    "                       of one profile show what changed between them\n" },
+	{ "time-after", required_argument, 'A', 0, NULL, NULL },
+	FIND_OPTIONS,
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help           this help\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 const struct cmd cmd_diff = {
 	"diff", "[--format text|csv|json] [--limit N] [--min-change P] "
 	    "[--cpu] [--time START..END] [--time-before START..END] "
 	    "[--time-after START..END] [--symfs DIR] [--debug-dir DIRS] "
 	    "BEFORE AFTER",
 	"compare two profiles function by function, with error bars",
-	diff_exec,
-	"  -f, --format FORMAT  text (default), csv or json (stable columns)\n"
-	"  -n, --limit N        at most N rows (default: all)\n"
-	"      --min-change P   leave out changes under P points either way\n"
-	"                       (default 0)\n"
-	"      --cpu            wall profiles (record --wall): compare their CPU\n"
-	"                       parts (default: shares of wall time, off-CPU time\n"
-	"                       at [off-cpu: read], ...; a wall profile and a CPU\n"
-	"                       one: their CPU parts)\n"
-	"      --time START..END  both profiles cut to that window of their runs,\n"
-	"                       rounded out to whole slices of their timelines:\n"
-	"                       s, ms, us, ns or % of the run, a bare number\n"
-	"                       seconds, either side empty (1.5s..3s, 90%..)\n"
-	"      --time-before START..END, --time-after START..END  BEFORE's,\n"
-	"                       AFTER's own window (over --time's): two windows\n"
-	"                       of one profile show what changed between them\n"
-FIND_HELP
-	"  -h, --help           this help\n",
+	diff_exec, diff_options, CLI_PROFILES, NULL,
 };

@@ -315,22 +315,11 @@ struct export_args {
 static int
 parse(int argc, char **argv, struct export_args *a)
 {
-	static const struct option options[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "debug-dir", required_argument, NULL, 'D' },
-		{ "inline", no_argument, NULL, 'I' },
-		{ "cpu", no_argument, NULL, 'C' },
-		{ "time", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *format = NULL;
 	char names[128], cause[256];
 	int c;
 
-	while ((c = cli_getopt(argc, argv, "f:o:h", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_export, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -357,7 +346,7 @@ parse(int argc, char **argv, struct export_args *a)
 				    cause);
 			break;
 		case 'h':
-			return cli_help(&cmd_export, options);
+			return cli_help(&cmd_export);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -431,45 +420,56 @@ export_exec(int argc, char **argv)
 	return cli_finish_stdout(status);
 }
 
+static const struct cli_opt export_options[] = {
+	{ "format", required_argument, 'f', CLI_SHORT, "pprof gmon folded speedscope",
+	    "  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
+	    "                        Pyroscope, Parca, Grafana: a sample per call stack\n"
+	    "                        (without stacks, per bucket of the flat profile)\n"
+	    "  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
+	    "                        with samples: its histogram, and the calls within\n"
+	    "                        it from the stacks, counted in samples, not calls\n"
+	    "  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
+	    "                        COUNT: for flamegraph.pl, inferno, speedscope\n"
+	    "  -f, --format speedscope  a speedscope file: a profile per thread, its\n"
+	    "                        samples in time order, weighted in nanoseconds\n" },
+	{ "output", required_argument, 'o', CLI_SHORT, CLI_FILE,
+	    "  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
+	    "                        folded: the file (default " FOLDED_DEFAULT_PATH ");\n"
+	    "                        speedscope: the file (default\n"
+	    "                        " EXPORT_SPEEDSCOPE_DEFAULT_PATH ");\n"
+	    "                        each: - for standard output;\n"
+	    "                        gmon: the directory (a file per object: not -),\n"
+	    "                        made if missing (its parent must exist; default\n"
+	    "                        the current directory)\n" },
+	{ "inline", no_argument, 'I', 0, NULL,
+	    "      --inline           pprof, folded, speedscope: inlined functions as\n"
+	    "                         frames of their own, as report --inline has\n"
+	    "                         them (default: the code is the symbol it was\n"
+	    "                         inlined into, as report has it)\n" },
+	{ "cpu", no_argument, 'C', 0, NULL,
+	    "      --cpu              a wall profile (record --wall): its CPU part\n"
+	    "                         only, counted in samples as a CPU profile is.\n"
+	    "                         Without it, folded counts microseconds of wall\n"
+	    "                         time, on and off the CPU (leaves [off-cpu: read],\n"
+	    "                         ...); pprof adds wall/nanoseconds, the default\n"
+	    "                         type; gmon has the CPU part either way\n" },
+	{ "time", required_argument, 'T', 0, NULL,
+	    "      --time START..END  that window of the run, rounded out to whole\n"
+	    "                         slices of its timeline (pprof: its time and\n"
+	    "                         duration the window's), as report --time\n" },
+	FIND_OPTIONS,
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help            this help\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "There is no default format: --format is needed.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 const struct cmd cmd_export = {
 	"export", "--format pprof|gmon|folded|speedscope [-o FILE|DIR] "
 	    "[--inline] [--cpu] [--time START..END] [--symfs DIR] "
 	    "[--debug-dir DIRS] PROFILE",
 	"write the profile in another tool's format (pprof's profile.proto, "
 	    "gprof's gmon.out, folded stacks, speedscope)",
-	export_exec,
-	"  -f, --format pprof    one gzipped pprof profile (profile.proto) for pprof,\n"
-	"                        Pyroscope, Parca, Grafana: a sample per call stack\n"
-	"                        (without stacks, per bucket of the flat profile)\n"
-	"  -f, --format gmon     gmon.OBJECT.out files for GNU gprof, one per object\n"
-	"                        with samples: its histogram, and the calls within\n"
-	"                        it from the stacks, counted in samples, not calls\n"
-	"  -f, --format folded   the call stacks, one line each, outermost;...;leaf\n"
-	"                        COUNT: for flamegraph.pl, inferno, speedscope\n"
-	"  -f, --format speedscope  a speedscope file: a profile per thread, its\n"
-	"                        samples in time order, weighted in nanoseconds\n"
-	"  -o, --output FILE|DIR  pprof: the file (default " EXPORT_PPROF_DEFAULT_PATH ");\n"
-	"                        folded: the file (default " FOLDED_DEFAULT_PATH ");\n"
-	"                        speedscope: the file (default\n"
-	"                        " EXPORT_SPEEDSCOPE_DEFAULT_PATH ");\n"
-	"                        each: - for standard output;\n"
-	"                        gmon: the directory (a file per object: not -),\n"
-	"                        made if missing (its parent must exist; default\n"
-	"                        the current directory)\n"
-	"      --inline           pprof, folded, speedscope: inlined functions as\n"
-	"                         frames of their own, as report --inline has\n"
-	"                         them (default: the code is the symbol it was\n"
-	"                         inlined into, as report has it)\n"
-	"      --cpu              a wall profile (record --wall): its CPU part\n"
-	"                         only, counted in samples as a CPU profile is.\n"
-	"                         Without it, folded counts microseconds of wall\n"
-	"                         time, on and off the CPU (leaves [off-cpu: read],\n"
-	"                         ...); pprof adds wall/nanoseconds, the default\n"
-	"                         type; gmon has the CPU part either way\n"
-	"      --time START..END  that window of the run, rounded out to whole\n"
-	"                         slices of its timeline (pprof: its time and\n"
-	"                         duration the window's), as report --time\n"
-FIND_HELP
-	"  -h, --help            this help\n"
-	"There is no default format: --format is needed.\n",
+	export_exec, export_options, CLI_PROFILES, NULL,
 };

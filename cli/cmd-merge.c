@@ -61,19 +61,13 @@ refuse_same_file(char *const *paths, size_t n)
 static int
 merge_exec(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *output = DEFAULT_OUTPUT;
 	struct profil_profile **in, *sum;
 	char cause[1024];
 	size_t n, i;
 	int c, quiet = 0;
 
-	while ((c = cli_getopt(argc, argv, "o:qh", options, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_merge, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (*optarg == '\0')
@@ -84,7 +78,7 @@ merge_exec(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'h':
-			return cli_help(&cmd_merge, options);
+			return cli_help(&cmd_merge);
 		default:
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -127,13 +121,21 @@ merge_exec(int argc, char **argv)
 	return cli_finish_stdout(0);
 }
 
+static const struct cli_opt merge_options[] = {
+	{ "output", required_argument, 'o', CLI_SHORT, CLI_FILE,
+	    "  -o, --output FILE  the summed profile (default " DEFAULT_OUTPUT "); it may be\n"
+	    "                     one of the inputs\n" },
+	{ "quiet", no_argument, 'q', CLI_SHORT, NULL,
+	    "  -q, --quiet        no closing message\n" },
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help         this help\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "Inputs must be of the same program (executable), rate and engine.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 const struct cmd cmd_merge = {
 	"merge", "[-q] [-o FILE] FILE FILE...",
 	"sum profiles of the same program into one",
-	merge_exec,
-	"  -o, --output FILE  the summed profile (default " DEFAULT_OUTPUT "); it may be\n"
-	"                     one of the inputs\n"
-	"  -q, --quiet        no closing message\n"
-	"  -h, --help         this help\n"
-	"Inputs must be of the same program (executable), rate and engine.\n",
+	merge_exec, merge_options, CLI_PROFILES, NULL,
 };

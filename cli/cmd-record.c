@@ -64,29 +64,6 @@ static const struct record_engine *const engines[] = {
 };
 #define NENGINES (sizeof engines / sizeof engines[0])
 
-static const struct option record_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "bucket", required_argument, NULL, 'b' },
-	{ "engine", required_argument, NULL, 'e' },
-	{ "no-children", no_argument, NULL, 'N' },
-	{ "wait-all", no_argument, NULL, 'W' },
-	{ "wall", no_argument, NULL, 'w' },
-	{ "no-call-graph", no_argument, NULL, 'G' },
-	{ "stack-size", required_argument, NULL, 'z' },
-	{ "samples", required_argument, NULL, 'B' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "every", required_argument, NULL, 'E' },
-	{ "split", required_argument, NULL, 'E' },
-	{ "keep", required_argument, NULL, 'K' },
-	{ "no-timeline", no_argument, NULL, 'T' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
 const struct record_engine *
 record_engine_named(const char *name)
 {
@@ -249,11 +226,9 @@ record_parse(int argc, char **argv, struct record_opts *o,
 	*output = NULL;
 	*attach = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:F:i:b:e:p:qhV", record_options,
-	    NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_record, NULL)) != -1) {
 		if (c == 'h')
-			return cli_help(&cmd_record, record_options);
+			return cli_help(&cmd_record);
 		if (c == 'V') {
 			printf("profil record 0.1.0\n");
 			return cli_finish_stdout(0);
@@ -473,56 +448,80 @@ record_exec(int argc, char **argv)
 	return status;
 }
 
+static const struct cli_opt record_options[] = {
+	{ "output", required_argument, 'o', CLI_SHORT, CLI_FILE,
+	    "  -o, --output FILE    the profile (default PROGRAM.prf here; %p in FILE is\n"
+	    "                       the pid)\n" },
+	{ "pid", required_argument, 'p', CLI_SHORT, CLI_PID,
+	    "  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
+	    "                       (perf engine)\n" },
+	{ "every", required_argument, 'E', 0, NULL,
+	    "      --every PERIOD   a whole profile every PERIOD (60s, 500ms, 5m, 1h),\n"
+	    "                       each its own file, consecutive, as the run goes\n"
+	    "                       (perf engine); -o names them with %t (the\n"
+	    "                       period's start, UTC), %n (its number), %c (the\n"
+	    "                       program); default %c-%t.prf; --split is the same\n" },
+	{ "split", required_argument, 'E', 0, NULL, NULL },
+	{ "keep", required_argument, 'K', 0, NULL,
+	    "      --keep N         with --every: keep the last N profiles only\n" },
+	{ "no-timeline", no_argument, 'T', 0, NULL,
+	    "      --no-timeline    keep no timeline (when each stack's samples came:\n"
+	    "                       report --time, --timeline need it)\n" },
+	{ "freq", required_argument, 'F', CLI_SHORT, NULL,
+	    "  -F, --freq HZ        samples per CPU-second (default " STR(DEFAULT_RATE_HZ)
+	    "); above " STR(MAX_RATE_HZ) ",\n"
+	    "                       lowered to " STR(MAX_RATE_HZ) " with a warning\n" },
+	{ "interval", required_argument, 'i', CLI_SHORT, NULL,
+	    "  -i, --interval USEC  or the interval between samples, 1 to 1000000 us\n"
+	    "                       (under 100 is lowered to 100 us likewise)\n" },
+	{ "bucket", required_argument, 'b', CLI_SHORT, NULL,
+	    "  -b, --bucket BYTES   code bytes per counter, 1 to 65536 (default "
+	    STR(DEFAULT_BUCKET_BYTES) ": exact)\n" },
+	{ "engine", required_argument, 'e', CLI_SHORT, "auto perf timer",
+	    "  -e, --engine ENGINE  auto (default: perf when permitted, else timer),\n"
+	    "                       perf or timer\n" },
+	{ "no-children", no_argument, 'N', 0, NULL,
+	    "      --no-children    profile the program only, not processes it starts\n"
+	    "                       (default: follow them)\n" },
+	{ "no-call-graph", no_argument, 'G', 0, NULL,
+	    "      --no-call-graph  no call stacks: the flat profile only (default:\n"
+	    "                       the stack of every sample, unwound as it comes)\n" },
+	{ "samples", required_argument, 'B', 0, NULL,
+	    "      --samples N      a sample budget instead of a fixed rate: about N\n"
+	    "                       samples for a run of a minute, " STR(MIN_BUDGET) " to " STR(MAX_BUDGET) ";\n"
+	    "                       " STR(BUDGET_START_HZ) " Hz at first (or -F, -i), the interval doubled\n"
+	    "                       every N/8 samples down to 10-20 Hz, each sample\n"
+	    "                       counting its interval (not with -p)\n" },
+	{ "stack-size", required_argument, 'z', 0, NULL,
+	    "      --stack-size BYTES  stack copied with each sample to unwind it, 64\n"
+	    "                       to " STR(RECORD_MAX_STACK_SIZE) " (default " STR(DEFAULT_STACK_SIZE) "); deeper stacks are\n"
+	    "                       cut there, and the cut is counted\n" },
+	{ "wait-all", no_argument, 'W', 0, NULL,
+	    "      --wait-all       go on until every process the program started has\n"
+	    "                       ended, those it left running too (default: stop\n"
+	    "                       when the program ends, and name what still runs)\n" },
+	{ "wall", no_argument, 'w', 0, NULL,
+	    "      --wall           wall-clock time: also where threads waited off the\n"
+	    "                       CPU (blocked in a system call, a page fault, or\n"
+	    "                       runnable), measured from context switches and\n"
+	    "                       placed at the stack they waited at, under\n"
+	    "                       [off-cpu: WHAT]\n" },
+	{ "quiet", no_argument, 'q', CLI_SHORT, NULL,
+	    "  -q, --quiet          no closing message\n" },
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help           this help\n" },
+	{ "version", no_argument, 'V', CLI_SHORT, NULL,
+	    "  -V, --version        the version\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "Options stop at PROGRAM (or at --): what follows is the program's.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 const struct cmd cmd_record = {
 	"record", "[-o FILE] [-F HZ | -i USEC] [--samples N] [-b BYTES] [-e ENGINE] "
 	    "[--no-children | --wait-all] [--no-call-graph | --stack-size BYTES] "
 	    "[--wall] [--every PERIOD [--keep N]] [--no-timeline] "
 	    "[-q] [--] PROGRAM [ARGS...] | -p PID",
 	"run a program and write its profile",
-	record_exec,
-	"  -o, --output FILE    the profile (default PROGRAM.prf here; %p in FILE is\n"
-	"                       the pid)\n"
-	"  -p, --pid PID        attach to a running process until it exits or Ctrl-C\n"
-	"                       (perf engine)\n"
-	"      --every PERIOD   a whole profile every PERIOD (60s, 500ms, 5m, 1h),\n"
-	"                       each its own file, consecutive, as the run goes\n"
-	"                       (perf engine); -o names them with %t (the\n"
-	"                       period's start, UTC), %n (its number), %c (the\n"
-	"                       program); default %c-%t.prf; --split is the same\n"
-	"      --keep N         with --every: keep the last N profiles only\n"
-	"      --no-timeline    keep no timeline (when each stack's samples came:\n"
-	"                       report --time, --timeline need it)\n"
-	"  -F, --freq HZ        samples per CPU-second (default " STR(DEFAULT_RATE_HZ)
-	    "); above " STR(MAX_RATE_HZ) ",\n"
-	"                       lowered to " STR(MAX_RATE_HZ) " with a warning\n"
-	"  -i, --interval USEC  or the interval between samples, 1 to 1000000 us\n"
-	"                       (under 100 is lowered to 100 us likewise)\n"
-	"  -b, --bucket BYTES   code bytes per counter, 1 to 65536 (default "
-	    STR(DEFAULT_BUCKET_BYTES) ": exact)\n"
-	"  -e, --engine ENGINE  auto (default: perf when permitted, else timer),\n"
-	"                       perf or timer\n"
-	"      --no-children    profile the program only, not processes it starts\n"
-	"                       (default: follow them)\n"
-	"      --no-call-graph  no call stacks: the flat profile only (default:\n"
-	"                       the stack of every sample, unwound as it comes)\n"
-	"      --samples N      a sample budget instead of a fixed rate: about N\n"
-	"                       samples for a run of a minute, " STR(MIN_BUDGET) " to " STR(MAX_BUDGET) ";\n"
-	"                       " STR(BUDGET_START_HZ) " Hz at first (or -F, -i), the interval doubled\n"
-	"                       every N/8 samples down to 10-20 Hz, each sample\n"
-	"                       counting its interval (not with -p)\n"
-	"      --stack-size BYTES  stack copied with each sample to unwind it, 64\n"
-	"                       to " STR(RECORD_MAX_STACK_SIZE) " (default " STR(DEFAULT_STACK_SIZE) "); deeper stacks are\n"
-	"                       cut there, and the cut is counted\n"
-	"      --wait-all       go on until every process the program started has\n"
-	"                       ended, those it left running too (default: stop\n"
-	"                       when the program ends, and name what still runs)\n"
-	"      --wall           wall-clock time: also where threads waited off the\n"
-	"                       CPU (blocked in a system call, a page fault, or\n"
-	"                       runnable), measured from context switches and\n"
-	"                       placed at the stack they waited at, under\n"
-	"                       [off-cpu: WHAT]\n"
-	"  -q, --quiet          no closing message\n"
-	"  -h, --help           this help\n"
-	"  -V, --version        the version\n"
-	"Options stop at PROGRAM (or at --): what follows is the program's.\n",
+	record_exec, record_options, CLI_PROGRAM, NULL,
 };

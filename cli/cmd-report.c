@@ -102,57 +102,6 @@ newest_profile(void)
 /* --time's key: no character, so that it is no view's (views.h) */
 #define OPT_TIME	0x100
 
-/* report's options other than --format and the views' (views.h). */
-static const struct option others[] = {
-	{ "min-percent", required_argument, NULL, 'm' },
-	{ "limit", required_argument, NULL, 'n' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "color", required_argument, NULL, 'c' },
-	{ "colour", required_argument, NULL, 'c' },
-	{ "wide", no_argument, NULL, 'W' },
-	{ "inline", no_argument, NULL, 'I' },
-	{ "symfs", required_argument, NULL, 'S' },
-	{ "cpu", no_argument, NULL, 'C' },
-	{ "debug-dir", required_argument, NULL, 'D' },
-	{ "time", required_argument, NULL, OPT_TIME },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-#define NOTHERS (sizeof others / sizeof others[0])
-#define MAX_OPTIONS 64
-
-/*
- * report's options as getopt reads them: --format, each view's option
- * (and its alias) in the order of the views' table, then the others.
- * That order is what an ambiguous prefix and --help name them by.
- */
-static const struct option *
-report_options_table(void)
-{
-	static struct option all[MAX_OPTIONS];
-	size_t n = 0;
-
-	if (all[0].name != NULL)
-		return all;
-	if (1 + 2 * report_nviews + NOTHERS > MAX_OPTIONS)
-		cli_die(1, "report: %zu views are more than its options hold",
-		    report_nviews);
-	all[n++] = (struct option){ "format", required_argument, NULL, 'f' };
-	for (size_t i = 0; i < report_nviews; i++) {
-		const struct report_view *v = &report_views[i];
-
-		if (v->option != NULL)
-			all[n++] = (struct option){ v->option, v->has_arg, NULL,
-			    v->key };
-		if (v->alias != NULL)
-			all[n++] = (struct option){ v->alias, v->has_arg, NULL,
-			    v->key };
-	}
-	for (size_t i = 0; i < NOTHERS; i++)
-		all[n++] = others[i];
-	return all;
-}
-
 /* What report was asked for. */
 struct report_args {
 	struct report_options o;
@@ -235,11 +184,11 @@ take_option(struct report_args *a, int c)
 static int
 parse(int argc, char **argv, struct report_args *a)
 {
-	const struct option *options = report_options_table();
+	const struct cli_opt *options = cli_options(&cmd_report);
 	const struct report_view *v;
 	int c, at = 0;
 
-	while ((c = cli_getopt(argc, argv, "f:n:h", options, &at)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_report, &at)) != -1) {
 		if ((v = report_view_of_key(c)) != NULL) {
 			a->view = v;
 			a->o.target = optarg;
@@ -251,7 +200,7 @@ parse(int argc, char **argv, struct report_args *a)
 			cli_choose(&a->chosen, options[at].name, a->o.target,
 			    "view");
 		} else if (c == 'h') {
-			return cli_help(&cmd_report, options);
+			return cli_help(&cmd_report);
 		} else if (take_option(a, c) < 0) {
 			cli_bad_option(c, optopt, argv[optind - 1]);
 			return EXIT_USAGE;
@@ -397,6 +346,142 @@ report_exec(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * The row of a view's option: its lines of --help and what its argument
+ * is; whether it takes one and its getopt value are its view's
+ * (report/views.c), filled in by report_options.
+ */
+#define VIEW_OPTION(name, arg, help)	{ name, -1, 0, 0, arg, help }
+
+/* report's options, in the order of its --help */
+static const struct cli_opt report_rows[] = {
+	{ NULL, 0, 0, 0, NULL,
+	    "One view at a time; the default is the flat profile, a row per function.\n" },
+	VIEW_OPTION("objects", NULL,
+	    "      --objects          the program, each library, the kernel, unknown code\n"
+	    "                         and lost samples\n"),
+	VIEW_OPTION("threads", NULL,
+	    "      --threads          a row per thread\n"),
+	VIEW_OPTION("pid", NULL,
+	    "      --pid, --processes a row per process, with how it ended\n"),
+	VIEW_OPTION("processes", NULL, NULL),
+	VIEW_OPTION("histogram", NULL,
+	    "      --histogram[=TARGET]  bars over the addresses of a function or object\n"
+	    "                         (default: the object with most samples); --limit\n"
+	    "                         is the number of bars (default 40)\n"),
+	VIEW_OPTION("annotate", NULL,
+	    "      --annotate FUNCTION  FUNCTION's samples by source line (per\n"
+	    "                         instruction where it has no line table)\n"),
+	VIEW_OPTION("callers", NULL,
+	    "      --callers FUNCTION  who called FUNCTION: each caller's share of the\n"
+	    "                         samples with FUNCTION on the stack ([root]: it\n"
+	    "                         was outermost)\n"),
+	VIEW_OPTION("callees", NULL,
+	    "      --callees FUNCTION  whom FUNCTION called, likewise ([self]: in it)\n"),
+	VIEW_OPTION("tree", NULL,
+	    "      --tree             the call tree, top down, with inclusive and self\n"
+	    "                         shares (paths under --min-percent, default 1,\n"
+	    "                         left out)\n"),
+	VIEW_OPTION("html", CLI_FILE,
+	    "      --html PAGE        every view in one self-contained HTML page, PAGE\n"),
+	VIEW_OPTION("timeline", NULL,
+	    "      --timeline         when: a strip per thread of its time on the CPU\n"
+	    "                         (and what it waited in), then the phases of the\n"
+	    "                         run; --limit N shows the N busiest threads\n"),
+	{ "inline", no_argument, 'I', 0, NULL,
+	    "      --inline           credit inlined code to the function it came from,\n"
+	    "                         a frame of its own in the call views (default:\n"
+	    "                         to the symbol it is in)\n" },
+	{ "format", required_argument, 'f', CLI_SHORT, "text csv json",
+	    "  -f, --format FORMAT    text (default), csv or json (stable columns)\n" },
+	{ "min-percent", required_argument, 'm', 0, NULL,
+	    "      --min-percent P    leave out rows under P percent (default 0)\n" },
+	{ "limit", required_argument, 'n', CLI_SHORT, NULL,
+	    "  -n, --limit N          at most N rows (default: all)\n" },
+	{ "sort", required_argument, 's', 0, "samples inclusive function object",
+	    "      --sort KEY         flat view order: samples (default), inclusive (with\n"
+	    "                         call stacks), function or object\n" },
+	{ "color", required_argument, 'c', 0, "auto always never",
+	    "      --color WHEN       auto (default: on a terminal, unless NO_COLOR),\n"
+	    "                         always or never; also --colour\n" },
+	{ "colour", required_argument, 'c', 0, "auto always never", NULL },
+	{ "cpu", no_argument, 'C', 0, NULL,
+	    "      --cpu              of a wall profile (record --wall), only the time\n"
+	    "                         on the CPU (default: wall time, off-CPU time too)\n" },
+	{ "time", required_argument, OPT_TIME, 0, NULL,
+	    "      --time START..END  the view of that window of the run, rounded out\n"
+	    "                         to whole slices of its timeline: s, ms, us, ns\n"
+	    "                         or % of the run, a bare number seconds, either\n"
+	    "                         side empty (1.5s..3s, 90%.., ..500ms)\n" },
+	{ "wide", no_argument, 'W', 0, NULL,
+	    "      --wide             never cut names (default: fit the terminal, or\n"
+	    "                         COLUMNS, else 80 columns)\n" },
+	FIND_OPTIONS,
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help             this help\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "FILE defaults to the newest *.prf file in the current directory.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+#define MAX_OPTIONS (sizeof report_rows / sizeof report_rows[0] + 16)
+
+/* Whether rows[0..n) has an option so named. */
+static int
+has_row(const struct cli_opt *rows, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].name != NULL && strcmp(rows[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * report's options: its rows, each view's option given its view's
+ * has_arg and key, and any option of a view that has no row, which
+ * getopt reads and --help marks as undocumented.
+ */
+static const struct cli_opt *
+report_options(void)
+{
+	static struct cli_opt all[MAX_OPTIONS];
+	static size_t n;
+
+	if (n > 0)
+		return all;
+	for (const struct cli_opt *r = report_rows; r->name || r->help; r++) {
+		all[n] = *r;
+		if (r->has_arg == -1) {
+			for (size_t i = 1; i < report_nviews; i++) {
+				const struct report_view *v = &report_views[i];
+
+				if (strcmp(r->name, v->option) == 0 ||
+				    (v->alias && strcmp(r->name, v->alias) == 0)) {
+					all[n].has_arg = v->has_arg;
+					all[n].val = v->key;
+				}
+			}
+			if (all[n].has_arg == -1)
+				cli_die(1, "report: --%s is no view's option", r->name);
+		}
+		n++;
+	}
+	for (size_t i = 1; i < report_nviews; i++) {
+		const struct report_view *v = &report_views[i];
+		const char *names[] = { v->option, v->alias };
+
+		for (size_t k = 0; k < 2; k++) {
+			if (names[k] == NULL || has_row(all, n, names[k]))
+				continue;
+			if (n + 1 >= MAX_OPTIONS)
+				cli_die(1, "report: %zu views are more than its "
+				    "options hold", report_nviews);
+			all[n++] = (struct cli_opt){ names[k], v->has_arg, v->key,
+			    0, NULL, NULL };
+		}
+	}
+	return all;
+}
+
 const struct cmd cmd_report = {
 	"report", "[--objects | --threads | --pid | --histogram[=TARGET] | "
 	    "--annotate FUNCTION | --callers FUNCTION | --callees FUNCTION | "
@@ -408,47 +493,5 @@ const struct cmd cmd_report = {
 	    "[--debug-dir DIRS] [FILE]",
 	"print where the time went (flat profile, objects, threads, "
 	    "histogram, source lines, HTML)",
-	report_exec,
-	"One view at a time; the default is the flat profile, a row per function.\n"
-	"      --objects          the program, each library, the kernel, unknown code\n"
-	"                         and lost samples\n"
-	"      --threads          a row per thread\n"
-	"      --pid, --processes a row per process, with how it ended\n"
-	"      --histogram[=TARGET]  bars over the addresses of a function or object\n"
-	"                         (default: the object with most samples); --limit\n"
-	"                         is the number of bars (default 40)\n"
-	"      --annotate FUNCTION  FUNCTION's samples by source line (per\n"
-	"                         instruction where it has no line table)\n"
-	"      --callers FUNCTION  who called FUNCTION: each caller's share of the\n"
-	"                         samples with FUNCTION on the stack ([root]: it\n"
-	"                         was outermost)\n"
-	"      --callees FUNCTION  whom FUNCTION called, likewise ([self]: in it)\n"
-	"      --tree             the call tree, top down, with inclusive and self\n"
-	"                         shares (paths under --min-percent, default 1,\n"
-	"                         left out)\n"
-	"      --html PAGE        every view in one self-contained HTML page, PAGE\n"
-	"      --timeline         when: a strip per thread of its time on the CPU\n"
-	"                         (and what it waited in), then the phases of the\n"
-	"                         run; --limit N shows the N busiest threads\n"
-	"      --inline           credit inlined code to the function it came from,\n"
-	"                         a frame of its own in the call views (default:\n"
-	"                         to the symbol it is in)\n"
-	"  -f, --format FORMAT    text (default), csv or json (stable columns)\n"
-	"      --min-percent P    leave out rows under P percent (default 0)\n"
-	"  -n, --limit N          at most N rows (default: all)\n"
-	"      --sort KEY         flat view order: samples (default), inclusive (with\n"
-	"                         call stacks), function or object\n"
-	"      --color WHEN       auto (default: on a terminal, unless NO_COLOR),\n"
-	"                         always or never; also --colour\n"
-	"      --cpu              of a wall profile (record --wall), only the time\n"
-	"                         on the CPU (default: wall time, off-CPU time too)\n"
-	"      --time START..END  the view of that window of the run, rounded out\n"
-	"                         to whole slices of its timeline: s, ms, us, ns\n"
-	"                         or % of the run, a bare number seconds, either\n"
-	"                         side empty (1.5s..3s, 90%.., ..500ms)\n"
-	"      --wide             never cut names (default: fit the terminal, or\n"
-	"                         COLUMNS, else 80 columns)\n"
-FIND_HELP
-	"  -h, --help             this help\n"
-	"FILE defaults to the newest *.prf file in the current directory.\n",
+	report_exec, NULL, CLI_PROFILES, report_options,
 };

@@ -45,18 +45,6 @@ static const uint64_t window_steps[] = { 500000000ull, 1000000000ull,
 	30000000000ull, TOP_WINDOW_MAX };
 #define NSTEPS (sizeof window_steps / sizeof window_steps[0])
 
-static const struct option top_options[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "engine", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "wall", no_argument, NULL, 'w' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "window", required_argument, NULL, TOP_WINDOW_KEY },
-	{ "limit", required_argument, NULL, 'n' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 struct top {
 	struct record_opts o;
 	struct record_result r;		/* r.pid: the program, once started */
@@ -269,11 +257,9 @@ top_parse(struct top *t, int argc, char **argv, const char **output,
 	t->limit = TOP_LIMIT;
 	*span_ns = TOP_WINDOW_NS;
 	*output = NULL;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:e:F:o:n:h", top_options,
-	    NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &cmd_top, NULL)) != -1) {
 		if (c == 'h')
-			return cli_help(&cmd_top, top_options);
+			return cli_help(&cmd_top);
 		if (c == TOP_WINDOW_KEY) {
 			if (periods_parse(optarg, span_ns) < 0 ||
 			    *span_ns < TOP_PERIOD_NS || *span_ns > TOP_WINDOW_MAX)
@@ -439,25 +425,38 @@ top_exec(int argc, char **argv)
 	return cli_finish_stdout(status);
 }
 
+static const struct cli_opt top_options[] = {
+	{ "pid", required_argument, 'p', CLI_SHORT, CLI_PID,
+	    "  -p, --pid PID        attach to a running process until it exits or q\n" },
+	{ "wall", no_argument, 'w', 0, NULL,
+	    "      --wall           wall-clock time: what the threads wait in too\n" },
+	{ "engine", required_argument, 'e', CLI_SHORT, "auto perf timer",
+	    "  -e, --engine ENGINE  auto (default: perf when permitted, else timer),\n"
+	    "                       perf or timer (-p: perf)\n" },
+	{ "freq", required_argument, 'F', CLI_SHORT, NULL,
+	    "  -F, --freq HZ        samples per CPU-second (default 1000)\n" },
+	{ "window", required_argument, TOP_WINDOW_KEY, 0, NULL,
+	    "      --window TIME    the newest TIME shown (default 5s; 250ms to 60s)\n" },
+	{ "limit", required_argument, 'n', CLI_SHORT, NULL,
+	    "  -n, --limit N        functions a block shows when the output is no\n"
+	    "                       terminal (default 10; a screen shows what fits)\n" },
+	{ "output", required_argument, 'o', CLI_SHORT, CLI_FILE,
+	    "  -o, --output FILE    at the end, the last window as a profile (%p in\n"
+	    "                       FILE is the pid)\n" },
+	{ "help", no_argument, 'h', CLI_SHORT, NULL,
+	    "  -h, --help           this help\n" },
+	{ NULL, 0, 0, 0, NULL,
+	    "On a terminal: the whole screen, redrawn every second; keys q quit\n"
+	    "(stops the program, or detaches), w/W a smaller/larger window, s sort\n"
+	    "by self or inclusive time, p pause.  Elsewhere: a block of text every\n"
+	    "second.  Options stop at PROGRAM (or at --): what follows is the\n"
+	    "program's.\n" },
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 const struct cmd cmd_top = {
 	"top", "[-F HZ] [-e ENGINE] [--wall] [--window TIME] [--limit N] "
 	    "[-o FILE] [--] PROGRAM [ARGS...] | -p PID",
 	"show the newest seconds of a program's profile as it runs",
-	top_exec,
-	"  -p, --pid PID        attach to a running process until it exits or q\n"
-	"      --wall           wall-clock time: what the threads wait in too\n"
-	"  -e, --engine ENGINE  auto (default: perf when permitted, else timer),\n"
-	"                       perf or timer (-p: perf)\n"
-	"  -F, --freq HZ        samples per CPU-second (default 1000)\n"
-	"      --window TIME    the newest TIME shown (default 5s; 250ms to 60s)\n"
-	"  -n, --limit N        functions a block shows when the output is no\n"
-	"                       terminal (default 10; a screen shows what fits)\n"
-	"  -o, --output FILE    at the end, the last window as a profile (%p in\n"
-	"                       FILE is the pid)\n"
-	"  -h, --help           this help\n"
-	"On a terminal: the whole screen, redrawn every second; keys q quit\n"
-	"(stops the program, or detaches), w/W a smaller/larger window, s sort\n"
-	"by self or inclusive time, p pause.  Elsewhere: a block of text every\n"
-	"second.  Options stop at PROGRAM (or at --): what follows is the\n"
-	"program's.\n",
+	top_exec, top_options, CLI_PROGRAM, NULL,
 };

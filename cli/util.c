@@ -1,10 +1,8 @@
 /*
  * util.c - error messages, allocation and number parsing for the command.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,131 +182,6 @@ cli_finish_stdout(int status)
 		return status ? status : 1;
 	}
 	return status;
-}
-
-void
-cli_bad_option(int c, int optopt_, const char *arg)
-{
-	if (c == ':')
-		cli_error("option '%s' needs a value (see 'profil %s --help')",
-		    arg, cli_name);
-	else if (optopt_ != 0)
-		cli_error("unknown option '-%c' (see 'profil %s --help')",
-		    optopt_, cli_name);
-	else
-		cli_error("unknown option '%s' (see 'profil %s --help')", arg,
-		    cli_name);
-}
-
-int
-cli_getopt(int argc, char **argv, const char *shortopts,
-    const struct option *longopts, int *longindex)
-{
-	char spec[64];
-
-	/* ':' first: a missing value comes back as ':' for cli_bad_option;
-	 * no '+': glibc permutes, leaving the operands at the end */
-	snprintf(spec, sizeof spec, ":%s", shortopts);
-	opterr = 0;
-	return getopt_long(argc, argv, spec, longopts, longindex);
-}
-
-void
-cli_choose(struct cli_choice *chosen, const char *option, const char *value,
-    const char *what)
-{
-	if (chosen->option == NULL) {
-		chosen->option = option;
-		chosen->value = value;
-		return;
-	}
-	if (strcmp(chosen->option, option) == 0 &&
-	    (chosen->value == value || (chosen->value != NULL && value != NULL &&
-	    strcmp(chosen->value, value) == 0)))
-		return;
-	cli_die(EXIT_USAGE, "--%s%s%s and --%s%s%s: one %s at a time",
-	    chosen->option, chosen->value ? "=" : "",
-	    chosen->value ? chosen->value : "", option, value ? "=" : "",
-	    value ? value : "", what);
-}
-
-/* Whether help names --name as a whole word ("--pid" is not "--pidfile"). */
-static int
-names_option(const char *help, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *at = help; (at = strstr(at, "--")) != NULL; at += 2)
-		if (strncmp(at + 2, name, len) == 0 &&
-		    (at[2 + len] == '\0' || strchr(" ,=[|\n", at[2 + len]) != NULL))
-			return 1;
-	return 0;
-}
-
-/*
- * The length of text's first word: up to a space outside brackets
- * ("[--sort KEY]" is one word), or up to any space when that is longer
- * than room.
- */
-static int
-usage_word(const char *text, int room)
-{
-	int depth = 0, n;
-
-	for (n = 0; text[n] != '\0' && (text[n] != ' ' || depth > 0); n++)
-		depth += text[n] == '[' ? 1 : text[n] == ']' ? -1 : 0;
-	return n <= room ? n : (int)strcspn(text, " ");
-}
-
-void
-cli_print_wrapped(const char *first, const char *text, int indent, int width)
-{
-	int column = (int)strlen(first), fresh = column == 0;
-
-	if (width <= 0)
-		width = INT_MAX / 2;
-	fputs(first, stdout);
-	while (*text != '\0') {
-		int word = usage_word(text, width - indent);
-
-		if (!fresh && column + 1 + word > width) {
-			printf("\n%*s", indent, "");
-			column = indent;
-			fresh = 1;
-		}
-		if (!fresh) {
-			putchar(' ');
-			column++;
-		}
-		for (int i = 0; i < word; i++)
-			putchar(text[i] == CLI_GLUE[0] ? ' ' : text[i]);
-		column += word;
-		fresh = 0;
-		text += word;
-		text += strspn(text, " ");
-	}
-	putchar('\n');
-}
-
-int
-cli_help(const struct cmd *cmd, const struct option *options)
-{
-	const char *help = cmd->help ? cmd->help : "";
-	char first[64], *summary;
-
-	snprintf(first, sizeof first, "usage: profil %s", cmd->name);
-	cli_print_wrapped(first, cmd->usage, (int)strlen(first) + 1, 80);
-	summary = xmalloc(strlen(cmd->summary) + 2);
-	sprintf(summary, "%s.", cmd->summary);
-	summary[0] = (char)toupper((unsigned char)summary[0]);
-	cli_print_wrapped("", summary, 0, 80);
-	free(summary);
-	printf("\n%s", help);
-	for (; options != NULL && options->name != NULL; options++)
-		if (!names_option(help, options->name))
-			printf("  --%s (undocumented)\n", options->name);
-	printf("\nSee profil(1).\n");
-	return cli_finish_stdout(0);
 }
 
 int

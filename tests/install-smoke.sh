@@ -1,14 +1,16 @@
 #!/bin/sh
-# install-smoke.sh PREFIX - the installed files are where they belong and a
+# install-smoke.sh PREFIX - the installed files are where they belong, a
 # program built with `pkg-config --cflags --libs profil` against them
-# profiles itself.  Prints "1 passed, 0 failed" or "0 passed, 1 failed".
+# profiles itself, and the installed profil records one with the timer
+# engine, which injects the installed library.  Prints "1 passed, 0
+# failed" or "0 passed, 1 failed".
 set -u
 prefix=$1
 fail() { echo "install-smoke: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 for f in bin/profil lib/libprofil.so lib/libprofil.so.0 lib/libprofil.a include/profil.h \
-    lib/pkgconfig/profil.pc share/man/man1/profil.1 share/man/man3/profil.3 \
-    share/man/man5/profil.5; do
+    lib/pkgconfig/profil.pc share/man/man1/profil.1 share/man/man3/profil.3profil \
+    share/man/man5/profil.5 share/bash-completion/completions/profil; do
 	[ -e "$prefix/$f" ] || fail "missing $prefix/$f"
 done
 soname=$(objdump -p "$prefix/lib/libprofil.so" | awk '/SONAME/ {print $2}')
@@ -44,6 +46,10 @@ PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc "$dir/t.c" -o "$dir/t" \
 	fail "cannot build against the installed library"
 "$dir/t" || fail "the program built against it did not profile itself"
 ldd "$dir/t" | grep -q "$prefix/lib/libprofil.so.0" || fail "not linked to the installed library"
+# the timer engine finds the installed library (PROFIL_LIBRARY unset)
+env -u PROFIL_LIBRARY "$prefix/bin/profil" record -q -e timer -o "$dir/t.prf" "$dir/t" \
+	>/dev/null || fail "the installed profil cannot record with the timer engine"
+"$prefix/bin/profil" check -q "$dir/t.prf" || fail "its profile is not sound"
 
 # fully static, threaded: pkg-config --static adds --wrap=pthread_create,
 # so a thread created after the start is sampled too; the program's own

@@ -17,13 +17,21 @@
  */
 void find_search_set(const char *symfs, const char *debug_dirs);
 
-/* The --help lines of --symfs and --debug-dir, for every command naming. */
-#define FIND_HELP \
+/* The --help lines of --symfs and of --debug-dir, for every command naming. */
+#define FIND_HELP_SYMFS \
 	"      --symfs DIR        find the profiled files under DIR, a copy of the\n" \
-	"                         recording machine's root (default: their paths)\n" \
+	"                         recording machine's root (default: their paths)\n"
+#define FIND_HELP_DEBUG_DIR \
 	"      --debug-dir DIRS   look for them by build-id in these directories\n" \
 	"                         too (DIR/.build-id/xx/rest; colon-separated);\n" \
 	"                         DEBUGINFOD_URLS set: from debuginfod as well\n"
+/*
+ * Their rows in a command's options' table (struct cli_opt, cli.h, with
+ * <getopt.h>), which getopt gives as 'S' and 'D'.
+ */
+#define FIND_OPTIONS \
+	{ "symfs", required_argument, 'S', 0, CLI_DIR, FIND_HELP_SYMFS }, \
+	{ "debug-dir", required_argument, 'D', 0, CLI_DIR, FIND_HELP_DEBUG_DIR }
 
 /*
  * libdwfl's search path for separate debug files: its default, then the

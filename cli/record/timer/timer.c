@@ -122,11 +122,21 @@ record_timer_check(char *const *argv, char *why, size_t why_size)
 	return dynamic ? 0 : -1;
 }
 
-/* libprofil.so beside us (build tree) or in ../lib (installed). */
+/*
+ * libprofil.so beside us (build tree), in the directory make install put
+ * it in (PROFIL_LIBDIR: /usr/lib/x86_64-linux-gnu in Debian's package),
+ * or in ../lib (installed, and moved since).
+ */
 static int
 find_library(char *out, size_t size)
 {
-	static const char *const rel[] = { "libprofil.so.0", "../lib/libprofil.so.0" };
+	static const char *const rel[] = {
+		"libprofil.so.0",
+#ifdef PROFIL_LIBDIR
+		PROFIL_LIBDIR "/libprofil.so.0",
+#endif
+		"../lib/libprofil.so.0",
+	};
 	const char *env = getenv("PROFIL_LIBRARY");
 	char self[PATH_MAX], *slash;
 	ssize_t n;
@@ -146,7 +156,10 @@ find_library(char *out, size_t size)
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
 		char candidate[PATH_MAX * 2];
 
-		snprintf(candidate, sizeof candidate, "%s/%s", self, rel[i]);
+		if (rel[i][0] == '/')
+			snprintf(candidate, sizeof candidate, "%s", rel[i]);
+		else
+			snprintf(candidate, sizeof candidate, "%s/%s", self, rel[i]);
 		if (realpath(candidate, out) != NULL && access(out, R_OK) == 0)
 			return 0;
 	}
