@@ -34,9 +34,9 @@
  *                         kernel time, never blocked)
  *
  * naps and copies print what the kernel counted of the thread, from its
- * own /proc/thread-self/schedstat at its end, and its life by its own
- * clock from main on: lines "life S", "on S", "runq S" (the rest it was
- * blocked).
+ * own /proc/thread-self/schedstat at its end, its life by its own
+ * clock from main on and its age by the kernel's start time of it: lines
+ * "life S", "on S", "runq S" (the rest it was blocked), "age S".
  *
  * CPU is CPU time of the calling thread, read from its clock, not an
  * amount of work: PROFIL_TEST_WORK_SCALE does not change it.
@@ -421,7 +421,38 @@ undumpable(double t, double cpu)
 	return 0;
 }
 
-/* What the kernel counted of this thread, and its life since start. */
+/*
+ * This thread's age by the kernel's count: now less its start time in
+ * /proc (clock ticks since boot, field 22), a tick over at most.  Its
+ * life from main on leaves out the loader and what runs before main,
+ * which a loaded machine stretches (an injected library's constructor
+ * waiting for a CPU).
+ */
+static double
+age(void)
+{
+	char buf[1024], *p;
+	unsigned long long start;
+	FILE *f = fopen("/proc/thread-self/stat", "r");
+	size_t n;
+
+	if (f == NULL || (n = fread(buf, 1, sizeof buf - 1, f)) == 0)
+		exit(3);
+	fclose(f);
+	buf[n] = '\0';
+	/* the name may hold anything but ends at the last ')' */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+	    "%*u %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
+		exit(3);
+	return clock_s(CLOCK_BOOTTIME) - (double)start /
+	    (double)sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * What the kernel counted of this thread, its life since start (main's)
+ * and its age (the kernel's start).
+ */
 static void
 counted(double start)
 {
@@ -431,8 +462,8 @@ counted(double start)
 	if (f == NULL || fscanf(f, "%llu %llu", &on, &rq) != 2)
 		exit(3);
 	fclose(f);
-	printf("life %.6f\non %.6f\nrunq %.6f\n", mono() - start, (double)on / 1e9,
-	    (double)rq / 1e9);
+	printf("life %.6f\non %.6f\nrunq %.6f\nage %.6f\n", mono() - start,
+	    (double)on / 1e9, (double)rq / 1e9, age());
 }
 
 __attribute__((noinline)) static void
