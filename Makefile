@@ -440,15 +440,17 @@ $(BUILD)/tests/adversary-region: tests/programs/adversary-region.c \
 WORKLOADS += $(BUILD)/tests/adversary-region
 # Time off the CPU known to the program (record --wall): built with frame
 # pointers and without, as the off-CPU stacks are unwound both ways
-$(BUILD)/tests/wall-workload: tests/programs/wall-workload.c
+$(BUILD)/tests/wall-workload: tests/programs/wall-workload.c \
+    tests/programs/thread-age.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
-$(BUILD)/tests/wall-workload-fp: tests/programs/wall-workload.c
+$(BUILD)/tests/wall-workload-fp: tests/programs/wall-workload.c \
+    tests/programs/thread-age.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/wall-workload $(BUILD)/tests/wall-workload-fp
 # Known phases in time, said by the program's own clock (the timeline)
-$(BUILD)/tests/phases: tests/programs/phases.c
+$(BUILD)/tests/phases: tests/programs/phases.c tests/programs/thread-age.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -o $@ $< -lpthread
 WORKLOADS += $(BUILD)/tests/phases

@@ -11,6 +11,11 @@
  * each thread's end its life and CPU time, as the kernel counted them:
  *
  *     thread NAME START_NS END_NS CPU_NS
+ *     born NAME NS
+ *
+ * the second the thread's start by the kernel's count (thread-age.h: a
+ * tick early at most), before the START_NS of its first code here by
+ * the loader's time, a library's constructors' and what load adds.
  *
  *     phases [SCALE]    every length times SCALE (default 1):
  *                       A 1 s, R 0.5 s, B 1 s, S 1.25 s, C 1 s
@@ -27,6 +32,8 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "thread-age.h"
 
 static double scale = 1;
 static volatile uint64_t sink;
@@ -97,12 +104,16 @@ phase(const char *name, void (*run)(uint64_t), uint64_t ns)
 	say(name, t0, now(CLOCK_REALTIME));
 }
 
-/* The calling thread's end: "thread NAME START END CPU". */
+/* The calling thread's end: "thread NAME START END CPU", "born NAME NS". */
 static void
 thread_done(const char *name, uint64_t start)
 {
+	uint64_t end = now(CLOCK_REALTIME);
+
 	fprintf(stderr, "thread %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", name,
-	    start, now(CLOCK_REALTIME), now(CLOCK_THREAD_CPUTIME_ID));
+	    start, end, now(CLOCK_THREAD_CPUTIME_ID));
+	fprintf(stderr, "born %s %" PRIu64 "\n", name,
+	    end - (uint64_t)(thread_age() * 1e9));
 }
 
 static void *

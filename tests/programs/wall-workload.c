@@ -60,6 +60,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "thread-age.h"
+
 static volatile unsigned long sink;
 
 static double
@@ -422,34 +424,6 @@ undumpable(double t, double cpu)
 }
 
 /*
- * This thread's age by the kernel's count: now less its start time in
- * /proc (clock ticks since boot, field 22), a tick over at most.  Its
- * life from main on leaves out the loader and what runs before main,
- * which a loaded machine stretches (an injected library's constructor
- * waiting for a CPU).
- */
-static double
-age(void)
-{
-	char buf[1024], *p;
-	unsigned long long start;
-	FILE *f = fopen("/proc/thread-self/stat", "r");
-	size_t n;
-
-	if (f == NULL || (n = fread(buf, 1, sizeof buf - 1, f)) == 0)
-		exit(3);
-	fclose(f);
-	buf[n] = '\0';
-	/* the name may hold anything but ends at the last ')' */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
-	    "%*u %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
-		exit(3);
-	return clock_s(CLOCK_BOOTTIME) - (double)start /
-	    (double)sysconf(_SC_CLK_TCK);
-}
-
-/*
  * What the kernel counted of this thread, its life since start (main's)
  * and its age (the kernel's start).
  */
@@ -463,7 +437,7 @@ counted(double start)
 		exit(3);
 	fclose(f);
 	printf("life %.6f\non %.6f\nrunq %.6f\nage %.6f\n", mono() - start,
-	    (double)on / 1e9, (double)rq / 1e9, age());
+	    (double)on / 1e9, (double)rq / 1e9, thread_age());
 }
 
 __attribute__((noinline)) static void
