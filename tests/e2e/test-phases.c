@@ -230,6 +230,30 @@ judge_phases(const struct csv *t, const struct truths *w, int perf,
 }
 
 /*
+ * The threads as the program named them, each after its start (phases.c:
+ * pthread_setname_np): the worker, the main thread, and late.  The timer
+ * engine, whose agent writes no names, named both by the process's name
+ * when the thread was made ("worker" twice) until it read each thread's.
+ */
+static void
+judge_names(const struct profil_profile *p, const char *what)
+{
+	int named = 0;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profil_thread *t = &p->threads[i];
+		const char *want = t->tid == t->pid ? "worker" : "late";
+
+		if (strcmp(t->name, want) != 0)
+			fail_msg("%s: thread %u is named '%s', not '%s'", what,
+			    t->tid, t->name, want);
+		named++;
+	}
+	if (named != 2)
+		fail_msg("%s: %d threads, not 2", what, named);
+}
+
+/*
  * phases recorded (--wall) by engine, as root or an ordinary user, and
  * its view's phases: the worker's a(), read(), b() and the other's
  * sleep and c(), where the program's own clock says they were (b() and
@@ -289,6 +313,7 @@ recorded(const char *engine, int as_user)
 		w.a.t1 = w.rd.t0;
 		w.slice = (double)p->slice_ns;
 		snprintf(w.pid, sizeof w.pid, "%u", p->stacks[0].pid);
+		judge_names(p, what);
 		profil_profile_free(p);
 		timeline_csv(&t, prf, NULL);
 		in = read_in_place(&t, &w);

@@ -56,6 +56,7 @@ struct bthread {
 	char *name;
 	uint64_t samples;
 	uint64_t run_samples;		/* over every period (builder_reset) */
+	int asked;			/* builder_thread_unnamed has said 1 */
 };
 
 struct bprocess {

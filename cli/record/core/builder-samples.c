@@ -27,7 +27,7 @@ builder_thread_of(struct builder *b, pid_t pid, pid_t tid)
 
 	if (i == 0) {
 		b->threads = xrealloc(b->threads, (b->nthreads + 1) * sizeof *b->threads);
-		b->threads[b->nthreads] = (struct bthread){ pid, tid, NULL, 0, 0 };
+		b->threads[b->nthreads] = (struct bthread){ pid, tid, NULL, 0, 0, 0 };
 		hmap_add(&b->thread_index, (uint64_t)(uint32_t)tid, ++b->nthreads);
 		i = b->nthreads;
 	}
@@ -147,6 +147,27 @@ builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm)
 		free(p->comm);
 		p->comm = xstrdup(comm);
 	}
+}
+
+int
+builder_thread_unnamed(struct builder *b, pid_t pid, pid_t tid)
+{
+	struct bthread *t = builder_thread_of(b, pid, tid);
+
+	if (t->asked || t->name != NULL)
+		return 0;
+	t->asked = 1;
+	return 1;
+}
+
+void
+builder_threads_each(struct builder *b, pid_t pid,
+    void (*fn)(struct builder *b, pid_t pid, pid_t tid))
+{
+	/* by index: fn may name threads, never add them */
+	for (size_t i = 0; i < b->nthreads; i++)
+		if (b->threads[i].pid == pid)
+			fn(b, pid, b->threads[i].tid);
 }
 
 void

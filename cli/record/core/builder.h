@@ -118,6 +118,15 @@ void builder_cpu_fill(struct builder *b, const struct bframe *frames,
 
 /* Threads and processes: names, parents, exit status. */
 void builder_comm(struct builder *b, pid_t pid, pid_t tid, const char *comm);
+/*
+ * For an engine that reads names from /proc (the timer engine): 1 the
+ * first time thread tid is asked about if it has no name yet, then 0, so
+ * that a thread gone is looked for once; and fn for each thread of pid
+ * (a thread renamed since).  A thread never named takes its process's.
+ */
+int builder_thread_unnamed(struct builder *b, pid_t pid, pid_t tid);
+void builder_threads_each(struct builder *b, pid_t pid,
+    void (*fn)(struct builder *b, pid_t pid, pid_t tid));
 void builder_fork(struct builder *b, pid_t pid, pid_t ppid);
 void builder_exit_status(struct builder *b, pid_t pid, int status);
 /* The processes whose exit status is unknown so far; malloc'd, *n of them. */

@@ -237,6 +237,8 @@ resolve_threads(struct builder *b, struct timer_region *r,
 		if (only_pid != 0 && pid != only_pid)
 			continue;
 		builder_thread_samples(b, pid, (pid_t)(uint32_t)key, count);
+		if (builder_thread_unnamed(b, pid, (pid_t)(uint32_t)key))
+			timer_slots_name_thread(b, pid, (pid_t)(uint32_t)key);
 	}
 	/* (the threads' lost are in no figure; only judged, as counts) */
 	if (tlost != 0)

@@ -94,6 +94,16 @@ read_comm(struct builder *b, pid_t pid)
 		builder_comm(b, pid, pid, line);
 }
 
+void
+timer_slots_name_thread(struct builder *b, pid_t pid, pid_t tid)
+{
+	char line[256];
+
+	/* (a tid not pid's, as a hostile capture may say, has no file) */
+	if (procfs_read_comm(pid, tid, line, sizeof line) == 0)
+		builder_comm(b, pid, tid, line);
+}
+
 /*
  * Read the executable mappings of a live process into its slot.  Maps
  * that lack the slot's libprofil code are of the image the process
@@ -126,6 +136,8 @@ snapshot(struct builder *b, const struct agent_region *r,
 		jit_code_follow(s->space->jit, c.dumps[i]);
 	collect_free(&c);
 	read_comm(b, s->pid);
+	/* its threads' names as they are now: a thread renames itself */
+	builder_threads_each(b, s->pid, timer_slots_name_thread);
 }
 
 /*

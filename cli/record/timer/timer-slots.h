@@ -50,6 +50,14 @@ struct slot_maps {
  */
 int timer_slots_open_new(struct builder *b, struct timer_region *r,
     struct slot_maps *slots, int fresh);
+/*
+ * Thread tid of pid named in b as the kernel has it now, if it is still
+ * there.  The agent writes no names: a thread is named when the
+ * recorder first sees it (timer_stacks, the region's counts) and again
+ * at each reading of its process's maps, so that one renamed after its
+ * start (pthread_setname_np) has its new name.
+ */
+void timer_slots_name_thread(struct builder *b, pid_t pid, pid_t tid);
 /* Open new slots, and read the maps of every live one. */
 void timer_slots_snapshot_all(struct builder *b, struct timer_region *r,
     struct slot_maps *slots);

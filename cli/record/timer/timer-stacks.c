@@ -69,6 +69,8 @@ take(struct builder *b, struct timer_region *r, const struct stackring_slot *c,
 	    .copy_size = c->size, .ours = 1 };
 	at = (struct sample_place){ slots[slot].space, slots[slot].uw, 0 };
 	sample_take(&k, &at, &s);
+	if (builder_thread_unnamed(b, pid, s.tid))
+		timer_slots_name_thread(b, pid, s.tid);
 }
 
 /*
