@@ -108,11 +108,19 @@ window_parse(const char *text, struct window_spec *w, char *cause,
 	return 0;
 }
 
-/* The run's length: the header's, or the timeline's where it has none. */
-static uint64_t
-run_ns(const struct profil_profile *p)
+uint64_t
+window_run_ns(const struct profil_profile *p)
 {
-	return p->duration_ns > 0 ? p->duration_ns : p->slice_ns * p->nslices;
+	/* the codec checked that it does not overflow */
+	uint64_t end = p->slice_ns * p->nslices;
+
+	if (end == 0)
+		return p->duration_ns;	/* no timeline: the header's */
+	/* the recorder's slices round the run up: it ends in the last */
+	if (p->duration_ns > end - p->slice_ns && p->duration_ns < end)
+		return p->duration_ns;
+	/* merged runs lie side by side: the longest, rounded up */
+	return end;
 }
 
 /* b in units of 1e-11 ns after the run's start (run ns long). */
@@ -128,7 +136,7 @@ int
 window_slices(const struct profil_profile *p, const struct window_spec *w,
     uint64_t *first, uint64_t *end, char *cause, size_t cause_size)
 {
-	uint64_t run = run_ns(p);
+	uint64_t run = window_run_ns(p);
 	unsigned __int128 a, b, slice;
 
 	if (p->slice_ns == 0 || p->nslices == 0) {
@@ -143,7 +151,8 @@ window_slices(const struct profil_profile *p, const struct window_spec *w,
 	    (unsigned __int128)run * UNITS_PER_NS;
 	if (w->start.given && a >= (unsigned __int128)run * UNITS_PER_NS) {
 		snprintf(cause, cause_size, "the window starts at %.3f s, past "
-		    "the run's end (%.3f s)", (double)(a / UNITS_PER_NS) / 1e9,
+		    "the %s's end (%.3f s)", (double)(a / UNITS_PER_NS) / 1e9,
+		    run == p->duration_ns ? "run" : "timeline",
 		    (double)run / 1e9);
 		return WINDOW_BAD_PROFILE;
 	}
@@ -170,7 +179,7 @@ const char *
 window_describe(const struct profil_profile *p, uint64_t first, uint64_t end,
     char *buf, size_t size)
 {
-	uint64_t run = run_ns(p), from = first * p->slice_ns;
+	uint64_t run = window_run_ns(p), from = first * p->slice_ns;
 	uint64_t to = end * p->slice_ns;
 	int decimals = 2;
 

@@ -260,8 +260,7 @@ static void
 window_header(struct profil_profile *q, const struct profil_profile *p,
     uint64_t first, uint64_t end)
 {
-	uint64_t run = p->duration_ns > 0 ? p->duration_ns :
-	    p->slice_ns * p->nslices;
+	uint64_t run = window_run_ns(p);
 	uint64_t from = first * p->slice_ns, to = end * p->slice_ns;
 	unsigned __int128 cpu = (unsigned __int128)q->samples * q->interval_ns;
 

@@ -49,9 +49,19 @@ int window_parse(const char *text, struct window_spec *w, char *cause,
 #define WINDOW_BAD_PROFILE	(-1)	/* no timeline; a window past the run */
 
 /*
+ * The run's length in ns, what a window's percentage is of and where
+ * its END is: the header's duration_ns where it ends in the timeline's
+ * last slice (a recording's slices round the run up), the timeline's
+ * slices where not (a merged profile: its duration is the runs' sum,
+ * its timeline the runs side by side, as long as the longest), the
+ * header's where there is no timeline.
+ */
+uint64_t window_run_ns(const struct profil_profile *p);
+
+/*
  * The slices [*first, *end) of p's timeline that w covers, rounded out
- * (above).  The run's length, what a percentage is of, is p's
- * duration_ns (the timeline's slices where the header has none).  0, or
+ * (above).  The run's length, what a percentage is of, is
+ * window_run_ns's.  0, or
  * WINDOW_BAD_OPTION / WINDOW_BAD_PROFILE with a one-line cause.
  */
 int window_slices(const struct profil_profile *p, const struct window_spec *w,

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "profile/wall-view.h"
+#include "profile/window.h"
 #include "timeline-data.h"
 
 /* 0 if p has a timeline; -1 with the cause if it has none. */
@@ -49,20 +50,6 @@ tldata_slice_end(const struct tldata *t, uint64_t k)
 	    tldata_slice_start(t, k + 1);
 }
 
-/*
- * Where the run ends: at the last slice's end, or within it where the
- * profile's duration says so (the recorder's slices round the run up).
- */
-static uint64_t
-run_span(const struct profil_profile *p)
-{
-	/* the codec checked that it does not overflow */
-	uint64_t end = p->slice_ns * p->nslices;
-
-	if (p->duration_ns > end - p->slice_ns && p->duration_ns < end)
-		return p->duration_ns;
-	return end;
-}
 
 /*
  * What stack st did: its leaf function on the CPU, or its wait and the
@@ -252,7 +239,7 @@ tldata_build(struct tldata *t, const struct profil_profile *p,
 	t->s = s;
 	t->slice_ns = p->slice_ns;
 	t->nslices = p->nslices;
-	t->span_ns = run_span(p);
+	t->span_ns = window_run_ns(p);
 	t->wall = p->wall != NULL || wall_view_object(p) >= 0;
 	what = number_whats(t);
 	thread = number_threads(t);

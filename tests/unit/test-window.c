@@ -420,6 +420,40 @@ test_window_text_to_slices(void **state)
 	slices_of("80ms..1000s", 8, 10);	/* past the run: to its end */
 }
 
+/*
+ * A merged profile (profil merge) has the runs' summed duration and
+ * their timelines side by side, as long as the longest: its percentages
+ * are of the timeline, not of the sum.  With three runs of 95 ms the
+ * sum, 285 ms, put "50%.." past the timeline's end (refused) and
+ * "..30%" at 85.5 ms, most of each run.
+ */
+static void
+test_window_of_merged_runs(void **state)
+{
+	struct profil_profile *p = known_profile(0);
+	struct window_spec w;
+	char cause[256] = "";
+	uint64_t f = 99, e = 99;
+	static const struct { const char *text; uint64_t first, end; } want[] = {
+		{ "50%..", 5, 10 }, { "..30%", 0, 3 }, { "..", 0, 10 } };
+
+	(void)state;
+	p->duration_ns = 3 * p->duration_ns;
+	assert_int_equal(window_run_ns(p), p->slice_ns * p->nslices);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		if (window_parse(want[i].text, &w, cause, sizeof cause) < 0 ||
+		    window_slices(p, &w, &f, &e, cause, sizeof cause) < 0)
+			fail_msg("'%s': %s", want[i].text, cause);
+		if (f != want[i].first || e != want[i].end)
+			fail_msg("'%s' of merged runs: slices %llu..%llu, want "
+			    "%llu..%llu", want[i].text, (unsigned long long)f,
+			    (unsigned long long)e,
+			    (unsigned long long)want[i].first,
+			    (unsigned long long)want[i].end);
+	}
+	profil_profile_free(p);
+}
+
 /* text refused by window_parse, its cause holding want. */
 static void
 refused(const char *text, const char *want)
@@ -562,6 +596,7 @@ main(void)
 		cmocka_unit_test(test_window_of_a_wall_profile),
 		cmocka_unit_test(test_window_refuses_bad_slices),
 		cmocka_unit_test(test_window_text_to_slices),
+		cmocka_unit_test(test_window_of_merged_runs),
 		cmocka_unit_test(test_window_text_refused),
 		cmocka_unit_test(test_window_replace_and_words),
 		cmocka_unit_test(test_copy_and_drop_keep_the_timeline),
