@@ -191,7 +191,8 @@ test_one_file_one_object(void **state)
 		if (as_nobody && geteuid() != 0)
 			break;
 		if (strcmp(engine, "perf") == 0 && (as_nobody ?
-		    harness_perf_paranoid() > 2 : !harness_perf_allowed()))
+		    !harness_perf_allowed_to_users() :
+		    !harness_perf_allowed()))
 			continue;
 		if (as_nobody)
 			n += e2e_as_nobody(rec);

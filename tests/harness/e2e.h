@@ -188,9 +188,13 @@ const char *e2e_cpu_for(double samples, double per);
 /*
  * record_run (engine, prf) of program, whose argument E2E_CPU stands for
  * the CPU seconds, sized for need samples as counted by count (NULL: all
- * of the flat profile's); the flat profile in s, the run in r.  Short of
- * need, it runs again, longer by what was missing (3 runs at most, then
- * fails): a check never goes without the samples it asked for.
+ * of the flat profile's), as many as they are worth (count over the
+ * profile's e2e_error_scale: the timer engine without perf events takes
+ * one a tick, each weighing the intervals it stands for); the flat
+ * profile in s, the run in r.  Short of need, it runs again, longer by
+ * what was missing (3 runs at most, then fails): a check never goes
+ * without the samples it asked for.  record_run of -e perf where perf
+ * events are refused skips the test.
  */
 #define E2E_CPU "@cpu"
 /*

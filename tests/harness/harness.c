@@ -219,6 +219,12 @@ harness_perf_allowed(void)
 	return 1;
 }
 
+int
+harness_perf_allowed_to_users(void)
+{
+	return harness_perf_allowed() && harness_perf_paranoid() <= 2;
+}
+
 double
 harness_margin(double p, double n, double k, double floor)
 {

@@ -56,6 +56,11 @@ int harness_posix_timers(void);
 
 /* 1 if perf task-clock sampling is allowed here. */
 int harness_perf_allowed(void);
+/*
+ * 1 if it is allowed to an ordinary user too: allowed here (a container's
+ * seccomp filter refuses everyone) and perf_event_paranoid at most 2.
+ */
+int harness_perf_allowed_to_users(void);
 
 /* /proc/sys/kernel/perf_event_paranoid; 3 if it cannot be read. */
 int harness_perf_paranoid(void);
