@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <profil.h>
+
 #include "diff-checks.h"
 #include "e2e.h"
 #include "harness.h"
@@ -17,6 +19,25 @@
  * unwind (behind, or none taken): diff leaves them out of inclusive
  * shares, since how many there are depends on the machine's load.
  */
+/* prf's error scale: 1 where its samples weigh 1 (or it cannot be read). */
+static double
+error_scale_of(const char *prf)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+	double scale = p != NULL ? e2e_error_scale(p) : 1;
+
+	profil_profile_free(p);
+	return scale;
+}
+
+/* k of n weighted counts as whole samples of equal weight, as diff has it */
+static double
+worth(double k, double scale)
+{
+	return round(k / scale);
+}
+
 static double
 unwound_samples(const char *prf)
 {
@@ -74,6 +95,8 @@ diff_csv(struct diff *d, const char *before, const char *after)
 		fail_msg("diff's CSV header: %.400s", r.out);
 	d->unwound[0] = unwound_samples(before);
 	d->unwound[1] = unwound_samples(after);
+	d->scale[0] = error_scale_of(before);
+	d->scale[1] = error_scale_of(after);
 	d->n = 0;
 	for (line = r.out + strlen(header); *line && d->n < 256; d->n++) {
 		struct diff_row *x = &d->rows[d->n];
@@ -177,13 +200,19 @@ static int
 assert_family_arithmetic(const struct diff *d, double n1, double n2, int incl)
 {
 	double p[256], sorted[256], q;
+	double s1 = d->scale[0] > 1 ? d->scale[0] : 1;
+	double s2 = d->scale[1] > 1 ? d->scale[1] : 1;
 	int m = 0;
 
 	for (int i = 0; i < d->n; i++) {
 		struct share x = share_of(&d->rows[i], incl);
 
 		if (x.before + x.after > 0)
-			sorted[m++] = p[i] = fisher_plain(x.before, n1, x.after, n2);
+			sorted[m++] = p[i] = fisher_plain(
+			    fmin(worth(x.before, s1), fmax(worth(n1, s1), 1)),
+			    fmax(worth(n1, s1), 1),
+			    fmin(worth(x.after, s2), fmax(worth(n2, s2), 1)),
+			    fmax(worth(n2, s2), 1));
 	}
 	qsort(sorted, (size_t)m, sizeof *sorted, by_double);
 	for (int i = 0; i < d->n; i++) {
@@ -212,8 +241,8 @@ assert_family_arithmetic(const struct diff *d, double n1, double n2, int incl)
 		struct share x = share_of(&d->rows[i], incl);
 		double p1 = x.before / n1, p2 = x.after / n2;
 		/* each share's error as the views give it: Wilson's */
-		double e1 = e2e_wilson95(x.before, n1, 1);
-		double e2 = e2e_wilson95(x.after, n2, 1);
+		double e1 = e2e_wilson95(x.before, n1, s1);
+		double e2 = e2e_wilson95(x.after, n2, s2);
 		double se = sqrt(e1 * e1 + e2 * e2) / 1.959964 / 100;
 
 		assert_float_equal(x.before_pct, 100 * p1, 1e-4);

@@ -26,6 +26,11 @@ struct diff {
 	int n;
 	/* samples of the stacks unwound on each side: the inclusive totals */
 	double unwound[2];
+	/*
+	 * each side's error scale (e2e_error_scale): its counts are worth
+	 * count / scale samples of equal weight, as diff tests them
+	 */
+	double scale[2];
 };
 
 /* `profil diff --format csv` of two files, parsed. */
@@ -36,8 +41,9 @@ const struct diff_row *diff_find(const struct diff *d, const char *function);
 
 /*
  * Each row's self figures (and inclusive ones where the rows have them)
- * recomputed from its sample counts and the totals n1, n2 (the
- * difference of two binomial proportions, its error that of the two
+ * recomputed from its sample counts and the totals n1, n2, each side's
+ * worth count / scale samples of equal weight (the difference of two
+ * binomial proportions, its error that of the two
  * shares' Wilson errors together; Fisher's exact test and
  * Benjamini-Hochberg's q-values over the family, profil.1), significant
  * exactly when q <= 0.05; rows sorted by self q, smallest first, those
