@@ -356,8 +356,6 @@ test_diff_inclusive_shares(void **state)
 	struct run r;
 
 	(void)state;
-	if (!harness_perf_allowed())
-		SKIP("perf events refused here, and the timer engine takes no stacks");
 	scratch(s1, "i1.prf");
 	scratch(s2, "i2.prf");
 	scratch(flat, "i3.prf");
