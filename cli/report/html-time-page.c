@@ -166,9 +166,11 @@ html_time_section(FILE *fp, const struct html_time *h, const struct funcs *f)
 	    "</div>\n", fp);
 	fprintf(fp, "<script type=\"application/json\" id=\"timeline-data\">"
 	    "{\"slice_ns\":%llu,\"nslices\":%llu,\"interval_ns\":%llu,"
-	    "\"view\":%d,\"scale\":%.6g,\"npools\":%zu,\n\"tracks\":[",
+	    "\"view\":%d,\"scale\":%.17g,\"wsq\":\"%llu\",\"nsamp\":\"%llu\","
+	    "\"npools\":%zu,\n\"tracks\":[",
 	    (unsigned long long)rec->slice_ns, (unsigned long long)rec->nslices,
 	    (unsigned long long)rec->interval_ns, h->view, h->g->b.scale,
+	    (unsigned long long)rec->weight_sq, (unsigned long long)rec->samples,
 	    h->g->t.v[0].part.nlooks);
 	for (size_t k = 0; k < h->ntracks; k++)
 		fprintf(fp, k ? ",%zu" : "%zu", h->tracks[k].nthreads);

@@ -135,9 +135,10 @@ const char html_time_script[] =
 " if(!k&&t)k=1;return t&&k?[k,t]:null;}\n"
 "function figures(w){var f={count:new Array(nb).fill(0),cpu:WALL?new Array(nb).fill(0):null,total:0,cputotal:0,err:null,\n"
 "  pools:new Array(2*T.npools).fill(0),looks:[],leaf:new Float64Array(LV.length),leafCpu:new Float64Array(LV.length),leafLooks:[],pruned:0},\n"
-"  carry=0,bl=[],n,st,e,v,q,b,x,l;\n"
+"  carry=0,bl=[],n,st,e,v,q,b,x,l,all=0;\n"
 " for(n=0;n<ns;n++){st=ST[n];e=st[6];v=0;q=0;\n"
 "  for(j=0;j<e.length;j+=2)if(e[j]>=w[0]&&e[j]<w[1])v+=e[j+1];\n"
+"  if(st[1]===0)all+=v;\n"
 "  if(st[1]===0)q=v;else if(WALL&&v>0){carry+=v;q=Math.floor(carry/IV);while(q>0&&q*IV>carry)q--;while((q+1)*IV<=carry)q++;carry-=q*IV;}\n"
 "  if(!q||st[2]<0)continue;\n"
 "  f.total+=q;if(st[1]===0)f.cputotal+=q;f.count[st[2]]+=q;if(WALL&&st[1]===0)f.cpu[st[2]]+=q;if(st[5]&1)f.pruned+=q;\n"
@@ -147,11 +148,19 @@ const char html_time_script[] =
 "   if(st[3]>=0)(f.leafLooks[st[3]]=f.leafLooks[st[3]]||{})[x[0]]=(f.leafLooks[st[3]][x[0]]||0)+l[0];}}\n"
 " for(b=nb-1;b>0;b--){f.count[PAR[b]]+=f.count[b];if(WALL)f.cpu[PAR[b]]+=f.cpu[b];}\n"
 " bl.forEach(function(m,b){var a=[];for(var p in m)a.push(+p,m[p]);f.looks[b]=a;});\n"
-" if(!WALL)f.cputotal=f.total;return f;}\n"
+" if(!WALL)f.cputotal=f.total;f.scale=scaleOf(all);return f;}\n"
+/*
+ * The error scale of a window of cpu CPU samples, as report --time has
+ * it: the squared weights in the window's share of the samples, rounded
+ * as cli/profile/window.c rounds them, over its samples (the whole
+ * run's, T.scale, where the figures are not there to do so)
+ */
+"function scaleOf(cpu){var P=BigInt(T.nsamp||0),s;if(!cpu||P===0n)return scale;\n"
+" s=Number((BigInt(T.wsq)*BigInt(cpu)+P/2n)/P);return s>cpu?s/cpu:1;}\n"
 /* the error of a leaf's share, as cli/report/share.c has it */
 "function wil(k,n,s){var z=1.959964,p;if(!n)return 0;p=k/n;n/=s;return z*Math.sqrt(p*(1-p)/n+z*z/(4*n*n))/(1+z*z/n);}\n"
 "function errOf(f,l){var v=0,e,m=f.leafLooks[l],p;if(!f.total)return 0;\n"
-" if(!(LV[l][2]&8)&&f.cputotal>0){e=f.cputotal*wil(f.leafCpu[l],f.cputotal,scale);v+=e*e;}\n"
+" if(!(LV[l][2]&8)&&f.cputotal>0){e=f.cputotal*wil(f.leafCpu[l],f.cputotal,f.scale);v+=e*e;}\n"
 " for(p in m||{}){e=f.pools[2*p]*wil(m[p],f.pools[2*p+1],1);v+=e*e;}\n"
 " e=100*Math.sqrt(v)/f.total;p=100*f.leaf[l]/f.total;return Math.min(e,p>50?p:100-p);}\n"
 /* the functions table of a window: its rows made again as html.c makes them */
