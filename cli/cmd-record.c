@@ -346,9 +346,8 @@ record_run(const struct record_opts *o, pid_t attach, struct record_result *r,
 	if (o->stack_size)
 		builder_stacks(r->builder);
 	jit_begin(r->builder);
-	clock_gettime(CLOCK_REALTIME, &wall_start);
 	/* the timeline's slice 0 starts with the header's start_ns */
-	origin = record_now_ns();
+	origin = record_now_pair(&wall_start);
 	if (o->stack_size && !o->no_timeline)
 		builder_timeline(r->builder, origin);
 	if (o->periods != NULL)
