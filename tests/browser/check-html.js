@@ -21,11 +21,15 @@ const { open_page, flame_boxes, finish } = require('./page');
 
 // The Wilson interval's half-width in points, as the tables have it
 // (cli/report/table.c), written again here to check the page's.
-function error95(k, n) {
+// Wilson's half-width for k of n counts, worth n / scale samples of equal
+// weight (scale 1: unweighted; the timer engine without perf events
+// takes one a tick, each weighing the intervals it stands for)
+function error95(k, n, scale) {
 	const z = 1.959964;
 	if (!n)
 		return 0;
 	const p = k / n;
+	n /= scale || 1;
 	return 100 * z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
 }
 
@@ -110,7 +114,7 @@ async function flame(page, expect, problems) {
 		// samples weigh more: 5.04 shown for 5.045 here once)
 		const want = target.count + ' samples, ' + (100 * target.count / total).toFixed(2) +
 			'% \u00b1 ';
-		const err = error95(target.count, total);
+		const err = error95(target.count, total, expect.scale);
 		const figures = lines[2] || '';
 		const shown = figures.startsWith(want) ?
 			parseFloat(figures.slice(want.length)) : NaN;

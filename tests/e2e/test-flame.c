@@ -41,7 +41,6 @@ test_flame_data_escaped(void **state)
 	long burn_with = -1;
 
 	(void)state;
-	need_stacks();
 	record_for(&s, &r, "auto", prf, prog, 1,
 	    E2E_STARTUP + e2e_samples_for_count(1, 0.5, 4), NULL);
 	page = html_of(prf, tmp("flame-cxx.html"));
@@ -111,7 +110,6 @@ test_flame_graph_prunes_small_boxes(void **state)
 	size_t top = 0;
 
 	(void)state;
-	need_stacks();
 	record_ok(prf, prog);
 	p = profil_profile_read(prf, cause, sizeof cause);
 	assert_non_null(p);
@@ -207,7 +205,6 @@ test_flame_graph_nested_inlines(void **state)
 	int found = 0;
 
 	(void)state;
-	need_stacks();
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(src, sizeof src, "%s/nest.c", dir);
 	snprintf(bin, sizeof bin, "%s/nest", dir);

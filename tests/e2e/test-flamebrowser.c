@@ -233,7 +233,6 @@ test_flame_graph_in_browser(void **state)
 	char cause[256];
 
 	(void)state;
-	need_stacks();
 	record_for(&s, &out, "auto", prf, prog, 1, need, e2e_split_samples);
 	six = samples_of(&s, "six", NULL);
 	three = samples_of(&s, "three", NULL);
@@ -282,10 +281,11 @@ test_flame_graph_in_browser(void **state)
 	 */
 	assert_errors_as_the_tree(&fl, prf);
 	snprintf(expect, sizeof expect, "{\"total\":%.0f,\"zoom\":\"six\","
+	    "\"scale\":%.17g,"
 	    "\"searches\":[{\"re\":\"six|three\",\"matched\":%llu,"
 	    "\"error\":%.6f},{\"re\":\"split|six\",\"matched\":%llu}]}",
-	    s.total, both_boxes, e2e_wilson95((double)both_boxes, s.total,
-	    scale), split);
+	    s.total, scale, both_boxes, e2e_wilson95((double)both_boxes,
+	    s.total, scale), split);
 	browser_check(page_path, tmp("flame.png"), expect);
 	flame_free(&fl);
 	free(page);
@@ -314,7 +314,6 @@ test_flame_graph_of_a_wall_profile(void **state)
 	int perf = harness_perf_allowed();
 
 	(void)state;
-	need_stacks();
 	/* some CPU time (any will do: the page is checked against the
 	   profile's own counts), then the sleep */
 	snprintf(script, sizeof script, "%s split 0.05 && sleep 0.3", workload);

@@ -218,13 +218,6 @@ flame_check_tree(const struct flame *fl)
 	free(last);
 }
 
-void
-need_stacks(void)
-{
-	if (!harness_perf_allowed())
-		SKIP("perf events refused here, and the timer engine takes no stacks");
-}
-
 /* 1 if the browser check can run; skips (or fails, when required) if not. */
 static int
 browser_ready(void)

@@ -46,9 +46,6 @@ const char *node_name(const struct flame *fl, long i);
  */
 void flame_check_tree(const struct flame *fl);
 
-/* Skip where no engine takes stacks here (perf events refused). */
-void need_stacks(void);
-
 /*
  * tests/browser/check-html.sh [option] PAGE SHOT EXPECT (JSON), which
  * must print "ok": the page in headless Chromium (check-html.js; with
