@@ -443,12 +443,25 @@ checked_samples(const char *prf)
 	return n;
 }
 
+/* prf's error scale (e2e_error_scale), 1 if it cannot be read. */
+static double
+scale_of(const char *prf)
+{
+	char cause[256];
+	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
+	double scale = p != NULL ? e2e_error_scale(p) : 1;
+
+	profil_profile_free(p);
+	return scale;
+}
+
 void
 report(struct shares *s, const char *prf)
 {
 	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 
 	report_run(s, argv);
+	s->scale = scale_of(prf);
 }
 
 void
@@ -483,6 +496,7 @@ report_run(struct shares *s, char *const argv[])
 	assert_true(strncmp(r.out, "function,object,samples,percent,", 32) == 0);
 	memcpy(s->csv, r.out, sizeof s->csv);
 	s->total = 0;
+	s->scale = 1;
 	for (char *line = strchr(s->csv, '\n') + 1; *line; ) {
 		char *end = strchr(line, '\n'), *f3 = line;
 		for (int k = 0; k < 2 && f3; k++)
@@ -643,17 +657,6 @@ e2e_longer(double cpu, double got, double need, int *runs)
 	return fmax(cpu, 0.01) * (got > need / 4 ? 1.3 * need / got : 4);
 }
 
-/* prf's error scale (e2e_error_scale), 1 if it cannot be read. */
-static double
-scale_of(const char *prf)
-{
-	char cause[256];
-	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
-	double scale = p != NULL ? e2e_error_scale(p) : 1;
-
-	profil_profile_free(p);
-	return scale;
-}
 
 void
 record_for(struct shares *s, struct run *r, const char *engine,
@@ -675,7 +678,7 @@ record_for(struct shares *s, struct run *r, const char *engine,
 		 * timer fires once a tick (the timer engine without perf
 		 * events, at HZ 250) each weighs the ticks it stands for
 		 */
-		got = (count != NULL ? count(s) : s->total) / scale_of(prf);
+		got = (count != NULL ? count(s) : s->total) / s->scale;
 		if (got >= need)
 			return;
 		cpu = e2e_longer(cpu, got, need, &runs);

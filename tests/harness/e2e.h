@@ -108,6 +108,11 @@ void e2e_folded(const char *prf, struct run *r);
 /* The flat profile of prf as CSV, and its total sample count. */
 struct shares {
 	double total;
+	/*
+	 * the profile's error scale (e2e_error_scale): its counts are worth
+	 * total / scale samples of equal weight (1 from report_run)
+	 */
+	double scale;
 	char csv[65536];
 };
 void report(struct shares *s, const char *prf);
