@@ -195,7 +195,8 @@ TEST_BIN   := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TEST_SRC)))
 TEST_HELP  := $(wildcard tests/programs/helper-*.c)
 TEST_HBIN  := $(TEST_HELP:tests/programs/%.c=$(BUILD)/tests/%)
 HARNESS    := tests/harness/harness.c tests/harness/e2e.c
-# Unit tests reach internal functions through the internal archive.
+# Unit tests reach internal functions through the internal archive (the
+# harness reads profiles: the codec's members it pulls in need zlib).
 TESTCFLAGS := $(PROGCFLAGS) -Ilib -Ilib/arch/$(ARCH) -Itests/harness
 
 # a test of any room: its source, the harness, the libraries
@@ -204,7 +205,7 @@ $$(BUILD)/tests/test-%: tests/$(1)/test-%.c $$(HARNESS) tests/harness/harness.h 
     tests/harness/e2e.h $$(SHLIB) $$(STLIB) $$(INTLIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(TESTCFLAGS) -o $$@ $$< $$(HARNESS) \
-	    $$(if $$(filter bins mappings pcmap plan,$$*),$$(INTLIB)) \
+	    $$(if $$(filter bins mappings pcmap plan,$$*),$$(INTLIB) -lz) \
 	    -L$$(BUILD) -Wl,-rpath,'$$$$ORIGIN/..' -lprofil -lcmocka -ldl -lpthread -lm $$(EXTRA_LIBS)
 endef
 $(foreach r,$(TEST_ROOMS),$(eval $(call TEST_ROOM_RULE,$(r))))
