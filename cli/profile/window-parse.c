@@ -108,21 +108,6 @@ window_parse(const char *text, struct window_spec *w, char *cause,
 	return 0;
 }
 
-uint64_t
-window_run_ns(const struct profil_profile *p)
-{
-	/* the codec checked that it does not overflow */
-	uint64_t end = p->slice_ns * p->nslices;
-
-	if (end == 0)
-		return p->duration_ns;	/* no timeline: the header's */
-	/* the recorder's slices round the run up: it ends in the last */
-	if (p->duration_ns > end - p->slice_ns && p->duration_ns < end)
-		return p->duration_ns;
-	/* merged runs lie side by side: the longest, rounded up */
-	return end;
-}
-
 /* b in units of 1e-11 ns after the run's start (run ns long). */
 static unsigned __int128
 bound_units(const struct window_bound *b, uint64_t run)

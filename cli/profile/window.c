@@ -251,6 +251,21 @@ count_threads(struct profil_profile *q)
 	free(sum);
 }
 
+uint64_t
+window_run_ns(const struct profil_profile *p)
+{
+	/* the codec checked that it does not overflow */
+	uint64_t end = p->slice_ns * p->nslices;
+
+	if (end == 0)
+		return p->duration_ns;	/* no timeline: the header's */
+	/* the recorder's slices round the run up: it ends in the last */
+	if (p->duration_ns > end - p->slice_ns && p->duration_ns < end)
+		return p->duration_ns;
+	/* merged runs lie side by side: the longest, rounded up */
+	return end;
+}
+
 /*
  * q's header as the window's, slices [first, end) of p's run: when it
  * started and how long it was, its CPU time, and what scales with its
