@@ -8,28 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <profil.h>
-
 #include "diff-checks.h"
 #include "e2e.h"
 #include "harness.h"
-
-/*
- * A profile's samples less those of its stacks the recorder did not
- * unwind (behind, or none taken): diff leaves them out of inclusive
- * shares, since how many there are depends on the machine's load.
- */
-/* prf's error scale: 1 where its samples weigh 1 (or it cannot be read). */
-static double
-error_scale_of(const char *prf)
-{
-	char cause[256];
-	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
-	double scale = p != NULL ? e2e_error_scale(p) : 1;
-
-	profil_profile_free(p);
-	return scale;
-}
 
 /* k of n weighted counts as whole samples of equal weight, as diff has it */
 static double
@@ -38,6 +19,11 @@ worth(double k, double scale)
 	return round(k / scale);
 }
 
+/*
+ * A profile's samples less those of its stacks the recorder did not
+ * unwind (behind, or none taken): diff leaves them out of inclusive
+ * shares, since how many there are depends on the machine's load.
+ */
 static double
 unwound_samples(const char *prf)
 {
@@ -95,8 +81,8 @@ diff_csv(struct diff *d, const char *before, const char *after)
 		fail_msg("diff's CSV header: %.400s", r.out);
 	d->unwound[0] = unwound_samples(before);
 	d->unwound[1] = unwound_samples(after);
-	d->scale[0] = error_scale_of(before);
-	d->scale[1] = error_scale_of(after);
+	d->scale[0] = e2e_prf_error_scale(before);
+	d->scale[1] = e2e_prf_error_scale(after);
 	d->n = 0;
 	for (line = r.out + strlen(header); *line && d->n < 256; d->n++) {
 		struct diff_row *x = &d->rows[d->n];

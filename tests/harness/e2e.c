@@ -443,9 +443,8 @@ checked_samples(const char *prf)
 	return n;
 }
 
-/* prf's error scale (e2e_error_scale), 1 if it cannot be read. */
-static double
-scale_of(const char *prf)
+double
+e2e_prf_error_scale(const char *prf)
 {
 	char cause[256];
 	struct profil_profile *p = profil_profile_read(prf, cause, sizeof cause);
@@ -461,7 +460,7 @@ report(struct shares *s, const char *prf)
 	char *argv[] = { profil_bin, "report", "--format", "csv", (char *)prf, NULL };
 
 	report_run(s, argv);
-	s->scale = scale_of(prf);
+	s->scale = e2e_prf_error_scale(prf);
 }
 
 void

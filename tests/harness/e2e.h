@@ -248,6 +248,8 @@ size_t e2e_as_nobody(char **argv);
 double e2e_wilson95(double k, double n, double scale);
 /* A profile's error scale: its squared weights over its samples, or 1. */
 double e2e_error_scale(const struct profil_profile *p);
+/* The same of the profile in file prf, 1 if it cannot be read. */
+double e2e_prf_error_scale(const char *prf);
 
 
 /*
