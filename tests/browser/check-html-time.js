@@ -10,9 +10,10 @@
 //   colours  [{track, slice, up, kind}]: the colour up pixels (2 if not
 //            given) above the foot of the track in the middle of that
 //            slice: "cpu", "wait", "run" or "none"
-//   phases   [{track, name, first, end, end_by, within}]: the track lists
-//            a phase of that name whose slices are those within within (1
-//            if not given; an edge null: any; its end up to end_by, if
+//   phases   [{track, name, first, first_by, end, end_by, within}]: the
+//            track lists a phase of that name whose slices are those within
+//            within (1 if not given; an edge null: any; its start up to
+//            first_by and its end up to end_by, if
 //            given)
 //   drags    [{from, to, first, end, range, option, total, cpu, functions,
 //            searches}]: the mouse pressed in the middle of slice from on
@@ -207,7 +208,8 @@ async function main() {
 			end: Number(li.getAttribute('data-end')) }))));
 	for (const p of expect.phases || [])
 		if (!(phases[p.track] || []).some((q) => q.name === p.name &&
-		    (p.first === null || Math.abs(q.first - p.first) <= (p.within || 1)) &&
+		    (p.first === null || (q.first >= p.first - (p.within || 1) &&
+		    q.first <= (p.first_by !== undefined ? p.first_by : p.first) + (p.within || 1))) &&
 		    (p.end === null || (q.end >= p.end - (p.within || 1) &&
 		    q.end <= (p.end_by !== undefined ? p.end_by : p.end) + (p.within || 1)))))
 			problems.push('track ' + p.track + ': no phase ' + JSON.stringify(p) + ' in ' +
