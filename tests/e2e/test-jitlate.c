@@ -300,7 +300,13 @@ assert_unnamed_line(const struct run *r, const struct shares *s,
 	for (int i = 0; i < 3; i++)
 		cpu += sp.cpu[i];
 	q = cpu / (cpu + sp.other);
-	least = q * of - 4 * sqrt(q * (1 - q) * of) - E2E_STARTUP;
+	/*
+	 * start-up's samples twice over under a sanitized recorder, slower
+	 * to start the program and read its maps (558 said where 561 were
+	 * the least, under ASan in CI)
+	 */
+	least = q * of - 4 * sqrt(q * (1 - q) * of) - E2E_STARTUP *
+	    (getenv("PROFIL_TEST_SANITIZED") != NULL ? 2 : 1);
 	if (n < least || n > of || of != s->total)
 		fail_msg("%s: %.0f of %.0f samples said unnamed, %.0f wanted at "
 		    "least (%.0f%% of the CPU in the generated code); the "
