@@ -246,6 +246,7 @@ wall_profile_with_timeline(void)
 	p->slice_ns = 1000;
 	p->nslices = 3;
 	p->ntimeline = 4;
+	free(p->timeline);	/* wall_profile's, of its own stacks */
 	p->timeline = xcalloc(4, sizeof *p->timeline);
 	p->timeline[0] = (struct profil_timeline_entry){ 0, 0, 2 };
 	p->timeline[1] = (struct profil_timeline_entry){ 0, 2, 1 };
